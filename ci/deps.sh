@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every Debian package knit needs to build and test, when missing.
+# Idempotent: a second run finds everything present and does nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libcapstone-dev libdw-dev libelf-dev zlib1g-dev libcmocka-dev
+  clang-14 libomp-14-dev llvm-14-tools
+  qemu-user
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross
+  gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross libgomp1-ppc64el-cross
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "deps: missing: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO=sudo
+  else
+    echo "deps: error: installing packages needs root; run as root or install:" >&2
+    echo "  apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "deps: installed ${#missing[@]} packages"

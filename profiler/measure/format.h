@@ -1,0 +1,127 @@
+/* The measurement format: what libknit writes and `knit report` reads.
+ *
+ * A measurement is a directory:
+ *   thread-<index>-<tid>.knit   one per thread: load map, CCT, metrics, stats
+ *   knit.log                    text; its last line is the SUMMARY line
+ *
+ * A thread file is little-endian binary (all of knit's ISAs are
+ * little-endian; the reader checks the byte-order mark):
+ *
+ *   header   knit_file_header
+ *   sections, each a knit_section_header followed by `length` bytes:
+ *     MODULES  u32 count, then per module: u32 id, u32 path_len, u64 base,
+ *              path bytes (no NUL)
+ *     NODES    u32 count, then knit_node_record[count]; node 0 is the root
+ *              and every parent id is smaller than its child's id
+ *     METRICS  u32 count, then knit_metric_record[count] (sparse: only
+ *              non-zero values)
+ *     STATS    u32 count, then knit_stat_record[count]
+ *   END section (length 0)
+ *
+ * Readers skip sections with unknown tags, so sections can be added without
+ * breaking old readers; a change to an existing record bumps the version.
+ */
+#ifndef KNIT_MEASURE_FORMAT_H
+#define KNIT_MEASURE_FORMAT_H
+
+#include <stdint.h>
+
+#define KNIT_FILE_MAGIC "KNITMEAS"
+#define KNIT_FILE_VERSION 1
+#define KNIT_BYTE_ORDER_MARK 0x01020304u
+
+typedef struct knit_file_header {
+  char magic[8];          /* KNIT_FILE_MAGIC, not NUL-terminated */
+  uint32_t version;       /* KNIT_FILE_VERSION */
+  uint32_t byte_order;    /* KNIT_BYTE_ORDER_MARK as written */
+  uint32_t tid;           /* kernel thread id */
+  uint32_t thread_index;  /* order in which threads were seen, from 0 */
+  uint32_t thread_flags;  /* KNIT_THREAD_* */
+  uint32_t elf_machine;   /* ISA of the profiled process */
+  uint64_t period;        /* sampling period in ns (0 for PROBE) */
+  char event[32];         /* "CPUTIME", "REALTIME", "PROBE"; NUL-padded */
+} knit_file_header;
+
+#define KNIT_THREAD_MAIN 0x1      /* the process's initial thread */
+#define KNIT_THREAD_OPENMP 0x2    /* announced by OMPT thread_begin */
+#define KNIT_THREAD_RUNTIME 0x4   /* a runtime helper that runs no user code */
+
+typedef struct knit_section_header {
+  uint32_t tag;
+  uint32_t reserved;
+  uint64_t length;
+} knit_section_header;
+
+enum knit_section_tag {
+  KNIT_SECTION_END = 0,
+  KNIT_SECTION_MODULES = 1,
+  KNIT_SECTION_NODES = 2,
+  KNIT_SECTION_METRICS = 3,
+  KNIT_SECTION_STATS = 4,
+};
+
+/* Module ids index the process's load map. Two ids are reserved: */
+#define KNIT_MODULE_PLACEHOLDER 0xFFFFFFFFu /* offset is a knit_placeholder */
+#define KNIT_MODULE_UNKNOWN 0xFFFFFFFEu     /* offset is an absolute address */
+
+/* Placeholder frames: named alike on every runtime. */
+enum knit_placeholder {
+  KNIT_PH_ROOT = 0,          /* the root of every thread's tree */
+  KNIT_PH_OMP_IDLE = 1,      /* a thread of the runtime with no work */
+  KNIT_PH_OMP_BARRIER = 2,   /* waiting in a barrier */
+  KNIT_PH_OMP_LOCK_WAIT = 3, /* waiting for a lock, critical, ordered */
+  KNIT_PH_OMP_OVERHEAD = 4,  /* inside the runtime, outside any task */
+  KNIT_PH_PARTIAL = 5,       /* the unwind stopped early: what follows is
+                                the innermost part of the path */
+};
+
+/* Node kinds. */
+enum knit_node_kind {
+  KNIT_NODE_CALL = 0,    /* a call site: offset is a return address */
+  KNIT_NODE_SAMPLE = 1,  /* a sampled instruction: offset is the pc */
+  KNIT_NODE_PLACEHOLDER = 2,
+};
+
+typedef struct knit_node_record {
+  uint32_t id;
+  uint32_t parent;   /* the root's parent is its own id, 0 */
+  uint32_t module;   /* load map id or KNIT_MODULE_* */
+  uint8_t kind;      /* knit_node_kind */
+  uint8_t pad[3];
+  uint64_t offset;   /* ELF virtual address within the module (pc - base) */
+} knit_node_record;
+
+/* Metric ids. */
+enum knit_metric {
+  KNIT_METRIC_SAMPLES = 0,     /* samples taken at this node (exclusive) */
+  KNIT_METRIC_OMP_IDLE = 1,    /* reserved for blame: idle threads x period */
+  KNIT_METRIC_OMP_MUTEX_WAIT = 2,
+  KNIT_METRIC_OMP_MUTEX_BLAME = 3,
+  KNIT_METRIC_COUNT = 4,
+};
+
+typedef struct knit_metric_record {
+  uint32_t node;
+  uint32_t metric;
+  uint64_t value;
+} knit_metric_record;
+
+/* Unwind and sampling statistics of one thread. */
+enum knit_stat {
+  KNIT_STAT_SAMPLES = 0,        /* handler invocations that took a sample */
+  KNIT_STAT_PARTIAL = 1,        /* samples whose unwind stopped early */
+  KNIT_STAT_BLOCKED = 2,        /* signals dropped (re-entry, not ready) */
+  KNIT_STAT_FAULTS = 3,         /* faults recovered during unwinding */
+  KNIT_STAT_FRAMES = 4,         /* frames unwound, all samples together */
+  KNIT_STAT_RECIPES_BUILT = 5,  /* functions analyzed by this thread */
+  KNIT_STAT_TRUNCATED = 6,      /* paths longer than the frame limit */
+  KNIT_STAT_COUNT = 7,
+};
+
+typedef struct knit_stat_record {
+  uint32_t key;
+  uint32_t pad;
+  uint64_t value;
+} knit_stat_record;
+
+#endif /* KNIT_MEASURE_FORMAT_H */

@@ -1,0 +1,32 @@
+/* Function bounds of one ELF file, from every source that survives
+ * stripping to some degree: .symtab and .dynsym (functions with sizes), the
+ * PLT sections (one pseudo-function per stub), and the .eh_frame FDEs (which
+ * are never stripped). Read when a module is loaded, never in the handler;
+ * the result is immutable and may then be read from a signal handler. */
+#ifndef KNIT_UNWIND_BOUNDS_H
+#define KNIT_UNWIND_BOUNDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct knit_func_table {
+  uint64_t *start;  /* sorted ascending, ELF virtual addresses */
+  uint64_t *end;    /* one past the end; end[i] <= start[i+1] */
+  size_t count;
+  uint16_t elf_machine;
+} knit_func_table;
+
+/* Reads the bounds of the ELF file at path into *out (malloc'd arrays).
+ * Returns 0, or -1 with a message in err (size errlen) when the file is not
+ * a readable ELF file. A file with no symbols and no FDEs gives count 0. */
+int knit_bounds_read(const char *path, knit_func_table *out, char *err,
+                     size_t errlen);
+
+/* Finds the function containing vaddr. Async-signal-safe (binary search). */
+bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
+                        uint64_t *start, uint64_t *end);
+
+void knit_bounds_free(knit_func_table *t);
+
+#endif /* KNIT_UNWIND_BOUNDS_H */

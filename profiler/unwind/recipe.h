@@ -1,0 +1,85 @@
+/* Unwind recipes: how to find a caller's frame from anywhere in a function.
+ *
+ * A recipe covers one address interval of one function and says where the
+ * canonical frame address (CFA: the caller's stack pointer just before the
+ * call), the return address and the caller's frame pointer are at every
+ * instruction in that interval. Recipes are built by decoding the function's
+ * machine code (one analyzer per ISA) and applied by a pure step function, so
+ * both are testable on any host from recorded bytes.
+ */
+#ifndef KNIT_UNWIND_RECIPE_H
+#define KNIT_UNWIND_RECIPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Which register the CFA is computed from. */
+typedef enum knit_cfa_base {
+  KNIT_CFA_SP = 0,       /* CFA = sp + cfa_offset */
+  KNIT_CFA_FP = 1,       /* CFA = fp + cfa_offset */
+  KNIT_CFA_SP_DEREF = 2, /* CFA = *(sp) + cfa_offset (ppc64 back chain) */
+} knit_cfa_base;
+
+/* Where the return address is. */
+typedef enum knit_ra_rule {
+  KNIT_RA_AT_CFA = 0, /* in memory at cfa + ra_offset */
+  KNIT_RA_IN_LR = 1,  /* still in the link register (leaf code) */
+} knit_ra_rule;
+
+/* Where the caller's frame pointer is. */
+typedef enum knit_fp_rule {
+  KNIT_FP_SAME = 0,   /* not changed by this function (yet, or any more) */
+  KNIT_FP_AT_CFA = 1, /* saved in memory at cfa + fp_offset */
+} knit_fp_rule;
+
+typedef struct knit_recipe {
+  uint64_t start;     /* first address covered */
+  uint64_t end;       /* one past the last address covered */
+  int32_t cfa_offset;
+  int32_t ra_offset;
+  int32_t fp_offset;
+  uint8_t cfa_base;   /* knit_cfa_base */
+  uint8_t ra_rule;    /* knit_ra_rule */
+  uint8_t fp_rule;    /* knit_fp_rule */
+  uint8_t flags;      /* KNIT_RECIPE_* */
+} knit_recipe;
+
+/* The interval follows an instruction the analyzer could not model (for
+ * example an indirect change of the stack pointer): the recipe is a guess. */
+#define KNIT_RECIPE_UNCERTAIN 0x01
+
+/* Register state of one frame. pc is the next instruction the frame will
+ * execute (for callers: the return address). */
+typedef struct knit_regs {
+  uint64_t pc;
+  uint64_t sp;
+  uint64_t fp; /* rbp on x86-64, x29 on aarch64, r31 on ppc64le */
+  uint64_t lr; /* link register on aarch64 (x30) and ppc64le; 0 on x86-64 */
+} knit_regs;
+
+/* Reads one 8-byte word of the unwound process. Returns false when the
+ * address cannot be read; the unwinder then ends the path as partial. */
+typedef bool (*knit_read_word_fn)(void *ctx, uint64_t addr, uint64_t *out);
+
+/* Outcome of one step. */
+typedef enum knit_step_result {
+  KNIT_STEP_OK = 0,
+  KNIT_STEP_BAD_READ = 1,   /* a memory read failed */
+  KNIT_STEP_BAD_FRAME = 2,  /* the result is implausible (sp did not grow) */
+} knit_step_result;
+
+/* Applies a recipe: computes the caller's registers from the callee's.
+ * Pure: touches memory only through read. On success *caller holds the
+ * caller's pc (the return address), sp (the CFA), fp and lr (lr is not
+ * recoverable in general and is set to 0), and *cfa the CFA of the frame
+ * left. */
+knit_step_result knit_recipe_apply(const knit_recipe *r, const knit_regs *callee,
+                                   knit_read_word_fn read, void *ctx,
+                                   knit_regs *caller, uint64_t *cfa);
+
+/* Finds the recipe covering pc in a sorted array; NULL when none does. */
+const knit_recipe *knit_recipe_find(const knit_recipe *recipes, size_t count,
+                                    uint64_t pc);
+
+#endif /* KNIT_UNWIND_RECIPE_H */
