@@ -20,7 +20,11 @@ typedef struct knit_isa_ops {
    * the number written, or -1 when the code cannot be decoded at all.
    * cs_handle is an open Capstone handle of cs_arch/cs_mode with detail on;
    * insn is a buffer from cs_malloc on that handle. Pure apart from Capstone:
-   * no global state, no allocation (so it may run in a signal handler). */
+   * no global state, no allocation (so it may run in a signal handler).
+   * NULL when the ISA has no analyzer yet: the caller then falls back to
+   * entry_recipe for every address (right at a function's first instruction
+   * and, on link-register ISAs, in leaf code that never touches the stack;
+   * a guess everywhere else). */
   int (*analyze)(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
                  uint64_t addr, knit_recipe *out, int max);
 

@@ -67,6 +67,8 @@ typedef enum knit_step_result {
   KNIT_STEP_OK = 0,
   KNIT_STEP_BAD_READ = 1,   /* a memory read failed */
   KNIT_STEP_BAD_FRAME = 2,  /* the result is implausible (sp did not grow) */
+  KNIT_STEP_END = 3,        /* the return address is 0: by the ABIs'
+                               convention the outermost frame of a stack */
 } knit_step_result;
 
 /* Applies a recipe: computes the caller's registers from the callee's.

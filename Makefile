@@ -1,0 +1,24 @@
+# knit: the two commands.
+#   make demo    set up, build, record the bundled parallel_for workload, print the report
+#   make check   set up, build natively and for aarch64 and ppc64le, run every test
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build demo check clean
+
+all: build
+
+deps:
+	@bash ci/deps.sh
+
+build: deps
+	@bash ci/build.sh native $(BUILD) $(JOBS)
+
+demo: build
+	@bash ci/demo.sh $(BUILD)/native
+
+check: deps
+	@bash ci/check.sh $(BUILD) $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,29 @@
+# Unit tests of the measurement files (writer and reader) and of the report
+# side: folded normalization, golden comparison, symbolization.
+
+# The writer is part of libknit, so its test builds everywhere, cross builds
+# included; the reader is host-only, and so are the round trips through it.
+knit_unit_test(test_measure_io
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_measure_io.c
+  LIBS knit_cct)
+if(TARGET test_measure_io AND NOT CMAKE_CROSSCOMPILING)
+  target_link_libraries(test_measure_io PRIVATE knit_report)
+  target_compile_definitions(test_measure_io PRIVATE KNIT_TEST_READER=1)
+endif()
+
+if(NOT CMAKE_CROSSCOMPILING)
+  knit_unit_test(test_folded
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_folded.c
+    LIBS knit_report)
+  knit_unit_test(test_check
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_check.c
+    LIBS knit_report)
+  # The symbolizer test looks its own functions and lines up, so it is built
+  # with line information and without optimization whatever the build type.
+  knit_unit_test(test_symbolize
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_symbolize.c
+    LIBS knit_report ${CMAKE_DL_LIBS})
+  if(TARGET test_symbolize)
+    target_compile_options(test_symbolize PRIVATE -g -O0)
+  endif()
+endif()

@@ -1,0 +1,2 @@
+/* Being written. */
+int main(void) { return 77; }

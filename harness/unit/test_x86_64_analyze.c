@@ -1,0 +1,544 @@
+/* The x86-64 analyzer on recorded code bytes (each fixture with the source
+ * it came from and the recipe expected at chosen offsets), and against the
+ * CFI the compiler wrote: at every instruction of chosen functions of this
+ * test (which must agree exactly) and of the whole test executable and libc
+ * (a mini audit whose agreement must stay high). */
+#define _GNU_SOURCE
+#include <capstone/capstone.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "profiler/unwind/bounds.h"
+#include "profiler/unwind/isa.h"
+#include "profiler/unwind/recipe.h"
+
+#define FIXTURE_ADDR 0x401000u
+#define MAX_RECIPES 256
+
+static csh cs;
+static cs_insn *insn;
+
+static int setup(void **state) {
+  (void)state;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+    return -1;
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  insn = cs_malloc(cs);
+  return insn ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  cs_free(insn, 1);
+  cs_close(&cs);
+  return 0;
+}
+
+/* Runs the analyzer and checks what every result must satisfy: sorted,
+ * contiguous intervals that cover exactly [addr, addr+len). */
+static int analyze(const uint8_t *code, size_t len, uint64_t addr,
+                   knit_recipe *out, int max) {
+  int n = knit_isa_x86_64.analyze((size_t)cs, insn, code, len, addr, out, max);
+  assert_true(n > 0);
+  assert_int_equal(out[0].start, addr);
+  for (int i = 1; i < n; i++)
+    assert_int_equal(out[i].start, out[i - 1].end);
+  assert_int_equal(out[n - 1].end, addr + len);
+  return n;
+}
+
+/* The recipe expected at one offset. fp_offset 0 means FP_SAME. */
+typedef struct expect {
+  uint32_t offset;
+  uint8_t cfa_base;
+  int32_t cfa_offset;
+  int32_t fp_offset;
+  uint8_t flags;
+} expect;
+
+enum { SP = KNIT_CFA_SP, FP = KNIT_CFA_FP, UNC = KNIT_RECIPE_UNCERTAIN };
+
+static void check_fixture(const uint8_t *code, size_t len, const expect *e,
+                          size_t ne) {
+  knit_recipe r[MAX_RECIPES];
+  int n = analyze(code, len, FIXTURE_ADDR, r, MAX_RECIPES);
+  for (size_t i = 0; i < ne; i++) {
+    const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + e[i].offset);
+    assert_non_null(got);
+    if (got->cfa_base != e[i].cfa_base || got->cfa_offset != e[i].cfa_offset ||
+        got->ra_rule != KNIT_RA_AT_CFA || got->ra_offset != -8 ||
+        got->fp_rule != (e[i].fp_offset ? KNIT_FP_AT_CFA : KNIT_FP_SAME) ||
+        (e[i].fp_offset && got->fp_offset != e[i].fp_offset) ||
+        got->flags != e[i].flags) {
+      fail_msg("offset %#x: got base %d cfa %+d fp rule %d %+d flags %d; "
+               "expected base %d cfa %+d fp %+d flags %d",
+               e[i].offset, got->cfa_base, got->cfa_offset, got->fp_rule,
+               got->fp_offset, got->flags, e[i].cfa_base, e[i].cfa_offset,
+               e[i].fp_offset, e[i].flags);
+    }
+  }
+}
+
+#define CHECK(code, ...)                                                     \
+  do {                                                                       \
+    const expect e_[] = {__VA_ARGS__};                                       \
+    check_fixture(code, sizeof code, e_, sizeof e_ / sizeof e_[0]);          \
+  } while (0)
+
+/* gcc 12 -O2: int leaf(int a, int b) { return a * b + 3; }
+ *   0: imul edi,esi   3: lea eax,[rdi+0x3]   6: ret */
+static const uint8_t leaf_o2[] = {0x0f, 0xaf, 0xfe, 0x8d, 0x47, 0x03, 0xc3};
+
+static void test_frameless_leaf(void **state) {
+  (void)state;
+  CHECK(leaf_o2, {0, SP, 8, 0, 0}, {3, SP, 8, 0, 0}, {6, SP, 8, 0, 0});
+  knit_recipe r[4];
+  assert_int_equal(analyze(leaf_o2, sizeof leaf_o2, FIXTURE_ADDR, r, 4), 1);
+}
+
+/* gcc 12 -O2:
+ *   int multi_exit(int n) {
+ *     int buf[8];
+ *     int a = work(buf, n);
+ *     if (a > 10) return a + buf[n & 7];
+ *     return other(a) + buf[0];
+ *   }
+ *   0: push rbx          1: mov ebx,edi      3: mov esi,ebx
+ *   5: sub rsp,0x20      9: mov rdi,rsp      c: call work
+ *  11: cmp eax,0xa      14: jle 28          16: and ebx,7
+ *  19: add eax,[rsp+rbx*4]                  1c: add rsp,0x20
+ *  20: pop rbx          21: ret             22: nop (padding, no branch)
+ *  28: mov edi,eax      2a: call other      2f: add eax,[rsp]
+ *  32: add rsp,0x20     36: pop rbx         37: ret
+ * Two epilogues; the padding after the first ret resumes with the
+ * canonical state, the block at 28 with the state of the jle. */
+static const uint8_t multi_exit_o2[] = {
+  0x53, 0x89, 0xfb, 0x89, 0xde, 0x48, 0x83, 0xec, 0x20, 0x48, 0x89, 0xe7,
+  0xe8, 0x00, 0x00, 0x00, 0x00, 0x83, 0xf8, 0x0a, 0x7e, 0x12, 0x83, 0xe3,
+  0x07, 0x03, 0x04, 0x9c, 0x48, 0x83, 0xc4, 0x20, 0x5b, 0xc3, 0x66, 0x0f,
+  0x1f, 0x44, 0x00, 0x00, 0x89, 0xc7, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x03,
+  0x04, 0x24, 0x48, 0x83, 0xc4, 0x20, 0x5b, 0xc3};
+
+static void test_two_epilogues(void **state) {
+  (void)state;
+  CHECK(multi_exit_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, 0, 0},
+        {0x05, SP, 16, 0, 0}, {0x09, SP, 48, 0, 0}, {0x1c, SP, 48, 0, 0},
+        {0x20, SP, 16, 0, 0}, {0x21, SP, 8, 0, 0}, {0x22, SP, 48, 0, 0},
+        {0x28, SP, 48, 0, 0}, {0x2f, SP, 48, 0, 0}, {0x32, SP, 48, 0, 0},
+        {0x36, SP, 16, 0, 0}, {0x37, SP, 8, 0, 0});
+}
+
+/* gcc 12 -O2 (rbp pushed as a general register, a forward branch to a
+ * block after the ret, a backward jmp from it):
+ *   int two_exits(int n) {
+ *     int buf[16]; int got = fill(buf, n);
+ *     if (got < 0) return -1;
+ *     int s = 0; for (int i = 0; i < got; i++) s += buf[i] * n;
+ *     return s;
+ *   }
+ *   0: push rbp   1: mov esi,edi   3: mov ebp,edi   5: push rbx
+ *   6: sub rsp,0x48  ...  17: js 47  19: je 40  ... 3e: jne 30
+ *  40: add rsp,0x48  44: pop rbx  45: pop rbp  46: ret
+ *  47: mov eax,-1    4c: jmp 40 */
+static const uint8_t two_exits_o2[] = {
+  0x55, 0x89, 0xfe, 0x89, 0xfd, 0x53, 0x48, 0x83, 0xec, 0x48, 0x48, 0x89,
+  0xe3, 0x48, 0x89, 0xdf, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x85, 0xc0, 0x78,
+  0x2e, 0x74, 0x25, 0x48, 0x98, 0x48, 0x89, 0xda, 0x48, 0x8d, 0x34, 0x83,
+  0x31, 0xc0, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x8b, 0x0a, 0x48, 0x83, 0xc2, 0x04, 0x0f, 0xaf, 0xcd, 0x01, 0xc8, 0x48,
+  0x39, 0xf2, 0x75, 0xf0, 0x48, 0x83, 0xc4, 0x48, 0x5b, 0x5d, 0xc3, 0xb8,
+  0xff, 0xff, 0xff, 0xff, 0xeb, 0xf2};
+
+static void test_rbp_as_register_and_forward_branch(void **state) {
+  (void)state;
+  CHECK(two_exits_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0},
+        {0x05, SP, 16, -16, 0}, {0x06, SP, 24, -16, 0},
+        {0x0a, SP, 96, -16, 0}, {0x30, SP, 96, -16, 0},
+        {0x44, SP, 24, -16, 0}, {0x45, SP, 16, -16, 0}, {0x46, SP, 8, 0, 0},
+        {0x47, SP, 96, -16, 0}, {0x4c, SP, 96, -16, 0});
+}
+
+/* gcc 12 -O2 -fno-omit-frame-pointer:
+ *   void aligned_buf(void) { _Alignas(32) char buf[64]; use(buf); }
+ *   0: push rbp  1: mov rbp,rsp  4: and rsp,-32  8: sub rsp,0x40
+ *   c: mov rdi,rsp  f: call use  14: leave  15: ret
+ * After the realignment only rbp gives the CFA. */
+static const uint8_t aligned_fp_o2[] = {
+  0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xe0, 0x48, 0x83, 0xec, 0x40,
+  0x48, 0x89, 0xe7, 0xe8, 0x00, 0x00, 0x00, 0x00, 0xc9, 0xc3};
+
+static void test_realignment_with_frame_pointer(void **state) {
+  (void)state;
+  CHECK(aligned_fp_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0},
+        {0x04, FP, 16, -16, 0}, {0x08, FP, 16, -16, 0},
+        {0x0f, FP, 16, -16, 0}, {0x14, FP, 16, -16, 0}, {0x15, SP, 8, 0, 0});
+}
+
+/* gcc 12 -O0:
+ *   int with_leave(int x) { int v = x; return use2(&v) + 1; }
+ *   0: push rbp  1: mov rbp,rsp  4: sub rsp,0x20  ... 18: call use2
+ *  1d: add eax,1  20: leave  21: ret */
+static const uint8_t with_leave_o0[] = {
+  0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x20, 0x89, 0x7d, 0xec, 0x8b,
+  0x45, 0xec, 0x89, 0x45, 0xfc, 0x48, 0x8d, 0x45, 0xfc, 0x48, 0x89, 0xc7,
+  0xe8, 0x00, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x01, 0xc9, 0xc3};
+
+static void test_leave(void **state) {
+  (void)state;
+  CHECK(with_leave_o0, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0},
+        {0x04, FP, 16, -16, 0}, {0x18, FP, 16, -16, 0},
+        {0x20, FP, 16, -16, 0}, {0x21, SP, 8, 0, 0});
+}
+
+/* .plt of a gcc 12 / binutils 2.40 PIE: PLT0 and one stub.
+ *   PLT0:  0: push [rip+0x2fca]   6: jmp [rip+0x2fcc]   c: nop
+ *   stub: 10: jmp [rip+0x2fca]   16: push 0   1b: jmp PLT0 */
+static const uint8_t plt0_stub[] = {
+  0xff, 0x35, 0xca, 0x2f, 0x00, 0x00, 0xff, 0x25, 0xcc, 0x2f, 0x00, 0x00,
+  0x0f, 0x1f, 0x40, 0x00};
+static const uint8_t plt_stub[] = {
+  0xff, 0x25, 0xca, 0x2f, 0x00, 0x00, 0x68, 0x00, 0x00, 0x00, 0x00,
+  0xe9, 0xe0, 0xff, 0xff, 0xff};
+
+static void test_plt(void **state) {
+  (void)state;
+  /* PLT0: the pushed GOT word sits on the return address of the stub's
+   * caller, with the stub's relocation index in between. */
+  CHECK(plt0_stub, {0x0, SP, 8, 0, 0}, {0x6, SP, 16, 0, 0});
+  /* A stub: the jmp through the GOT ends the first path; the lazy path
+   * resumes with the canonical state (the entry) and pushes the index. */
+  CHECK(plt_stub, {0x0, SP, 8, 0, 0}, {0x6, SP, 8, 0, 0}, {0xb, SP, 16, 0, 0});
+}
+
+/* Hand-written (gas, Intel syntax):
+ *   0: enter 0x10,0  4: pushfq  5: popfq  6: leave  7: jmp far_away  9: nop
+ * enter is a push rbp / mov rbp,rsp / sub; the jmp leaves the function (a
+ * tail call); the nop after it resumes with the canonical state. */
+static const uint8_t enter_tail_call[] = {0xc8, 0x10, 0x00, 0x00, 0x9c, 0x9d,
+                                          0xc9, 0xe9, 0x51, 0x00, 0x00, 0x00,
+                                          0x90};
+
+static void test_enter_pushf_tail_call(void **state) {
+  (void)state;
+  CHECK(enter_tail_call, {0x0, SP, 8, 0, 0}, {0x4, FP, 16, -16, 0},
+        {0x5, FP, 16, -16, 0}, {0x6, FP, 16, -16, 0}, {0x7, SP, 8, 0, 0},
+        {0xc, FP, 16, -16, 0});
+}
+
+/* Hand-written (gas, Intel syntax):
+ *   0: push rbx  1: mov rbx,rsp  4: sub rsp,rdi  7: mov rsp,rbx  a: pop rbx
+ *   b: ret
+ * rsp moves by amounts the model does not follow and no frame pointer to
+ * fall back on: uncertain until the ret, where CFA = rsp+8 holds again. */
+static const uint8_t alloca_no_frame[] = {
+  0x53, 0x48, 0x89, 0xe3, 0x48, 0x29, 0xfc, 0x48, 0x89, 0xdc, 0x5b, 0xc3};
+
+/* Hand-written: 0: push rbx  1: and rsp,-16  5: pop rbx  6: ret
+ * A realignment without a frame pointer. */
+static const uint8_t realign_no_frame[] = {
+  0x53, 0x48, 0x83, 0xe4, 0xf0, 0x5b, 0xc3};
+
+static void test_unmodeled_rsp_is_uncertain(void **state) {
+  (void)state;
+  CHECK(alloca_no_frame, {0x0, SP, 8, 0, 0}, {0x4, SP, 16, 0, 0},
+        {0x7, SP, 16, 0, UNC}, {0xa, SP, 16, 0, UNC}, {0xb, SP, 8, 0, 0});
+  CHECK(realign_no_frame, {0x0, SP, 8, 0, 0}, {0x1, SP, 16, 0, 0},
+        {0x5, SP, 16, 0, UNC}, {0x6, SP, 8, 0, 0});
+}
+
+static void test_undecodable_and_full_output(void **state) {
+  (void)state;
+  knit_recipe r[MAX_RECIPES];
+  /* 0x06 (push es) is invalid in 64-bit mode: nothing decodes. */
+  static const uint8_t junk[] = {0x06, 0x06};
+  assert_int_equal(knit_isa_x86_64.analyze((size_t)cs, insn, junk, sizeof junk,
+                                           FIXTURE_ADDR, r, MAX_RECIPES), -1);
+  /* An invalid byte in the middle is covered by a flagged guess and the
+   * decoding goes on: push rbx; (bad); pop rbx; ret. */
+  static const uint8_t mid[] = {0x53, 0x06, 0x5b, 0xc3};
+  int n = analyze(mid, sizeof mid, FIXTURE_ADDR, r, MAX_RECIPES);
+  const knit_recipe *bad = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + 1);
+  assert_true(bad->flags & KNIT_RECIPE_UNCERTAIN);
+  assert_int_equal(bad->cfa_offset, 16);
+  assert_int_equal(knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + 3)->cfa_offset, 8);
+  /* With room for two recipes the second one stretches to the end and is
+   * flagged: the function stays covered. */
+  n = analyze(multi_exit_o2, sizeof multi_exit_o2, FIXTURE_ADDR, r, 2);
+  assert_int_equal(n, 2);
+  assert_true(r[1].flags & KNIT_RECIPE_UNCERTAIN);
+}
+
+/* ---- The audit: recipes against the compiler's CFI ---------------------- */
+
+typedef struct audit_counts {
+  size_t insns;      /* instructions compared */
+  size_t agree;
+  size_t disagree;   /* of which the recipe was certain */
+  size_t flagged;    /* disagreements the analyzer had flagged uncertain */
+  size_t no_cfi;     /* no CFI row, or a CFA given as an expression */
+  size_t fp_stale;   /* CFI keeps a restored rbp's slot, recipe says same */
+} audit_counts;
+
+typedef struct cfi_rule {
+  int cfa_reg;      /* DWARF register: 7 rsp, 6 rbp */
+  int64_t cfa_offset;
+  bool ra_known;
+  int64_t ra_offset;
+  int fp_kind;      /* 0 same value, 1 at CFA+fp_offset, 2 other */
+  int64_t fp_offset;
+} cfi_rule;
+
+/* Reads "value at CFA + n" from libdw's register location ops. */
+static bool cfa_slot(const Dwarf_Op *ops, size_t n, int64_t *offset) {
+  if (n < 1 || ops[0].atom != DW_OP_call_frame_cfa)
+    return false;
+  if (n == 1) {
+    *offset = 0;
+    return true;
+  }
+  if (n == 2 && ops[1].atom == DW_OP_plus_uconst) {
+    *offset = (int64_t)ops[1].number;
+    return true;
+  }
+  if (n == 3 && ops[1].atom == DW_OP_consts && ops[2].atom == DW_OP_plus) {
+    *offset = (int64_t)ops[1].number;
+    return true;
+  }
+  return false;
+}
+
+static bool cfi_at(Dwarf_CFI *cfi, uint64_t pc, cfi_rule *out) {
+  Dwarf_Frame *frame;
+  if (dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
+    return false;
+  bool ok = false;
+  Dwarf_Op *ops, mem[3];
+  size_t n;
+  if (dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 &&
+      ops[0].atom == DW_OP_bregx) {
+    out->cfa_reg = (int)ops[0].number;
+    out->cfa_offset = (int64_t)ops[0].number2;
+    ok = true;
+  }
+  out->ra_known = dwarf_frame_register(frame, 16, mem, &ops, &n) == 0 &&
+                  cfa_slot(ops, n, &out->ra_offset);
+  out->fp_kind = 2;
+  if (dwarf_frame_register(frame, 6, mem, &ops, &n) == 0) {
+    if (n == 0 && ops == NULL)
+      out->fp_kind = 0;
+    else if (cfa_slot(ops, n, &out->fp_offset))
+      out->fp_kind = 1;
+  }
+  free(frame);
+  return ok;
+}
+
+/* Compares the recipe at every instruction of [start, end) (ELF virtual
+ * addresses; code mapped at bias + start) with the CFI. */
+static void audit_function(Dwarf_CFI *cfi, uint64_t bias, uint64_t start,
+                           uint64_t end, audit_counts *c, bool verbose) {
+  static knit_recipe r[4096];
+  const uint8_t *code = (const uint8_t *)(uintptr_t)(bias + start);
+  int n = knit_isa_x86_64.analyze((size_t)cs, insn, code, end - start, start,
+                                  r, 4096);
+  if (n <= 0)
+    return;
+  const uint8_t *p = code;
+  size_t left = end - start;
+  uint64_t pc = start;
+  while (left > 0) {
+    uint64_t at = pc;
+    if (!cs_disasm_iter(cs, &p, &left, &pc, insn)) {
+      p++, left--, pc++;
+      continue;
+    }
+    cfi_rule rule;
+    const knit_recipe *got = knit_recipe_find(r, (size_t)n, at);
+    assert_non_null(got);
+    if (!cfi_at(cfi, at, &rule)) {
+      c->no_cfi++;
+      continue;
+    }
+    c->insns++;
+    int base_reg = got->cfa_base == KNIT_CFA_FP ? 6 : 7;
+    bool match = rule.cfa_reg == base_reg && rule.cfa_offset == got->cfa_offset &&
+                 rule.ra_known && rule.ra_offset == got->ra_offset;
+    bool stale = false;
+    if (got->fp_rule == KNIT_FP_AT_CFA)
+      match = match && rule.fp_kind == 1 && rule.fp_offset == got->fp_offset;
+    else if (rule.fp_kind == 1)
+      stale = true; /* gcc often leaves the slot rule after pop rbp/leave */
+    else
+      match = match && rule.fp_kind == 0;
+    if (match) {
+      c->agree++;
+      c->fp_stale += stale;
+    } else if (got->flags & KNIT_RECIPE_UNCERTAIN) {
+      c->flagged++;
+    } else {
+      c->disagree++;
+      if (verbose)
+        print_message("  %#lx: %s: recipe %s%+d fp %s%+d, cfi r%d%+ld fp %d%+ld\n",
+                      (unsigned long)at, insn->mnemonic,
+                      got->cfa_base == KNIT_CFA_FP ? "rbp" : "rsp",
+                      got->cfa_offset, got->fp_rule ? "cfa" : "same",
+                      got->fp_offset, rule.cfa_reg, (long)rule.cfa_offset,
+                      rule.fp_kind, (long)rule.fp_offset);
+    }
+  }
+}
+
+typedef struct module {
+  const char *want; /* "" for the executable, else a substring of the path */
+  uint64_t bias;
+  char path[512];
+  bool found;
+} module;
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  module *m = data;
+  bool is_exe = m->want[0] == '\0' && info->dlpi_name[0] == '\0';
+  bool is_lib = m->want[0] != '\0' && strstr(info->dlpi_name, m->want);
+  if (!is_exe && !is_lib)
+    return 0;
+  m->bias = info->dlpi_addr;
+  snprintf(m->path, sizeof m->path, "%s", is_exe ? "/proc/self/exe" : info->dlpi_name);
+  m->found = true;
+  return 1;
+}
+
+typedef struct audit_target {
+  module mod;
+  int fd;
+  Elf *elf;
+  Dwarf_CFI *cfi;
+  knit_func_table funcs;
+} audit_target;
+
+static bool open_target(audit_target *t, const char *want) {
+  memset(t, 0, sizeof *t);
+  t->mod.want = want;
+  dl_iterate_phdr(find_module, &t->mod);
+  if (!t->mod.found)
+    return false;
+  elf_version(EV_CURRENT);
+  t->fd = open(t->mod.path, O_RDONLY);
+  t->elf = t->fd >= 0 ? elf_begin(t->fd, ELF_C_READ_MMAP, NULL) : NULL;
+  t->cfi = t->elf ? dwarf_getcfi_elf(t->elf) : NULL;
+  char err[256];
+  return t->cfi && knit_bounds_read(t->mod.path, &t->funcs, err, sizeof err) == 0;
+}
+
+static void close_target(audit_target *t) {
+  knit_bounds_free(&t->funcs);
+  if (t->cfi)
+    dwarf_cfi_end(t->cfi);
+  if (t->elf)
+    elf_end(t->elf);
+  if (t->fd >= 0)
+    close(t->fd);
+}
+
+int knit_audit_leaf(int, int);
+int knit_audit_multi_exit(int);
+int knit_audit_frame_pointer(int);
+int knit_audit_vla(int);
+int knit_audit_aligned(int);
+int knit_audit_many_saves(int, int, int, int, int, int);
+int knit_audit_switch(int, int);
+
+static void test_audit_subjects_match_cfi(void **state) {
+  (void)state;
+  audit_target t;
+  if (!open_target(&t, ""))
+    skip();
+  const struct { const char *name; void *fn; } subjects[] = {
+    {"leaf", (void *)knit_audit_leaf},
+    {"multi_exit", (void *)knit_audit_multi_exit},
+    {"frame_pointer", (void *)knit_audit_frame_pointer},
+    {"vla", (void *)knit_audit_vla},
+    {"aligned", (void *)knit_audit_aligned},
+    {"many_saves", (void *)knit_audit_many_saves},
+    {"switch", (void *)knit_audit_switch},
+  };
+  for (size_t i = 0; i < sizeof subjects / sizeof subjects[0]; i++) {
+    uint64_t vaddr = (uint64_t)(uintptr_t)subjects[i].fn - t.mod.bias, start, end;
+    assert_true(knit_bounds_lookup(&t.funcs, vaddr, &start, &end));
+    assert_int_equal(start, vaddr);
+    /* At the first instruction: CFA = rsp+8, return address at CFA-8. */
+    knit_recipe r[MAX_RECIPES];
+    int n = analyze((const uint8_t *)subjects[i].fn, end - start, start, r,
+                    MAX_RECIPES);
+    assert_int_equal(r[0].cfa_base, KNIT_CFA_SP);
+    assert_int_equal(r[0].cfa_offset, 8);
+    assert_int_equal(r[0].ra_offset, -8);
+    assert_true(n >= 1);
+    audit_counts c = {0};
+    audit_function(t.cfi, t.mod.bias, start, end, &c, true);
+    print_message("%-14s %3zu insns, %zu agree, %zu disagree, %zu flagged\n",
+                  subjects[i].name, c.insns, c.agree, c.disagree, c.flagged);
+    assert_true(c.insns > 0);
+    assert_int_equal(c.disagree, 0);
+    assert_int_equal(c.flagged, 0);
+  }
+  close_target(&t);
+}
+
+/* Every function of a module: the share of instructions where a certain
+ * recipe disagrees with the CFI must stay small. */
+static void audit_module(const char *want, double max_disagree) {
+  audit_target t;
+  if (!open_target(&t, want))
+    skip();
+  audit_counts c = {0};
+  for (size_t i = 0; i < t.funcs.count; i++)
+    audit_function(t.cfi, t.mod.bias, t.funcs.start[i], t.funcs.end[i], &c,
+                   getenv("KNIT_AUDIT_VERBOSE") != NULL);
+  print_message("%s: %zu functions, %zu insns: %zu agree, %zu disagree, "
+                "%zu flagged, %zu without CFI, %zu fp restored early\n",
+                t.mod.path, t.funcs.count, c.insns, c.agree, c.disagree,
+                c.flagged, c.no_cfi, c.fp_stale);
+  assert_true(c.insns > 1000);
+  assert_true((double)c.disagree <= max_disagree * (double)c.insns);
+  close_target(&t);
+}
+
+static void test_audit_executable(void **state) {
+  (void)state;
+  audit_module("", 0.01);
+}
+
+static void test_audit_libc(void **state) {
+  (void)state;
+  audit_module("libc.so.6", 0.03);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_frameless_leaf),
+    cmocka_unit_test(test_two_epilogues),
+    cmocka_unit_test(test_rbp_as_register_and_forward_branch),
+    cmocka_unit_test(test_realignment_with_frame_pointer),
+    cmocka_unit_test(test_leave),
+    cmocka_unit_test(test_plt),
+    cmocka_unit_test(test_enter_pushf_tail_call),
+    cmocka_unit_test(test_unmodeled_rsp_is_uncertain),
+    cmocka_unit_test(test_undecodable_and_full_output),
+    cmocka_unit_test(test_audit_subjects_match_cfi),
+    cmocka_unit_test(test_audit_executable),
+    cmocka_unit_test(test_audit_libc),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

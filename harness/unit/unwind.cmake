@@ -1,0 +1,25 @@
+# Unit tests of the unwinder: recipe stepping, the x86-64 analyzer (from
+# recorded code bytes, and against the compiler's CFI of the test itself),
+# and function bounds.
+knit_unit_test(test_recipe_apply
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_recipe_apply.c
+  LIBS knit_unwind)
+
+# The analyzer test audits its own functions against their CFI, so it is
+# always built with frame information and optimization, whatever the build
+# type; libdw reads that CFI.
+if(LIBDW_FOUND AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  knit_unit_test(test_x86_64_analyze
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_analyze.c
+            ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_audit_subjects.c
+    LIBS knit_unwind ${LIBDW_LIB} ${CMAKE_DL_LIBS})
+  if(TARGET test_x86_64_analyze)
+    target_include_directories(test_x86_64_analyze PRIVATE ${LIBDW_INC})
+    set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_x86_64_audit_subjects.c
+      PROPERTIES COMPILE_OPTIONS "-O2;-fasynchronous-unwind-tables")
+  endif()
+endif()
+
+knit_unit_test(test_bounds
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bounds.c
+  LIBS knit_unwind ${CMAKE_DL_LIBS})

@@ -1,0 +1,57 @@
+/*
+ * Team barriers: a central counter and a generation word.  The last thread
+ * to arrive resets the counter and bumps the generation; the others spin
+ * briefly and then sleep on the generation word, so a long wait costs no
+ * CPU (which matters for blame: an idle thread should look idle).
+ */
+#include "mockrt.h"
+
+#include <limits.h>
+
+void mockrt_barrier_init(mockrt_barrier_t *b, unsigned n)
+{
+  atomic_init(&b->arrived, 0);
+  atomic_init(&b->gen, 0);
+  b->n = n;
+}
+
+static void mockrt_barrier_block(mockrt_barrier_t *b)
+{
+  unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->n) {
+    /* No one arrives for the next round before the generation moves on. */
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->gen, 1, memory_order_release);
+    mockrt_futex_wake(&b->gen, INT_MAX);
+    return;
+  }
+  for (int spin = 0; spin < 2000; spin++) {
+    if (atomic_load_explicit(&b->gen, memory_order_acquire) != gen)
+      return;
+  }
+  while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen)
+    mockrt_futex_wait(&b->gen, gen);
+}
+
+void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
+{
+  mockrt_thread_t *self = &mockrt_self_tls;
+  mockrt_team_t *team = task->team;
+  int wait_state = kind == ompt_sync_region_barrier_explicit ? ompt_state_wait_barrier_explicit
+                                                             : ompt_state_wait_barrier_implicit;
+  int prev = self->state;
+
+  if (mockrt_ompt.sync_region)
+    mockrt_ompt.sync_region(kind, ompt_scope_begin, &team->parallel_data, &task->task_data, codeptr);
+  mockrt_set_wait(self, wait_state, &team->barrier);
+  if (mockrt_ompt.sync_region_wait)
+    mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,
+                                 codeptr);
+  mockrt_barrier_block(&team->barrier);
+  if (mockrt_ompt.sync_region_wait)
+    mockrt_ompt.sync_region_wait(kind, ompt_scope_end, &team->parallel_data, &task->task_data,
+                                 codeptr);
+  mockrt_set_state(self, prev);
+  if (mockrt_ompt.sync_region)
+    mockrt_ompt.sync_region(kind, ompt_scope_end, &team->parallel_data, &task->task_data, codeptr);
+}

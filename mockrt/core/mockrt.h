@@ -1,0 +1,276 @@
+/*
+ * mockrt core: the parts every personality (gomp, intel, pgi) shares.
+ *
+ * The core owns the thread-local state that OMPT inquiries read, the tasks
+ * and teams that describe parallel regions, the worker pool, barriers, locks,
+ * worksharing dispatch and the OMPT dispatch table.  A personality owns the
+ * ABI entry points: those must evaluate __builtin_dwarf_cfa() themselves and
+ * call the outlined function themselves, because the frame layout that a
+ * profiler sees is exactly what distinguishes one personality from another.
+ *
+ * Signal safety: every structure reachable from a thread's current-task
+ * pointer stays valid for as long as that pointer may be read, and every
+ * structure is filled in before the pointer to it is published.
+ */
+#ifndef MOCKRT_CORE_MOCKRT_H
+#define MOCKRT_CORE_MOCKRT_H
+
+#include <omp-tools.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define MOCKRT_EXPORT __attribute__((visibility("default")))
+#define MOCKRT_NOINLINE __attribute__((noinline))
+#define MOCKRT_TLS __thread __attribute__((tls_model("initial-exec")))
+#define MOCKRT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MOCKRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The largest team the mock builds; requests beyond it are clipped. */
+#define MOCKRT_MAX_THREADS 256
+/* Worksharing constructs that may be in flight at once (nowait chains). */
+#define MOCKRT_WS_SLOTS 8
+
+enum mockrt_sched { MOCKRT_SCHED_DYNAMIC = 1, MOCKRT_SCHED_GUIDED = 2 };
+
+/*
+ * One worksharing construct (loop, sections or single) shared by a team.
+ * Threads number the constructs they meet; construct k uses slot
+ * k % MOCKRT_WS_SLOTS once that slot's ticket says k.
+ */
+typedef struct mockrt_ws {
+  atomic_ulong ticket;   /* construct number this slot serves next */
+  atomic_int phase;      /* 0 unused, 1 being set up, 2 ready */
+  atomic_int left;       /* threads that have not left the construct */
+  atomic_long next;      /* next iteration index not yet handed out */
+  atomic_int single;     /* 1 once a thread has claimed a single */
+  int sched;
+  long count;            /* iterations in total */
+  long chunk;
+  long start;
+  long incr;
+} mockrt_ws_t;
+
+/* A counting barrier whose generation word doubles as the futex. */
+typedef struct mockrt_barrier {
+  atomic_uint arrived;
+  atomic_uint gen;
+  unsigned n;
+} mockrt_barrier_t;
+
+struct mockrt_team;
+
+/*
+ * A task as OMPT sees it: an implicit task of a team or the initial task of
+ * an initial thread.  The frame and data fields are what get_task_info hands
+ * out, so their addresses must stay stable while the task exists.
+ */
+typedef struct mockrt_task {
+  ompt_frame_t frame;
+  ompt_data_t task_data;
+  struct mockrt_task *parent;     /* the task that encountered the region */
+  struct mockrt_team *team;       /* the team this task belongs to */
+  int thread_num;
+  int flags;                      /* ompt_task_implicit or ompt_task_initial */
+  int nthreads_var;               /* ICV inherited by nested regions */
+  unsigned long ws_next;          /* number of the next worksharing construct */
+  mockrt_ws_t *ws;                /* the construct the task is inside */
+} mockrt_task_t;
+
+/* A team: the threads that run one parallel region (or the initial thread). */
+typedef struct mockrt_team {
+  ompt_data_t parallel_data;
+  void (*fn)(void *);
+  void *data;
+  unsigned nthreads;
+  int level;                      /* enclosing parallel regions, this included */
+  int active_level;               /* the same, counting only teams of > 1 */
+  mockrt_task_t *encountering;
+  const void *codeptr;
+  mockrt_barrier_t barrier;
+  atomic_uint left;               /* workers that have finished with the team */
+  bool preset_ws;                 /* slot 0 is a loop every thread starts in */
+  mockrt_ws_t ws[MOCKRT_WS_SLOTS];
+} mockrt_team_t;
+
+/* Per-thread state; lives in initial-exec TLS so a signal handler can read it. */
+typedef struct mockrt_thread {
+  int kind;                       /* 0 unknown, else ompt_thread_initial/worker */
+  volatile int state;             /* an ompt_state_t */
+  volatile ompt_wait_id_t wait_id;
+  ompt_data_t thread_data;
+  mockrt_task_t *volatile task;   /* the current task */
+  mockrt_task_t initial_task;
+  mockrt_team_t *initial_team;    /* allocated once, never freed */
+} mockrt_thread_t;
+
+extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
+
+/* The calling thread, attached as an initial thread on first use. */
+mockrt_thread_t *mockrt_thread_attach_initial(void);
+static inline mockrt_thread_t *mockrt_self(void)
+{
+  if (MOCKRT_LIKELY(mockrt_self_tls.kind != 0))
+    return &mockrt_self_tls;
+  return mockrt_thread_attach_initial();
+}
+static inline mockrt_task_t *mockrt_cur_task(void) { return mockrt_self()->task; }
+
+/* Attach the calling pool thread; dispatches thread_begin. */
+mockrt_thread_t *mockrt_thread_attach_worker(void);
+/* Detach the calling pool thread; dispatches thread_end. */
+void mockrt_thread_detach_worker(mockrt_thread_t *self);
+
+/*
+ * State and frame updates.  A compiler barrier orders them with the stores
+ * around them, which is all a signal handler on the same thread needs.
+ */
+static inline int mockrt_set_state(mockrt_thread_t *self, int state)
+{
+  int old = self->state;
+  atomic_signal_fence(memory_order_seq_cst);
+  self->state = state;
+  atomic_signal_fence(memory_order_seq_cst);
+  return old;
+}
+static inline void mockrt_set_wait(mockrt_thread_t *self, int state, const void *wait_id)
+{
+  self->wait_id = (ompt_wait_id_t)(uintptr_t)wait_id;
+  atomic_signal_fence(memory_order_seq_cst);
+  self->state = state;
+  atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void mockrt_frame_enter(mockrt_task_t *t, void *cfa)
+{
+  __atomic_store_n(&t->frame.enter_frame_flags, ompt_frame_runtime | ompt_frame_cfa, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->frame.enter_frame.ptr, cfa, __ATOMIC_RELEASE);
+  atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void mockrt_frame_leave(mockrt_task_t *t)
+{
+  atomic_signal_fence(memory_order_seq_cst);
+  __atomic_store_n(&t->frame.enter_frame.ptr, NULL, __ATOMIC_RELEASE);
+}
+static inline void mockrt_frame_exit(mockrt_task_t *t, void *cfa)
+{
+  __atomic_store_n(&t->frame.exit_frame_flags, ompt_frame_runtime | ompt_frame_cfa, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->frame.exit_frame.ptr, cfa, __ATOMIC_RELEASE);
+  atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void mockrt_frame_unexit(mockrt_task_t *t)
+{
+  atomic_signal_fence(memory_order_seq_cst);
+  __atomic_store_n(&t->frame.exit_frame.ptr, NULL, __ATOMIC_RELEASE);
+}
+
+/* ---- ICVs (icv.c) ---- */
+typedef struct mockrt_icv {
+  int nthreads;        /* OMP_NUM_THREADS or the number of CPUs */
+  int num_procs;
+  int dynamic;
+  int thread_limit;
+  int run_sched;       /* OMP_SCHEDULE kind for schedule(runtime) */
+  long run_chunk;
+} mockrt_icv_t;
+extern mockrt_icv_t mockrt_icv;
+void mockrt_icv_init(void);
+
+/* ---- teams (team.c) ---- */
+/*
+ * Prepare a team for a region opened by the calling thread, take workers
+ * from the pool, dispatch parallel_begin and start the workers.  The caller
+ * has set the encountering task's enter frame.  On return the caller's
+ * implicit task (team->... thread 0) is published as the current task.
+ */
+void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task,
+                 void (*fn)(void *), void *data, unsigned requested,
+                 const void *codeptr);
+/* Hook run between team setup and the start of the workers. */
+typedef void (*mockrt_team_init_fn)(mockrt_team_t *team, void *arg);
+void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
+                    void (*fn)(void *), void *data, unsigned requested,
+                    const void *codeptr, mockrt_team_init_fn init, void *arg);
+/*
+ * The master's side of the end of a region: join barrier (with cfa as the
+ * implicit task's enter frame), implicit_task end, wait for the workers to
+ * let go of the team, parallel_end, and the encountering task is current again.
+ */
+void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa);
+/* Set up a task as an implicit task of team and publish it (begin event). */
+void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
+/* Join barrier, end event, unpublish; used by workers. */
+void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa);
+
+/* ---- the worker pool (pool.c) ---- */
+/* Take up to want workers for team, numbering them 1..; returns how many. */
+unsigned mockrt_pool_reserve(mockrt_team_t *team, unsigned want);
+/* Start the workers that mockrt_pool_reserve assigned to team. */
+void mockrt_pool_start(mockrt_team_t *team);
+/* Stop and join the idle workers (at process exit). */
+void mockrt_pool_shutdown(void);
+
+/* ---- barriers (barrier.c) ---- */
+void mockrt_barrier_init(mockrt_barrier_t *b, unsigned n);
+/* Wait for the whole team, with OMPT sync events; kind is ompt_sync_region_t. */
+void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr);
+
+/* ---- futexes and lock words (futex.c) ---- */
+void mockrt_futex_wait(atomic_uint *addr, unsigned val);
+void mockrt_futex_wake(atomic_uint *addr, int n);
+void mockrt_word_lock(atomic_int *w);
+bool mockrt_word_trylock(atomic_int *w);
+void mockrt_word_unlock(atomic_int *w);
+
+/* ---- OMPT-instrumented mutexes (mutex.c) ---- */
+/* Acquire a lock word with mutex_acquire/acquired events and a wait state. */
+void mockrt_mutex_acquire(atomic_int *w, int kind, int wait_state, const void *codeptr);
+bool mockrt_mutex_try(atomic_int *w, int kind, const void *codeptr);
+void mockrt_mutex_release(atomic_int *w, int kind, const void *codeptr);
+
+/* ---- worksharing (ws.c) ---- */
+/* Enter the next worksharing construct; the first thread in sets it up. */
+void mockrt_ws_enter(mockrt_task_t *t, int sched, long start, long end, long incr, long chunk);
+/* Set up slot 0 of a fresh team as a loop all threads are already inside. */
+void mockrt_ws_preset(mockrt_team_t *team, int sched, long start, long end, long incr, long chunk);
+bool mockrt_ws_next(mockrt_task_t *t, long *istart, long *iend);
+/* Claim a single construct; true for exactly one thread of the team. */
+bool mockrt_ws_single(mockrt_task_t *t);
+void mockrt_ws_leave(mockrt_task_t *t);
+
+/* ---- OMPT (ompt.c, ompt_inquiry.c) ---- */
+typedef struct mockrt_ompt_cbs {
+  ompt_callback_thread_begin_t thread_begin;
+  ompt_callback_thread_end_t thread_end;
+  ompt_callback_parallel_begin_t parallel_begin;
+  ompt_callback_parallel_end_t parallel_end;
+  ompt_callback_implicit_task_t implicit_task;
+  ompt_callback_sync_region_t sync_region;
+  ompt_callback_sync_region_t sync_region_wait;
+  ompt_callback_mutex_acquire_t mutex_acquire;
+  ompt_callback_mutex_t mutex_acquired;
+  ompt_callback_mutex_t mutex_released;
+  ompt_callback_nest_lock_t nest_lock;
+  ompt_callback_mutex_acquire_t lock_init;
+  ompt_callback_mutex_t lock_destroy;
+} mockrt_ompt_cbs_t;
+extern mockrt_ompt_cbs_t mockrt_ompt;
+/* Find and initialize a tool (OMP_TOOL, ompt_start_tool, OMP_TOOL_LIBRARIES). */
+void mockrt_ompt_init(void);
+/* Call the tool's finalize once, and stop dispatching. */
+void mockrt_ompt_finalize(void);
+ompt_interface_fn_t mockrt_ompt_lookup(const char *name);
+uint64_t mockrt_unique_id(void);
+
+/* Async-signal-safe inquiries (ompt_inquiry.c). */
+int mockrt_ompt_get_state(ompt_wait_id_t *wait_id);
+int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data,
+                              ompt_frame_t **frame, ompt_data_t **parallel_data,
+                              int *thread_num);
+int mockrt_ompt_get_parallel_info(int level, ompt_data_t **parallel_data, int *team_size);
+ompt_data_t *mockrt_ompt_get_thread_data(void);
+int mockrt_ompt_enumerate_states(int current, int *next, const char **name);
+
+/* The string a personality reports as runtime_version to ompt_start_tool. */
+extern const char *mockrt_runtime_version;
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * OMPT: finding a tool, registering its callbacks, the lookup function and
+ * finalization.  The runtime never defines ompt_start_tool itself, so a
+ * dlsym over the global scope finds only a definition in the program or in
+ * a preloaded library.
+ */
+#define _GNU_SOURCE
+#include "mockrt.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+mockrt_ompt_cbs_t mockrt_ompt;
+
+static ompt_start_tool_result_t *mockrt_tool;
+static atomic_int mockrt_tool_finalized;
+static atomic_uint_least64_t mockrt_next_id = 1;
+
+typedef ompt_start_tool_result_t *(*mockrt_start_tool_fn)(unsigned int, const char *);
+
+/* OpenMP 5.0, the version whose host interface this runtime implements. */
+#define MOCKRT_OMP_VERSION 201811
+
+static ompt_start_tool_result_t *mockrt_try_libraries(const char *list)
+{
+  char *copy = strdup(list);
+  char *save = NULL;
+  ompt_start_tool_result_t *result = NULL;
+  if (!copy)
+    return NULL;
+  for (char *path = strtok_r(copy, ":", &save); path && !result; path = strtok_r(NULL, ":", &save)) {
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+      continue;
+    mockrt_start_tool_fn start = (mockrt_start_tool_fn)dlsym(h, "ompt_start_tool");
+    if (start)
+      result = start(MOCKRT_OMP_VERSION, mockrt_runtime_version);
+    /* A library that declines stays loaded: it may have run constructors. */
+  }
+  free(copy);
+  return result;
+}
+
+void mockrt_ompt_init(void)
+{
+  const char *tool = getenv("OMP_TOOL");
+  ompt_start_tool_result_t *result = NULL;
+
+  if (tool && strcasecmp(tool, "disabled") == 0)
+    return;
+  mockrt_start_tool_fn start = (mockrt_start_tool_fn)dlsym(RTLD_DEFAULT, "ompt_start_tool");
+  if (start)
+    result = start(MOCKRT_OMP_VERSION, mockrt_runtime_version);
+  if (!result) {
+    const char *libs = getenv("OMP_TOOL_LIBRARIES");
+    if (libs && *libs)
+      result = mockrt_try_libraries(libs);
+  }
+  if (!result || !result->initialize)
+    return;
+  mockrt_tool = result;
+  if (!result->initialize(mockrt_ompt_lookup, 0, &result->tool_data)) {
+    /* Declined: forget any callbacks it set while deciding. */
+    memset(&mockrt_ompt, 0, sizeof mockrt_ompt);
+    mockrt_tool = NULL;
+  }
+}
+
+void mockrt_ompt_finalize(void)
+{
+  if (!mockrt_tool || atomic_exchange(&mockrt_tool_finalized, 1))
+    return;
+  /* No event may reach a tool after its finalize. */
+  memset(&mockrt_ompt, 0, sizeof mockrt_ompt);
+  if (mockrt_tool->finalize)
+    mockrt_tool->finalize(&mockrt_tool->tool_data);
+}
+
+uint64_t mockrt_unique_id(void)
+{
+  return atomic_fetch_add_explicit(&mockrt_next_id, 1, memory_order_relaxed);
+}
+
+/* Where the callback for an event lives, or NULL if it is never dispatched. */
+static void **mockrt_cb_slot(ompt_callbacks_t which)
+{
+  switch (which) {
+  case ompt_callback_thread_begin: return (void **)&mockrt_ompt.thread_begin;
+  case ompt_callback_thread_end: return (void **)&mockrt_ompt.thread_end;
+  case ompt_callback_parallel_begin: return (void **)&mockrt_ompt.parallel_begin;
+  case ompt_callback_parallel_end: return (void **)&mockrt_ompt.parallel_end;
+  case ompt_callback_implicit_task: return (void **)&mockrt_ompt.implicit_task;
+  case ompt_callback_sync_region: return (void **)&mockrt_ompt.sync_region;
+  case ompt_callback_sync_region_wait: return (void **)&mockrt_ompt.sync_region_wait;
+  case ompt_callback_mutex_acquire: return (void **)&mockrt_ompt.mutex_acquire;
+  case ompt_callback_mutex_acquired: return (void **)&mockrt_ompt.mutex_acquired;
+  case ompt_callback_mutex_released: return (void **)&mockrt_ompt.mutex_released;
+  case ompt_callback_nest_lock: return (void **)&mockrt_ompt.nest_lock;
+  case ompt_callback_lock_init: return (void **)&mockrt_ompt.lock_init;
+  case ompt_callback_lock_destroy: return (void **)&mockrt_ompt.lock_destroy;
+  default: return NULL;
+  }
+}
+
+static ompt_set_result_t mockrt_ompt_set_callback(ompt_callbacks_t which, ompt_callback_t cb)
+{
+  if ((int)which < ompt_callback_thread_begin || (int)which > ompt_callback_error)
+    return ompt_set_error;
+  void **slot = mockrt_cb_slot(which);
+  if (!slot)
+    return ompt_set_never;
+  __atomic_store_n(slot, (void *)cb, __ATOMIC_RELEASE);
+  return ompt_set_always;
+}
+
+static int mockrt_ompt_get_callback(ompt_callbacks_t which, ompt_callback_t *cb)
+{
+  void **slot = mockrt_cb_slot(which);
+  void *f = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+  if (!f)
+    return 0;
+  if (cb)
+    *cb = (ompt_callback_t)f;
+  return 1;
+}
+
+static int mockrt_ompt_get_num_procs(void)
+{
+  return mockrt_icv.num_procs;
+}
+
+static uint64_t mockrt_ompt_get_unique_id(void)
+{
+  return mockrt_unique_id();
+}
+
+static void mockrt_ompt_finalize_tool(void)
+{
+  mockrt_ompt_finalize();
+}
+
+ompt_interface_fn_t mockrt_ompt_lookup(const char *name)
+{
+  static const struct {
+    const char *name;
+    ompt_interface_fn_t fn;
+  } table[] = {
+    { "ompt_set_callback", (ompt_interface_fn_t)mockrt_ompt_set_callback },
+    { "ompt_get_callback", (ompt_interface_fn_t)mockrt_ompt_get_callback },
+    { "ompt_get_state", (ompt_interface_fn_t)mockrt_ompt_get_state },
+    { "ompt_get_parallel_info", (ompt_interface_fn_t)mockrt_ompt_get_parallel_info },
+    { "ompt_get_task_info", (ompt_interface_fn_t)mockrt_ompt_get_task_info },
+    { "ompt_get_thread_data", (ompt_interface_fn_t)mockrt_ompt_get_thread_data },
+    { "ompt_get_unique_id", (ompt_interface_fn_t)mockrt_ompt_get_unique_id },
+    { "ompt_enumerate_states", (ompt_interface_fn_t)mockrt_ompt_enumerate_states },
+    { "ompt_get_num_procs", (ompt_interface_fn_t)mockrt_ompt_get_num_procs },
+    { "ompt_finalize_tool", (ompt_interface_fn_t)mockrt_ompt_finalize_tool },
+  };
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    if (strcmp(name, table[i].name) == 0)
+      return table[i].fn;
+  }
+  return NULL;
+}

@@ -1,0 +1,151 @@
+/*
+ * The worker pool: threads created for the first region that needs them and
+ * reused by later ones, as libgomp does.  An idle worker sleeps on a futex
+ * word (its "go" generation), so an idle process burns no CPU.
+ *
+ * mockrt_worker_main is the only runtime frame between start_thread and the
+ * outlined function on a worker, so it calls the function itself and
+ * computes its own CFA for the exit frame.
+ */
+#define _GNU_SOURCE
+#include "mockrt.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+typedef struct mockrt_worker {
+  pthread_t tid;
+  atomic_uint go;            /* bumped by the master for each assignment */
+  mockrt_team_t *team;       /* valid from a go bump until the worker leaves */
+  int thread_num;
+  bool busy;                 /* protected by mockrt_pool_lock */
+  bool shutdown;
+} mockrt_worker_t;
+
+static pthread_mutex_t mockrt_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Workers are never freed: a stale pointer to one is always safe to read. */
+static mockrt_worker_t *mockrt_workers[MOCKRT_MAX_THREADS];
+static int mockrt_nworkers;
+
+static unsigned mockrt_wait_go(mockrt_worker_t *w, unsigned seen)
+{
+  unsigned g;
+  for (int spin = 0; spin < 2000; spin++) {
+    g = atomic_load_explicit(&w->go, memory_order_acquire);
+    if (g != seen)
+      return g;
+  }
+  while ((g = atomic_load_explicit(&w->go, memory_order_acquire)) == seen)
+    mockrt_futex_wait(&w->go, seen);
+  return g;
+}
+
+/*
+ * Tell the master that this worker is done with the team; after the
+ * increment the team (on the master's stack) may vanish, and the only later
+ * access is a futex wake, which is harmless on any address.
+ */
+static void mockrt_leave_team(mockrt_team_t *team)
+{
+  unsigned left = atomic_fetch_add_explicit(&team->left, 1, memory_order_acq_rel) + 1;
+  if (left == team->nthreads - 1)
+    mockrt_futex_wake(&team->left, 1);
+}
+
+static void mockrt_release_worker(mockrt_worker_t *w)
+{
+  pthread_mutex_lock(&mockrt_pool_lock);
+  w->busy = false;
+  w->team = NULL;
+  pthread_mutex_unlock(&mockrt_pool_lock);
+}
+
+static void *mockrt_worker_main(void *arg)
+{
+  mockrt_worker_t *w = arg;
+  mockrt_thread_t *self = mockrt_thread_attach_worker();
+  void *cfa = __builtin_dwarf_cfa();
+  mockrt_task_t task;
+  unsigned seen = 0;
+
+  for (;;) {
+    seen = mockrt_wait_go(w, seen);
+    if (w->shutdown)
+      break;
+    mockrt_team_t *team = w->team;
+    mockrt_implicit_begin(team, &task, w->thread_num);
+    mockrt_frame_exit(&task, cfa);
+    team->fn(team->data);
+    mockrt_frame_unexit(&task);
+    mockrt_implicit_end_worker(team, &task, cfa);
+    /* Back in the pool before the master can see this worker has left. */
+    mockrt_release_worker(w);
+    mockrt_leave_team(team);
+  }
+  mockrt_thread_detach_worker(self);
+  return NULL;
+}
+
+unsigned mockrt_pool_reserve(mockrt_team_t *team, unsigned want)
+{
+  unsigned got = 0;
+  pthread_mutex_lock(&mockrt_pool_lock);
+  for (int i = 0; i < mockrt_nworkers && got < want; i++) {
+    mockrt_worker_t *w = mockrt_workers[i];
+    if (w->busy)
+      continue;
+    w->busy = true;
+    w->team = team;
+    w->thread_num = (int)++got;
+  }
+  while (got < want && mockrt_nworkers < MOCKRT_MAX_THREADS) {
+    mockrt_worker_t *w = calloc(1, sizeof *w);
+    if (!w)
+      break;
+    w->busy = true;
+    w->team = team;
+    w->thread_num = (int)got + 1;
+    if (pthread_create(&w->tid, NULL, mockrt_worker_main, w) != 0) {
+      free(w);
+      break;
+    }
+    mockrt_workers[mockrt_nworkers++] = w;
+    got++;
+  }
+  pthread_mutex_unlock(&mockrt_pool_lock);
+  return got;
+}
+
+void mockrt_pool_start(mockrt_team_t *team)
+{
+  pthread_mutex_lock(&mockrt_pool_lock);
+  for (int i = 0; i < mockrt_nworkers; i++) {
+    mockrt_worker_t *w = mockrt_workers[i];
+    if (w->busy && w->team == team) {
+      atomic_fetch_add_explicit(&w->go, 1, memory_order_release);
+      mockrt_futex_wake(&w->go, 1);
+    }
+  }
+  pthread_mutex_unlock(&mockrt_pool_lock);
+}
+
+void mockrt_pool_shutdown(void)
+{
+  pthread_t tids[MOCKRT_MAX_THREADS];
+  int n = 0;
+  pthread_mutex_lock(&mockrt_pool_lock);
+  for (int i = 0; i < mockrt_nworkers; i++) {
+    mockrt_worker_t *w = mockrt_workers[i];
+    /* A busy worker means exit() was called inside a region: leave it be. */
+    if (w->busy)
+      continue;
+    w->busy = true;
+    w->shutdown = true;
+    atomic_fetch_add_explicit(&w->go, 1, memory_order_release);
+    mockrt_futex_wake(&w->go, 1);
+    tids[n++] = w->tid;
+  }
+  pthread_mutex_unlock(&mockrt_pool_lock);
+  for (int i = 0; i < n; i++)
+    pthread_join(tids[i], NULL);
+}

@@ -1,0 +1,153 @@
+/*
+ * Fork and join of parallel regions, minus the call of the outlined
+ * function, which the personality's entry point (master) and the pool's
+ * worker loop (workers) make themselves so the stack layout is theirs.
+ *
+ * A team lives on the master's stack, in the entry point's frame.  That is
+ * safe for signal handlers because the master does not return (and so does
+ * not free the team) before every worker has unpublished its implicit task.
+ */
+#include "mockrt.h"
+
+#include <string.h>
+
+static void mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc,
+                              void (*fn)(void *), void *data, unsigned nthreads,
+                              const void *codeptr)
+{
+  mockrt_team_t *outer = enc->team;
+  team->fn = fn;
+  team->data = data;
+  team->nthreads = nthreads;
+  team->level = outer->level + 1;
+  team->active_level = outer->active_level + (nthreads > 1);
+  team->encountering = enc;
+  team->codeptr = codeptr;
+  mockrt_barrier_init(&team->barrier, nthreads);
+  atomic_init(&team->left, 0);
+  team->preset_ws = false;
+  for (unsigned i = 0; i < MOCKRT_WS_SLOTS; i++) {
+    atomic_init(&team->ws[i].ticket, i);
+    atomic_init(&team->ws[i].phase, 0);
+  }
+}
+
+void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num)
+{
+  mockrt_thread_t *self = &mockrt_self_tls;
+  mockrt_task_t *enc = team->encountering;
+
+  mockrt_set_state(self, ompt_state_overhead);
+  memset(task, 0, sizeof *task);
+  task->parent = enc;
+  task->team = team;
+  task->thread_num = thread_num;
+  task->flags = ompt_task_implicit;
+  task->nthreads_var = enc->nthreads_var;
+  /* A team that starts inside a loop (combined parallel loop) is in slot 0. */
+  if (team->preset_ws) {
+    task->ws = &team->ws[0];
+    task->ws_next = 1;
+  }
+  /* The task is complete before it becomes visible to a signal handler. */
+  atomic_signal_fence(memory_order_seq_cst);
+  self->task = task;
+  atomic_signal_fence(memory_order_seq_cst);
+  if (mockrt_ompt.implicit_task)
+    mockrt_ompt.implicit_task(ompt_scope_begin, &team->parallel_data, &task->task_data,
+                              team->nthreads, (unsigned)thread_num, ompt_task_implicit);
+  mockrt_set_state(self, ompt_state_work_parallel);
+}
+
+/* The part of the end of an implicit task that master and workers share. */
+static void mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa,
+                                int after_state, mockrt_task_t *after_task)
+{
+  mockrt_thread_t *self = &mockrt_self_tls;
+  /* While the join barrier waits, everything inward of cfa is runtime. */
+  mockrt_frame_enter(task, cfa);
+  mockrt_barrier_wait(task, ompt_sync_region_barrier_implicit, team->codeptr);
+  mockrt_set_state(self, ompt_state_overhead);
+  if (mockrt_ompt.implicit_task)
+    mockrt_ompt.implicit_task(ompt_scope_end, &team->parallel_data, &task->task_data,
+                              team->nthreads, (unsigned)task->thread_num, ompt_task_implicit);
+  atomic_signal_fence(memory_order_seq_cst);
+  self->task = after_task;
+  atomic_signal_fence(memory_order_seq_cst);
+  mockrt_frame_leave(task);
+  mockrt_set_state(self, after_state);
+}
+
+void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
+{
+  mockrt_implicit_end(team, task, cfa, ompt_state_idle, NULL);
+}
+
+static void mockrt_no_init(mockrt_team_t *team, void *arg)
+{
+  (void)team;
+  (void)arg;
+}
+
+void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
+                    void (*fn)(void *), void *data, unsigned requested,
+                    const void *codeptr, mockrt_team_init_fn init, void *arg)
+{
+  mockrt_thread_t *self = mockrt_self();
+  mockrt_task_t *enc = self->task;
+  unsigned want = requested ? requested : (unsigned)enc->nthreads_var;
+  unsigned nthreads;
+
+  mockrt_set_state(self, ompt_state_overhead);
+
+  if (want > (unsigned)mockrt_icv.thread_limit)
+    want = (unsigned)mockrt_icv.thread_limit;
+  if (want < 1)
+    want = 1;
+  team->parallel_data.value = 0;
+  if (mockrt_ompt.parallel_begin)
+    mockrt_ompt.parallel_begin(&enc->task_data, &enc->frame, &team->parallel_data, want,
+                               ompt_parallel_invoker_program | ompt_parallel_team, codeptr);
+  /*
+   * parallel_begin may already have stored into parallel_data, so team
+   * setup leaves it alone.  Nested regions (inside an active region) run on
+   * a team of one in this version.
+   */
+  nthreads = 1;
+  team->nthreads = 0;
+  if (enc->team->active_level == 0 && want > 1)
+    nthreads = 1 + mockrt_pool_reserve(team, want - 1);
+  mockrt_team_setup(team, enc, fn, data, nthreads, codeptr);
+  (init ? init : mockrt_no_init)(team, arg);
+  if (nthreads > 1)
+    mockrt_pool_start(team);
+  mockrt_implicit_begin(team, master_task, 0);
+}
+
+void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task,
+                 void (*fn)(void *), void *data, unsigned requested,
+                 const void *codeptr)
+{
+  mockrt_fork_ex(team, master_task, fn, data, requested, codeptr, NULL, NULL);
+}
+
+void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
+{
+  mockrt_thread_t *self = &mockrt_self_tls;
+  mockrt_task_t *enc = team->encountering;
+  int after = enc->team->level > 0 ? ompt_state_work_parallel : ompt_state_work_serial;
+
+  mockrt_implicit_end(team, master_task, cfa, ompt_state_overhead, enc);
+  /* Workers still read the team until they have left it. */
+  unsigned want = team->nthreads - 1, left;
+  for (int spin = 0; spin < 2000; spin++) {
+    if (atomic_load_explicit(&team->left, memory_order_acquire) == want)
+      break;
+  }
+  while ((left = atomic_load_explicit(&team->left, memory_order_acquire)) != want)
+    mockrt_futex_wait(&team->left, left);
+  if (mockrt_ompt.parallel_end)
+    mockrt_ompt.parallel_end(&team->parallel_data, &enc->task_data,
+                             ompt_parallel_invoker_program | ompt_parallel_team, team->codeptr);
+  mockrt_set_state(self, after);
+}

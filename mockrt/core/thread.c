@@ -1,0 +1,134 @@
+/*
+ * Thread-local state, runtime initialization and shutdown.
+ *
+ * Initialization is lazy: it happens when a thread first enters the runtime,
+ * not in a constructor.  A tool that is preloaded runs its own constructors
+ * after ours (the loader initializes libgomp.so.1 first), so calling
+ * ompt_start_tool from a constructor could reach a tool that is not ready.
+ */
+#define _GNU_SOURCE
+#include "mockrt.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
+
+static pthread_once_t mockrt_once = PTHREAD_ONCE_INIT;
+static pthread_key_t mockrt_initial_key;
+static atomic_int mockrt_shut_down;
+
+static void mockrt_end_initial(mockrt_thread_t *self)
+{
+  mockrt_task_t *t = &self->initial_task;
+  if (mockrt_ompt.implicit_task)
+    mockrt_ompt.implicit_task(ompt_scope_end, &self->initial_team->parallel_data,
+                              &t->task_data, 1, 1, ompt_task_initial);
+  if (mockrt_ompt.thread_end)
+    mockrt_ompt.thread_end(&self->thread_data);
+}
+
+/*
+ * Initial threads other than the first one (user pthreads that use OpenMP)
+ * end with the thread; a key destructor gives them their end events.
+ */
+static void mockrt_initial_thread_exit(void *arg)
+{
+  mockrt_thread_t *self = arg;
+  if (self && self->kind == ompt_thread_initial && !atomic_load(&mockrt_shut_down)) {
+    mockrt_end_initial(self);
+    mockrt_set_state(self, ompt_state_undefined);
+  }
+}
+
+/*
+ * At exit the idle workers are stopped first (thread_end each), then the
+ * exiting thread ends its initial task, and the tool is finalized last so it
+ * has seen every end event when it writes its results.
+ */
+static void mockrt_shutdown(void)
+{
+  if (atomic_exchange(&mockrt_shut_down, 1))
+    return;
+  mockrt_pool_shutdown();
+  mockrt_thread_t *self = &mockrt_self_tls;
+  if (self->kind == ompt_thread_initial)
+    mockrt_end_initial(self);
+  mockrt_ompt_finalize();
+}
+
+static void mockrt_init_once(void)
+{
+  mockrt_icv_init();
+  pthread_key_create(&mockrt_initial_key, mockrt_initial_thread_exit);
+  mockrt_ompt_init();
+  /* atexit handlers run before any library destructor, while tools still work. */
+  atexit(mockrt_shutdown);
+}
+
+static mockrt_team_t *mockrt_new_initial_team(void)
+{
+  mockrt_team_t *team = calloc(1, sizeof *team);
+  if (!team)
+    abort();
+  team->nthreads = 1;
+  mockrt_barrier_init(&team->barrier, 1);
+  for (unsigned i = 0; i < MOCKRT_WS_SLOTS; i++)
+    atomic_init(&team->ws[i].ticket, i);
+  return team;
+}
+
+mockrt_thread_t *mockrt_thread_attach_initial(void)
+{
+  static atomic_int first_done;
+  mockrt_thread_t *self = &mockrt_self_tls;
+  mockrt_task_t *t = &self->initial_task;
+
+  pthread_once(&mockrt_once, mockrt_init_once);
+
+  /* Everything is set up before kind is set, which makes the thread known. */
+  self->state = ompt_state_overhead;
+  self->thread_data.value = 0;
+  self->initial_team = mockrt_new_initial_team();
+  memset(t, 0, sizeof *t);
+  t->team = self->initial_team;
+  t->flags = ompt_task_initial;
+  t->nthreads_var = mockrt_icv.nthreads;
+  self->initial_team->encountering = NULL;
+  atomic_signal_fence(memory_order_seq_cst);
+  self->task = t;
+  self->kind = ompt_thread_initial;
+  if (atomic_exchange(&first_done, 1))
+    pthread_setspecific(mockrt_initial_key, self);
+
+  if (mockrt_ompt.thread_begin)
+    mockrt_ompt.thread_begin(ompt_thread_initial, &self->thread_data);
+  if (mockrt_ompt.implicit_task)
+    mockrt_ompt.implicit_task(ompt_scope_begin, &self->initial_team->parallel_data,
+                              &t->task_data, 1, 1, ompt_task_initial);
+  mockrt_set_state(self, ompt_state_work_serial);
+  return self;
+}
+
+mockrt_thread_t *mockrt_thread_attach_worker(void)
+{
+  mockrt_thread_t *self = &mockrt_self_tls;
+  self->state = ompt_state_overhead;
+  self->thread_data.value = 0;
+  self->task = NULL;
+  atomic_signal_fence(memory_order_seq_cst);
+  self->kind = ompt_thread_worker;
+  if (mockrt_ompt.thread_begin)
+    mockrt_ompt.thread_begin(ompt_thread_worker, &self->thread_data);
+  mockrt_set_state(self, ompt_state_idle);
+  return self;
+}
+
+void mockrt_thread_detach_worker(mockrt_thread_t *self)
+{
+  mockrt_set_state(self, ompt_state_overhead);
+  if (mockrt_ompt.thread_end)
+    mockrt_ompt.thread_end(&self->thread_data);
+  mockrt_set_state(self, ompt_state_undefined);
+}

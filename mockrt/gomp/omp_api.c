@@ -1,0 +1,163 @@
+/*
+ * The omp_* query and ICV routines of the OpenMP API.
+ */
+#include "gomp.h"
+
+#include <time.h>
+
+/* A pool worker may call these from a tool callback outside any region. */
+static mockrt_task_t *mockrt_api_task(void)
+{
+  return mockrt_self()->task;
+}
+
+MOCKRT_EXPORT int omp_get_thread_num(void)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  return t ? t->thread_num : 0;
+}
+
+MOCKRT_EXPORT int omp_get_num_threads(void)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  return t ? (int)t->team->nthreads : 1;
+}
+
+MOCKRT_EXPORT int omp_get_max_threads(void)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  return t ? t->nthreads_var : mockrt_icv.nthreads;
+}
+
+MOCKRT_EXPORT void omp_set_num_threads(int n)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  if (t && n > 0)
+    t->nthreads_var = n > MOCKRT_MAX_THREADS ? MOCKRT_MAX_THREADS : n;
+}
+
+MOCKRT_EXPORT int omp_get_num_procs(void)
+{
+  mockrt_self();
+  return mockrt_icv.num_procs;
+}
+
+MOCKRT_EXPORT int omp_in_parallel(void)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  return t && t->team->active_level > 0;
+}
+
+MOCKRT_EXPORT int omp_get_level(void)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  return t ? t->team->level : 0;
+}
+
+MOCKRT_EXPORT int omp_get_active_level(void)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  return t ? t->team->active_level : 0;
+}
+
+/* The task of the region at a nesting level, walking out from the current one. */
+static mockrt_task_t *mockrt_api_task_at_level(int level)
+{
+  mockrt_task_t *t = mockrt_api_task();
+  if (!t || level < 0 || level > t->team->level)
+    return NULL;
+  while (t && t->team->level > level)
+    t = t->parent;
+  return t;
+}
+
+MOCKRT_EXPORT int omp_get_ancestor_thread_num(int level)
+{
+  mockrt_task_t *t = mockrt_api_task_at_level(level);
+  return t ? t->thread_num : -1;
+}
+
+MOCKRT_EXPORT int omp_get_team_size(int level)
+{
+  mockrt_task_t *t = mockrt_api_task_at_level(level);
+  return t ? (int)t->team->nthreads : -1;
+}
+
+MOCKRT_EXPORT void omp_set_dynamic(int on)
+{
+  mockrt_self();
+  mockrt_icv.dynamic = on != 0;
+}
+
+MOCKRT_EXPORT int omp_get_dynamic(void)
+{
+  mockrt_self();
+  return mockrt_icv.dynamic;
+}
+
+/* Nested parallelism is always serialized in this version. */
+MOCKRT_EXPORT void omp_set_nested(int on)
+{
+  (void)on;
+}
+
+MOCKRT_EXPORT int omp_get_nested(void)
+{
+  return 0;
+}
+
+MOCKRT_EXPORT int omp_get_max_active_levels(void)
+{
+  return 1;
+}
+
+MOCKRT_EXPORT void omp_set_max_active_levels(int n)
+{
+  (void)n;
+}
+
+MOCKRT_EXPORT int omp_get_thread_limit(void)
+{
+  mockrt_self();
+  return mockrt_icv.thread_limit;
+}
+
+MOCKRT_EXPORT double omp_get_wtime(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+MOCKRT_EXPORT double omp_get_wtick(void)
+{
+  struct timespec ts;
+  if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
+    return 1e-9;
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+MOCKRT_EXPORT int omp_in_final(void)
+{
+  return 0;
+}
+
+MOCKRT_EXPORT int omp_is_initial_device(void)
+{
+  return 1;
+}
+
+MOCKRT_EXPORT int omp_get_num_devices(void)
+{
+  return 0;
+}
+
+MOCKRT_EXPORT int omp_get_initial_device(void)
+{
+  return 0;
+}
+
+MOCKRT_EXPORT int omp_get_default_device(void)
+{
+  return 0;
+}

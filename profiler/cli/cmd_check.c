@@ -1,0 +1,171 @@
+/* knit check: compares a measurement with its golden CCT (the rules are in
+ * report/golden.h and in the help text below), or with --update rewrites
+ * the golden from the measurement. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "report/folded.h"
+#include "report/golden.h"
+#include "report/profile.h"
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: knit check [--update] DIR GOLDEN\n"
+          "\n"
+          "Compares the normalized folded call paths of the measurement in DIR\n"
+          "(as `knit report --format=folded DIR` prints them) with GOLDEN.\n"
+          "\n"
+          "GOLDEN holds lines \"frame;frame;... count\". Lines starting with '#'\n"
+          "are comments; these are directives:\n"
+          "  # tolerance: 0.05   allowed difference of each path's share (default)\n"
+          "  # min-share: 0.02   see rules 2 and 3 (default)\n"
+          "  # mode: exact       or \"shares\": overrides the choice by event\n"
+          "\n"
+          "PROBE measurements must match exactly: the same paths, the same counts.\n"
+          "Timer measurements (CPUTIME, REALTIME) are compared by shares:\n"
+          "  1. each golden path's share of the samples on golden paths is within\n"
+          "     +-tolerance of its share of the golden's total;\n"
+          "  2. each golden path with a golden share of at least min-share is\n"
+          "     present;\n"
+          "  3. paths not in the golden hold at most min-share of all samples.\n"
+          "\n"
+          "  --update     write the measurement's folded paths to GOLDEN instead,\n"
+          "               keeping GOLDEN's comment lines (UPDATE_GOLDEN=1 runs this)\n"
+          "  -h, --help   print this help\n"
+          "\n"
+          "A mismatch prints one line per difference: '-' a golden path that is\n"
+          "missing, '+' a path the golden does not have, '~' a count or share that\n"
+          "differs.\n"
+          "Exit status: 0 match (or golden written), 1 mismatch or unreadable\n"
+          "input, 2 bad usage.\n");
+}
+
+static int bad_usage(const char *fmt, const char *what)
+{
+  fprintf(stderr, "knit check: ");
+  fprintf(stderr, fmt, what);
+  fprintf(stderr, "\n");
+  usage(stderr);
+  return 2;
+}
+
+static int update_golden(const char *golden_path, const knit_folded *measured)
+{
+  char err[600];
+  knit_golden old;
+  int have_old = 0;
+  if (access(golden_path, F_OK) == 0) {
+    if (knit_golden_read(golden_path, &old, err, sizeof err) != 0) {
+      fprintf(stderr, "knit check: error: %s (fix or remove it to update)\n", err);
+      return 1;
+    }
+    have_old = 1;
+  }
+  int rc = knit_golden_write(golden_path, have_old ? &old : NULL, measured, err, sizeof err);
+  if (have_old)
+    knit_golden_free(&old);
+  if (rc != 0) {
+    fprintf(stderr, "knit check: error: %s\n", err);
+    return 1;
+  }
+  printf("knit check: wrote %s (%zu paths, %llu samples)\n", golden_path, measured->count,
+         (unsigned long long)measured->total);
+  return 0;
+}
+
+static int compare(const char *dir, const char *golden_path, const knit_profile *profile,
+                   const knit_folded *measured)
+{
+  char err[600];
+  knit_golden golden;
+  if (knit_golden_read(golden_path, &golden, err, sizeof err) != 0) {
+    fprintf(stderr, "knit check: error: %s\n", err);
+    return 1;
+  }
+  knit_check_mode mode = golden.mode;
+  if (mode == KNIT_CHECK_BY_EVENT)
+    mode = strcmp(profile->measurement.event, "PROBE") == 0 ? KNIT_CHECK_EXACT
+                                                            : KNIT_CHECK_SHARES;
+  char how[96];
+  if (mode == KNIT_CHECK_EXACT)
+    snprintf(how, sizeof how, "exact");
+  else
+    snprintf(how, sizeof how, "shares, tolerance %.3g, min-share %.3g", golden.tolerance,
+             golden.min_share);
+
+  /* The diff goes to a buffer first so the verdict line can come first. */
+  char *diff = NULL;
+  size_t diff_len = 0;
+  FILE *diff_out = open_memstream(&diff, &diff_len);
+  size_t differences = knit_golden_compare(&golden, measured, mode, diff_out);
+  if (diff_out != NULL)
+    fclose(diff_out);
+  if (differences == 0) {
+    printf("knit check: %s matches %s (%s; %zu paths, %llu samples)\n", dir, golden_path,
+           how, measured->count, (unsigned long long)measured->total);
+  } else {
+    printf("knit check: %s does not match %s (%s): %zu difference%s\n", dir, golden_path,
+           how, differences, differences == 1 ? "" : "s");
+    if (diff != NULL)
+      fputs(diff, stdout);
+  }
+  free(diff);
+  knit_golden_free(&golden);
+  return differences == 0 ? 0 : 1;
+}
+
+int knit_cmd_check(int argc, char **argv)
+{
+  int update = 0;
+  static const struct option options[] = {
+      {"update", no_argument, NULL, 'u'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  optind = 0;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    switch (c) {
+    case 'u':
+      update = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+  }
+  if (argc - optind != 2)
+    return bad_usage("%s", "wants a measurement directory and a golden file");
+  const char *dir = argv[optind];
+  const char *golden_path = argv[optind + 1];
+
+  knit_profile profile;
+  if (knit_profile_load(&profile, dir, "knit check", stderr) != 0)
+    return 1;
+  int rc;
+  knit_folded measured;
+  if (profile.measurement.failed_count > 0) {
+    /* Counts without those threads would be wrong in either direction. */
+    fprintf(stderr, "knit check: error: %s is incomplete; not comparing it\n", dir);
+    rc = 1;
+  } else if (knit_folded_from_tree(&profile.tree, &measured) != 0) {
+    fprintf(stderr, "knit check: error: out of memory\n");
+    rc = 1;
+  } else {
+    rc = update ? update_golden(golden_path, &measured)
+                : compare(dir, golden_path, &profile, &measured);
+    knit_folded_free(&measured);
+  }
+  knit_profile_free(&profile);
+  fflush(stdout);
+  return rc;
+}

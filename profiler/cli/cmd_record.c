@@ -1,0 +1,149 @@
+/* knit record: runs a program with libknit.so preloaded. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/launch.h"
+#include "core/config.h"
+
+static void usage(FILE *to)
+{
+  fprintf(to,
+          "usage: knit record [-e EVENT] [-o DIR] [--runtime=NAME] [--qemu] -- PROGRAM [ARGS...]\n"
+          "\n"
+          "Runs PROGRAM with the profiler loaded and writes a measurement directory.\n"
+          "\n"
+          "  -e, --event=EVENT   what triggers a sample (default CPUTIME@5000):\n"
+          "                        CPUTIME@US    every US microseconds of thread CPU time\n"
+          "                        CPUTIME@fN    N times per second of thread CPU time\n"
+          "                        REALTIME@US   every US microseconds of wall-clock time\n"
+          "                        REALTIME@fN   N times per second of wall-clock time\n"
+          "                        PROBE         where the program calls knit_probe()\n"
+          "                                      (include/knit/probe.h)\n"
+          "  -o, --output=DIR    measurement directory (default ./knit-PROGRAM-PID);\n"
+          "                      it must not hold a measurement already\n"
+          "      --runtime=NAME  OpenMP runtime to run on: system (default: what the\n"
+          "                      program links), mock-gomp (knit's GNU-layout mock)\n"
+          "      --qemu          run under QEMU user mode for the program's ISA\n"
+          "  -h, --help          this text\n"
+          "\n"
+          "The exit status is the program's. The measurement's SUMMARY line is\n"
+          "printed when the program ends.\n");
+}
+
+static int fail(const char *fmt, const char *arg)
+{
+  fprintf(stderr, "knit record: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  return 2;
+}
+
+/* True when dir exists and already holds a measurement (a log or a thread
+ * file): recording over it would mix two runs. */
+static bool holds_measurement(const char *dir)
+{
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/knit.log", dir);
+  return access(path, F_OK) == 0;
+}
+
+static void print_summary(const char *dir)
+{
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/knit.log", dir);
+  FILE *f = fopen(path, "r");
+  char line[8192], last[8192] = "";
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "SUMMARY ", 8))
+      snprintf(last, sizeof last, "%s", line);
+  if (f)
+    fclose(f);
+  if (*last)
+    fprintf(stderr, "knit: %s", last);
+  else
+    fprintf(stderr, "knit: %s has no SUMMARY line: the program ended before knit could "
+                    "write its data (killed, or knit was not loaded)\n", dir);
+}
+
+int knit_cmd_record(int argc, char **argv)
+{
+  static const struct option opts[] = {
+      {"event", required_argument, NULL, 'e'},  {"output", required_argument, NULL, 'o'},
+      {"runtime", required_argument, NULL, 'r'}, {"qemu", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+  knit_launch launch;
+  memset(&launch, 0, sizeof launch);
+  launch.event = "CPUTIME";
+  launch.runtime = "system";
+  const char *output = NULL;
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "+e:o:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'e': launch.event = optarg; break;
+    case 'o': output = optarg; break;
+    case 'r': launch.runtime = optarg; break;
+    case 'q': launch.qemu = true; break;
+    case 'h': usage(stdout); return 0;
+    default:
+      fprintf(stderr, "knit record: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (optind >= argc) {
+    fprintf(stderr, "knit record: no program given\n\n");
+    usage(stderr);
+    return 2;
+  }
+  knit_event ev;
+  char err[256];
+  if (!knit_event_parse(launch.event, &ev, err, sizeof err))
+    return fail("%s", err);
+
+  char program[PATH_MAX];
+  if (!knit_find_program(argv[optind], program, sizeof program))
+    return fail("cannot find an executable program '%s'", argv[optind]);
+  launch.program = program;
+  launch.argv = argv + optind;
+
+  char outbuf[PATH_MAX];
+  if (!output) {
+    const char *base = strrchr(program, '/');
+    snprintf(outbuf, sizeof outbuf, "knit-%s-%d", base ? base + 1 : program, (int)getpid());
+    output = outbuf;
+  }
+  if (holds_measurement(output))
+    return fail("%s already holds a measurement; choose another with -o or remove it", output);
+  if (mkdir(output, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "knit record: cannot create %s: %s\n", output, strerror(errno));
+    return 1;
+  }
+  launch.output = output;
+
+  if (!knit_launch_prepare(&launch, err, sizeof err))
+    return fail("%s", err);
+  int status = knit_launch_run(&launch, err, sizeof err);
+  if (status < 0)
+    return fail("%s", err);
+  print_summary(output);
+  if (WIFSIGNALED(status)) {
+    fprintf(stderr, "knit: the program was killed by signal %d (%s); what was measured is in %s\n",
+            WTERMSIG(status), strsignal(WTERMSIG(status)), output);
+    return 128 + WTERMSIG(status);
+  }
+  return WEXITSTATUS(status);
+}

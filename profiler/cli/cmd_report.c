@@ -1,0 +1,161 @@
+/* knit report: prints a measurement as a top-down calling-context tree or
+ * as folded stacks. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/commands.h"
+#include "report/folded.h"
+#include "report/profile.h"
+#include "report/view_tree.h"
+
+#define DEFAULT_MIN_PERCENT 0.5
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: knit report [--format=tree|folded] [--min=PCT] [--threads] [DIR]\n"
+          "\n"
+          "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
+          "\n"
+          "  --format=tree    top-down calling-context tree (default): inclusive\n"
+          "                   samples and share, exclusive samples, function, and the\n"
+          "                   file:line of each call site or sampled instruction\n"
+          "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
+          "                   normalized as golden files are (see `knit check --help`)\n"
+          "  --min=PCT        hide tree nodes below PCT%% of all samples\n"
+          "                   (default %.1f; 0 shows every node)\n"
+          "  --threads        also print a table of per-thread samples and unwind\n"
+          "                   statistics\n"
+          "  -h, --help       print this help\n"
+          "\n"
+          "Thread files that cannot be read are named in a warning and left out.\n"
+          "Exit status: 0 printed, 1 no usable measurement, 2 bad usage.\n",
+          DEFAULT_MIN_PERCENT);
+}
+
+static int bad_usage(const char *fmt, const char *what)
+{
+  fprintf(stderr, "knit report: ");
+  fprintf(stderr, fmt, what);
+  fprintf(stderr, "\n");
+  usage(stderr);
+  return 2;
+}
+
+/* The newest ./knit-* directory by modification time, into buf; -1 if none. */
+static int newest_measurement(char *buf, size_t len)
+{
+  DIR *d = opendir(".");
+  if (d == NULL)
+    return -1;
+  struct timespec best = {0, 0};
+  int found = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    struct stat st;
+    if (strncmp(e->d_name, "knit-", 5) != 0 || stat(e->d_name, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+      continue;
+    int newer = !found || st.st_mtim.tv_sec > best.tv_sec ||
+                (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec) ||
+                (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec == best.tv_nsec &&
+                 strcmp(e->d_name, buf + 2) > 0);
+    if (newer && strlen(e->d_name) + 3 <= len) {
+      snprintf(buf, len, "./%s", e->d_name);
+      best = st.st_mtim;
+      found = 1;
+    }
+  }
+  closedir(d);
+  return found ? 0 : -1;
+}
+
+int knit_cmd_report(int argc, char **argv)
+{
+  enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
+  double min_percent = DEFAULT_MIN_PERCENT;
+  int threads = 0;
+  static const struct option options[] = {
+      {"format", required_argument, NULL, 'f'},
+      {"min", required_argument, NULL, 'm'},
+      {"threads", no_argument, NULL, 't'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    switch (c) {
+    case 'f':
+      if (strcmp(optarg, "tree") == 0)
+        format = FORMAT_TREE;
+      else if (strcmp(optarg, "folded") == 0)
+        format = FORMAT_FOLDED;
+      else
+        return bad_usage("unknown format '%s' (tree or folded)", optarg);
+      break;
+    case 'm': {
+      char *end;
+      errno = 0;
+      min_percent = strtod(optarg, &end);
+      if (end == optarg || *end != '\0' || errno != 0 || !(min_percent >= 0.0) ||
+          min_percent > 100.0)
+        return bad_usage("--min wants a percentage from 0 to 100, not '%s'", optarg);
+      break;
+    }
+    case 't':
+      threads = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+  }
+  if (argc - optind > 1)
+    return bad_usage("one measurement directory at most, got '%s' too", argv[optind + 1]);
+
+  char found[PATH_MAX];
+  const char *dir = optind < argc ? argv[optind] : NULL;
+  if (dir == NULL) {
+    if (newest_measurement(found, sizeof found) != 0) {
+      fprintf(stderr, "knit report: error: no ./knit-* measurement directory here; "
+                      "name one: knit report DIR\n");
+      return 1;
+    }
+    dir = found;
+  }
+
+  knit_profile profile;
+  if (knit_profile_load(&profile, dir, "knit report", stderr) != 0)
+    return 1;
+  int rc = 0;
+  if (format == FORMAT_FOLDED) {
+    knit_folded folded;
+    if (knit_folded_from_tree(&profile.tree, &folded) != 0) {
+      fprintf(stderr, "knit report: error: out of memory\n");
+      rc = 1;
+    } else {
+      knit_folded_write(&folded, stdout);
+      knit_folded_free(&folded);
+    }
+  } else {
+    knit_view_header(&profile, stdout);
+    fputc('\n', stdout);
+    if (threads)
+      knit_view_threads(&profile, stdout);
+    knit_view_top_down(&profile, min_percent, stdout);
+  }
+  knit_profile_free(&profile);
+  if (fflush(stdout) != 0)
+    rc = 1;
+  return rc;
+}

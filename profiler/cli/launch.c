@@ -1,0 +1,228 @@
+/* Starting a program under knit: see launch.h. */
+#define _GNU_SOURCE
+#include "cli/launch.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "unwind/isa.h"
+
+static bool is_executable_file(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+bool knit_find_program(const char *name, char *out, size_t outlen)
+{
+  if (strchr(name, '/')) {
+    if (!is_executable_file(name))
+      return false;
+    snprintf(out, outlen, "%s", name);
+    return true;
+  }
+  const char *path = getenv("PATH");
+  if (!path)
+    path = "/usr/local/bin:/usr/bin:/bin";
+  while (*path) {
+    const char *colon = strchr(path, ':');
+    size_t len = colon ? (size_t)(colon - path) : strlen(path);
+    snprintf(out, outlen, "%.*s/%s", (int)len, len ? path : ".", name);
+    if (is_executable_file(out))
+      return true;
+    path += len + (colon ? 1 : 0);
+  }
+  return false;
+}
+
+/* The folder that holds knit's own build products (bin/ and lib/ side by
+ * side): the command finds libknit.so and the mock runtimes from itself. */
+static bool tree_root(char *out, size_t outlen)
+{
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return false;
+  self[n] = '\0';
+  char *slash = strrchr(self, '/');
+  if (!slash)
+    return false;
+  *slash = '\0';
+  snprintf(out, outlen, "%s/..", self);
+  return true;
+}
+
+typedef struct isa_info {
+  uint16_t machine;
+  const char *name;
+  const char *qemu;
+  const char *sysroot;
+} isa_info;
+
+static const isa_info isas[] = {
+    {EM_X86_64, "x86_64", "qemu-x86_64", ""},
+    {EM_AARCH64, "aarch64", "qemu-aarch64", "/usr/aarch64-linux-gnu"},
+    {EM_PPC64, "ppc64le", "qemu-ppc64le", "/usr/powerpc64le-linux-gnu"},
+};
+
+static const isa_info *program_isa(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  Elf64_Ehdr eh;
+  ssize_t n = read(fd, &eh, sizeof eh);
+  close(fd);
+  if (n != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    return NULL;
+  for (size_t i = 0; i < sizeof isas / sizeof *isas; i++)
+    if (isas[i].machine == eh.e_machine)
+      return &isas[i];
+  return NULL;
+}
+
+bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
+{
+  const isa_info *isa = program_isa(l->program);
+  if (!isa) {
+    snprintf(err, errlen, "%s is not a 64-bit little-endian ELF program of x86_64, aarch64 "
+                          "or ppc64le", l->program);
+    return false;
+  }
+  l->isa = isa->name;
+  const knit_isa_ops *native = knit_isa_native();
+  bool foreign = native->elf_machine != isa->machine;
+  if (foreign && !l->qemu) {
+    snprintf(err, errlen, "%s is an %s program: run it with --qemu", l->program, isa->name);
+    return false;
+  }
+
+  char root[PATH_MAX];
+  if (!tree_root(root, sizeof root)) {
+    snprintf(err, errlen, "cannot tell where knit is installed (/proc/self/exe)");
+    return false;
+  }
+  /* The native tree is bin/../lib; another ISA's is built beside it, in
+   * ../<isa>/lib (build/native, build/aarch64, build/ppc64le). */
+  char libdir[PATH_MAX];
+  const char *env_dir = getenv("KNIT_LIBDIR");
+  if (env_dir && *env_dir)
+    snprintf(libdir, sizeof libdir, "%s", env_dir);
+  else if (!foreign)
+    snprintf(libdir, sizeof libdir, "%s/lib", root);
+  else
+    snprintf(libdir, sizeof libdir, "%s/../%s/lib", root, isa->name);
+  snprintf(l->tool, sizeof l->tool, "%s/libknit.so", libdir);
+  if (access(l->tool, R_OK) != 0) {
+    snprintf(err, errlen, "no libknit.so for %s at %s (build that ISA's tree, or set "
+                          "KNIT_LIBDIR)", isa->name, l->tool);
+    return false;
+  }
+
+  l->runtime_dir[0] = '\0';
+  if (!strcmp(l->runtime, "mock-gomp")) {
+    snprintf(l->runtime_dir, sizeof l->runtime_dir, "%s/mock-gomp", libdir);
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/libgomp.so.1", l->runtime_dir);
+    if (access(probe, R_OK) != 0) {
+      snprintf(err, errlen, "runtime mock-gomp is not built for %s (no %s)", isa->name, probe);
+      return false;
+    }
+  } else if (strcmp(l->runtime, "system") != 0) {
+    snprintf(err, errlen, "unknown runtime '%s' (system or mock-gomp)", l->runtime);
+    return false;
+  }
+
+  if (l->qemu) {
+    snprintf(l->qemu_binary, sizeof l->qemu_binary, "%s", isa->qemu);
+    snprintf(l->qemu_sysroot, sizeof l->qemu_sysroot, "%s", isa->sysroot);
+    char found[PATH_MAX];
+    if (!knit_find_program(l->qemu_binary, found, sizeof found)) {
+      snprintf(err, errlen, "%s is not installed (ci/deps.sh installs qemu-user)",
+               l->qemu_binary);
+      return false;
+    }
+  }
+  return true;
+}
+
+static char *joined(const char *name, const char *value)
+{
+  size_t n = strlen(name) + strlen(value) + 2;
+  char *s = malloc(n);
+  if (s)
+    snprintf(s, n, "%s=%s", name, value);
+  return s;
+}
+
+int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
+{
+  char ld_path[PATH_MAX * 2];
+  const char *old = getenv("LD_LIBRARY_PATH");
+  if (l->runtime_dir[0])
+    snprintf(ld_path, sizeof ld_path, "%s%s%s", l->runtime_dir, old && *old ? ":" : "",
+             old ? old : "");
+  else
+    snprintf(ld_path, sizeof ld_path, "%s", old ? old : "");
+
+  /* The guest's environment: natively the process environment itself; under
+   * QEMU it goes in with -E, so that qemu's own (host) loader does not try
+   * to preload a library of the guest's ISA. */
+  setenv("KNIT_EVENT", l->event, 1);
+  setenv("KNIT_OUTPUT", l->output, 1);
+  char *args[4096];
+  int n = 0;
+  if (l->qemu) {
+    args[n++] = (char *)l->qemu_binary;
+    if (l->qemu_sysroot[0]) {
+      args[n++] = "-L";
+      args[n++] = (char *)l->qemu_sysroot;
+    }
+    args[n++] = "-E";
+    args[n++] = joined("LD_PRELOAD", l->tool);
+    if (ld_path[0]) {
+      args[n++] = "-E";
+      args[n++] = joined("LD_LIBRARY_PATH", ld_path);
+    }
+    args[n++] = (char *)l->program;
+  } else {
+    setenv("LD_PRELOAD", l->tool, 1);
+    if (ld_path[0])
+      setenv("LD_LIBRARY_PATH", ld_path, 1);
+    args[n++] = (char *)l->program;
+  }
+  for (int i = 1; l->argv[i] && n < 4095; i++)
+    args[n++] = l->argv[i];
+  args[n] = NULL;
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(err, errlen, "fork: %s", strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    execvp(args[0], args);
+    fprintf(stderr, "knit record: cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  /* The program gets the terminal's signals; knit waits for it to end. */
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  int status;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      snprintf(err, errlen, "waitpid: %s", strerror(errno));
+      return -1;
+    }
+  }
+  return status;
+}

@@ -1,0 +1,32 @@
+/* What `knit record` asked for, read from the environment once at start-up:
+ *   KNIT_EVENT    CPUTIME@<us> | CPUTIME@f<per second> | REALTIME@... | PROBE
+ *   KNIT_OUTPUT   the measurement directory
+ * The command line is parsed by `knit record`, which checks the same syntax
+ * with the same parser before it starts the program. */
+#ifndef KNIT_CORE_CONFIG_H
+#define KNIT_CORE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum knit_event_kind {
+  KNIT_EVENT_CPUTIME = 0,
+  KNIT_EVENT_REALTIME = 1,
+  KNIT_EVENT_PROBE = 2,
+} knit_event_kind;
+
+typedef struct knit_event {
+  knit_event_kind kind;
+  uint64_t period_ns; /* 0 for PROBE */
+} knit_event;
+
+#define KNIT_DEFAULT_PERIOD_NS 5000000ull /* 200 samples per second */
+
+/* Parses an event specification. Returns false with a message in err. */
+bool knit_event_parse(const char *spec, knit_event *out, char *err, size_t errlen);
+
+/* The event's name as written in measurements: "CPUTIME", "REALTIME", "PROBE". */
+const char *knit_event_name(knit_event_kind kind);
+
+#endif /* KNIT_CORE_CONFIG_H */

@@ -1,0 +1,51 @@
+/* The fault guard: see fault_guard.h. */
+#include "core/fault_guard.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "core/session.h"
+#include "core/thread.h"
+
+static const int guarded[] = {SIGSEGV, SIGBUS};
+static struct sigaction previous[2];
+
+static int slot_of(int sig) { return sig == SIGSEGV ? 0 : 1; }
+
+static void on_fault(int sig, siginfo_t *info, void *uc)
+{
+  knit_thread *t = knit_thread_self();
+  if (t && t->in_unwind) {
+    t->in_unwind = 0;
+    siglongjmp(t->fault_jump, 1);
+  }
+  const struct sigaction *prev = &previous[slot_of(sig)];
+  if ((prev->sa_flags & SA_SIGINFO) && prev->sa_sigaction) {
+    prev->sa_sigaction(sig, info, uc);
+    return;
+  }
+  if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+    prev->sa_handler(sig);
+    return;
+  }
+  knit_session_finish(sig == SIGSEGV ? "crash: SIGSEGV" : "crash: SIGBUS");
+  /* Returning re-executes the faulting instruction under the default
+   * action: the process dies exactly as it would have without knit. */
+  signal(sig, SIG_DFL);
+}
+
+bool knit_fault_guard_install(void)
+{
+  for (size_t i = 0; i < sizeof guarded / sizeof *guarded; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    /* SA_NODEFER: a fault inside the program's own handler, reached through
+     * the chain, must still be delivered. */
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(guarded[i], &sa, &previous[slot_of(guarded[i])]) != 0)
+      return false;
+  }
+  return true;
+}

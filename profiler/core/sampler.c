@@ -1,0 +1,167 @@
+/* Timers, probes and the sample handler: see sampler.h. */
+#define _GNU_SOURCE
+#include "core/sampler.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/fault_guard.h"
+#include "core/session.h"
+#include "ompt/attribution.h"
+#include "unwind/loadmap.h"
+
+#define MAX_FRAMES 256
+
+/* Reads a word of the process's own memory. A bad address faults, and the
+ * fault guard turns that into a jump back to the handler. */
+static bool read_own_memory(void *ctx, uint64_t addr, uint64_t *out)
+{
+  (void)ctx;
+  if (addr == 0 || (addr & 7) != 0)
+    return false;
+  *out = *(const volatile uint64_t *)(uintptr_t)addr;
+  return true;
+}
+
+void knit_sampler_prepare_unwinder(knit_unwinder *u)
+{
+  u->read = read_own_memory;
+  u->read_ctx = NULL;
+}
+
+bool knit_sampler_install(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = knit_sample_handler;
+  /* SA_RESTART: a sample must not make the program's system calls fail. */
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(KNIT_SAMPLE_SIGNAL, &sa, NULL) != 0)
+    return false;
+  return knit_fault_guard_install();
+}
+
+void knit_sampler_start_thread(knit_thread *t)
+{
+  const knit_event *ev = &knit_the_session.event;
+  if (ev->kind == KNIT_EVENT_PROBE)
+    return;
+  struct sigevent sev;
+  memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = KNIT_SAMPLE_SIGNAL;
+  sev._sigev_un._tid = t->tid;
+  clockid_t clock = ev->kind == KNIT_EVENT_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+  if (timer_create(clock, &sev, &t->timer) != 0)
+    return;
+  struct itimerspec its;
+  its.it_interval.tv_sec = (time_t)(ev->period_ns / 1000000000ull);
+  its.it_interval.tv_nsec = (long)(ev->period_ns % 1000000000ull);
+  its.it_value = its.it_interval;
+  if (timer_settime(t->timer, 0, &its, NULL) != 0) {
+    timer_delete(t->timer);
+    return;
+  }
+  atomic_store(&t->has_timer, true);
+}
+
+void knit_sampler_stop_thread(knit_thread *t)
+{
+  /* The thread itself (at its exit) and the session (at process exit) may
+   * both stop it: only one deletes the timer. */
+  if (atomic_exchange(&t->has_timer, false))
+    timer_delete(t->timer);
+  /* A handler already running on that thread finishes its sample first;
+   * on the thread itself (the crash path) there is nothing to wait for. */
+  if (t == knit_thread_self())
+    return;
+  while (atomic_load(&t->in_handler))
+    sched_yield();
+}
+
+/* Inserts one path (outermost first) into the thread's tree and charges the
+ * sample to its last node. */
+static void record_path(knit_thread *t, const knit_path_frame *path, int n)
+{
+  uint32_t node = 0;
+  for (int i = 0; i < n; i++)
+    node = knit_cct_child(&t->cct, node, path[i].module, path[i].offset, path[i].kind);
+  knit_cct_node_at(&t->cct, node)->metrics[KNIT_METRIC_SAMPLES]++;
+}
+
+void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
+{
+  (void)sig;
+  (void)info;
+  int saved_errno = errno;
+  knit_thread *t = knit_thread_self();
+  if (!t) {
+    errno = saved_errno;
+    return;
+  }
+  int busy = 0;
+  if (!atomic_compare_exchange_strong(&t->in_handler, &busy, 1)) {
+    t->stats[KNIT_STAT_BLOCKED]++;
+    errno = saved_errno;
+    return;
+  }
+  if (atomic_load(&knit_the_session.stopping) || atomic_load(&t->written) || !t->cct_ready ||
+      !knit_the_session.isa) {
+    t->stats[KNIT_STAT_BLOCKED]++;
+    atomic_store(&t->in_handler, 0);
+    errno = saved_errno;
+    return;
+  }
+
+  knit_frame frames[MAX_FRAMES];
+  knit_regs regs;
+  knit_native_regs_from_ucontext(ucontext, &regs);
+  int n = 0;
+  knit_unwind_end end = KNIT_UNWIND_PARTIAL;
+  uint64_t built_before = t->unwinder.recipes_built;
+  t->in_unwind = 1;
+  if (sigsetjmp(t->fault_jump, 1) == 0) {
+    n = knit_unwind(&t->unwinder, &regs, frames, MAX_FRAMES, &end);
+  } else {
+    /* A read faulted: keep the frames found so far as a partial path. The
+     * frame count is recovered from what the unwinder had filled in. */
+    t->stats[KNIT_STAT_FAULTS]++;
+    n = t->unwinder.progress;
+    end = KNIT_UNWIND_PARTIAL;
+  }
+  t->in_unwind = 0;
+  t->stats[KNIT_STAT_RECIPES_BUILT] += t->unwinder.recipes_built - built_before;
+
+  bool is_probe = knit_the_session.event.kind == KNIT_EVENT_PROBE;
+  knit_path_frame path[MAX_FRAMES + 8];
+  bool partial = false;
+  int len = knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial);
+  record_path(t, path, len);
+
+  t->stats[KNIT_STAT_SAMPLES]++;
+  t->stats[KNIT_STAT_FRAMES] += (uint64_t)n;
+  if (partial)
+    t->stats[KNIT_STAT_PARTIAL]++;
+  if (end == KNIT_UNWIND_TRUNCATED)
+    t->stats[KNIT_STAT_TRUNCATED]++;
+  atomic_store(&t->in_handler, 0);
+  errno = saved_errno;
+}
+
+__attribute__((visibility("default"), noinline)) void knit_probe_fire(void)
+{
+  if (!knit_the_session.active || knit_the_session.event.kind != KNIT_EVENT_PROBE)
+    return;
+  /* Not in a handler yet: the place to notice libraries loaded since the
+   * last look (dlopen is not wrapped, so that it keeps its caller's search
+   * path). Cheap when nothing changed. */
+  knit_loadmap_refresh(knit_self_address());
+  syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), KNIT_SAMPLE_SIGNAL);
+  /* Keeps the system call out of tail position, so this function's frame is
+   * on the stack when the signal arrives and marks where knit's frames end. */
+  __asm__ __volatile__("" ::: "memory");
+}

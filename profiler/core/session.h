@@ -1,0 +1,35 @@
+/* The profiling session: one per process, set up when libknit.so is loaded
+ * (if `knit record` asked for it) and finished at exit, when every thread's
+ * data is written. */
+#ifndef KNIT_CORE_SESSION_H
+#define KNIT_CORE_SESSION_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "core/config.h"
+#include "unwind/isa.h"
+
+typedef struct knit_session {
+  bool active;                /* KNIT_EVENT was given and set-up succeeded */
+  knit_event event;
+  char output[4096];          /* measurement directory */
+  const knit_isa_ops *isa;
+  _Atomic bool stopping;      /* no new samples; data is being written */
+  _Atomic unsigned threads;   /* threads seen */
+} knit_session;
+
+extern knit_session knit_the_session;
+
+/* An address inside libknit.so, to recognize its own frames. */
+const void *knit_self_address(void);
+
+/* Writes one line to the measurement's log (knit.log). Async-signal-safe. */
+void knit_log_line(const char *line);
+
+/* Writes every unwritten thread's file and the SUMMARY line. why is written
+ * to the log ("exit", "crash: SIGSEGV"). Safe to call from a signal handler
+ * (the crash path); runs once. */
+void knit_session_finish(const char *why);
+
+#endif /* KNIT_CORE_SESSION_H */

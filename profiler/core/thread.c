@@ -1,0 +1,126 @@
+/* Per-thread state and the thread registry: see thread.h. */
+#define _GNU_SOURCE
+#include "core/thread.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/sampler.h"
+#include "core/session.h"
+#include "core/writer.h"
+#include "unwind/loadmap.h"
+
+static __thread knit_thread *self_state __attribute__((tls_model("initial-exec")));
+static _Atomic(knit_thread *) registry;
+static _Atomic uint32_t next_index;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* Guest CCT memory per thread is capped so a runaway program cannot make the
+ * tool exhaust memory; past it, samples go to their longest known prefix. */
+#define THREAD_ARENA_CHUNK (1u << 20)
+#define THREAD_ARENA_LIMIT (512u << 20)
+
+knit_thread *knit_thread_self(void) { return self_state; }
+
+knit_thread *knit_thread_list(void) { return atomic_load(&registry); }
+
+static void on_thread_exit(void *arg)
+{
+  (void)arg;
+  knit_thread_detach();
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, on_thread_exit); }
+
+knit_thread *knit_thread_attach(uint32_t flags)
+{
+  knit_thread *t = self_state;
+  if (t) {
+    atomic_fetch_or(&t->flags, flags);
+    return t;
+  }
+  if (!knit_the_session.active || atomic_load(&knit_the_session.stopping))
+    return NULL;
+  knit_loadmap_refresh(knit_self_address());
+  t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->index = atomic_fetch_add(&next_index, 1);
+  t->tid = (pid_t)syscall(SYS_gettid);
+  atomic_store(&t->flags, flags);
+  knit_arena_init(&t->arena, THREAD_ARENA_CHUNK, THREAD_ARENA_LIMIT);
+  t->cct_ready = knit_cct_init(&t->cct, &t->arena);
+  t->unwinder.scratch = knit_arena_alloc(&t->arena, sizeof(knit_recipe_scratch), 64);
+  knit_decoder_open(&t->unwinder.decoder, knit_the_session.isa);
+  knit_sampler_prepare_unwinder(&t->unwinder);
+
+  /* Published before the timer starts, so the first sample finds it. */
+  self_state = t;
+  knit_thread *head = atomic_load(&registry);
+  do {
+    t->next = head;
+  } while (!atomic_compare_exchange_weak(&registry, &head, t));
+  atomic_fetch_add(&knit_the_session.threads, 1);
+
+  pthread_once(&exit_key_once, make_exit_key);
+  /* The destructor runs at pthread_exit and at return from the start
+   * routine; the initial thread's data is written by the session instead. */
+  if (!(flags & KNIT_THREAD_MAIN))
+    pthread_setspecific(exit_key, t);
+  knit_sampler_start_thread(t);
+  return t;
+}
+
+void knit_thread_detach(void)
+{
+  knit_thread *t = self_state;
+  if (!t)
+    return;
+  knit_sampler_stop_thread(t);
+  knit_write_thread(t);
+}
+
+/* pthread_create is wrapped so every thread is attached before it runs its
+ * own code: runtime workers, and plain pthreads too. */
+typedef struct start_args {
+  void *(*fn)(void *);
+  void *arg;
+} start_args;
+
+static void *thread_trampoline(void *p)
+{
+  start_args a = *(start_args *)p;
+  free(p);
+  knit_thread_attach(0);
+  return a.fn(a.arg);
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t *thread,
+                                                          const pthread_attr_t *attr,
+                                                          void *(*fn)(void *), void *arg)
+{
+  static pthread_create_fn real;
+  if (!real)
+    real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+  if (!real)
+    return EAGAIN;
+  if (!knit_the_session.active)
+    return real(thread, attr, fn, arg);
+  start_args *a = malloc(sizeof *a);
+  if (!a)
+    return real(thread, attr, fn, arg);
+  a->fn = fn;
+  a->arg = arg;
+  int rc = real(thread, attr, thread_trampoline, a);
+  if (rc != 0)
+    free(a);
+  return rc;
+}

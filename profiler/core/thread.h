@@ -1,0 +1,70 @@
+/* Per-thread state of the tool and the registry of all threads.
+ *
+ * Each thread that runs under knit gets one knit_thread, created outside any
+ * signal handler when the thread starts (the initial thread at load time,
+ * others in knit's pthread_create wrapper), and reached from the handler
+ * through one initial-exec TLS pointer (no allocation on first access).
+ * The registry is a lock-free list, so the writer at exit can visit every
+ * thread that ever ran.
+ */
+#ifndef KNIT_CORE_THREAD_H
+#define KNIT_CORE_THREAD_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "cct/cct.h"
+#include "core/arena.h"
+#include "measure/format.h"
+#include "ompt/attribution.h"
+#include "unwind/unwinder.h"
+
+/* Frames of a synchronous capture (at parallel_begin): kept per thread
+ * rather than on the stack or in TLS, which may be small. */
+#define KNIT_CAPTURE_FRAMES 256
+
+typedef struct knit_thread {
+  uint32_t index;          /* order of creation, from 0 */
+  pid_t tid;
+  _Atomic uint32_t flags;  /* KNIT_THREAD_* */
+  knit_arena arena;        /* the CCT's memory */
+  knit_cct cct;
+  bool cct_ready;
+  knit_unwinder unwinder;
+
+  /* Set while the handler runs; the writer at exit waits for it to clear. */
+  _Atomic int in_handler;
+  /* Set while unwinding: a fault then jumps back to the handler. */
+  volatile sig_atomic_t in_unwind;
+  sigjmp_buf fault_jump;
+
+  timer_t timer;
+  _Atomic bool has_timer;
+  _Atomic bool written;    /* its file is on disk; no more samples */
+
+  uint64_t stats[KNIT_STAT_COUNT];
+  knit_frame capture_frames[KNIT_CAPTURE_FRAMES];
+  knit_path_frame capture_path[KNIT_CAPTURE_FRAMES * 2];
+  struct knit_thread *next; /* registry link */
+} knit_thread;
+
+/* The calling thread's state, or NULL (a thread knit did not see start). */
+knit_thread *knit_thread_self(void);
+
+/* Creates and registers the calling thread's state (idempotent). flags are
+ * KNIT_THREAD_* bits. Not async-signal-safe. */
+knit_thread *knit_thread_attach(uint32_t flags);
+
+/* Writes the calling thread's data and releases its timer; called when a
+ * thread ends. Not async-signal-safe. */
+void knit_thread_detach(void);
+
+/* The first thread of the registry (newest first); walk with ->next. */
+knit_thread *knit_thread_list(void);
+
+#endif /* KNIT_CORE_THREAD_H */

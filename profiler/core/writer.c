@@ -1,0 +1,102 @@
+/* Thread files: see writer.h and measure/format.h. */
+#include "core/writer.h"
+
+#include <string.h>
+
+#include "core/safe_format.h"
+#include "core/session.h"
+#include "measure/write_file.h"
+#include "unwind/loadmap.h"
+
+static void put_modules(knit_writer *w)
+{
+  uint32_t count = knit_loadmap_module_count();
+  knit_writer_begin_section(w, KNIT_SECTION_MODULES);
+  knit_writer_put_u32(w, count);
+  for (uint32_t id = 0; id < count; id++) {
+    const knit_module *m = knit_loadmap_module(id);
+    uint32_t len = (uint32_t)strlen(m->path);
+    knit_writer_put_u32(w, id);
+    knit_writer_put_u32(w, len);
+    knit_writer_put_u64(w, m->base);
+    knit_writer_put(w, m->path, len);
+  }
+  knit_writer_end_section(w);
+}
+
+static void put_tree(knit_writer *w, const knit_cct *cct)
+{
+  knit_writer_begin_section(w, KNIT_SECTION_NODES);
+  knit_writer_put_u32(w, cct->count);
+  for (uint32_t id = 0; id < cct->count; id++) {
+    const knit_cct_node *n = knit_cct_node_at(cct, id);
+    knit_node_record r;
+    memset(&r, 0, sizeof r);
+    r.id = id;
+    r.parent = n->parent;
+    r.module = n->module;
+    r.kind = n->kind;
+    r.offset = n->offset;
+    knit_writer_put(w, &r, sizeof r);
+  }
+  knit_writer_end_section(w);
+
+  uint32_t nonzero = 0;
+  for (uint32_t id = 0; id < cct->count; id++)
+    for (uint32_t m = 0; m < KNIT_METRIC_COUNT; m++)
+      nonzero += knit_cct_node_at(cct, id)->metrics[m] != 0;
+  knit_writer_begin_section(w, KNIT_SECTION_METRICS);
+  knit_writer_put_u32(w, nonzero);
+  for (uint32_t id = 0; id < cct->count; id++) {
+    const knit_cct_node *n = knit_cct_node_at(cct, id);
+    for (uint32_t m = 0; m < KNIT_METRIC_COUNT; m++) {
+      if (!n->metrics[m])
+        continue;
+      knit_metric_record r = {id, m, n->metrics[m]};
+      knit_writer_put(w, &r, sizeof r);
+    }
+  }
+  knit_writer_end_section(w);
+}
+
+static void put_stats(knit_writer *w, const knit_thread *t)
+{
+  knit_writer_begin_section(w, KNIT_SECTION_STATS);
+  knit_writer_put_u32(w, KNIT_STAT_COUNT);
+  for (uint32_t k = 0; k < KNIT_STAT_COUNT; k++) {
+    knit_stat_record r = {k, 0, t->stats[k]};
+    knit_writer_put(w, &r, sizeof r);
+  }
+  knit_writer_end_section(w);
+}
+
+int knit_write_thread(knit_thread *t)
+{
+  if (atomic_exchange(&t->written, true))
+    return 0;
+  if (!t->cct_ready)
+    return -1;
+  knit_file_header h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, KNIT_FILE_MAGIC, sizeof h.magic);
+  h.version = KNIT_FILE_VERSION;
+  h.byte_order = KNIT_BYTE_ORDER_MARK;
+  h.tid = (uint32_t)t->tid;
+  h.thread_index = t->index;
+  h.thread_flags = atomic_load(&t->flags);
+  h.elf_machine = knit_the_session.isa ? knit_the_session.isa->elf_machine : 0;
+  h.period = knit_the_session.event.period_ns;
+  const char *ev = knit_event_name(knit_the_session.event.kind);
+  memcpy(h.event, ev, strlen(ev));
+
+  char name[64];
+  knit_safe_snprintf(name, sizeof name, "thread-%u-%d.knit", t->index, (int)t->tid);
+  knit_writer w;
+  int rc = knit_writer_open(&w, knit_the_session.output, name, &h);
+  if (rc != 0)
+    return rc;
+  put_modules(&w);
+  put_tree(&w, &t->cct);
+  put_stats(&w, t);
+  return knit_writer_close(&w);
+}

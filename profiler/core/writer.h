@@ -1,0 +1,12 @@
+/* Writing a thread's data into the measurement directory. */
+#ifndef KNIT_CORE_WRITER_H
+#define KNIT_CORE_WRITER_H
+
+#include "core/thread.h"
+
+/* Writes the thread's file (load map, tree, metrics, statistics) once; later
+ * calls do nothing. The thread must not be sampling. Async-signal-safe, so
+ * the crash path may use it. Returns 0 or a negative errno. */
+int knit_write_thread(knit_thread *t);
+
+#endif /* KNIT_CORE_WRITER_H */

@@ -1,0 +1,204 @@
+/* Reading a measurement directory: every thread-*.knit file, and the last
+ * SUMMARY line of knit.log. A file that cannot be read is listed with its
+ * reason and the others still load, so one damaged thread does not hide the
+ * rest of a run. */
+#include "measure/read_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int has_suffix(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int is_thread_file(const char *name)
+{
+  return strncmp(name, "thread-", 7) == 0 && has_suffix(name, ".knit");
+}
+
+static int compare_names(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int compare_threads(const void *a, const void *b)
+{
+  const knit_thread_file *x = a, *y = b;
+  if (x->header.thread_index != y->header.thread_index)
+    return x->header.thread_index < y->header.thread_index ? -1 : 1;
+  if (x->header.tid != y->header.tid)
+    return x->header.tid < y->header.tid ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* The names of the thread files in dir, sorted; NULL with errno on failure. */
+static char **list_thread_files(const char *dir, size_t *count)
+{
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return NULL;
+  size_t n = 0, cap = 16;
+  char **names = malloc(cap * sizeof *names);
+  struct dirent *e;
+  while (names != NULL && (e = readdir(d)) != NULL) {
+    if (!is_thread_file(e->d_name))
+      continue;
+    if (n == cap) {
+      cap *= 2;
+      char **grown = realloc(names, cap * sizeof *names);
+      if (grown == NULL)
+        break;
+      names = grown;
+    }
+    names[n++] = strdup(e->d_name);
+  }
+  closedir(d);
+  if (names != NULL)
+    qsort(names, n, sizeof *names, compare_names);
+  *count = n;
+  return names;
+}
+
+/* The last line of dir/knit.log that starts with "SUMMARY" (after any
+ * leading spaces), without its newline; NULL when there is none. */
+static char *read_summary(const char *dir)
+{
+  size_t plen = strlen(dir) + sizeof "/knit.log";
+  char *path = malloc(plen);
+  if (path == NULL)
+    return NULL;
+  snprintf(path, plen, "%s/knit.log", dir);
+  FILE *f = fopen(path, "r");
+  free(path);
+  if (f == NULL)
+    return NULL;
+  char *line = NULL, *last = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&line, &cap, f)) >= 0) {
+    const char *s = line + strspn(line, " \t");
+    if (strncmp(s, "SUMMARY", 7) != 0)
+      continue;
+    free(last);
+    last = strdup(s);
+    if (last != NULL)
+      last[strcspn(last, "\r\n")] = '\0';
+  }
+  free(line);
+  fclose(f);
+  return last;
+}
+
+static void add_failure(knit_measurement *m, const char *name, const char *reason)
+{
+  char **grown = realloc(m->failures, (m->failed_count + 1) * sizeof *grown);
+  if (grown == NULL)
+    return;
+  m->failures = grown;
+  size_t len = strlen(name) + strlen(reason) + 3;
+  char *text = malloc(len);
+  if (text == NULL)
+    return;
+  snprintf(text, len, "%s: %s", name, reason);
+  m->failures[m->failed_count++] = text;
+}
+
+int knit_measurement_read(const char *dir, knit_measurement *m, char *err,
+                          size_t errlen)
+{
+  memset(m, 0, sizeof *m);
+  size_t count = 0;
+  errno = 0;
+  char **names = list_thread_files(dir, &count);
+  if (names == NULL) {
+    snprintf(err, errlen, "cannot read measurement directory %s: %s", dir,
+             strerror(errno ? errno : ENOMEM));
+    return -1;
+  }
+  if (count == 0) {
+    snprintf(err, errlen, "%s holds no thread-*.knit files: not a knit measurement "
+             "directory, or the run wrote nothing", dir);
+    free(names);
+    return -1;
+  }
+  m->dir = strdup(dir);
+  m->threads = calloc(count, sizeof *m->threads);
+  if (m->dir == NULL || m->threads == NULL) {
+    snprintf(err, errlen, "out of memory");
+    for (size_t i = 0; i < count; i++)
+      free(names[i]);
+    free(names);
+    knit_measurement_free(m);
+    return -1;
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (names[i] == NULL)
+      continue;
+    size_t plen = strlen(dir) + strlen(names[i]) + 2;
+    char *path = malloc(plen);
+    char reason[512];
+    if (path == NULL) {
+      add_failure(m, names[i], "out of memory");
+    } else {
+      snprintf(path, plen, "%s/%s", dir, names[i]);
+      if (knit_thread_file_read(path, &m->threads[m->thread_count], reason,
+                                sizeof reason) == 0)
+        m->thread_count++;
+      else
+        add_failure(m, names[i], reason);
+      free(path);
+    }
+    free(names[i]);
+  }
+  free(names);
+  qsort(m->threads, m->thread_count, sizeof *m->threads, compare_threads);
+  for (size_t i = 0; i < m->thread_count; i++) {
+    if (i == 0) {
+      memcpy(m->event, m->threads[0].event, sizeof m->event);
+      m->period = m->threads[0].header.period;
+    } else if (strcmp(m->event, m->threads[i].event) != 0) {
+      m->mixed_events = 1;
+    }
+  }
+  m->summary = read_summary(dir);
+  return 0;
+}
+
+void knit_measurement_free(knit_measurement *m)
+{
+  for (size_t i = 0; i < m->thread_count; i++)
+    knit_thread_file_free(&m->threads[i]);
+  free(m->threads);
+  for (size_t i = 0; i < m->failed_count; i++)
+    free(m->failures[i]);
+  free(m->failures);
+  free(m->summary);
+  free(m->dir);
+  memset(m, 0, sizeof *m);
+}
+
+int knit_summary_u64(const char *summary, const char *key, uint64_t *out)
+{
+  size_t klen = strlen(key);
+  const char *s = summary;
+  while (s != NULL && *s != '\0') {
+    s += strspn(s, " \t");
+    if (strncmp(s, key, klen) == 0 && s[klen] == '=') {
+      const char *digits = s + klen + 1;
+      char *end;
+      errno = 0;
+      unsigned long long v = strtoull(digits, &end, 10);
+      if (end == digits || errno != 0 || (*end != '\0' && *end != ' ' && *end != '\t'))
+        return -1;
+      *out = v;
+      return 0;
+    }
+    s += strcspn(s, " \t");
+  }
+  return -1;
+}

@@ -1,0 +1,140 @@
+/* Frame elision and stitching for one sample: see attribution.h. */
+#include "ompt/attribution.h"
+
+#include "core/thread.h"
+#include "measure/format.h"
+#include "ompt/ompt_state.h"
+#include "unwind/loadmap.h"
+
+/* The frame that is the runtime function an OMPT frame address names: the
+ * first frame whose CFA lies above the address, or at it when the address
+ * is a CFA. With a frame-pointer address the function's own CFA is above
+ * it and its callee's is at or below it. */
+static int frame_named_by(const knit_frame *frames, int n, const ompt_frame_t *tf, bool enter)
+{
+  uint64_t a = (uint64_t)(uintptr_t)(enter ? tf->enter_frame.ptr : tf->exit_frame.ptr);
+  int flags = enter ? tf->enter_frame_flags : tf->exit_frame_flags;
+  bool is_cfa = (flags & ompt_frame_cfa) != 0;
+  for (int i = 0; i < n; i++)
+    if (frames[i].cfa > a || (is_cfa && frames[i].cfa == a))
+      return i;
+  return n;
+}
+
+bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *tf, int *first,
+                           int *last)
+{
+  int lo = 0, hi = n - 1;
+  if (tf && tf->enter_frame.ptr)
+    lo = frame_named_by(frames, n, tf, true) + 1;
+  if (tf && tf->exit_frame.ptr)
+    hi = frame_named_by(frames, n, tf, false) - 1;
+  *first = lo;
+  *last = hi;
+  return lo <= hi;
+}
+
+const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
+                                       ompt_data_t *parallel_data)
+{
+  (void)task_data;
+  if ((flags & ompt_task_implicit) && parallel_data)
+    return parallel_data->ptr;
+  return NULL;
+}
+
+static uint64_t placeholder_for_state(int state)
+{
+  if (state >= ompt_state_wait_barrier && state <= ompt_state_wait_barrier_teams)
+    return KNIT_PH_OMP_BARRIER;
+  if (state >= ompt_state_wait_mutex && state <= ompt_state_wait_atomic)
+    return KNIT_PH_OMP_LOCK_WAIT;
+  if (state == ompt_state_idle)
+    return KNIT_PH_OMP_IDLE;
+  return KNIT_PH_OMP_OVERHEAD;
+}
+
+/* Appends frames [first, last] innermost-last, i.e. outermost first. */
+static int append_frames(knit_path_frame *out, int len, int max, const knit_frame *frames,
+                         int first, int last, int sample_index)
+{
+  for (int i = last; i >= first && len < max; i--) {
+    out[len].module = frames[i].module;
+    out[len].offset = frames[i].offset;
+    out[len].kind = i == sample_index ? KNIT_NODE_SAMPLE : KNIT_NODE_CALL;
+    len++;
+  }
+  return len;
+}
+
+static int append_placeholder(knit_path_frame *out, int len, int max, uint64_t which)
+{
+  if (len < max) {
+    out[len].module = KNIT_MODULE_PLACEHOLDER;
+    out[len].offset = which;
+    out[len].kind = KNIT_NODE_PLACEHOLDER;
+    len++;
+  }
+  return len;
+}
+
+int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
+                          knit_path_frame *out, int max, bool *partial)
+{
+  *partial = false;
+  /* A probe's sample starts inside knit_probe_fire: cut every frame up to
+   * and including knit's own innermost one; the next is the program's call
+   * to the probe. */
+  int top = 0;
+  if (probe) {
+    for (int i = 0; i < n; i++) {
+      const knit_module *m = knit_loadmap_module(frames[i].module);
+      if (m && m->is_self)
+        top = i + 1;
+    }
+  }
+  frames += top;
+  n -= top;
+  int sample_index = probe ? -1 : 0;
+
+  knit_thread *t = knit_thread_self();
+  bool openmp = t && (atomic_load(&t->flags) & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active;
+  int len = 0;
+  if (!openmp) {
+    *partial = end == KNIT_UNWIND_PARTIAL;
+    if (*partial)
+      len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
+    return append_frames(out, len, max, frames, 0, n - 1, sample_index);
+  }
+
+  ompt_wait_id_t wait_id = 0;
+  int state = knit_ompt_runtime.get_state(&wait_id);
+  int flags = 0, thread_num = 0;
+  ompt_data_t *task_data = NULL, *parallel_data = NULL;
+  ompt_frame_t *tf = NULL;
+  if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &tf, &parallel_data, &thread_num) !=
+      2) {
+    /* No task: a pool thread waiting for work, or runtime bookkeeping. */
+    return append_placeholder(out, len, max, placeholder_for_state(state));
+  }
+
+  int first, last;
+  bool any = knit_task_frame_range(frames, n, tf, &first, &last);
+  const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
+  /* A partial unwind matters only when it stopped inside the task's own
+   * frames, before the runtime frame that called the task: past that point
+   * the prefix stands for the rest of the path. */
+  bool found_exit = tf && tf->exit_frame.ptr && last < n - 1;
+  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit;
+  if (*partial) {
+    len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
+  } else if (prefix) {
+    for (uint32_t i = 0; i < prefix->length && len < max; i++)
+      out[len++] = prefix->frames[i];
+  }
+  if (any)
+    len = append_frames(out, len, max, frames, first, last, sample_index);
+  if (tf && tf->enter_frame.ptr)
+    len = append_placeholder(out, len, max, placeholder_for_state(state));
+  return len;
+}

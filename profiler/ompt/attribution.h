@@ -1,0 +1,44 @@
+/* From a raw stack to the application-level call path of a sample.
+ *
+ * The raw frames of a sample show the runtime's view: a worker's stack ends
+ * in the runtime's thread start, and the master's runs through the
+ * runtime's fork code. With OMPT, knit cuts every runtime frame away (they
+ * lie between a task's exit frame and its parent's enter frame) and puts
+ * each task's frames under the call path that was current where its
+ * parallel region began, captured by the encountering thread at
+ * parallel_begin. Without OMPT the raw frames are used as they are.
+ */
+#ifndef KNIT_OMPT_ATTRIBUTION_H
+#define KNIT_OMPT_ATTRIBUTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "unwind/unwinder.h"
+
+typedef struct knit_path_frame {
+  uint64_t offset;
+  uint32_t module;
+  uint8_t kind; /* knit_node_kind */
+} knit_path_frame;
+
+/* A captured call path, outermost frame first. Shared and immutable. */
+typedef struct knit_call_path {
+  uint32_t length;
+  uint32_t hash;
+  knit_path_frame frames[];
+} knit_call_path;
+
+/* Builds the path of one sample, outermost first, into out (at most max
+ * frames; the innermost are kept when it does not fit). frames/n/end are
+ * the unwinder's output; probe says the sample came from knit_probe(), whose
+ * own frames are cut. Returns the path's length; *partial says whether the
+ * application-level path is incomplete (the unwind stopped inside the
+ * program's own frames). Async-signal-safe. */
+int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
+                          knit_path_frame *out, int max, bool *partial);
+
+/* True once an OpenMP runtime has accepted knit's OMPT tool. */
+bool knit_ompt_active(void);
+
+#endif /* KNIT_OMPT_ATTRIBUTION_H */

@@ -1,0 +1,142 @@
+/* Capturing and interning the call path where a parallel region begins. */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "core/arena.h"
+#include "core/thread.h"
+#include "measure/format.h"
+#include "ompt/ompt_state.h"
+#include "unwind/isa.h"
+
+#define CAPTURE_MAX_FRAMES KNIT_CAPTURE_FRAMES
+#define INTERN_SLOTS (1u << 14)
+
+/* Interned paths: a region opened again from the same place finds its path
+ * here and allocates nothing. Paths are never freed, so a worker may keep a
+ * pointer to one for as long as it likes. */
+static _Atomic(knit_call_path *) interned[INTERN_SLOTS];
+
+static uint32_t hash_frames(const knit_path_frame *f, uint32_t n)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint32_t i = 0; i < n; i++) {
+    h ^= f[i].offset + ((uint64_t)f[i].module << 40) + f[i].kind;
+    h *= 0x100000001b3ull;
+  }
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+static bool same(const knit_call_path *p, const knit_path_frame *f, uint32_t n, uint32_t h)
+{
+  if (p->hash != h || p->length != n)
+    return false;
+  for (uint32_t i = 0; i < n; i++)
+    if (p->frames[i].offset != f[i].offset || p->frames[i].module != f[i].module ||
+        p->frames[i].kind != f[i].kind)
+      return false;
+  return true;
+}
+
+static const knit_call_path *intern(const knit_path_frame *f, uint32_t n)
+{
+  uint32_t h = hash_frames(f, n);
+  for (uint32_t i = 0; i < INTERN_SLOTS; i++) {
+    _Atomic(knit_call_path *) *slot = &interned[(h + i) & (INTERN_SLOTS - 1)];
+    knit_call_path *p = atomic_load_explicit(slot, memory_order_acquire);
+    if (p && same(p, f, n, h))
+      return p;
+    if (p)
+      continue;
+    knit_call_path *fresh = knit_shared_alloc(sizeof *fresh + n * sizeof f[0], 16);
+    if (!fresh)
+      return NULL;
+    fresh->length = n;
+    fresh->hash = h;
+    memcpy(fresh->frames, f, n * sizeof f[0]);
+    knit_call_path *expected = NULL;
+    if (atomic_compare_exchange_strong(slot, &expected, fresh))
+      return fresh;
+    if (same(expected, f, n, h))
+      return expected; /* another thread interned the same path first */
+  }
+  /* The table is full: the path is still right, only not shared. */
+  knit_call_path *fresh = knit_shared_alloc(sizeof *fresh + n * sizeof f[0], 16);
+  if (fresh) {
+    fresh->length = n;
+    fresh->hash = h;
+    memcpy(fresh->frames, f, n * sizeof f[0]);
+  }
+  return fresh;
+}
+
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *encountering_frame)
+{
+  knit_thread *t = knit_thread_self();
+  if (!t || !knit_ompt_runtime.active)
+    return NULL;
+  /* The sample handler shares this thread's unwinder: claim it, so a sample
+   * that arrives meanwhile is dropped (and counted) instead of interleaved. */
+  int idle = 0;
+  if (!atomic_compare_exchange_strong(&t->in_handler, &idle, 1))
+    return NULL;
+
+  knit_frame *frames = t->capture_frames;
+  ucontext_t uc;
+  int n = 0;
+  knit_unwind_end end = KNIT_UNWIND_PARTIAL;
+  getcontext(&uc);
+  knit_regs regs;
+  knit_native_regs_from_ucontext(&uc, &regs);
+  t->in_unwind = 1;
+  if (sigsetjmp(t->fault_jump, 1) == 0) {
+    n = knit_unwind(&t->unwinder, &regs, frames, CAPTURE_MAX_FRAMES, &end);
+  } else {
+    t->stats[KNIT_STAT_FAULTS]++;
+    n = t->unwinder.progress;
+  }
+  t->in_unwind = 0;
+
+  /* The encountering task's own frames, under that task's own prefix. */
+  int flags = 0, thread_num = 0;
+  ompt_data_t *task_data = NULL, *parallel_data = NULL;
+  ompt_frame_t *tf = NULL;
+  const knit_call_path *outer = NULL;
+  ompt_frame_t here = {0};
+  if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &tf, &parallel_data, &thread_num) ==
+      2) {
+    outer = knit_task_prefix(flags, task_data, parallel_data);
+    if (tf)
+      here = *tf;
+  }
+  if (encountering_frame) {
+    here.enter_frame = encountering_frame->enter_frame;
+    here.enter_frame_flags = encountering_frame->enter_frame_flags;
+  }
+
+  knit_path_frame *path = t->capture_path;
+  uint32_t len = 0;
+  bool found_exit = here.exit_frame.ptr != NULL;
+  int first, last;
+  bool any = knit_task_frame_range(frames, n, &here, &first, &last);
+  found_exit = found_exit && last < n - 1;
+  if (end == KNIT_UNWIND_PARTIAL && !found_exit) {
+    path[len].module = KNIT_MODULE_PLACEHOLDER;
+    path[len].offset = KNIT_PH_PARTIAL;
+    path[len].kind = KNIT_NODE_PLACEHOLDER;
+    len++;
+  } else if (outer) {
+    for (uint32_t i = 0; i < outer->length && len < CAPTURE_MAX_FRAMES; i++)
+      path[len++] = outer->frames[i];
+  }
+  for (int i = any ? last : -1; any && i >= first && len < CAPTURE_MAX_FRAMES * 2; i--) {
+    path[len].module = frames[i].module;
+    path[len].offset = frames[i].offset;
+    path[len].kind = KNIT_NODE_CALL;
+    len++;
+  }
+  const knit_call_path *result = intern(path, len);
+  atomic_store(&t->in_handler, 0);
+  return result;
+}

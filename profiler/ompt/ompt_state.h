@@ -1,0 +1,40 @@
+/* What knit's OMPT tool keeps from the runtime: the inquiry entry points it
+ * looked up at initialization. All of them are async-signal-safe by the
+ * OpenMP specification, which is why the handler may call them. */
+#ifndef KNIT_OMPT_STATE_H
+#define KNIT_OMPT_STATE_H
+
+#include <omp-tools.h>
+#include <stdbool.h>
+
+#include "ompt/attribution.h"
+
+typedef struct knit_ompt {
+  bool active;
+  ompt_get_task_info_t get_task_info;
+  ompt_get_parallel_info_t get_parallel_info;
+  ompt_get_state_t get_state;
+  ompt_get_thread_data_t get_thread_data;
+} knit_ompt;
+
+extern knit_ompt knit_ompt_runtime;
+
+/* The index range [*first, *last] of the frames that belong to a task with
+ * this frame record: those strictly between the runtime function the task
+ * entered (enter_frame) and the one that called it (exit_frame). Returns
+ * false when the range is empty. */
+bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *tf, int *first,
+                           int *last);
+
+/* The call path under which a task's own frames go: the path captured when
+ * its parallel region began (implicit tasks), or NULL (the initial task). */
+const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
+                                       ompt_data_t *parallel_data);
+
+/* Captures the application-level call path of the calling thread at a
+ * runtime entry (parallel_begin): the encountering task's own frames under
+ * its own prefix. Interned, so a region opened from the same path again
+ * costs no memory. Not for signal handlers. */
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *encountering_frame);
+
+#endif /* KNIT_OMPT_STATE_H */

@@ -1,0 +1,207 @@
+/* Folded stacks and their normalization; the rules are in folded.h. */
+#include "report/folded.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char OUTLINED[] = "omp.outlined";
+
+static int starts_with(const char *s, const char *prefix)
+{
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* clang names outlined bodies ".omp_outlined.[.N]" (up to clang 16) or
+ * "name.omp_outlined[.N]" (later); both hold ".omp_outlined". */
+static int is_clang_outlined(const char *name)
+{
+  return strstr(name, ".omp_outlined") != NULL;
+}
+
+static int is_clang_debug_body(const char *name)
+{
+  return is_clang_outlined(name) && strstr(name, "_debug__") != NULL;
+}
+
+static int is_gcc_outlined(const char *name)
+{
+  return strstr(name, "._omp_fn.") != NULL;
+}
+
+const char *knit_folded_frame_name(const char *name)
+{
+  if (is_gcc_outlined(name) || is_clang_outlined(name))
+    return OUTLINED;
+  return name;
+}
+
+int knit_folded_is_system_module(const char *path)
+{
+  if (path == NULL)
+    return 0;
+  const char *slash = strrchr(path, '/');
+  const char *base = slash != NULL ? slash + 1 : path;
+  return starts_with(base, "libc.so") || starts_with(base, "libc-") ||
+         starts_with(base, "libpthread.so") || starts_with(base, "libpthread-") ||
+         starts_with(base, "ld-linux") || starts_with(base, "ld64.so") ||
+         starts_with(base, "ld.so") || starts_with(base, "ld-2.");
+}
+
+/* Appends name to buf at *len, with ';' before it unless first; spaces and
+ * ';' in the name become '_'. buf has room (the caller sized it). */
+static void append_frame(char *buf, size_t *len, const char *name)
+{
+  if (*len > 0)
+    buf[(*len)++] = ';';
+  for (const char *c = name; *c != '\0'; c++)
+    buf[(*len)++] = (*c == ' ' || *c == ';' || *c == '\n' || *c == '\t') ? '_' : *c;
+  buf[*len] = '\0';
+}
+
+char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
+{
+  size_t room = 16;
+  for (size_t i = 0; i < n; i++)
+    room += strlen(frames[i].function) + 1;
+  char *buf = malloc(room);
+  if (buf == NULL)
+    return NULL;
+  size_t len = 0;
+  buf[0] = '\0';
+
+  /* Rule (a): where the application's path starts. */
+  size_t start = n;
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(frames[i].function, "main") == 0) {
+      start = i;
+      break;
+    }
+  }
+  if (start == n) {
+    start = 0;
+    while (start + 1 < n && knit_folded_is_system_module(frames[start].module))
+      start++;
+  }
+
+  /* Rule (b), frame by frame. */
+  int under_clang_wrapper = 0;
+  for (size_t i = start; i < n; i++) {
+    const char *name = frames[i].function;
+    if (frames[i].module == NULL && strcmp(name, "ROOT") == 0)
+      continue;
+    if (starts_with(name, ".omp_task_entry.")) {
+      under_clang_wrapper = 0;
+      continue;
+    }
+    if (is_clang_debug_body(name) && under_clang_wrapper) {
+      under_clang_wrapper = 0;
+      continue;
+    }
+    under_clang_wrapper = is_clang_outlined(name) && !is_clang_debug_body(name);
+    append_frame(buf, &len, knit_folded_frame_name(name));
+  }
+  if (len == 0)
+    append_frame(buf, &len, "<empty>");
+  return buf;
+}
+
+int knit_folded_add(knit_folded *f, const char *path, uint64_t count)
+{
+  if (f->count == f->cap) {
+    size_t cap = f->cap ? 2 * f->cap : 64;
+    knit_folded_line *grown = realloc(f->lines, cap * sizeof *grown);
+    if (grown == NULL)
+      return -1;
+    f->lines = grown;
+    f->cap = cap;
+  }
+  char *copy = strdup(path);
+  if (copy == NULL)
+    return -1;
+  f->lines[f->count++] = (knit_folded_line){.path = copy, .count = count};
+  f->total += count;
+  return 0;
+}
+
+static int compare_lines(const void *a, const void *b)
+{
+  return strcmp(((const knit_folded_line *)a)->path, ((const knit_folded_line *)b)->path);
+}
+
+void knit_folded_finish(knit_folded *f)
+{
+  qsort(f->lines, f->count, sizeof *f->lines, compare_lines);
+  size_t out = 0;
+  for (size_t i = 0; i < f->count; i++) {
+    if (out > 0 && strcmp(f->lines[out - 1].path, f->lines[i].path) == 0) {
+      f->lines[out - 1].count += f->lines[i].count;
+      free(f->lines[i].path);
+    } else {
+      f->lines[out++] = f->lines[i];
+    }
+  }
+  f->count = out;
+}
+
+int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out)
+{
+  memset(out, 0, sizeof *out);
+  size_t cap = 64;
+  knit_folded_frame *frames = malloc(cap * sizeof *frames);
+  if (frames == NULL)
+    return -1;
+  int rc = 0;
+  for (size_t i = 1; i < t->node_count && rc == 0; i++) {
+    uint64_t count = t->nodes[i].exclusive[KNIT_METRIC_SAMPLES];
+    if (count == 0)
+      continue;
+    size_t depth = 0;
+    for (size_t j = i; j != 0; j = t->nodes[j].parent)
+      depth++;
+    if (depth > cap) {
+      knit_folded_frame *grown = realloc(frames, depth * sizeof *frames);
+      if (grown == NULL) {
+        rc = -1;
+        break;
+      }
+      frames = grown;
+      cap = depth;
+    }
+    /* Walk up from the node, filling the path from its inner end. */
+    size_t k = depth;
+    for (size_t j = i; j != 0; j = t->nodes[j].parent) {
+      const knit_report_node *n = &t->nodes[j];
+      frames[--k] = (knit_folded_frame){
+          .function = n->function ? n->function : "?",
+          .module = knit_report_node_module(t, n)};
+    }
+    char *path = knit_folded_normalize(frames, depth);
+    if (path == NULL || knit_folded_add(out, path, count) != 0)
+      rc = -1;
+    free(path);
+  }
+  free(frames);
+  if (rc == 0)
+    knit_folded_finish(out);
+  return rc;
+}
+
+const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path)
+{
+  knit_folded_line key = {.path = (char *)path};
+  return bsearch(&key, f->lines, f->count, sizeof *f->lines, compare_lines);
+}
+
+void knit_folded_write(const knit_folded *f, FILE *out)
+{
+  for (size_t i = 0; i < f->count; i++)
+    fprintf(out, "%s %llu\n", f->lines[i].path, (unsigned long long)f->lines[i].count);
+}
+
+void knit_folded_free(knit_folded *f)
+{
+  for (size_t i = 0; i < f->count; i++)
+    free(f->lines[i].path);
+  free(f->lines);
+  memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,75 @@
+/* Folded stacks: one line per distinct call path, "frame;frame;... count",
+ * outermost frame first, lines sorted. This is the form golden CCTs are kept
+ * in, so paths are normalized to what is the same on every runtime, compiler
+ * and architecture:
+ *
+ *  (a) When the path holds `main`, the frames outside it (before it: _start,
+ *      __libc_start_main, ...) are dropped. Otherwise the outermost frames
+ *      that belong to libc, libpthread or the dynamic loader (start_thread,
+ *      clone3, ...) are dropped, keeping at least the innermost frame.
+ *  (b) Outlined parallel-region and task bodies become `omp.outlined`: gcc's
+ *      `name._omp_fn.N`, clang's `.omp_outlined.`, `.omp_outlined..N`,
+ *      `name.omp_outlined`. clang -O0 splits a body into a wrapper and a
+ *      `..._debug__` function it calls: the debug frame right under its
+ *      wrapper is dropped, so the body is one frame as with gcc. clang's task
+ *      entry trampolines (`.omp_task_entry.`), which gcc does not have, are
+ *      dropped.
+ *  (c) Identical normalized paths are merged by summing their counts.
+ *
+ * The root placeholder is never a frame; other placeholders keep their names
+ * (`<omp-idle>`, `<partial>`, ...). Spaces and ';' inside a frame name become
+ * '_' so that every line splits back into the same frames.
+ */
+#ifndef KNIT_REPORT_FOLDED_H
+#define KNIT_REPORT_FOLDED_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/tree.h"
+
+/* One frame of a path to normalize. */
+typedef struct knit_folded_frame {
+  const char *function;  /* symbolized name */
+  const char *module;    /* module path, or NULL (placeholder, unknown) */
+} knit_folded_frame;
+
+typedef struct knit_folded_line {
+  char *path;
+  uint64_t count;
+} knit_folded_line;
+
+typedef struct knit_folded {
+  knit_folded_line *lines;  /* sorted by path once finished */
+  size_t count;
+  size_t cap;
+  uint64_t total;           /* sum of all counts */
+} knit_folded;
+
+/* The normalized path of frames[0..n) (outermost first), newly allocated;
+ * NULL when out of memory. */
+char *knit_folded_normalize(const knit_folded_frame *frames, size_t n);
+
+/* Rule (b) for one name: "omp.outlined" for an outlined body, else name. */
+const char *knit_folded_frame_name(const char *name);
+
+/* Whether a module path is libc, libpthread or the dynamic loader. */
+int knit_folded_is_system_module(const char *path);
+
+/* Appends a line (not yet sorted or merged). Returns 0, or -1 out of memory. */
+int knit_folded_add(knit_folded *f, const char *path, uint64_t count);
+
+/* Sorts the lines and merges equal paths. */
+void knit_folded_finish(knit_folded *f);
+
+/* The finished folded form of a named, linked tree: one path for each node
+ * with exclusive samples. Returns 0, or -1 out of memory. */
+int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out);
+
+/* The line for path in a finished form, or NULL. */
+const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path);
+
+void knit_folded_write(const knit_folded *f, FILE *out);
+void knit_folded_free(knit_folded *f);
+
+#endif /* KNIT_REPORT_FOLDED_H */

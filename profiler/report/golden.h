@@ -1,0 +1,75 @@
+/* Golden CCTs: reading a golden file, comparing a measurement's folded form
+ * with it, and rewriting it (UPDATE_GOLDEN=1 runs `knit check --update`).
+ *
+ * A golden file holds folded lines, "frame;frame;... count", as written by
+ * `knit report --format=folded`. Lines starting with '#' are comments, and
+ * these comments are directives:
+ *   # tolerance: 0.05   absolute tolerance on each path's share (default 0.05)
+ *   # min-share: 0.02   see the share rule below (default 0.02)
+ *   # mode: exact       force exact comparison (or "shares"); without it the
+ *                       mode follows the measurement's event
+ * Blank lines are ignored.
+ *
+ * Exact comparison (PROBE measurements): the same paths with the same counts.
+ *
+ * Share comparison (timer measurements), where the golden share of a path is
+ * its count over the golden's total, and its measured share is its measured
+ * count over the measured counts of all golden paths together (so samples
+ * on paths outside the golden do not dilute the shares being compared):
+ *   1. each golden path's measured share is within +-tolerance of its golden
+ *      share;
+ *   2. each golden path whose golden share is at least min-share is present
+ *      (rarer paths may be missed by sampling; rule 1 still bounds them);
+ *   3. the paths that are not in the golden hold, together, at most
+ *      min-share of all measured samples;
+ *   4. the measurement has at least one sample.
+ */
+#ifndef KNIT_REPORT_GOLDEN_H
+#define KNIT_REPORT_GOLDEN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report/folded.h"
+
+#define KNIT_GOLDEN_DEFAULT_TOLERANCE 0.05
+#define KNIT_GOLDEN_DEFAULT_MIN_SHARE 0.02
+
+typedef enum knit_check_mode {
+  KNIT_CHECK_BY_EVENT = 0,  /* no "# mode:" directive */
+  KNIT_CHECK_EXACT = 1,
+  KNIT_CHECK_SHARES = 2,
+} knit_check_mode;
+
+typedef struct knit_golden {
+  knit_folded paths;        /* finished: sorted, no duplicates */
+  double tolerance;
+  double min_share;
+  knit_check_mode mode;
+  char **comments;          /* every '#' line, verbatim, in order */
+  size_t comment_count;
+} knit_golden;
+
+/* Parses golden text. Returns 0, or -1 with "line N: what is wrong" in err. */
+int knit_golden_parse(const char *text, knit_golden *g, char *err, size_t errlen);
+
+/* Reads and parses the file at path; err names the file. */
+int knit_golden_read(const char *path, knit_golden *g, char *err, size_t errlen);
+
+void knit_golden_free(knit_golden *g);
+
+/* Compares measured (finished) with the golden in the given mode (EXACT or
+ * SHARES), and writes one line per difference to out (NULL: no output):
+ * "- path" for a path missing from the measurement, "+ path" for an
+ * unexpected one, "~ path" for a count or share that differs. Returns the
+ * number of differences: 0 means the measurement matches. */
+size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured,
+                           knit_check_mode mode, FILE *out);
+
+/* Writes measured as the new golden at path, keeping the comment lines of
+ * old (may be NULL) at the top. Written whole and renamed into place.
+ * Returns 0, or -1 with the reason in err. */
+int knit_golden_write(const char *path, const knit_golden *old,
+                      const knit_folded *measured, char *err, size_t errlen);
+
+#endif /* KNIT_REPORT_GOLDEN_H */

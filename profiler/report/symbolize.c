@@ -1,0 +1,263 @@
+/* libdwfl symbolization with caches; see symbolize.h.
+ *
+ * One Dwfl session per module file: reporting every file at base 0 in one
+ * session would make their address ranges overlap. Names returned by libdwfl
+ * stay valid while its session lives, so sessions live as long as the
+ * symbolizer, and only the names knit makes up itself are copied into the
+ * symbolizer's string list. */
+#include "report/symbolize.h"
+
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct module_entry {
+  char *path;
+  const char *base_name;   /* last component of path */
+  Dwfl *dwfl;              /* NULL when the file could not be opened */
+  Dwfl_Module *module;
+  Dwarf_Addr bias;         /* added to ELF addresses to get Dwfl addresses */
+} module_entry;
+
+typedef struct cache_entry {
+  uint32_t module;         /* index into modules; UINT32_MAX marks empty */
+  uint64_t addr;
+  uint64_t fallback_offset; /* part of the key: it shows in fallback names */
+  knit_symbol symbol;
+} cache_entry;
+
+typedef struct owned_string {
+  struct owned_string *next;
+  char text[];
+} owned_string;
+
+struct knit_symbolizer {
+  module_entry *modules;
+  size_t module_count;
+  cache_entry *cache;
+  size_t cache_slots;
+  size_t cache_used;
+  owned_string *strings;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+static const char *keep_string(knit_symbolizer *s, const char *text)
+{
+  size_t len = strlen(text);
+  owned_string *o = malloc(sizeof *o + len + 1);
+  if (o == NULL)
+    return "<out of memory>";
+  memcpy(o->text, text, len + 1);
+  o->next = s->strings;
+  s->strings = o;
+  return o->text;
+}
+
+knit_symbolizer *knit_symbolizer_new(void)
+{
+  knit_symbolizer *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return NULL;
+  s->cache_slots = 4096;
+  s->cache = malloc(s->cache_slots * sizeof *s->cache);
+  if (s->cache == NULL) {
+    free(s);
+    return NULL;
+  }
+  for (size_t i = 0; i < s->cache_slots; i++)
+    s->cache[i].module = UINT32_MAX;
+  return s;
+}
+
+void knit_symbolizer_free(knit_symbolizer *s)
+{
+  if (s == NULL)
+    return;
+  for (size_t i = 0; i < s->module_count; i++) {
+    if (s->modules[i].dwfl != NULL)
+      dwfl_end(s->modules[i].dwfl);
+    free(s->modules[i].path);
+  }
+  free(s->modules);
+  free(s->cache);
+  while (s->strings != NULL) {
+    owned_string *next = s->strings->next;
+    free(s->strings);
+    s->strings = next;
+  }
+  free(s);
+}
+
+static void open_module(module_entry *m)
+{
+  m->dwfl = dwfl_begin(&offline_callbacks);
+  if (m->dwfl == NULL)
+    return;
+  dwfl_report_begin(m->dwfl);
+  m->module = dwfl_report_elf(m->dwfl, m->base_name, m->path, -1, 0, false);
+  dwfl_report_end(m->dwfl, NULL, NULL);
+  if (m->module == NULL || dwfl_module_getelf(m->module, &m->bias) == NULL) {
+    dwfl_end(m->dwfl);
+    m->dwfl = NULL;
+    m->module = NULL;
+  }
+}
+
+/* The index of the module entry for path, opened on first use. */
+static uint32_t module_index(knit_symbolizer *s, const char *path)
+{
+  /* Few modules, looked up once per distinct address: a scan is enough. */
+  for (size_t i = 0; i < s->module_count; i++)
+    if (strcmp(s->modules[i].path, path) == 0)
+      return (uint32_t)i;
+  module_entry *grown = realloc(s->modules, (s->module_count + 1) * sizeof *grown);
+  if (grown == NULL)
+    return UINT32_MAX;
+  s->modules = grown;
+  module_entry *m = &s->modules[s->module_count];
+  memset(m, 0, sizeof *m);
+  m->path = strdup(path);
+  if (m->path == NULL)
+    return UINT32_MAX;
+  const char *slash = strrchr(m->path, '/');
+  m->base_name = slash != NULL ? slash + 1 : m->path;
+  open_module(m);
+  return (uint32_t)s->module_count++;
+}
+
+int knit_symbolizer_module_found(knit_symbolizer *s, const char *path)
+{
+  uint32_t i = module_index(s, path);
+  return i != UINT32_MAX && s->modules[i].dwfl != NULL;
+}
+
+static void resolve(knit_symbolizer *s, const module_entry *m, uint64_t addr,
+                    uint64_t fallback_offset, knit_symbol *out)
+{
+  memset(out, 0, sizeof *out);
+  if (m->module != NULL) {
+    Dwarf_Addr a = addr + m->bias;
+    const char *name = dwfl_module_addrname(m->module, a);
+    if (name != NULL && name[0] != '\0') {
+      out->function = name;
+      out->resolved = 1;
+    }
+    Dwfl_Line *line = dwfl_module_getsrc(m->module, a);
+    int lineno = 0;
+    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    if (file != NULL && lineno > 0) {
+      out->file = file;
+      out->line = (unsigned)lineno;
+    }
+  }
+  if (out->function == NULL) {
+    char text[600];
+    snprintf(text, sizeof text, "%s+0x%llx", m->base_name,
+             (unsigned long long)fallback_offset);
+    out->function = keep_string(s, text);
+  }
+}
+
+static size_t cache_slot(const knit_symbolizer *s, uint32_t module, uint64_t addr)
+{
+  uint64_t h = (addr ^ ((uint64_t)module << 48)) * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 20) & (s->cache_slots - 1);
+}
+
+static void grow_cache(knit_symbolizer *s)
+{
+  size_t old_slots = s->cache_slots;
+  cache_entry *old = s->cache;
+  cache_entry *cache = malloc(2 * old_slots * sizeof *cache);
+  if (cache == NULL)
+    return; /* The cache stays as it is; lookups still work, slower. */
+  s->cache = cache;
+  s->cache_slots = 2 * old_slots;
+  for (size_t i = 0; i < s->cache_slots; i++)
+    cache[i].module = UINT32_MAX;
+  for (size_t i = 0; i < old_slots; i++) {
+    if (old[i].module == UINT32_MAX)
+      continue;
+    size_t j = cache_slot(s, old[i].module, old[i].addr);
+    while (cache[j].module != UINT32_MAX)
+      j = (j + 1) & (s->cache_slots - 1);
+    cache[j] = old[i];
+  }
+  free(old);
+}
+
+void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
+                            uint64_t fallback_offset, knit_symbol *out)
+{
+  uint32_t module = module_index(s, path);
+  if (module == UINT32_MAX) {
+    *out = (knit_symbol){.function = "<out of memory>"};
+    return;
+  }
+  if (2 * (s->cache_used + 1) > s->cache_slots)
+    grow_cache(s);
+  size_t j = cache_slot(s, module, addr);
+  for (; s->cache[j].module != UINT32_MAX; j = (j + 1) & (s->cache_slots - 1)) {
+    if (s->cache[j].module == module && s->cache[j].addr == addr &&
+        s->cache[j].fallback_offset == fallback_offset) {
+      *out = s->cache[j].symbol;
+      return;
+    }
+  }
+  resolve(s, &s->modules[module], addr, fallback_offset, out);
+  if (2 * (s->cache_used + 1) <= s->cache_slots) {
+    s->cache[j] = (cache_entry){.module = module, .addr = addr, .fallback_offset = fallback_offset, .symbol = *out};
+    s->cache_used++;
+  }
+}
+
+const char *knit_placeholder_name(uint64_t placeholder)
+{
+  switch (placeholder) {
+  case KNIT_PH_ROOT: return "ROOT";
+  case KNIT_PH_OMP_IDLE: return "<omp-idle>";
+  case KNIT_PH_OMP_BARRIER: return "<omp-barrier>";
+  case KNIT_PH_OMP_LOCK_WAIT: return "<omp-lock-wait>";
+  case KNIT_PH_OMP_OVERHEAD: return "<omp-overhead>";
+  case KNIT_PH_PARTIAL: return "<partial>";
+  default: return "<placeholder>";
+  }
+}
+
+void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
+{
+  char text[32];
+  for (size_t i = 0; i < t->node_count; i++) {
+    knit_report_node *n = &t->nodes[i];
+    n->file = NULL;
+    n->line = 0;
+    if (n->module == KNIT_MODULE_PLACEHOLDER) {
+      n->function = knit_placeholder_name(n->offset);
+      continue;
+    }
+    const char *path = knit_report_node_module(t, n);
+    if (path == NULL) {
+      snprintf(text, sizeof text, "0x%llx", (unsigned long long)n->offset);
+      n->function = keep_string(s, text);
+      continue;
+    }
+    /* A return address points after the call; the call itself, one byte
+     * back, is in the calling function and on the calling line even when
+     * the call is the last instruction of the function. */
+    uint64_t addr = n->kind == KNIT_NODE_CALL && n->offset > 0 ? n->offset - 1 : n->offset;
+    knit_symbol sym;
+    knit_symbolizer_lookup(s, path, addr, n->offset, &sym);
+    n->function = sym.function;
+    n->file = sym.file;
+    n->line = sym.line;
+  }
+}

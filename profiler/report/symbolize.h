@@ -1,0 +1,47 @@
+/* Symbolization of module addresses with libdwfl: function names from the
+ * symbol tables, file:line from the DWARF line tables (in the file itself or
+ * in separate debug info found the standard way).
+ *
+ * Each module file is opened once, offline (addresses are the ELF virtual
+ * addresses the measurement records, so the module is reported at base 0),
+ * and every answer is cached. A module file that cannot be opened, or an
+ * address no symbol covers, is named "basename+0xOFFSET": never a failure.
+ */
+#ifndef KNIT_REPORT_SYMBOLIZE_H
+#define KNIT_REPORT_SYMBOLIZE_H
+
+#include <stdint.h>
+
+#include "report/tree.h"
+
+typedef struct knit_symbolizer knit_symbolizer;
+
+typedef struct knit_symbol {
+  const char *function;  /* never NULL; valid until knit_symbolizer_free */
+  const char *file;      /* source file, or NULL when no line is known */
+  unsigned line;         /* 0 when file is NULL */
+  int resolved;          /* 1 when a symbol covered the address */
+} knit_symbol;
+
+knit_symbolizer *knit_symbolizer_new(void);
+void knit_symbolizer_free(knit_symbolizer *s);
+
+/* Looks up the ELF virtual address addr in the module file at path. The
+ * fallback name (when unresolved) shows fallback_offset, which callers set
+ * to the address the measurement recorded. */
+void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
+                            uint64_t fallback_offset, knit_symbol *out);
+
+/* Whether the module file at path could be opened (1) or not (0). */
+int knit_symbolizer_module_found(knit_symbolizer *s, const char *path);
+
+/* The name of a placeholder frame ("<omp-idle>", ...; "ROOT" for the root). */
+const char *knit_placeholder_name(uint64_t placeholder);
+
+/* Names every node of the tree: placeholders by their names, unknown modules
+ * as "0x<address>", call sites by the function that holds the return address
+ * minus one (the call instruction) with the call's file:line, samples by the
+ * function and line of the sampled instruction. */
+void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s);
+
+#endif /* KNIT_REPORT_SYMBOLIZE_H */

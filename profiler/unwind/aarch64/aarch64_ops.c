@@ -1,0 +1,23 @@
+/* The aarch64 operations table. Its analyzer is not written yet: a NULL
+ * analyze makes the caller fall back to the entry recipe. */
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include "unwind/isa.h"
+
+/* At a function's first instruction the bl has put the return address in
+ * x30 (LR) and left sp untouched: the CFA is sp+0. */
+const knit_isa_ops knit_isa_aarch64 = {
+  .name = "aarch64",
+  .elf_machine = EM_AARCH64,
+  .cs_arch = CS_ARCH_ARM64,
+  .cs_mode = CS_MODE_ARM, /* little-endian A64 */
+  .analyze = 0,
+  .entry_recipe = {
+    .start = 0, .end = UINT64_MAX,
+    .cfa_base = KNIT_CFA_SP, .cfa_offset = 0,
+    .ra_rule = KNIT_RA_IN_LR, .ra_offset = 0,
+    .fp_rule = KNIT_FP_SAME, .fp_offset = 0,
+    .flags = 0,
+  },
+};

@@ -1,0 +1,89 @@
+/* Capstone with signal-safe memory: see decoder.h. */
+#include "unwind/decoder.h"
+
+#include <capstone/capstone.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/safe_format.h"
+
+/* Every block carries its size in front, so realloc can copy. */
+typedef struct block_header {
+  size_t size;
+  size_t pad; /* keeps the payload 16-byte aligned */
+} block_header;
+
+static void *safe_malloc(size_t size)
+{
+  block_header *h = knit_shared_alloc(sizeof *h + size, 16);
+  if (!h)
+    return NULL;
+  h->size = size;
+  return h + 1;
+}
+
+static void *safe_calloc(size_t n, size_t size)
+{
+  if (size && n > (size_t)-1 / size)
+    return NULL;
+  /* The shared arena hands out fresh zeroed pages and never reuses. */
+  return safe_malloc(n * size);
+}
+
+static void *safe_realloc(void *p, size_t size)
+{
+  void *q = safe_malloc(size);
+  if (q && p) {
+    size_t old = ((block_header *)p - 1)->size;
+    memcpy(q, p, old < size ? old : size);
+  }
+  return q;
+}
+
+/* Memory is never returned: Capstone frees only at cs_close and on errors,
+ * and the amounts are small and bounded by the number of threads. */
+static void safe_free(void *p) { (void)p; }
+
+bool knit_decoder_setup(void)
+{
+  cs_opt_mem mem = {
+      .malloc = safe_malloc,
+      .calloc = safe_calloc,
+      .realloc = safe_realloc,
+      .free = safe_free,
+      .vsnprintf = knit_safe_vsnprintf,
+  };
+  return cs_option(0, CS_OPT_MEM, (size_t)&mem) == CS_ERR_OK;
+}
+
+bool knit_decoder_open(knit_decoder *d, const knit_isa_ops *isa)
+{
+  memset(d, 0, sizeof *d);
+  csh h;
+  if (cs_open((cs_arch)isa->cs_arch, (cs_mode)isa->cs_mode, &h) != CS_ERR_OK)
+    return false;
+  if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+    cs_close(&h);
+    return false;
+  }
+  cs_insn *insn = cs_malloc(h);
+  if (!insn) {
+    cs_close(&h);
+    return false;
+  }
+  d->handle = h;
+  d->insn = insn;
+  d->isa = isa;
+  d->open = true;
+  return true;
+}
+
+void knit_decoder_close(knit_decoder *d)
+{
+  if (!d->open)
+    return;
+  csh h = d->handle;
+  cs_free(d->insn, 1);
+  cs_close(&h);
+  d->open = false;
+}

@@ -1,0 +1,35 @@
+/* Recipes of every function analyzed so far, shared by all threads.
+ *
+ * A lock-free open-addressing table keyed by the function's runtime start
+ * address. The first thread to sample a function analyzes it (inside its
+ * handler), copies the recipes to shared memory and publishes them; others
+ * find them. Two threads may analyze the same function at once: one wins the
+ * slot and the other's work is used once and dropped.
+ */
+#ifndef KNIT_UNWIND_RECIPE_CACHE_H
+#define KNIT_UNWIND_RECIPE_CACHE_H
+
+#include <stdint.h>
+
+#include "unwind/decoder.h"
+#include "unwind/recipe.h"
+
+/* Per-thread room for one analysis (the handler must not allocate it). */
+#define KNIT_RECIPE_SCRATCH 4096
+
+typedef struct knit_recipe_scratch {
+  knit_recipe recipes[KNIT_RECIPE_SCRATCH];
+} knit_recipe_scratch;
+
+/* Largest function analyzed; beyond it the entry recipe is used. */
+#define KNIT_MAX_FUNCTION_BYTES (1u << 20)
+
+/* The recipe covering pc in the function [start, end), analyzing the
+ * function if no thread has yet. Returns NULL when the function's code
+ * cannot be analyzed. *built is incremented when this call analyzed it.
+ * Async-signal-safe. */
+const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch *scratch,
+                                         uint64_t start, uint64_t end, uint64_t pc,
+                                         uint64_t *built);
+
+#endif /* KNIT_UNWIND_RECIPE_CACHE_H */

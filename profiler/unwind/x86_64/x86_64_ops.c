@@ -1,0 +1,23 @@
+/* The x86-64 operations table. */
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include "unwind/isa.h"
+#include "unwind/x86_64/x86_64_analyze.h"
+
+/* At a function's first instruction the call has just pushed the return
+ * address: the CFA is rsp+8 and the return address sits at CFA-8. */
+const knit_isa_ops knit_isa_x86_64 = {
+  .name = "x86_64",
+  .elf_machine = EM_X86_64,
+  .cs_arch = CS_ARCH_X86,
+  .cs_mode = CS_MODE_64,
+  .analyze = knit_x86_64_analyze,
+  .entry_recipe = {
+    .start = 0, .end = UINT64_MAX,
+    .cfa_base = KNIT_CFA_SP, .cfa_offset = 8,
+    .ra_rule = KNIT_RA_AT_CFA, .ra_offset = -8,
+    .fp_rule = KNIT_FP_SAME, .fp_offset = 0,
+    .flags = 0,
+  },
+};

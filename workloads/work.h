@@ -1,0 +1,38 @@
+/* The unit of work every workload is built from: a fixed amount of integer
+ * arithmetic (integer, because QEMU emulates floating point slowly), always
+ * inlined, so the time is spent in the named function that asks for it. */
+#ifndef KNIT_WORKLOADS_WORK_H
+#define KNIT_WORKLOADS_WORK_H
+
+#include <stdint.h>
+
+#include <knit/probe.h>
+
+/* Iterations of one unit: about 0.25 ms on a current x86-64 core. */
+#ifndef KNIT_WORK_UNIT
+#define KNIT_WORK_UNIT 120000u
+#endif
+
+static inline __attribute__((always_inline)) uint64_t knit_work_unit(uint64_t x)
+{
+  for (unsigned i = 0; i < KNIT_WORK_UNIT; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    x ^= x >> 29;
+    /* Keeps the compiler from folding the loop away. */
+    __asm__ __volatile__("" : "+r"(x));
+  }
+  return x;
+}
+
+/* Works `units` units with one probe after each: probe counts are then
+ * proportional to time, so a PROBE run and a timer run agree on shares. */
+static inline __attribute__((always_inline)) uint64_t knit_work(uint64_t x, unsigned units)
+{
+  for (unsigned u = 0; u < units; u++) {
+    x = knit_work_unit(x);
+    knit_probe();
+  }
+  return x;
+}
+
+#endif /* KNIT_WORKLOADS_WORK_H */
