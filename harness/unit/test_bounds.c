@@ -45,8 +45,15 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
   if (!is_exe && !is_lib)
     return 0;
   m->bias = info->dlpi_addr;
-  snprintf(m->path, sizeof m->path, "%s", is_exe ? "/proc/self/exe" : info->dlpi_name);
-  m->found = true;
+  /* The executable's real path: /proc/self/exe would name another program
+   * in a child process (objcopy below). */
+  if (is_exe) {
+    ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
+    m->path[n > 0 ? n : 0] = '\0';
+  } else {
+    snprintf(m->path, sizeof m->path, "%s", info->dlpi_name);
+  }
+  m->found = m->path[0] != '\0';
   return 1;
 }
 

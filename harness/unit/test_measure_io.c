@@ -61,13 +61,6 @@ static uint8_t *slurp(const char *path, size_t *len)
   return data;
 }
 
-static void spill(const char *path, const uint8_t *data, size_t len)
-{
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(data, 1, len, f), len);
-  fclose(f);
-}
 
 static knit_file_header sample_header(uint32_t index, uint32_t tid, const char *event)
 {
@@ -281,6 +274,14 @@ static void test_text_format(void **state)
 
 #ifdef KNIT_TEST_READER
 /* --- the reader ------------------------------------------------------------ */
+
+static void spill(const char *path, const uint8_t *data, size_t len)
+{
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(data, 1, len, f), len);
+  fclose(f);
+}
 
 static void test_round_trip(void **state)
 {

@@ -121,12 +121,12 @@ static void test_leaf_ra_in_lr(void **state) {
   assert_int_equal(caller.lr, 0);
   assert_int_equal(s.reads, 0); /* nothing needed from memory */
 
-  /* A second link-register step from the caller has lr 0: a bad frame, so
-   * an unwinder cannot loop on the same sp. */
+  /* A second link-register step from the caller has lr 0: the end of the
+   * stack, so an unwinder cannot loop on the same sp. */
   knit_regs again;
   assert_int_equal(knit_recipe_apply(&knit_isa_ppc64le.entry_recipe, &caller,
                                      read_fake, &s, &again, &cfa),
-                   KNIT_STEP_BAD_FRAME);
+                   KNIT_STEP_END);
 }
 
 static void test_bad_reads(void **state) {
@@ -168,12 +168,19 @@ static void test_bad_frames(void **state) {
   put(&s, sp + 8, 0x400000);
   assert_int_equal(knit_recipe_apply(&same, &callee, read_fake, &s, &caller, &cfa),
                    KNIT_STEP_BAD_FRAME);
-  /* A zero return address is the end of the stack, not a frame. */
-  put(&s, sp, 0);
-  callee.sp = sp;
+}
+
+/* A zero return address is the ABIs' mark of the outermost frame. */
+static void test_end_of_stack(void **state) {
+  (void)state;
+  fake_stack s = {0};
+  knit_regs caller = {0}, callee = {.pc = 1, .sp = STACK_BASE + 0x40};
+  uint64_t cfa = 0;
+  put(&s, callee.sp, 0);
   assert_int_equal(knit_recipe_apply(&knit_isa_x86_64.entry_recipe, &callee,
                                      read_fake, &s, &caller, &cfa),
-                   KNIT_STEP_BAD_FRAME);
+                   KNIT_STEP_END);
+  assert_int_equal(caller.pc, 0); /* nothing written */
 }
 
 static void test_find(void **state) {
@@ -217,6 +224,7 @@ int main(void) {
     cmocka_unit_test(test_leaf_ra_in_lr),
     cmocka_unit_test(test_bad_reads),
     cmocka_unit_test(test_bad_frames),
+    cmocka_unit_test(test_end_of_stack),
     cmocka_unit_test(test_find),
     cmocka_unit_test(test_isa_for_machine),
   };

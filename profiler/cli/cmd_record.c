@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/paths.h"
 #include "core/config.h"
 
 static void usage(FILE *to)
@@ -54,16 +55,14 @@ static int fail(const char *fmt, const char *arg)
  * file): recording over it would mix two runs. */
 static bool holds_measurement(const char *dir)
 {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/knit.log", dir);
-  return access(path, F_OK) == 0;
+  char path[PATH_MAX + 32];
+  return knit_path_printf(path, sizeof path, "%s/knit.log", dir) && access(path, F_OK) == 0;
 }
 
 static void print_summary(const char *dir)
 {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/knit.log", dir);
-  FILE *f = fopen(path, "r");
+  char path[PATH_MAX + 32];
+  FILE *f = knit_path_printf(path, sizeof path, "%s/knit.log", dir) ? fopen(path, "r") : NULL;
   char line[8192], last[8192] = "";
   while (f && fgets(line, sizeof line, f))
     if (!strncmp(line, "SUMMARY ", 8))
@@ -120,10 +119,12 @@ int knit_cmd_record(int argc, char **argv)
   launch.program = program;
   launch.argv = argv + optind;
 
-  char outbuf[PATH_MAX];
+  char outbuf[PATH_MAX + 32];
   if (!output) {
     const char *base = strrchr(program, '/');
-    snprintf(outbuf, sizeof outbuf, "knit-%s-%d", base ? base + 1 : program, (int)getpid());
+    if (!knit_path_printf(outbuf, sizeof outbuf, "knit-%s-%d", base ? base + 1 : program,
+                          (int)getpid()))
+      return fail("the program's name is too long for a default output name: %s", "use -o");
     output = outbuf;
   }
   if (holds_measurement(output))

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/paths.h"
 #include "unwind/isa.h"
 
 static bool is_executable_file(const char *path)
@@ -35,8 +36,9 @@ bool knit_find_program(const char *name, char *out, size_t outlen)
   while (*path) {
     const char *colon = strchr(path, ':');
     size_t len = colon ? (size_t)(colon - path) : strlen(path);
-    snprintf(out, outlen, "%.*s/%s", (int)len, len ? path : ".", name);
-    if (is_executable_file(out))
+    bool fits = len ? knit_path_printf(out, outlen, "%.*s/%s", (int)len, path, name)
+                    : knit_path_printf(out, outlen, "./%s", name);
+    if (fits && is_executable_file(out))
       return true;
     path += len + (colon ? 1 : 0);
   }
@@ -56,8 +58,7 @@ static bool tree_root(char *out, size_t outlen)
   if (!slash)
     return false;
   *slash = '\0';
-  snprintf(out, outlen, "%s/..", self);
-  return true;
+  return knit_path_printf(out, outlen, "%s/..", self);
 }
 
 typedef struct isa_info {
@@ -115,13 +116,18 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
    * ../<isa>/lib (build/native, build/aarch64, build/ppc64le). */
   char libdir[PATH_MAX];
   const char *env_dir = getenv("KNIT_LIBDIR");
+  bool fits;
   if (env_dir && *env_dir)
-    snprintf(libdir, sizeof libdir, "%s", env_dir);
+    fits = knit_path_printf(libdir, sizeof libdir, "%s", env_dir);
   else if (!foreign)
-    snprintf(libdir, sizeof libdir, "%s/lib", root);
+    fits = knit_path_printf(libdir, sizeof libdir, "%s/lib", root);
   else
-    snprintf(libdir, sizeof libdir, "%s/../%s/lib", root, isa->name);
-  snprintf(l->tool, sizeof l->tool, "%s/libknit.so", libdir);
+    fits = knit_path_printf(libdir, sizeof libdir, "%s/../%s/lib", root, isa->name);
+  fits = fits && knit_path_printf(l->tool, sizeof l->tool, "%s/libknit.so", libdir);
+  if (!fits) {
+    snprintf(err, errlen, "the path of knit's libraries is too long");
+    return false;
+  }
   if (access(l->tool, R_OK) != 0) {
     snprintf(err, errlen, "no libknit.so for %s at %s (build that ISA's tree, or set "
                           "KNIT_LIBDIR)", isa->name, l->tool);
@@ -130,10 +136,10 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
 
   l->runtime_dir[0] = '\0';
   if (!strcmp(l->runtime, "mock-gomp")) {
-    snprintf(l->runtime_dir, sizeof l->runtime_dir, "%s/mock-gomp", libdir);
     char probe[PATH_MAX + 32];
-    snprintf(probe, sizeof probe, "%s/libgomp.so.1", l->runtime_dir);
-    if (access(probe, R_OK) != 0) {
+    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s/mock-gomp", libdir) ||
+        !knit_path_printf(probe, sizeof probe, "%s/libgomp.so.1", l->runtime_dir) ||
+        access(probe, R_OK) != 0) {
       snprintf(err, errlen, "runtime mock-gomp is not built for %s (no %s)", isa->name, probe);
       return false;
     }
@@ -166,13 +172,16 @@ static char *joined(const char *name, const char *value)
 
 int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
 {
-  char ld_path[PATH_MAX * 2];
+  char ld_path[PATH_MAX * 4];
   const char *old = getenv("LD_LIBRARY_PATH");
-  if (l->runtime_dir[0])
-    snprintf(ld_path, sizeof ld_path, "%s%s%s", l->runtime_dir, old && *old ? ":" : "",
-             old ? old : "");
-  else
-    snprintf(ld_path, sizeof ld_path, "%s", old ? old : "");
+  bool fits = l->runtime_dir[0]
+                  ? knit_path_printf(ld_path, sizeof ld_path, "%s%s%s", l->runtime_dir,
+                                     old && *old ? ":" : "", old ? old : "")
+                  : knit_path_printf(ld_path, sizeof ld_path, "%s", old ? old : "");
+  if (!fits) {
+    snprintf(err, errlen, "LD_LIBRARY_PATH is too long");
+    return -1;
+  }
 
   /* The guest's environment: natively the process environment itself; under
    * QEMU it goes in with -E, so that qemu's own (host) loader does not try

@@ -84,19 +84,29 @@ void knit_sampler_stop_thread(knit_thread *t)
 }
 
 /* Inserts one path (outermost first) into the thread's tree and charges the
- * sample to its last node. */
-static void record_path(knit_thread *t, const knit_path_frame *path, int n)
+ * sample's periods to its last node. */
+static void record_path(knit_thread *t, const knit_path_frame *path, int n, uint64_t periods)
 {
   uint32_t node = 0;
   for (int i = 0; i < n; i++)
     node = knit_cct_child(&t->cct, node, path[i].module, path[i].offset, path[i].kind);
-  knit_cct_node_at(&t->cct, node)->metrics[KNIT_METRIC_SAMPLES]++;
+  knit_cct_node_at(&t->cct, node)->metrics[KNIT_METRIC_SAMPLES] += periods;
+}
+
+/* How many periods a timer sample stands for. The kernel checks CPU-time
+ * timers only at scheduler ticks and sends one signal for all the periods
+ * that ended since the last, counting the rest as overruns: each of them is
+ * time the thread spent where it is now. */
+static uint64_t periods_of(const siginfo_t *info)
+{
+  if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
+    return 1 + (uint64_t)info->si_overrun;
+  return 1;
 }
 
 void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
   (void)sig;
-  (void)info;
   int saved_errno = errno;
   knit_thread *t = knit_thread_self();
   if (!t) {
@@ -140,7 +150,7 @@ void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
   knit_path_frame path[MAX_FRAMES + 8];
   bool partial = false;
   int len = knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial);
-  record_path(t, path, len);
+  record_path(t, path, len, periods_of(info));
 
   t->stats[KNIT_STAT_SAMPLES]++;
   t->stats[KNIT_STAT_FRAMES] += (uint64_t)n;

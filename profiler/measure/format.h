@@ -93,7 +93,9 @@ typedef struct knit_node_record {
 
 /* Metric ids. */
 enum knit_metric {
-  KNIT_METRIC_SAMPLES = 0,     /* samples taken at this node (exclusive) */
+  KNIT_METRIC_SAMPLES = 0,     /* periods of the event that ended at this node
+                                  (exclusive): 1 per probe; for a timer, 1 +
+                                  the overruns its signal stood for */
   KNIT_METRIC_OMP_IDLE = 1,    /* reserved for blame: idle threads x period */
   KNIT_METRIC_OMP_MUTEX_WAIT = 2,
   KNIT_METRIC_OMP_MUTEX_BLAME = 3,

@@ -43,6 +43,12 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
   return NULL;
 }
 
+static bool is_knit_frame(const knit_frame *f)
+{
+  const knit_module *m = knit_loadmap_module(f->module);
+  return m && m->is_self;
+}
+
 static uint64_t placeholder_for_state(int state)
 {
   if (state >= ompt_state_wait_barrier && state <= ompt_state_wait_barrier_teams)
@@ -83,19 +89,23 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
 {
   *partial = false;
   /* A probe's sample starts inside knit_probe_fire: cut every frame up to
-   * and including knit's own innermost one; the next is the program's call
-   * to the probe. */
+   * and including the innermost run of knit's own frames; the next is the
+   * program's call to the probe. (Only that run: knit frames further out,
+   * such as a thread start wrapper, are not the probe's.) */
   int top = 0;
   if (probe) {
-    for (int i = 0; i < n; i++) {
-      const knit_module *m = knit_loadmap_module(frames[i].module);
-      if (m && m->is_self)
-        top = i + 1;
-    }
+    while (top < n && !is_knit_frame(&frames[top]))
+      top++;
   }
+  /* A timer sample that lands in knit's own code (a probe call in a timer
+   * run) is charged to the program's call into knit, the same way. */
+  while (top < n && is_knit_frame(&frames[top]))
+    top++;
+  if (top == n)
+    top = 0; /* nothing but knit: keep the stack as it is */
   frames += top;
   n -= top;
-  int sample_index = probe ? -1 : 0;
+  int sample_index = top > 0 ? -1 : 0;
 
   knit_thread *t = knit_thread_self();
   bool openmp = t && (atomic_load(&t->flags) & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active;
@@ -120,12 +130,18 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
 
   int first, last;
   bool any = knit_task_frame_range(frames, n, tf, &first, &last);
+  /* An implicit or explicit task without an exit frame is not running its
+   * own code (it is in a barrier after its body, say): none of the frames
+   * below the runtime are its own. Only the initial task runs to the
+   * bottom of its stack. */
+  if (!(flags & ompt_task_initial) && !(tf && tf->exit_frame.ptr))
+    any = false;
   const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
   /* A partial unwind matters only when it stopped inside the task's own
    * frames, before the runtime frame that called the task: past that point
    * the prefix stands for the rest of the path. */
   bool found_exit = tf && tf->exit_frame.ptr && last < n - 1;
-  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit;
+  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && any;
   if (*partial) {
     len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
   } else if (prefix) {

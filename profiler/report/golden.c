@@ -10,6 +10,7 @@
 
 /* Paths longer than this do not widen the diff's first column further. */
 #define DIFF_PATH_WIDTH_MAX 72
+#define UNEXPECTED_LABEL "(paths not in the golden)"
 
 static int parse_share(const char *text, double *out)
 {
@@ -318,9 +319,11 @@ size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured,
   walk_union(&g->paths, measured, sum_shares, &st);
   double unexpected_share = (double)st.unexpected / (double)measured->total;
   st.list_unexpected = unexpected_share > g->min_share + 1e-9;
+  if (st.list_unexpected && st.width < (int)strlen(UNEXPECTED_LABEL))
+    st.width = (int)strlen(UNEXPECTED_LABEL);
   walk_union(&g->paths, measured, visit_shares, &st);
   if (st.list_unexpected)
-    say(&st, '+', "(paths not in the golden)",
+    say(&st, '+', UNEXPECTED_LABEL,
         "together %.1f%% of all samples (min-share %.1f%%)", 100.0 * unexpected_share,
         100.0 * g->min_share);
   return st.differences;

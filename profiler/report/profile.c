@@ -21,8 +21,8 @@ int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *d
     return -1;
   }
   if (m->failed_count > 0)
-    fprintf(diag, "%s: warning: %zu of %zu thread files could not be read; "
-            "the report shows the others\n", who, m->failed_count,
+    fprintf(diag, "%s: warning: %zu of %zu thread files could not be read\n", who,
+            m->failed_count,
             m->failed_count + m->thread_count);
   if (m->mixed_events)
     fprintf(diag, "%s: warning: the thread files of %s were recorded with different "

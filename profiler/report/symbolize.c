@@ -148,6 +148,15 @@ static void resolve(knit_symbolizer *s, const module_entry *m, uint64_t addr,
     Dwarf_Addr a = addr + m->bias;
     const char *name = dwfl_module_addrname(m->module, a);
     if (name != NULL && name[0] != '\0') {
+      /* Symbol tables may carry the symbol version ("memcpy@@GLIBC_2.14");
+       * the function is the same whatever the version, and names are
+       * compared across systems, so it is cut off. */
+      const char *at = strchr(name, '@');
+      if (at != NULL && at != name) {
+        char bare[512];
+        snprintf(bare, sizeof bare, "%.*s", (int)(at - name), name);
+        name = keep_string(s, bare);
+      }
       out->function = name;
       out->resolved = 1;
     }
@@ -215,7 +224,8 @@ void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
   }
   resolve(s, &s->modules[module], addr, fallback_offset, out);
   if (2 * (s->cache_used + 1) <= s->cache_slots) {
-    s->cache[j] = (cache_entry){.module = module, .addr = addr, .fallback_offset = fallback_offset, .symbol = *out};
+    s->cache[j] = (cache_entry){
+        .module = module, .addr = addr, .fallback_offset = fallback_offset, .symbol = *out};
     s->cache_used++;
   }
 }

@@ -11,6 +11,21 @@
  * state a branch left for that address, or else with the "canonical" state,
  * the one that held after the prologue and before the first epilogue. That
  * covers functions with several epilogues and returns in the middle.
+ * Alignment padding after a path end keeps the path ended, so shrink-wrapped
+ * blocks placed after it still get their branch's state. At every ret the
+ * state is known outright (CFA = rsp+8, rbp restored), which also recovers
+ * from an earlier unmodeled change of rsp.
+ *
+ * What was learned from comparing with gcc's CFI (test_x86_64_analyze audits
+ * the test itself and libc): "mov rbp,rsp" is a frame set-up only right
+ * after rbp was saved, since -O2 code also copies rsp into rbp used as a
+ * general register; pops of pushed call arguments are not an epilogue; and
+ * PLT0 is entered by a jmp with CFA = rsp+16.
+ *
+ * Not modeled: code entered by a jump rather than a call (the foo.cold part
+ * of a hot/cold split, _start), gcc's DRAP realignment (CFA through r10 or
+ * an expression), stack switches, and anything not listed in model_insn;
+ * those rsp writes make the recipe KNIT_RECIPE_UNCERTAIN.
  *
  * The analyzer runs inside the profiler's signal handler: it allocates
  * nothing, keeps no global state and calls only cs_disasm_iter and
@@ -103,16 +118,24 @@ static void lose_frame(frame_state *s) {
   }
 }
 
-/* rbp is set to rsp + offset (mov rbp,rsp; lea rbp,[rsp+n]; enter): the
- * frame set-up, after which the CFA is computed from rbp. */
+/* rbp is set to rsp + offset (mov rbp,rsp; lea rbp,[rsp+n]; enter). It is
+ * the frame set-up, after which the CFA is computed from rbp, only when rbp
+ * then points at the slot where the caller's rbp was just saved. Optimized
+ * gcc code also uses rbp as a general register and copies rsp into it to
+ * address a local buffer; the CFA stays on rsp then, as in gcc's CFI. */
 static void set_frame(frame_state *s, int64_t offset) {
   if (!s->sp_known) {
     s->uncertain = true;
     lose_frame(s);
     return;
   }
+  int32_t depth = s->sp_depth - (int32_t)offset;
+  if (!s->fp_saved || s->fp_slot != -depth) {
+    lose_frame(s);
+    return;
+  }
   s->fp_is_frame = true;
-  s->fp_depth = s->sp_depth - (int32_t)offset;
+  s->fp_depth = depth;
   s->cfa_on_fp = true;
 }
 
@@ -346,13 +369,67 @@ static flow_kind model_insn(analysis *a, frame_state *s, const cs_insn *insn,
   return FLOW_NEXT;
 }
 
-/* True when the instruction took down part of the frame: the start of an
- * epilogue, which ends the search for the canonical state. */
+/* True when the instruction took down part of the frame (pop, add rsp,
+ * leave, ...): possibly part of an epilogue. */
 static bool tears_down(const frame_state *before, const frame_state *after) {
   return (before->sp_known && after->sp_known &&
           after->sp_depth < before->sp_depth) ||
          (before->fp_saved && !after->fp_saved) ||
          (before->cfa_on_fp && !after->cfa_on_fp);
+}
+
+/* Finds the canonical state: the one before the epilogue that leads to the
+ * first end of a path. An epilogue is a straight run of tear-down
+ * instructions (other instructions may be interleaved) with no call, no
+ * branch and no growth of the stack in it; that keeps the pops of pushed
+ * call arguments from passing for one. When the first path end has no such
+ * run before it (a jmp in the body, a switch dispatch), the state at it is
+ * canonical. */
+typedef struct canonical_search {
+  frame_state state;        /* the result, once found */
+  bool found;
+  bool in_run;              /* inside a run of tear-down instructions */
+  frame_state before_run;   /* the state before the current run */
+} canonical_search;
+
+static void canonical_step(canonical_search *c, const frame_state *before,
+                           const frame_state *after, const cs_insn *insn,
+                           flow_kind flow) {
+  if (c->found)
+    return;
+  if (flow == FLOW_END || flow == FLOW_JUMP) {
+    c->state = c->in_run ? c->before_run : *before;
+    c->found = true;
+    return;
+  }
+  bool grows = (after->sp_known && before->sp_known &&
+                after->sp_depth > before->sp_depth) ||
+               (after->fp_saved && !before->fp_saved) ||
+               (after->cfa_on_fp && !before->cfa_on_fp);
+  if (grows || flow == FLOW_BRANCH || insn->id == X86_INS_CALL) {
+    c->in_run = false;
+  } else if (tears_down(before, after) && !c->in_run) {
+    c->in_run = true;
+    c->before_run = *before;
+  }
+}
+
+/* The lazy-binding stub PLT0 (push [rip+GOT+8]; jmp [rip+GOT+16], maybe
+ * after endbr64 and with a bnd prefix) is entered by a jmp from a PLT stub
+ * that pushed the relocation index over the return address: its CFA is
+ * rsp+16 on entry, not rsp+8. */
+static bool is_plt0(const uint8_t *code, size_t len) {
+  static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+  if (len >= 4 && memcmp(code, endbr64, 4) == 0) {
+    code += 4;
+    len -= 4;
+  }
+  if (len < 8 || code[0] != 0xff || code[1] != 0x35)
+    return false;
+  const uint8_t *jmp = code + 6;
+  if (jmp[0] == 0xf2) /* bnd */
+    jmp++;
+  return (size_t)(jmp - code) + 2 <= len && jmp[0] == 0xff && jmp[1] == 0x25;
 }
 
 static void pending_add(analysis *a, uint64_t at, uint64_t target,
@@ -451,18 +528,21 @@ int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
   a.count = 0;
   a.pending_count = 0;
 
-  frame_state cur = entry_state, canonical = entry_state;
-  bool canonical_frozen = false, path_ended = false;
+  frame_state cur = entry_state;
+  if (is_plt0(code, len))
+    cur.sp_depth = 16;
+  canonical_search canonical = {.state = cur};
+  bool path_ended = false;
   int decoded = 0;
   const uint8_t *p = code;
   size_t left = len;
   uint64_t pc = addr;
   while (left > 0) {
     uint64_t at = pc;
-    if (path_ended) {
+    bool resumed = path_ended;
+    if (resumed) {
       const frame_state *branch_state = pending_find(&a, at);
-      cur = branch_state ? *branch_state : canonical;
-      path_ended = false;
+      cur = branch_state ? *branch_state : canonical.state;
     }
     if (!cs_disasm_iter(a.handle, &p, &left, &pc, insn)) {
       /* Not an instruction Capstone knows (data, or too new): cover the
@@ -487,16 +567,13 @@ int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
     frame_state before = cur;
     uint64_t target = 0;
     flow_kind flow = model_insn(&a, &cur, insn, &target);
-    if (!canonical_frozen) {
-      if (flow == FLOW_END || flow == FLOW_JUMP || tears_down(&before, &cur))
-        canonical_frozen = true;
-      else
-        canonical = cur;
-    }
+    canonical_step(&canonical, &before, &cur, insn, flow);
     if (flow == FLOW_BRANCH || flow == FLOW_JUMP)
       pending_add(&a, at, target, &cur);
-    if (flow == FLOW_END || flow == FLOW_JUMP)
-      path_ended = true;
+    /* Alignment padding after the end of a path is never executed: the
+     * code after it is still entered only by branches. */
+    bool padding = insn->id == X86_INS_NOP || insn->id == X86_INS_INT3;
+    path_ended = flow == FLOW_END || flow == FLOW_JUMP || (resumed && padding);
   }
   return decoded == 0 ? -1 : a.count;
 }
