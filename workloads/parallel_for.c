@@ -1,7 +1,7 @@
 /* parallel_for: a parallel loop opened two calls below main, with uneven
  * work in named functions.
  *
- *   main -> run_experiment -> compute_all -> [parallel for, 64 iterations]
+ *   main -> run_experiment -> compute_all -> [parallel for, 256 iterations]
  *        every fourth iteration -> work_heavy (3 units), the others ->
  *        work_light (1 unit); then serial -> summarize (2 units).
  *
@@ -15,7 +15,7 @@
 #include "work.h"
 
 #define NOINLINE __attribute__((noinline))
-#define ITERATIONS 64
+#define ITERATIONS 256
 
 static uint64_t results[ITERATIONS];
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "ompt/attribution.h"
+#include "ompt/frame_range.h"
 
 typedef struct knit_ompt {
   bool active;
@@ -18,13 +19,6 @@ typedef struct knit_ompt {
 } knit_ompt;
 
 extern knit_ompt knit_ompt_runtime;
-
-/* The index range [*first, *last] of the frames that belong to a task with
- * this frame record: those strictly between the runtime function the task
- * entered (enter_frame) and the one that called it (exit_frame). Returns
- * false when the range is empty. */
-bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *tf, int *first,
-                           int *last);
 
 /* The call path under which a task's own frames go: the path captured when
  * its parallel region began (implicit tasks), or NULL (the initial task). */

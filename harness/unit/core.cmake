@@ -1,0 +1,22 @@
+# Unit tests of the tool's core: signal-safe memory and formatting, the
+# calling-context tree, event syntax, and which frames belong to a task.
+# They run in every tree, the cross trees under QEMU.
+knit_unit_test(test_arena SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_arena.c
+  LIBS knit_base Threads::Threads)
+knit_unit_test(test_cct SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cct.c LIBS knit_cct)
+knit_unit_test(test_safe_format SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_safe_format.c
+  LIBS knit_base)
+knit_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c LIBS knit_base)
+knit_unit_test(test_frame_range
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_frame_range.c
+          ${CMAKE_SOURCE_DIR}/profiler/ompt/frame_range.c
+  LIBS knit_unwind)
+if(TARGET test_frame_range)
+  target_include_directories(test_frame_range PRIVATE ${CMAKE_SOURCE_DIR}/profiler
+    ${KNIT_OMPT_INCLUDE})
+endif()
+foreach(t test_arena test_cct test_safe_format test_config)
+  if(TARGET ${t})
+    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
+  endif()
+endforeach()

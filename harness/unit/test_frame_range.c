@@ -1,0 +1,114 @@
+/* Frame elision's pure core: which unwound frames belong to a task, for
+ * OMPT frame addresses given as CFAs and as frame pointers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ompt/frame_range.h"
+
+/* A master thread inside a parallel region, innermost first:
+ *   0 work         cfa 0x1000
+ *   1 outlined     cfa 0x1100
+ *   2 GOMP_parallel cfa 0x1200   (the runtime: the task's exit frame)
+ *   3 compute      cfa 0x1300
+ *   4 main         cfa 0x1400
+ */
+static const knit_frame master[] = {
+    {0, 0x1000, 0, 0}, {0, 0x1100, 0, 0}, {0, 0x1200, 0, 0}, {0, 0x1300, 0, 0},
+    {0, UINT64_MAX, 0, 0},
+};
+
+static ompt_frame_t frame_of(void *exit, int exit_flags, void *enter, int enter_flags)
+{
+  ompt_frame_t f = {{.ptr = exit}, {.ptr = enter}, exit_flags, enter_flags};
+  return f;
+}
+
+static void test_no_frame_record(void **state)
+{
+  (void)state;
+  int first, last;
+  assert_true(knit_task_frame_range(master, 5, NULL, &first, &last));
+  assert_int_equal(first, 0);
+  assert_int_equal(last, 4);
+}
+
+static void test_exit_frame_as_cfa(void **state)
+{
+  (void)state;
+  ompt_frame_t f = frame_of((void *)0x1200, ompt_frame_runtime | ompt_frame_cfa, NULL, 0);
+  int first, last;
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(first, 0);
+  assert_int_equal(last, 1); /* work and outlined; GOMP_parallel is cut */
+}
+
+static void test_exit_frame_as_frame_pointer(void **state)
+{
+  (void)state;
+  /* A frame pointer inside GOMP_parallel's frame: above its callee's CFA,
+   * below its own. Equal to the callee's CFA is possible too (aarch64). */
+  ompt_frame_t f = frame_of((void *)0x11f0, ompt_frame_runtime | ompt_frame_framepointer, NULL, 0);
+  int first, last;
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(last, 1);
+  f = frame_of((void *)0x1100, ompt_frame_runtime | ompt_frame_framepointer, NULL, 0);
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(last, 1);
+}
+
+static void test_enter_frame(void **state)
+{
+  (void)state;
+  /* The initial task while the region runs: it entered GOMP_parallel, so
+   * its own frames are compute and main. */
+  ompt_frame_t f = frame_of(NULL, 0, (void *)0x1200, ompt_frame_runtime | ompt_frame_cfa);
+  int first, last;
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(first, 3);
+  assert_int_equal(last, 4);
+}
+
+static void test_task_in_runtime(void **state)
+{
+  (void)state;
+  /* A task inside a barrier called from its body: frames 0 and 1 are the
+   * runtime's, 2 and 3 the task's, 4 the runtime that called the task. */
+  static const knit_frame stack[] = {
+      {0, 0x100, 0, 0}, {0, 0x200, 0, 0}, {0, 0x300, 0, 0}, {0, 0x400, 0, 0}, {0, 0x500, 0, 0},
+  };
+  ompt_frame_t f = frame_of((void *)0x500, ompt_frame_cfa, (void *)0x200, ompt_frame_cfa);
+  int first, last;
+  assert_true(knit_task_frame_range(stack, 5, &f, &first, &last));
+  assert_int_equal(first, 2);
+  assert_int_equal(last, 3);
+  /* Entered and exit frames that leave nothing between: empty. */
+  f = frame_of((void *)0x300, ompt_frame_cfa, (void *)0x200, ompt_frame_cfa);
+  assert_false(knit_task_frame_range(stack, 5, &f, &first, &last));
+}
+
+static void test_exit_frame_not_on_stack(void **state)
+{
+  (void)state;
+  /* A partial unwind that never reached the exit frame keeps every frame:
+   * the caller decides what a missing exit means. */
+  ompt_frame_t f = frame_of((void *)0x9000, ompt_frame_cfa, NULL, 0);
+  int first, last;
+  assert_true(knit_task_frame_range(master, 4, &f, &first, &last));
+  assert_int_equal(last, 3);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_no_frame_record),
+      cmocka_unit_test(test_exit_frame_as_cfa),
+      cmocka_unit_test(test_exit_frame_as_frame_pointer),
+      cmocka_unit_test(test_enter_frame),
+      cmocka_unit_test(test_task_in_runtime),
+      cmocka_unit_test(test_exit_frame_not_on_stack),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

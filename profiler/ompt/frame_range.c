@@ -1,0 +1,31 @@
+/* Which frames of a stack belong to a task: the pure part of frame
+ * elision, testable without a runtime. */
+#include "ompt/frame_range.h"
+
+/* The frame that is the runtime function an OMPT frame address names: the
+ * first frame whose CFA lies above the address, or at it when the address
+ * is a CFA. With a frame-pointer address the function's own CFA is above
+ * it and its callee's is at or below it. */
+static int frame_named_by(const knit_frame *frames, int n, const ompt_frame_t *tf, bool enter)
+{
+  uint64_t a = (uint64_t)(uintptr_t)(enter ? tf->enter_frame.ptr : tf->exit_frame.ptr);
+  int flags = enter ? tf->enter_frame_flags : tf->exit_frame_flags;
+  bool is_cfa = (flags & ompt_frame_cfa) != 0;
+  for (int i = 0; i < n; i++)
+    if (frames[i].cfa > a || (is_cfa && frames[i].cfa == a))
+      return i;
+  return n;
+}
+
+bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *tf, int *first,
+                           int *last)
+{
+  int lo = 0, hi = n - 1;
+  if (tf && tf->enter_frame.ptr)
+    lo = frame_named_by(frames, n, tf, true) + 1;
+  if (tf && tf->exit_frame.ptr)
+    hi = frame_named_by(frames, n, tf, false) - 1;
+  *first = lo;
+  *last = hi;
+  return lo <= hi;
+}
