@@ -91,14 +91,41 @@ static const isa_info *program_isa(const char *path)
   return NULL;
 }
 
+static bool is_elf(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char magic[SELFMAG];
+  ssize_t n = read(fd, magic, sizeof magic);
+  close(fd);
+  return n == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
+}
+
+static size_t native_index(void)
+{
+  for (size_t i = 0; i < sizeof isas / sizeof *isas; i++)
+    if (isas[i].machine == knit_isa_native()->elf_machine)
+      return i;
+  return 0;
+}
+
 bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
 {
+  /* A script (or anything that is not an ELF program) runs natively: the
+   * programs it starts inherit the preload and are profiled. */
   const isa_info *isa = program_isa(l->program);
-  if (!isa) {
+  if (!isa && is_elf(l->program)) {
     snprintf(err, errlen, "%s is not a 64-bit little-endian ELF program of x86_64, aarch64 "
                           "or ppc64le", l->program);
     return false;
   }
+  if (!isa && l->qemu) {
+    snprintf(err, errlen, "%s is not an ELF program: --qemu needs one", l->program);
+    return false;
+  }
+  if (!isa)
+    isa = &isas[native_index()];
   l->isa = isa->name;
   const knit_isa_ops *native = knit_isa_native();
   bool foreign = native->elf_machine != isa->machine;

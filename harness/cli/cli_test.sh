@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The knit command's behaviour at its edges: bad options, missing programs,
+# crashing programs, corrupt measurements. Each case is one ctest entry:
+#   cli_test.sh CASE KNIT WORKLOAD_DIR
+set -uo pipefail
+case_name=$1 knit=$2 wl=$3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/knit-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# expect STATUS PATTERN -- CMD...: runs CMD, checks its exit status and that
+# its combined output matches PATTERN (an extended regex).
+expect() {
+  local want=$1 pattern=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  echo "+ $* -> $rc"
+  echo "$out" | sed 's/^/  | /'
+  [ "$rc" -eq "$want" ] || fail "exit status $rc, expected $want"
+  grep -qE "$pattern" <<<"$out" || fail "output does not match /$pattern/"
+}
+
+case "$case_name" in
+no_command)
+  expect 2 'usage: knit' -- "$knit"
+  expect 2 "unknown command 'frobnicate'" -- "$knit" frobnicate
+  expect 0 'commands:' -- "$knit" --help
+  ;;
+record_bad_option)
+  expect 2 "unknown or incomplete option '--bogus'" -- "$knit" record --bogus -- /bin/true
+  expect 2 'usage: knit record' -- "$knit" record -e
+  expect 2 'no program given' -- "$knit" record -e PROBE
+  expect 2 "unknown event 'CYCLES'" -- "$knit" record -e CYCLES@100 -- /bin/true
+  expect 2 'bad period' -- "$knit" record -e CPUTIME@abc -- /bin/true
+  expect 2 "unknown runtime 'mock-nope'" -- "$knit" record --runtime=mock-nope -o "$tmp/x" -- "$wl/calls"
+  expect 0 'PROBE' -- "$knit" record --help
+  ;;
+record_missing_program)
+  expect 2 "cannot find an executable program '/no/such/program'" -- \
+    "$knit" record -o "$tmp/m" -- /no/such/program
+  expect 2 "cannot find an executable program 'no-such-program-knit'" -- \
+    "$knit" record -o "$tmp/m" -- no-such-program-knit
+  printf '\177ELF\001\001\001' >"$tmp/elf32" && chmod +x "$tmp/elf32"
+  expect 2 'not a 64-bit little-endian ELF program' -- "$knit" record -o "$tmp/m2" -- "$tmp/elf32"
+  ;;
+record_keeps_measurement)
+  expect 0 'SUMMARY samples=15 partial=0' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  expect 2 'already holds a measurement' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  ls "$tmp/m"/thread-*.knit >/dev/null || fail "the first measurement was touched"
+  ;;
+program_exit_status)
+  # The program's own status comes back through knit record, and a program
+  # that leaves through _exit (as the shell does) still gets its SUMMARY.
+  expect 3 'SUMMARY samples=0' -- "$knit" record -e PROBE -o "$tmp/m" -- /bin/sh -c 'exit 3'
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME -o "$tmp/m1" -- "$wl/calls" 1
+  ;;
+script)
+  # A script runs natively; the programs it starts are profiled.
+  printf '#!/bin/sh\nexec "%s/calls" 1\n' "$wl" >"$tmp/run.sh" && chmod +x "$tmp/run.sh"
+  expect 0 'SUMMARY samples=15 partial=0' -- "$knit" record -e PROBE -o "$tmp/m" -- "$tmp/run.sh"
+  expect 2 'not an ELF program: --qemu needs one' -- "$knit" record --qemu -o "$tmp/m3" -- "$tmp/run.sh"
+  ;;
+crash_keeps_data)
+  expect 139 'killed by signal 11' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/crash"
+  grep -q '^end: crash: SIGSEGV' "$tmp/m/knit.log" || fail "the log does not say the program crashed"
+  grep -q '^SUMMARY samples=5 partial=0' "$tmp/m/knit.log" || fail "the probes before the crash are lost"
+  expect 0 'main;before_crash[.a-z0-9]* 5' -- "$knit" report --format=folded "$tmp/m"
+  ;;
+probe_without_knit)
+  # The probe header needs nothing of knit's: without it, probes do nothing.
+  expect 0 'calls: 2 rounds' -- "$wl/calls" 2
+  ;;
+corrupt_measurement)
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  cp -r "$tmp/m" "$tmp/bad"
+  f=$(ls "$tmp/bad"/thread-*.knit | head -n 1)
+  head -c 100 "$f" >"$f.cut" && mv "$f.cut" "$f"
+  expect 1 'truncated' -- "$knit" report "$tmp/bad"
+  expect 1 'cannot|could not|unreadable|truncated' -- "$knit" check "$tmp/bad" /dev/null
+  printf 'garbage' >"$tmp/bad/thread-9-9.knit"
+  expect 1 '' -- "$knit" report "$tmp/bad"
+  expect 1 'No such file|does not exist|cannot' -- "$knit" report "$tmp/none"
+  ;;
+*)
+  echo "unknown case $case_name"
+  exit 2
+  ;;
+esac
+echo "PASS: $case_name"
