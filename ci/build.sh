@@ -6,6 +6,7 @@ target=${1:?usage: build.sh native|aarch64|ppc64le BUILD_DIR JOBS}
 build=${2:-build}
 jobs=${3:-2}
 src=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$build"
 dir="$build/$target"
 args=(-S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 if [ "$target" != native ]; then

@@ -32,6 +32,13 @@ typedef struct knit_isa_ops {
    * return address where the call put it. Used for code whose bounds are
    * unknown at the innermost frame. */
   knit_recipe entry_recipe;
+
+  /* DWARF register numbers of the registers recipes speak of, so that
+   * recipes can be compared with the compiler's CFI (knit audit). */
+  int dwarf_sp;
+  int dwarf_fp;
+  int dwarf_ra;  /* the return-address column of the CFI */
+  int dwarf_lr;  /* the link register, or -1 (x86-64 has none) */
 } knit_isa_ops;
 
 extern const knit_isa_ops knit_isa_x86_64;

@@ -20,4 +20,8 @@ const knit_isa_ops knit_isa_aarch64 = {
     .fp_rule = KNIT_FP_SAME, .fp_offset = 0,
     .flags = 0,
   },
+  .dwarf_sp = 31,
+  .dwarf_fp = 29,
+  .dwarf_ra = 30,
+  .dwarf_lr = 30,
 };

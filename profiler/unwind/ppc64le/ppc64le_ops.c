@@ -20,4 +20,8 @@ const knit_isa_ops knit_isa_ppc64le = {
     .fp_rule = KNIT_FP_SAME, .fp_offset = 0,
     .flags = 0,
   },
+  .dwarf_sp = 1,
+  .dwarf_fp = 31,
+  .dwarf_ra = 65,
+  .dwarf_lr = 65,
 };

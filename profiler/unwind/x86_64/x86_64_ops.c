@@ -20,4 +20,8 @@ const knit_isa_ops knit_isa_x86_64 = {
     .fp_rule = KNIT_FP_SAME, .fp_offset = 0,
     .flags = 0,
   },
+  .dwarf_sp = 7,
+  .dwarf_fp = 6,
+  .dwarf_ra = 16,
+  .dwarf_lr = -1,
 };
