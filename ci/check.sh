@@ -12,7 +12,9 @@ start=$(date +%s)
 passed=0 failed=0 skipped=0
 failures=()
 
-run_tree() {
+# Every tree is built before any test runs: the native tree's golden runs
+# for aarch64 and ppc64le use those trees' libknit.so and workloads.
+build_tree() {
   local target=$1
   echo "== $target: build"
   if ! bash "$src/ci/build.sh" "$target" "$build" "$jobs" >"$build/build-$target.log" 2>&1; then
@@ -20,8 +22,12 @@ run_tree() {
     echo "== $target: BUILD FAILED (log: $build/build-$target.log)"
     failed=$((failed + 1))
     failures+=("$target: build")
-    return
+    return 1
   fi
+}
+
+test_tree() {
+  local target=$1
   echo "== $target: test"
   local log="$build/test-$target.log"
   (cd "$build/$target" && ctest -j "$jobs" --output-on-failure) >"$log" 2>&1
@@ -38,9 +44,13 @@ run_tree() {
   fi
 }
 
-run_tree native
-run_tree aarch64
-run_tree ppc64le
+built=()
+for t in native aarch64 ppc64le; do
+  build_tree "$t" && built+=("$t")
+done
+for t in "${built[@]}"; do
+  test_tree "$t"
+done
 
 echo
 echo "check: took $(( $(date +%s) - start )) s"

@@ -58,6 +58,17 @@ static void append_frame(char *buf, size_t *len, const char *name)
   buf[*len] = '\0';
 }
 
+size_t knit_folded_path_start(const knit_folded_frame *frames, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(frames[i].function, "main") == 0)
+      return i;
+  size_t start = 0;
+  while (start + 1 < n && knit_folded_is_system_module(frames[start].module))
+    start++;
+  return start;
+}
+
 char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
 {
   size_t room = 16;
@@ -69,23 +80,9 @@ char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
   size_t len = 0;
   buf[0] = '\0';
 
-  /* Rule (a): where the application's path starts. */
-  size_t start = n;
-  for (size_t i = 0; i < n; i++) {
-    if (strcmp(frames[i].function, "main") == 0) {
-      start = i;
-      break;
-    }
-  }
-  if (start == n) {
-    start = 0;
-    while (start + 1 < n && knit_folded_is_system_module(frames[start].module))
-      start++;
-  }
-
-  /* Rule (b), frame by frame. */
+  /* Rule (b), frame by frame, from where rule (a) starts the path. */
   int under_clang_wrapper = 0;
-  for (size_t i = start; i < n; i++) {
+  for (size_t i = knit_folded_path_start(frames, n); i < n; i++) {
     const char *name = frames[i].function;
     if (frames[i].module == NULL && strcmp(name, "ROOT") == 0)
       continue;

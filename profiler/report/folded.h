@@ -50,6 +50,11 @@ typedef struct knit_folded {
  * NULL when out of memory. */
 char *knit_folded_normalize(const knit_folded_frame *frames, size_t n);
 
+/* Rule (a) alone: the index of the first frame of frames[0..n) (outermost
+ * first) that the application's path keeps; n only when n is 0. The tree
+ * view hides the frames before it the same way, so both views agree. */
+size_t knit_folded_path_start(const knit_folded_frame *frames, size_t n);
+
 /* Rule (b) for one name: "omp.outlined" for an outlined body, else name. */
 const char *knit_folded_frame_name(const char *name);
 
