@@ -1,0 +1,369 @@
+/* The display tree; see calltree.h.
+ *
+ * The tree is built path by path rather than node by node: where a path
+ * starts depends on the whole path (whether it reaches `main`, and rule (a)
+ * keeps at least its innermost frame), so each CCT node with exclusive
+ * periods contributes its own path from the root, trimmed, as one insertion
+ * into a trie keyed per mode. Summing the periods along every inserted path
+ * gives inclusive values, and the periods each CCT node passes on land on
+ * the source line it stands for, which is how a merged node learns which of
+ * its lines weighs most. This walks each sampled path once, as the folded
+ * form does.
+ *
+ * Siblings are found through one open-addressing hash table over the whole
+ * tree keyed by (parent, identity), so nodes with thousands of children (a
+ * `<partial>` placeholder, say) cost no more than others. */
+#define _GNU_SOURCE /* qsort_r */
+#include "report/calltree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/folded.h"
+
+#define NONE UINT32_MAX
+
+/* One distinct source line of a node, and the periods that passed it. */
+typedef struct site {
+  const char *file;
+  unsigned line;
+  uint64_t value;
+  uint32_t next;  /* the node's next site, or NONE */
+} site;
+
+typedef struct builder {
+  knit_calltree *ct;
+  const knit_report_tree *t;
+  int lines;
+  uint32_t *slots;  /* view node indexes, NONE when empty */
+  size_t slot_count;
+  site *sites;
+  size_t site_count;
+  size_t site_cap;
+  uint32_t *site_head;  /* per view node; grown with the nodes */
+  uint32_t *path;       /* CCT indexes of the path being inserted */
+  knit_folded_frame *frames;
+  size_t path_cap;
+} builder;
+
+static uint64_t mix64(uint64_t h)
+{
+  h ^= h >> 31;
+  h *= 0x7fb5d329728ea185ull;
+  h ^= h >> 27;
+  h *= 0x81dadef4bc2dd44dull;
+  h ^= h >> 33;
+  return h;
+}
+
+static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t offset,
+                         uint8_t kind, const char *function)
+{
+  uint64_t h = mix64((uint64_t)parent << 32 | module);
+  if (lines)
+    return mix64(h ^ mix64(offset * 4 + kind));
+  for (const char *c = function; *c != '\0'; c++) /* FNV-1a over the name */
+    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+  return mix64(h);
+}
+
+static size_t slot_of_node(const builder *b, const knit_calltree_node *v)
+{
+  return (size_t)key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->function) &
+         (b->slot_count - 1);
+}
+
+static int grow_slots(builder *b)
+{
+  size_t count = b->slot_count ? 2 * b->slot_count : 256;
+  uint32_t *slots = malloc(count * sizeof *slots);
+  if (slots == NULL)
+    return -1;
+  memset(slots, 0xff, count * sizeof *slots);
+  free(b->slots);
+  b->slots = slots;
+  b->slot_count = count;
+  /* The root is never anyone's child, so it has no slot. */
+  for (size_t i = 1; i < b->ct->node_count; i++) {
+    size_t s = slot_of_node(b, &b->ct->nodes[i]);
+    while (b->slots[s] != NONE)
+      s = (s + 1) & (b->slot_count - 1);
+    b->slots[s] = (uint32_t)i;
+  }
+  return 0;
+}
+
+static const char *name_of(const knit_report_node *n)
+{
+  return n->function != NULL ? n->function : "?";
+}
+
+static int same_identity(int lines, const knit_calltree_node *v, uint32_t parent,
+                         const knit_report_node *n)
+{
+  if (v->parent != parent || v->module != n->module)
+    return 0;
+  if (lines)
+    return v->offset == n->offset && v->kind == n->kind;
+  return strcmp(v->function, name_of(n)) == 0;
+}
+
+static int add_node(builder *b, knit_calltree_node v)
+{
+  knit_calltree *ct = b->ct;
+  if (ct->node_count == ct->node_cap) {
+    size_t cap = ct->node_cap ? 2 * ct->node_cap : 256;
+    knit_calltree_node *nodes = realloc(ct->nodes, cap * sizeof *nodes);
+    if (nodes == NULL)
+      return -1;
+    ct->nodes = nodes;
+    uint32_t *heads = realloc(b->site_head, cap * sizeof *heads);
+    if (heads == NULL)
+      return -1;
+    b->site_head = heads;
+    ct->node_cap = cap;
+  }
+  b->site_head[ct->node_count] = NONE;
+  ct->nodes[ct->node_count++] = v;
+  return 0;
+}
+
+/* The child of parent that CCT node n belongs to, created when missing;
+ * NONE when out of memory. */
+static uint32_t find_or_add(builder *b, uint32_t parent, const knit_report_node *n)
+{
+  /* At most half full, so probe chains stay short. */
+  if (2 * (b->ct->node_count + 1) > b->slot_count && grow_slots(b) != 0)
+    return NONE;
+  size_t s = (size_t)key_hash(b->lines, parent, n->module, n->offset, n->kind, name_of(n)) &
+             (b->slot_count - 1);
+  for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1))
+    if (same_identity(b->lines, &b->ct->nodes[b->slots[s]], parent, n))
+      return b->slots[s];
+  knit_calltree_node v = {.parent = parent,
+                          .function = name_of(n),
+                          .module_path = knit_report_node_module(b->t, n),
+                          .module = n->module,
+                          .kind = n->kind,
+                          .offset = n->offset};
+  if (add_node(b, v) != 0)
+    return NONE;
+  b->slots[s] = (uint32_t)(b->ct->node_count - 1);
+  return b->slots[s];
+}
+
+static int same_file(const char *a, const char *b)
+{
+  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static int add_site(builder *b, uint32_t v, const knit_report_node *n, uint64_t value)
+{
+  unsigned line = n->file != NULL ? n->line : 0;
+  for (uint32_t s = b->site_head[v]; s != NONE; s = b->sites[s].next) {
+    if (b->sites[s].line == line && same_file(b->sites[s].file, n->file)) {
+      b->sites[s].value += value;
+      return 0;
+    }
+  }
+  if (b->site_count == b->site_cap) {
+    size_t cap = b->site_cap ? 2 * b->site_cap : 256;
+    site *sites = realloc(b->sites, cap * sizeof *sites);
+    if (sites == NULL)
+      return -1;
+    b->sites = sites;
+    b->site_cap = cap;
+  }
+  b->sites[b->site_count] =
+      (site){.file = n->file, .line = line, .value = value, .next = b->site_head[v]};
+  b->site_head[v] = (uint32_t)b->site_count++;
+  return 0;
+}
+
+/* Inserts the path from the root to CCT node leaf with its exclusive value. */
+static int insert_path(builder *b, uint32_t leaf, int all_frames, uint64_t value)
+{
+  const knit_report_tree *t = b->t;
+  size_t depth = 0;
+  for (uint32_t j = leaf; j != 0; j = t->nodes[j].parent)
+    depth++;
+  if (depth > b->path_cap) {
+    uint32_t *path = realloc(b->path, depth * sizeof *path);
+    if (path == NULL)
+      return -1;
+    b->path = path;
+    knit_folded_frame *frames = realloc(b->frames, depth * sizeof *frames);
+    if (frames == NULL)
+      return -1;
+    b->frames = frames;
+    b->path_cap = depth;
+  }
+  size_t k = depth;
+  for (uint32_t j = leaf; j != 0; j = t->nodes[j].parent) {
+    b->path[--k] = j;
+    b->frames[k] = (knit_folded_frame){.function = name_of(&t->nodes[j]),
+                                       .module = knit_report_node_module(t, &t->nodes[j])};
+  }
+  uint32_t v = 0;
+  b->ct->nodes[0].inclusive += value;
+  for (k = all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
+    const knit_report_node *n = &t->nodes[b->path[k]];
+    if ((v = find_or_add(b, v, n)) == NONE || add_site(b, v, n, value) != 0)
+      return -1;
+    b->ct->nodes[v].inclusive += value;
+  }
+  b->ct->nodes[v].exclusive += value;
+  return 0;
+}
+
+/* Whether site a should stand for its node rather than site b: a known line
+ * before an unknown one, then the larger value, then file and line so the
+ * choice is the same on every run. */
+static int better_site(const site *a, const site *b)
+{
+  if ((a->file != NULL) != (b->file != NULL))
+    return a->file != NULL;
+  if (a->value != b->value)
+    return a->value > b->value;
+  if (a->file != NULL) {
+    int c = strcmp(a->file, b->file);
+    if (c != 0)
+      return c < 0;
+  }
+  return a->line < b->line;
+}
+
+static void choose_sites(builder *b)
+{
+  for (size_t i = 1; i < b->ct->node_count; i++) {
+    knit_calltree_node *v = &b->ct->nodes[i];
+    const site *best = NULL;
+    uint32_t count = 0;
+    for (uint32_t s = b->site_head[i]; s != NONE; s = b->sites[s].next, count++)
+      if (best == NULL || better_site(&b->sites[s], best))
+        best = &b->sites[s];
+    if (best != NULL) {
+      v->file = best->file;
+      v->line = best->line;
+      v->other_sites = count - 1;
+    }
+  }
+}
+
+static int compare_desc(uint64_t a, uint64_t b)
+{
+  return a == b ? 0 : a > b ? -1 : 1;
+}
+
+static int compare_strings(const char *a, const char *b)
+{
+  if (a == NULL || b == NULL)
+    return (a != NULL) - (b != NULL);
+  return strcmp(a, b);
+}
+
+typedef struct sort_context {
+  const knit_calltree_node *nodes;
+  knit_calltree_sort sort;
+} sort_context;
+
+static int compare_children(const void *pa, const void *pb, void *arg)
+{
+  const sort_context *ctx = arg;
+  const knit_calltree_node *x = &ctx->nodes[*(const uint32_t *)pa];
+  const knit_calltree_node *y = &ctx->nodes[*(const uint32_t *)pb];
+  int c = 0;
+  switch (ctx->sort) {
+  case KNIT_SORT_EXCLUSIVE:
+    if ((c = compare_desc(x->exclusive, y->exclusive)) == 0)
+      c = compare_desc(x->inclusive, y->inclusive);
+    break;
+  case KNIT_SORT_NAME:
+    if ((c = strcmp(x->function, y->function)) == 0)
+      c = compare_desc(x->inclusive, y->inclusive);
+    break;
+  case KNIT_SORT_INCLUSIVE:
+  default:
+    c = compare_desc(x->inclusive, y->inclusive);
+    break;
+  }
+  /* Siblings differ in their identity, so these settle every tie and the
+   * order is the same on every run. */
+  if (c == 0)
+    c = strcmp(x->function, y->function);
+  if (c == 0)
+    c = compare_strings(x->module_path, y->module_path);
+  if (c == 0 && x->line != y->line)
+    c = x->line < y->line ? -1 : 1;
+  if (c == 0 && x->offset != y->offset)
+    c = x->offset < y->offset ? -1 : 1;
+  if (c == 0)
+    c = (int)x->kind - (int)y->kind;
+  return c;
+}
+
+static int link_children(knit_calltree *ct, knit_calltree_sort sort)
+{
+  knit_calltree_node *nodes = ct->nodes;
+  ct->children = malloc((ct->node_count ? ct->node_count : 1) * sizeof *ct->children);
+  if (ct->children == NULL)
+    return -1;
+  /* Parents come before their children, as in the report tree. */
+  for (size_t i = 1; i < ct->node_count; i++)
+    nodes[nodes[i].parent].child_count++;
+  uint32_t next = 0;
+  for (size_t i = 0; i < ct->node_count; i++) {
+    nodes[i].first_child = next;
+    next += nodes[i].child_count;
+    nodes[i].child_count = 0;
+  }
+  for (size_t i = 1; i < ct->node_count; i++) {
+    knit_calltree_node *p = &nodes[nodes[i].parent];
+    ct->children[p->first_child + p->child_count++] = (uint32_t)i;
+  }
+  sort_context ctx = {.nodes = nodes, .sort = sort};
+  for (size_t i = 0; i < ct->node_count; i++)
+    qsort_r(ct->children + nodes[i].first_child, nodes[i].child_count,
+            sizeof *ct->children, compare_children, &ctx);
+  return 0;
+}
+
+int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
+                        const knit_calltree_options *o)
+{
+  memset(ct, 0, sizeof *ct);
+  builder b = {.ct = ct, .t = t, .lines = o->lines};
+  int rc = -1;
+  knit_calltree_node root = {.parent = 0,
+                             .function = "ROOT",
+                             .module = KNIT_MODULE_PLACEHOLDER,
+                             .kind = KNIT_NODE_PLACEHOLDER,
+                             .offset = KNIT_PH_ROOT};
+  if (add_node(&b, root) != 0 || grow_slots(&b) != 0)
+    goto out;
+  for (size_t i = 1; i < t->node_count; i++) {
+    uint64_t value = t->nodes[i].exclusive[KNIT_METRIC_SAMPLES];
+    if (value != 0 && insert_path(&b, (uint32_t)i, o->all_frames, value) != 0)
+      goto out;
+  }
+  choose_sites(&b);
+  if (link_children(ct, o->sort) != 0)
+    goto out;
+  rc = 0;
+out:
+  free(b.slots);
+  free(b.sites);
+  free(b.site_head);
+  free(b.path);
+  free(b.frames);
+  if (rc != 0)
+    knit_calltree_free(ct);
+  return rc;
+}
+
+void knit_calltree_free(knit_calltree *ct)
+{
+  free(ct->nodes);
+  free(ct->children);
+  memset(ct, 0, sizeof *ct);
+}
