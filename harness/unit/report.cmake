@@ -1,5 +1,6 @@
 # Unit tests of the measurement files (writer and reader) and of the report
-# side: folded normalization, golden comparison, symbolization.
+# side: folded normalization, golden comparison, symbolization, and the
+# tree view's text.
 
 # The writer is part of libknit, so its test builds everywhere, cross builds
 # included; the reader is host-only, and so are the round trips through it.
@@ -17,6 +18,9 @@ if(NOT CMAKE_CROSSCOMPILING)
     LIBS knit_report)
   knit_unit_test(test_check
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_check.c
+    LIBS knit_report)
+  knit_unit_test(test_tree_view
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tree_view.c
     LIBS knit_report)
   # The symbolizer test looks its own functions and lines up, so it is built
   # with line information and without optimization whatever the build type.

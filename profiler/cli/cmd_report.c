@@ -1,5 +1,5 @@
-/* knit report: prints a measurement as a top-down calling-context tree or
- * as folded stacks. */
+/* knit report: prints a measurement as a top-down tree (of functions, or of
+ * call sites and sampled instructions with --lines) or as folded stacks. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -19,19 +19,31 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded] [--min=PCT] [--threads] [DIR]\n"
+          "usage: knit report [--format=tree|folded] [--lines] [--all-frames]\n"
+          "                   [--sort=incl|excl|name] [--min=PCT] [--threads] [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
           "\n"
-          "  --format=tree    top-down calling-context tree (default): inclusive\n"
-          "                   samples and share, exclusive samples, function, and the\n"
-          "                   file:line of each call site or sampled instruction\n"
+          "  --format=tree    top-down tree of functions (default): inclusive value\n"
+          "                   and share, exclusive value, the function, and the\n"
+          "                   file:line of its call site or sampled instruction\n"
+          "                   (\"+N\": N more lines merged in; the one shown weighs\n"
+          "                   most). Timer events show milliseconds (periods x\n"
+          "                   period), PROBE shows probe counts\n"
           "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
           "                   normalized as golden files are (see `knit check --help`)\n"
-          "  --min=PCT        hide tree nodes below PCT%% of all samples\n"
+          "  --lines          tree: one node per call site and per sampled\n"
+          "                   instruction, as recorded, instead of per function\n"
+          "  --all-frames     tree: also show the frames before the application (the\n"
+          "                   C library's start-up above main, threads' start_thread\n"
+          "                   and clone3), hidden by default as in the folded form;\n"
+          "                   with --lines this is the raw calling-context tree\n"
+          "  --sort=KEY       tree: order children by inclusive value (incl, the\n"
+          "                   default), exclusive value (excl) or function name (name)\n"
+          "  --min=PCT        tree: hide nodes below PCT%% of the total\n"
           "                   (default %.1f; 0 shows every node)\n"
-          "  --threads        also print a table of per-thread samples and unwind\n"
-          "                   statistics\n"
+          "  --threads        also print a table of per-thread samples, periods and\n"
+          "                   unwind statistics\n"
           "  -h, --help       print this help\n"
           "\n"
           "Thread files that cannot be read are named in a warning and left out.\n"
@@ -79,10 +91,14 @@ static int newest_measurement(char *buf, size_t len)
 int knit_cmd_report(int argc, char **argv)
 {
   enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
-  double min_percent = DEFAULT_MIN_PERCENT;
+  knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
+                            .min_percent = DEFAULT_MIN_PERCENT};
   int threads = 0;
   static const struct option options[] = {
       {"format", required_argument, NULL, 'f'},
+      {"lines", no_argument, NULL, 'l'},
+      {"all-frames", no_argument, NULL, 'a'},
+      {"sort", required_argument, NULL, 's'},
       {"min", required_argument, NULL, 'm'},
       {"threads", no_argument, NULL, 't'},
       {"help", no_argument, NULL, 'h'},
@@ -101,12 +117,28 @@ int knit_cmd_report(int argc, char **argv)
       else
         return bad_usage("unknown format '%s' (tree or folded)", optarg);
       break;
+    case 'l':
+      view.tree.lines = 1;
+      break;
+    case 'a':
+      view.tree.all_frames = 1;
+      break;
+    case 's':
+      if (strcmp(optarg, "incl") == 0)
+        view.tree.sort = KNIT_SORT_INCLUSIVE;
+      else if (strcmp(optarg, "excl") == 0)
+        view.tree.sort = KNIT_SORT_EXCLUSIVE;
+      else if (strcmp(optarg, "name") == 0)
+        view.tree.sort = KNIT_SORT_NAME;
+      else
+        return bad_usage("unknown sort key '%s' (incl, excl or name)", optarg);
+      break;
     case 'm': {
       char *end;
       errno = 0;
-      min_percent = strtod(optarg, &end);
-      if (end == optarg || *end != '\0' || errno != 0 || !(min_percent >= 0.0) ||
-          min_percent > 100.0)
+      view.min_percent = strtod(optarg, &end);
+      if (end == optarg || *end != '\0' || errno != 0 || !(view.min_percent >= 0.0) ||
+          view.min_percent > 100.0)
         return bad_usage("--min wants a percentage from 0 to 100, not '%s'", optarg);
       break;
     }
@@ -152,7 +184,7 @@ int knit_cmd_report(int argc, char **argv)
     fputc('\n', stdout);
     if (threads)
       knit_view_threads(&profile, stdout);
-    knit_view_top_down(&profile, min_percent, stdout);
+    knit_view_top_down(&profile, &view, stdout);
   }
   knit_profile_free(&profile);
   if (fflush(stdout) != 0)
