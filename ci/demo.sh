@@ -5,9 +5,9 @@ set -euo pipefail
 tree=${1:-build/native}
 out="$tree/demo-measurement"
 rm -rf "$out"
-echo "== knit record -e CPUTIME@f2000 --runtime=mock-gomp -- parallel_for 100 (4 threads)"
+echo "== knit record -e CPUTIME@f2000 --runtime=mock-gomp -- parallel_for 200 (4 threads)"
 OMP_NUM_THREADS=4 "$tree/bin/knit" record -e CPUTIME@f2000 --runtime=mock-gomp -o "$out" \
-  -- "$tree/workloads/parallel_for" 100
+  -- "$tree/workloads/parallel_for" 200
 echo
 echo "== knit report $out"
 "$tree/bin/knit" report "$out"
