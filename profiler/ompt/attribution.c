@@ -3,6 +3,7 @@
 
 #include "core/thread.h"
 #include "measure/format.h"
+#include "ompt/gomp_interpose.h"
 #include "ompt/ompt_state.h"
 #include "unwind/loadmap.h"
 
@@ -56,6 +57,40 @@ static int append_placeholder(knit_path_frame *out, int len, int max, uint64_t w
   return len;
 }
 
+/* The path of a sample taken while a task runs: the task's own frames
+ * (between its enter and exit frames) under its prefix, with a placeholder
+ * leaf when the task is inside the runtime. */
+static int place_task(const knit_frame *frames, int n, knit_unwind_end end, const ompt_frame_t *tf,
+                      int flags, const knit_call_path *prefix, int state, int sample_index,
+                      knit_path_frame *out, int max, bool *partial)
+{
+  int len = 0;
+  int first, last;
+  bool any = knit_task_frame_range(frames, n, tf, &first, &last);
+  /* An implicit or explicit task without an exit frame is not running its
+   * own code (it is in a barrier after its body, say): none of the frames
+   * below the runtime are its own. Only the initial task runs to the
+   * bottom of its stack. */
+  if (!(flags & ompt_task_initial) && !(tf && tf->exit_frame.ptr))
+    any = false;
+  /* A partial unwind matters only when it stopped inside the task's own
+   * frames, before the runtime frame that called the task: past that point
+   * the prefix stands for the rest of the path. */
+  bool found_exit = tf && tf->exit_frame.ptr && last < n - 1;
+  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && any;
+  if (*partial) {
+    len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
+  } else if (prefix) {
+    for (uint32_t i = 0; i < prefix->length && len < max; i++)
+      out[len++] = prefix->frames[i];
+  }
+  if (any)
+    len = append_frames(out, len, max, frames, first, last, sample_index);
+  if (tf && tf->enter_frame.ptr)
+    len = append_placeholder(out, len, max, placeholder_for_state(state));
+  return len;
+}
+
 int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
                           knit_path_frame *out, int max, bool *partial)
 {
@@ -80,9 +115,18 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
   int sample_index = top > 0 ? -1 : 0;
 
   knit_thread *t = knit_thread_self();
-  bool openmp = t && (atomic_load(&t->flags) & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active;
+  uint32_t thread_flags = t ? atomic_load(&t->flags) : 0;
+  bool openmp = (thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active;
   int len = 0;
   if (!openmp) {
+    /* No OMPT: the GOMP wrappers may know the region (GNU libgomp). */
+    ompt_frame_t synth;
+    const knit_call_path *region_path = NULL;
+    if (knit_gomp_current_task(&synth, &region_path))
+      return place_task(frames, n, end, &synth, ompt_task_implicit, region_path,
+                        ompt_state_work_parallel, sample_index, out, max, partial);
+    if (knit_gomp_is_worker() && !(thread_flags & KNIT_THREAD_MAIN))
+      return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
     *partial = end == KNIT_UNWIND_PARTIAL;
     if (*partial)
       len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
@@ -100,29 +144,6 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
     return append_placeholder(out, len, max, placeholder_for_state(state));
   }
 
-  int first, last;
-  bool any = knit_task_frame_range(frames, n, tf, &first, &last);
-  /* An implicit or explicit task without an exit frame is not running its
-   * own code (it is in a barrier after its body, say): none of the frames
-   * below the runtime are its own. Only the initial task runs to the
-   * bottom of its stack. */
-  if (!(flags & ompt_task_initial) && !(tf && tf->exit_frame.ptr))
-    any = false;
   const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
-  /* A partial unwind matters only when it stopped inside the task's own
-   * frames, before the runtime frame that called the task: past that point
-   * the prefix stands for the rest of the path. */
-  bool found_exit = tf && tf->exit_frame.ptr && last < n - 1;
-  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && any;
-  if (*partial) {
-    len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
-  } else if (prefix) {
-    for (uint32_t i = 0; i < prefix->length && len < max; i++)
-      out[len++] = prefix->frames[i];
-  }
-  if (any)
-    len = append_frames(out, len, max, frames, first, last, sample_index);
-  if (tf && tf->enter_frame.ptr)
-    len = append_placeholder(out, len, max, placeholder_for_state(state));
-  return len;
+  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, out, max, partial);
 }

@@ -71,10 +71,11 @@ static const knit_call_path *intern(const knit_path_frame *f, uint32_t n)
   return fresh;
 }
 
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *encountering_frame)
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
+                                             const knit_call_path *outer)
 {
   knit_thread *t = knit_thread_self();
-  if (!t || !knit_ompt_runtime.active)
+  if (!t)
     return NULL;
   /* The sample handler shares this thread's unwinder: claim it, so a sample
    * that arrives meanwhile is dropped (and counted) instead of interleaved. */
@@ -99,28 +100,11 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *encountering_fr
   t->in_unwind = 0;
 
   /* The encountering task's own frames, under that task's own prefix. */
-  int flags = 0, thread_num = 0;
-  ompt_data_t *task_data = NULL, *parallel_data = NULL;
-  ompt_frame_t *tf = NULL;
-  const knit_call_path *outer = NULL;
-  ompt_frame_t here = {0};
-  if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &tf, &parallel_data, &thread_num) ==
-      2) {
-    outer = knit_task_prefix(flags, task_data, parallel_data);
-    if (tf)
-      here = *tf;
-  }
-  if (encountering_frame) {
-    here.enter_frame = encountering_frame->enter_frame;
-    here.enter_frame_flags = encountering_frame->enter_frame_flags;
-  }
-
   knit_path_frame *path = t->capture_path;
   uint32_t len = 0;
-  bool found_exit = here.exit_frame.ptr != NULL;
   int first, last;
-  bool any = knit_task_frame_range(frames, n, &here, &first, &last);
-  found_exit = found_exit && last < n - 1;
+  bool any = knit_task_frame_range(frames, n, here, &first, &last);
+  bool found_exit = here && here->exit_frame.ptr && last < n - 1;
   if (end == KNIT_UNWIND_PARTIAL && !found_exit) {
     path[len].module = KNIT_MODULE_PLACEHOLDER;
     path[len].offset = KNIT_PH_PARTIAL;

@@ -26,9 +26,13 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
                                        ompt_data_t *parallel_data);
 
 /* Captures the application-level call path of the calling thread at a
- * runtime entry (parallel_begin): the encountering task's own frames under
- * its own prefix. Interned, so a region opened from the same path again
- * costs no memory. Not for signal handlers. */
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *encountering_frame);
+ * runtime entry (the start of a parallel region): the frames of the
+ * encountering task that lie between `here`'s enter frame (the runtime
+ * entry function) and its exit frame, under `outer`, the prefix of the
+ * encountering task itself (NULL for the initial task). Interned, so a
+ * region opened from the same path again costs no memory. Not for signal
+ * handlers. */
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
+                                             const knit_call_path *outer);
 
 #endif /* KNIT_OMPT_STATE_H */

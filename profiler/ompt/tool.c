@@ -32,7 +32,23 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
   (void)flags;
   (void)codeptr_ra;
   knit_loadmap_refresh(knit_self_address());
-  parallel_data->ptr = (void *)knit_capture_call_path(encountering_task_frame);
+  /* The encountering task: its frame record (with the enter frame the
+   * runtime set for this call) and its own prefix. */
+  int task_flags = 0, thread_num = 0;
+  ompt_data_t *task_data = NULL, *outer_region = NULL;
+  ompt_frame_t *tf = NULL, here = {0};
+  const knit_call_path *outer = NULL;
+  if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &outer_region,
+                                      &thread_num) == 2) {
+    outer = knit_task_prefix(task_flags, task_data, outer_region);
+    if (tf)
+      here = *tf;
+  }
+  if (encountering_task_frame) {
+    here.enter_frame = encountering_task_frame->enter_frame;
+    here.enter_frame_flags = encountering_task_frame->enter_frame_flags;
+  }
+  parallel_data->ptr = (void *)knit_capture_call_path(&here, outer);
 }
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
