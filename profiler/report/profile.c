@@ -34,6 +34,8 @@ int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *d
     knit_profile_free(p);
     return -1;
   }
+  if (m->thread_count > 0)
+    knit_symbolizer_set_machine(p->symbolizer, (uint16_t)m->threads[0].header.elf_machine);
   for (size_t i = 0; i < m->thread_count; i++) {
     if (knit_report_tree_add_thread(&p->tree, &m->threads[i]) != 0) {
       fprintf(diag, "%s: error: out of memory merging %s\n", who, m->threads[i].name);

@@ -7,7 +7,10 @@
  * symbolizer's string list. */
 #include "report/symbolize.h"
 
+#include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,7 @@ struct knit_symbolizer {
   size_t cache_slots;
   size_t cache_used;
   owned_string *strings;
+  uint16_t machine;  /* the measurement's ISA (e_machine), 0 if unknown */
 };
 
 static char *debuginfo_path;
@@ -97,19 +101,55 @@ void knit_symbolizer_free(knit_symbolizer *s)
   free(s);
 }
 
-static void open_module(module_entry *m)
+/* Opens file as the module's ELF file; false when it cannot be read or is
+ * of another ISA than the measurement's. */
+static bool try_open(module_entry *m, const char *file, uint16_t machine)
 {
   m->dwfl = dwfl_begin(&offline_callbacks);
   if (m->dwfl == NULL)
-    return;
+    return false;
   dwfl_report_begin(m->dwfl);
-  m->module = dwfl_report_elf(m->dwfl, m->base_name, m->path, -1, 0, false);
+  m->module = dwfl_report_elf(m->dwfl, m->base_name, file, -1, 0, false);
   dwfl_report_end(m->dwfl, NULL, NULL);
-  if (m->module == NULL || dwfl_module_getelf(m->module, &m->bias) == NULL) {
-    dwfl_end(m->dwfl);
-    m->dwfl = NULL;
-    m->module = NULL;
+  Elf *elf = m->module ? dwfl_module_getelf(m->module, &m->bias) : NULL;
+  GElf_Ehdr eh;
+  if (elf && (machine == 0 || (gelf_getehdr(elf, &eh) && eh.e_machine == machine)))
+    return true;
+  dwfl_end(m->dwfl);
+  m->dwfl = NULL;
+  m->module = NULL;
+  return false;
+}
+
+/* Where the files of a program run under QEMU live on the host: the guest
+ * names its libraries as it sees them (/lib/libc.so.6), QEMU finds them
+ * under the sysroot it was given with -L. KNIT_SYSROOT names another. */
+static const char *sysroot_for(uint16_t machine)
+{
+  const char *env = getenv("KNIT_SYSROOT");
+  if (env && *env)
+    return env;
+  switch (machine) {
+  case EM_AARCH64: return "/usr/aarch64-linux-gnu";
+  case EM_PPC64: return "/usr/powerpc64le-linux-gnu";
+  default: return NULL;
   }
+}
+
+static void open_module(module_entry *m, uint16_t machine)
+{
+  if (try_open(m, m->path, machine))
+    return;
+  const char *root = sysroot_for(machine);
+  if (!root || m->path[0] != '/')
+    return;
+  size_t n = strlen(root) + strlen(m->path) + 1;
+  char *file = malloc(n);
+  if (!file)
+    return;
+  snprintf(file, n, "%s%s", root, m->path);
+  try_open(m, file, machine);
+  free(file);
 }
 
 /* The index of the module entry for path, opened on first use. */
@@ -130,8 +170,13 @@ static uint32_t module_index(knit_symbolizer *s, const char *path)
     return UINT32_MAX;
   const char *slash = strrchr(m->path, '/');
   m->base_name = slash != NULL ? slash + 1 : m->path;
-  open_module(m);
+  open_module(m, s->machine);
   return (uint32_t)s->module_count++;
+}
+
+void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine)
+{
+  s->machine = elf_machine;
 }
 
 int knit_symbolizer_module_found(knit_symbolizer *s, const char *path)

@@ -26,6 +26,12 @@ typedef struct knit_symbol {
 knit_symbolizer *knit_symbolizer_new(void);
 void knit_symbolizer_free(knit_symbolizer *s);
 
+/* The ISA (ELF e_machine) of the measured process, so that module files are
+ * checked against it and, for a program run under QEMU, looked for in that
+ * ISA's sysroot (/usr/<triplet>, or KNIT_SYSROOT) when the path the guest
+ * saw does not exist on the host. Call before the first lookup. */
+void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine);
+
 /* Looks up the ELF virtual address addr in the module file at path. The
  * fallback name (when unresolved) shows fallback_offset, which callers set
  * to the address the measurement recorded. */
