@@ -36,7 +36,7 @@ record_bad_option)
   expect 2 'no program given' -- "$knit" record -e PROBE
   expect 2 "unknown event 'CYCLES'" -- "$knit" record -e CYCLES@100 -- /bin/true
   expect 2 'bad period' -- "$knit" record -e CPUTIME@abc -- /bin/true
-  expect 2 "unknown runtime 'mock-nope'" -- "$knit" record --runtime=mock-nope -o "$tmp/x" -- "$wl/calls"
+  expect 2 "unknown runtime 'mock-nope' \(system, mock-gomp or mock-intel\)" -- "$knit" record --runtime=mock-nope -o "$tmp/x" -- "$wl/calls"
   expect 0 'PROBE' -- "$knit" record --help
   ;;
 record_missing_program)

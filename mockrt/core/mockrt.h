@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define MOCKRT_EXPORT __attribute__((visibility("default")))
 #define MOCKRT_NOINLINE __attribute__((noinline))
@@ -44,6 +45,7 @@ typedef struct mockrt_ws {
   atomic_int left;       /* threads that have not left the construct */
   atomic_long next;      /* next iteration index not yet handed out */
   atomic_int single;     /* 1 once a thread has claimed a single */
+  atomic_long ord;       /* iteration index whose ordered region may run next */
   int sched;
   long count;            /* iterations in total */
   long chunk;
@@ -59,6 +61,23 @@ typedef struct mockrt_barrier {
 } mockrt_barrier_t;
 
 struct mockrt_team;
+
+/*
+ * How the __kmpc_* personalities call an outlined body: through a
+ * trampoline of their own layout (an assembly routine for intel, a stack
+ * switch for pgi).  The trampoline calls fn(gtid, btid, argv[0], ...,
+ * argv[argc - 1]) and, before that call, stores its own CFA into
+ * *exit_frame, because only it knows where its frame is: it is the runtime
+ * function that calls the body, so its CFA is the task's exit frame.
+ */
+typedef void (*mockrt_invoke_fn)(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc,
+                                 void **argv, void **exit_frame);
+typedef struct mockrt_microtask {
+  mockrt_invoke_fn invoke;
+  void (*fn)(void);
+  int argc;
+  void **argv;                    /* lives on the master's stack for the region */
+} mockrt_microtask_t;
 
 /*
  * A task as OMPT sees it: an implicit task of a team or the initial task of
@@ -82,6 +101,8 @@ typedef struct mockrt_team {
   ompt_data_t parallel_data;
   void (*fn)(void *);
   void *data;
+  const mockrt_microtask_t *micro; /* if set, workers run this instead of fn(data) */
+  void *volatile copyprivate;     /* the single thread's data, for copyprivate */
   unsigned nthreads;
   int level;                      /* enclosing parallel regions, this included */
   int active_level;               /* the same, counting only teams of > 1 */
@@ -95,7 +116,8 @@ typedef struct mockrt_team {
 
 /* Per-thread state; lives in initial-exec TLS so a signal handler can read it. */
 typedef struct mockrt_thread {
-  int kind;                       /* 0 unknown, else ompt_thread_initial/worker */
+  int kind;                       /* 0 unknown, else ompt_thread_initial/worker/other */
+  int gtid;                       /* global thread number (__kmpc_* ABIs); -1 if none */
   volatile int state;             /* an ompt_state_t */
   volatile ompt_wait_id_t wait_id;
   ompt_data_t thread_data;
@@ -118,8 +140,23 @@ static inline mockrt_task_t *mockrt_cur_task(void) { return mockrt_self()->task;
 
 /* Attach the calling pool thread; dispatches thread_begin. */
 mockrt_thread_t *mockrt_thread_attach_worker(void);
-/* Detach the calling pool thread; dispatches thread_end. */
+/* Detach the calling pool (or helper) thread; dispatches thread_end. */
 void mockrt_thread_detach_worker(mockrt_thread_t *self);
+/*
+ * Attach the calling thread as a runtime helper that never runs user code
+ * (ompt_thread_other: no task, idle state); dispatches thread_begin.
+ * mockrt_thread_detach_worker ends it.
+ */
+mockrt_thread_t *mockrt_thread_attach_other(void);
+
+/*
+ * Personality hooks, optional (weak): start runs once, on the first
+ * thread's first entry into the runtime, after the tool is initialized and
+ * the initial thread has had its begin events; stop runs at exit after the
+ * pool has shut down and before the tool is finalized.
+ */
+void mockrt_personality_start(void) __attribute__((weak));
+void mockrt_personality_stop(void) __attribute__((weak));
 
 /*
  * State and frame updates.  A compiler barrier orders them with the stores
@@ -140,11 +177,22 @@ static inline void mockrt_set_wait(mockrt_thread_t *self, int state, const void 
   self->state = state;
   atomic_signal_fence(memory_order_seq_cst);
 }
+/* Frame addresses with explicit flags (an application frame, a frame pointer). */
+static inline void mockrt_frame_enter_ex(mockrt_task_t *t, void *addr, int flags)
+{
+  __atomic_store_n(&t->frame.enter_frame_flags, flags, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->frame.enter_frame.ptr, addr, __ATOMIC_RELEASE);
+  atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void mockrt_frame_exit_ex(mockrt_task_t *t, void *addr, int flags)
+{
+  __atomic_store_n(&t->frame.exit_frame_flags, flags, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->frame.exit_frame.ptr, addr, __ATOMIC_RELEASE);
+  atomic_signal_fence(memory_order_seq_cst);
+}
 static inline void mockrt_frame_enter(mockrt_task_t *t, void *cfa)
 {
-  __atomic_store_n(&t->frame.enter_frame_flags, ompt_frame_runtime | ompt_frame_cfa, __ATOMIC_RELAXED);
-  __atomic_store_n(&t->frame.enter_frame.ptr, cfa, __ATOMIC_RELEASE);
-  atomic_signal_fence(memory_order_seq_cst);
+  mockrt_frame_enter_ex(t, cfa, ompt_frame_runtime | ompt_frame_cfa);
 }
 static inline void mockrt_frame_leave(mockrt_task_t *t)
 {
@@ -153,8 +201,16 @@ static inline void mockrt_frame_leave(mockrt_task_t *t)
 }
 static inline void mockrt_frame_exit(mockrt_task_t *t, void *cfa)
 {
-  __atomic_store_n(&t->frame.exit_frame_flags, ompt_frame_runtime | ompt_frame_cfa, __ATOMIC_RELAXED);
-  __atomic_store_n(&t->frame.exit_frame.ptr, cfa, __ATOMIC_RELEASE);
+  mockrt_frame_exit_ex(t, cfa, ompt_frame_runtime | ompt_frame_cfa);
+}
+/*
+ * The flags of an exit frame whose address a trampoline stores itself
+ * (mockrt_invoke_fn): they are in place before the address can be seen.
+ */
+static inline void mockrt_frame_exit_flags(mockrt_task_t *t)
+{
+  __atomic_store_n(&t->frame.exit_frame_flags, ompt_frame_runtime | ompt_frame_cfa,
+                   __ATOMIC_RELAXED);
   atomic_signal_fence(memory_order_seq_cst);
 }
 static inline void mockrt_frame_unexit(mockrt_task_t *t)

@@ -4,8 +4,10 @@
  * word (its "go" generation), so an idle process burns no CPU.
  *
  * mockrt_worker_main is the only runtime frame between start_thread and the
- * outlined function on a worker, so it calls the function itself and
- * computes its own CFA for the exit frame.
+ * outlined function on a worker (gomp), so it calls the function itself and
+ * computes its own CFA for the exit frame.  A team with a microtask (the
+ * __kmpc_* personalities) is run through the personality's trampoline
+ * instead, called from here too, which stores its own CFA as the exit frame.
  */
 #define _GNU_SOURCE
 #include "mockrt.h"
@@ -74,8 +76,16 @@ static void *mockrt_worker_main(void *arg)
       break;
     mockrt_team_t *team = w->team;
     mockrt_implicit_begin(team, &task, w->thread_num);
-    mockrt_frame_exit(&task, cfa);
-    team->fn(team->data);
+    if (team->micro) {
+      const mockrt_microtask_t *m = team->micro;
+      /* The outlined body may keep these pointers for the whole region. */
+      int32_t gtid = self->gtid, btid = w->thread_num;
+      mockrt_frame_exit_flags(&task);
+      m->invoke(m->fn, &gtid, &btid, m->argc, m->argv, &task.frame.exit_frame.ptr);
+    } else {
+      mockrt_frame_exit(&task, cfa);
+      team->fn(team->data);
+    }
     mockrt_frame_unexit(&task);
     mockrt_implicit_end_worker(team, &task, cfa);
     /* Back in the pool before the master can see this worker has left. */

@@ -18,6 +18,7 @@ static void mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc,
   mockrt_team_t *outer = enc->team;
   team->fn = fn;
   team->data = data;
+  team->micro = NULL;
   team->nthreads = nthreads;
   team->level = outer->level + 1;
   team->active_level = outer->active_level + (nthreads > 1);

@@ -18,6 +18,8 @@ MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
 static pthread_once_t mockrt_once = PTHREAD_ONCE_INIT;
 static pthread_key_t mockrt_initial_key;
 static atomic_int mockrt_shut_down;
+/* Global thread numbers in order of attachment; the first initial thread is 0. */
+static atomic_int mockrt_next_gtid;
 
 static void mockrt_end_initial(mockrt_thread_t *self)
 {
@@ -52,6 +54,8 @@ static void mockrt_shutdown(void)
   if (atomic_exchange(&mockrt_shut_down, 1))
     return;
   mockrt_pool_shutdown();
+  if (mockrt_personality_stop)
+    mockrt_personality_stop();
   mockrt_thread_t *self = &mockrt_self_tls;
   if (self->kind == ompt_thread_initial)
     mockrt_end_initial(self);
@@ -90,6 +94,7 @@ mockrt_thread_t *mockrt_thread_attach_initial(void)
   /* Everything is set up before kind is set, which makes the thread known. */
   self->state = ompt_state_overhead;
   self->thread_data.value = 0;
+  self->gtid = atomic_fetch_add(&mockrt_next_gtid, 1);
   self->initial_team = mockrt_new_initial_team();
   memset(t, 0, sizeof *t);
   t->team = self->initial_team;
@@ -99,7 +104,8 @@ mockrt_thread_t *mockrt_thread_attach_initial(void)
   atomic_signal_fence(memory_order_seq_cst);
   self->task = t;
   self->kind = ompt_thread_initial;
-  if (atomic_exchange(&first_done, 1))
+  bool first = !atomic_exchange(&first_done, 1);
+  if (!first)
     pthread_setspecific(mockrt_initial_key, self);
 
   if (mockrt_ompt.thread_begin)
@@ -107,6 +113,9 @@ mockrt_thread_t *mockrt_thread_attach_initial(void)
   if (mockrt_ompt.implicit_task)
     mockrt_ompt.implicit_task(ompt_scope_begin, &self->initial_team->parallel_data,
                               &t->task_data, 1, 1, ompt_task_initial);
+  /* After the initial thread's own events, so a tool sees it first. */
+  if (first && mockrt_personality_start)
+    mockrt_personality_start();
   mockrt_set_state(self, ompt_state_work_serial);
   return self;
 }
@@ -117,10 +126,30 @@ mockrt_thread_t *mockrt_thread_attach_worker(void)
   self->state = ompt_state_overhead;
   self->thread_data.value = 0;
   self->task = NULL;
+  self->gtid = atomic_fetch_add(&mockrt_next_gtid, 1);
   atomic_signal_fence(memory_order_seq_cst);
   self->kind = ompt_thread_worker;
   if (mockrt_ompt.thread_begin)
     mockrt_ompt.thread_begin(ompt_thread_worker, &self->thread_data);
+  mockrt_set_state(self, ompt_state_idle);
+  return self;
+}
+
+/*
+ * A helper thread has no task and no global thread number, and its state
+ * stays idle: it waits, but for nothing a team will ever give it.
+ */
+mockrt_thread_t *mockrt_thread_attach_other(void)
+{
+  mockrt_thread_t *self = &mockrt_self_tls;
+  self->state = ompt_state_overhead;
+  self->thread_data.value = 0;
+  self->task = NULL;
+  self->gtid = -1;
+  atomic_signal_fence(memory_order_seq_cst);
+  self->kind = ompt_thread_other;
+  if (mockrt_ompt.thread_begin)
+    mockrt_ompt.thread_begin(ompt_thread_other, &self->thread_data);
   mockrt_set_state(self, ompt_state_idle);
   return self;
 }

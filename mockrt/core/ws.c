@@ -32,6 +32,7 @@ static void mockrt_ws_fill(mockrt_ws_t *ws, unsigned nthreads, int sched, long s
   ws->chunk = chunk > 0 ? chunk : 1;
   atomic_store_explicit(&ws->next, 0, memory_order_relaxed);
   atomic_store_explicit(&ws->single, 0, memory_order_relaxed);
+  atomic_store_explicit(&ws->ord, 0, memory_order_relaxed);
   atomic_store_explicit(&ws->left, (int)nthreads, memory_order_relaxed);
 }
 

@@ -12,5 +12,6 @@ int knit_cmd_report(int argc, char **argv);
 
 /* knit check [--update] DIR GOLDEN */
 int knit_cmd_check(int argc, char **argv);
+int knit_cmd_audit(int argc, char **argv);
 
 #endif /* KNIT_CLI_COMMANDS_H */

@@ -161,17 +161,29 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
     return false;
   }
 
+  /* A mock runtime is a folder of knit's build holding a library with the
+   * real runtime's soname, put first on the library path. */
+  static const struct {
+    const char *name, *soname;
+  } mocks[] = {{"mock-gomp", "libgomp.so.1"}, {"mock-intel", "libomp.so.5"}};
   l->runtime_dir[0] = '\0';
-  if (!strcmp(l->runtime, "mock-gomp")) {
+  bool known = !strcmp(l->runtime, "system");
+  for (size_t i = 0; i < sizeof mocks / sizeof *mocks && !known; i++) {
+    if (strcmp(l->runtime, mocks[i].name) != 0)
+      continue;
+    known = true;
     char probe[PATH_MAX + 32];
-    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s/mock-gomp", libdir) ||
-        !knit_path_printf(probe, sizeof probe, "%s/libgomp.so.1", l->runtime_dir) ||
+    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s/%s", libdir,
+                          mocks[i].name) ||
+        !knit_path_printf(probe, sizeof probe, "%s/%s", l->runtime_dir, mocks[i].soname) ||
         access(probe, R_OK) != 0) {
-      snprintf(err, errlen, "runtime mock-gomp is not built for %s (no %s)", isa->name, probe);
+      snprintf(err, errlen, "runtime %s is not built for %s (no %s)", l->runtime, isa->name,
+               probe);
       return false;
     }
-  } else if (strcmp(l->runtime, "system") != 0) {
-    snprintf(err, errlen, "unknown runtime '%s' (system or mock-gomp)", l->runtime);
+  }
+  if (!known) {
+    snprintf(err, errlen, "unknown runtime '%s' (system, mock-gomp or mock-intel)", l->runtime);
     return false;
   }
 

@@ -15,6 +15,7 @@ static void usage(FILE *to)
           "  record   run a program under the profiler and write a measurement\n"
           "  report   show where a measurement's time went (top-down or folded)\n"
           "  check    compare a measurement with a golden calling-context tree\n"
+          "  audit    compare the unwind recipes of ELF files with their CFI\n"
           "\n"
           "`knit <command> --help` describes each command's options.\n"
           "\n"
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
     return knit_cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "check"))
     return knit_cmd_check(argc - 1, argv + 1);
+  if (!strcmp(cmd, "audit"))
+    return knit_cmd_audit(argc - 1, argv + 1);
   fprintf(stderr, "knit: unknown command '%s'\n\n", cmd);
   usage(stderr);
   return 2;

@@ -15,20 +15,10 @@
 
 #define MAX_FRAMES 256
 
-/* Reads a word of the process's own memory. A bad address faults, and the
- * fault guard turns that into a jump back to the handler. */
-static bool read_own_memory(void *ctx, uint64_t addr, uint64_t *out)
-{
-  (void)ctx;
-  if (addr == 0 || (addr & 7) != 0)
-    return false;
-  *out = *(const volatile uint64_t *)(uintptr_t)addr;
-  return true;
-}
-
 void knit_sampler_prepare_unwinder(knit_unwinder *u)
 {
-  u->read = read_own_memory;
+  /* Faults while reading are caught by the fault guard. */
+  u->read = knit_read_own_memory;
   u->read_ctx = NULL;
 }
 

@@ -57,6 +57,8 @@ knit_thread *knit_thread_attach(uint32_t flags)
   knit_arena_init(&t->arena, THREAD_ARENA_CHUNK, THREAD_ARENA_LIMIT);
   t->cct_ready = knit_cct_init(&t->cct, &t->arena);
   t->unwinder.scratch = knit_arena_alloc(&t->arena, sizeof(knit_recipe_scratch), 64);
+  t->unwinder.cache =
+      knit_arena_alloc(&t->arena, KNIT_STEP_CACHE_SIZE * sizeof(knit_step_cache_entry), 64);
   knit_decoder_open(&t->unwinder.decoder, knit_the_session.isa);
   knit_sampler_prepare_unwinder(&t->unwinder);
 

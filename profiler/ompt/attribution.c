@@ -33,11 +33,16 @@ static uint64_t placeholder_for_state(int state)
   return KNIT_PH_OMP_OVERHEAD;
 }
 
-/* Appends frames [first, last] innermost-last, i.e. outermost first. */
+/* Appends frames [first, last] innermost-last, i.e. outermost first. knit's
+ * own frames are never the program's: a GOMP wrapper that passes a call
+ * through keeps its frame on ISAs where the call cannot be a tail call
+ * (ppc64le restores its TOC pointer after an indirect call). */
 static int append_frames(knit_path_frame *out, int len, int max, const knit_frame *frames,
                          int first, int last, int sample_index)
 {
   for (int i = last; i >= first && len < max; i--) {
+    if (is_knit_frame(&frames[i]))
+      continue;
     out[len].module = frames[i].module;
     out[len].offset = frames[i].offset;
     out[len].kind = i == sample_index ? KNIT_NODE_SAMPLE : KNIT_NODE_CALL;
@@ -86,7 +91,11 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   }
   if (any)
     len = append_frames(out, len, max, frames, first, last, sample_index);
-  if (tf && tf->enter_frame.ptr)
+  /* Inside the runtime: named by what the thread is doing there. Runtimes
+   * do not all set an enter frame while a task without frames of its own
+   * waits (libomp in a join barrier), so a wait state says it too. */
+  bool waiting = state >= ompt_state_wait_barrier && state <= ompt_state_wait_atomic;
+  if ((tf && tf->enter_frame.ptr) || (!any && waiting))
     len = append_placeholder(out, len, max, placeholder_for_state(state));
   return len;
 }

@@ -9,6 +9,7 @@
 #include "measure/format.h"
 #include "ompt/ompt_state.h"
 #include "unwind/isa.h"
+#include "unwind/loadmap.h"
 
 #define CAPTURE_MAX_FRAMES KNIT_CAPTURE_FRAMES
 #define INTERN_SLOTS (1u << 14)
@@ -115,6 +116,11 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
       path[len++] = outer->frames[i];
   }
   for (int i = any ? last : -1; any && i >= first && len < CAPTURE_MAX_FRAMES * 2; i--) {
+    /* knit's own frames (a GOMP wrapper passing the call through) are
+     * never the program's. */
+    const knit_module *m = knit_loadmap_module(frames[i].module);
+    if (m && m->is_self)
+      continue;
     path[len].module = frames[i].module;
     path[len].offset = frames[i].offset;
     path[len].kind = KNIT_NODE_CALL;

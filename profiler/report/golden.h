@@ -34,6 +34,7 @@
 
 #define KNIT_GOLDEN_DEFAULT_TOLERANCE 0.05
 #define KNIT_GOLDEN_DEFAULT_MIN_SHARE 0.02
+#define KNIT_GOLDEN_DEFAULT_RUNTIME_SHARE 0.15
 
 typedef enum knit_check_mode {
   KNIT_CHECK_BY_EVENT = 0,  /* no "# mode:" directive */
@@ -45,6 +46,8 @@ typedef struct knit_golden {
   knit_folded paths;        /* finished: sorted, no duplicates */
   double tolerance;
   double min_share;
+  double runtime_share;  /* timer runs: most of all samples the runtime's
+                            placeholders (<omp-...> leaves) may hold */
   knit_check_mode mode;
   char **comments;          /* every '#' line, verbatim, in order */
   size_t comment_count;

@@ -62,6 +62,24 @@ typedef struct knit_regs {
  * address cannot be read; the unwinder then ends the path as partial. */
 typedef bool (*knit_read_word_fn)(void *ctx, uint64_t addr, uint64_t *out);
 
+/* The unwinding process's own memory, read directly. Passing it as the
+ * read function lets the step load the word inline instead of calling
+ * through a pointer for every frame; a bad address then faults, and the
+ * caller must guard for that (the sample handler does). */
+bool knit_read_own_memory(void *ctx, uint64_t addr, uint64_t *out);
+
+static inline bool knit_read_word_(knit_read_word_fn read, void *ctx, uint64_t addr,
+                                   uint64_t *out)
+{
+  if (read == knit_read_own_memory) {
+    if (addr == 0 || (addr & 7) != 0)
+      return false;
+    *out = *(const volatile uint64_t *)(uintptr_t)addr;
+    return true;
+  }
+  return read(ctx, addr, out);
+}
+
 /* Outcome of one step. */
 typedef enum knit_step_result {
   KNIT_STEP_OK = 0,
@@ -71,14 +89,77 @@ typedef enum knit_step_result {
                                convention the outermost frame of a stack */
 } knit_step_result;
 
+/* Computes the CFA of the frame described by r. Returns false when the base
+ * is a memory word (ppc64 back chain) that cannot be read. */
+static inline bool knit_recipe_cfa_(const knit_recipe *r, const knit_regs *callee,
+                        knit_read_word_fn read, void *ctx, uint64_t *cfa) {
+  uint64_t base;
+  switch (r->cfa_base) {
+  case KNIT_CFA_SP:
+    base = callee->sp;
+    break;
+  case KNIT_CFA_FP:
+    base = callee->fp;
+    break;
+  case KNIT_CFA_SP_DEREF:
+    if (!knit_read_word_(read, ctx, callee->sp, &base))
+      return false;
+    break;
+  default:
+    return false;
+  }
+  /* Offsets are signed; unsigned wrap-around gives the right sum. */
+  *cfa = base + (uint64_t)(int64_t)r->cfa_offset;
+  return true;
+}
+
 /* Applies a recipe: computes the caller's registers from the callee's.
  * Pure: touches memory only through read. On success *caller holds the
  * caller's pc (the return address), sp (the CFA), fp and lr (lr is not
  * recoverable in general and is set to 0), and *cfa the CFA of the frame
- * left. */
-knit_step_result knit_recipe_apply(const knit_recipe *r, const knit_regs *callee,
+ * left. Inline: it runs once per frame of every sample, and as a call its
+ * results came back through memory in a way that stalled the loads after
+ * it (two 8-byte stores read back as one 16-byte load). */
+static inline knit_step_result knit_recipe_apply(const knit_recipe *r, const knit_regs *callee,
                                    knit_read_word_fn read, void *ctx,
-                                   knit_regs *caller, uint64_t *cfa);
+                                   knit_regs *caller, uint64_t *cfa) {
+  uint64_t frame_cfa;
+  if (!knit_recipe_cfa_(r, callee, read, ctx, &frame_cfa))
+    return KNIT_STEP_BAD_READ;
+
+  uint64_t ra;
+  if (r->ra_rule == KNIT_RA_IN_LR) {
+    ra = callee->lr;
+  } else if (!knit_read_word_(read, ctx, frame_cfa + (uint64_t)(int64_t)r->ra_offset, &ra)) {
+    return KNIT_STEP_BAD_READ;
+  }
+
+  uint64_t fp = callee->fp;
+  if (r->fp_rule == KNIT_FP_AT_CFA &&
+      !knit_read_word_(read, ctx, frame_cfa + (uint64_t)(int64_t)r->fp_offset, &fp))
+    return KNIT_STEP_BAD_READ;
+
+  /* Stacks grow down, so a caller's frame lies strictly above its callee's.
+   * The one exception is a leaf whose return address is still in the link
+   * register: it may not have touched the stack at all, so the caller's sp
+   * may equal the callee's. The lr of the caller is unknown (0), so a second
+   * link-register step from the same sp cannot follow and loop. */
+  bool sp_grew = frame_cfa > callee->sp ||
+                 (r->ra_rule == KNIT_RA_IN_LR && frame_cfa == callee->sp);
+  if (ra == 0)
+    return KNIT_STEP_END;
+  if (!sp_grew)
+    return KNIT_STEP_BAD_FRAME;
+
+  caller->pc = ra;
+  caller->sp = frame_cfa;
+  caller->fp = fp;
+  caller->lr = 0;
+  if (cfa)
+    *cfa = frame_cfa;
+  return KNIT_STEP_OK;
+}
+
 
 /* Finds the recipe covering pc in a sorted array; NULL when none does. */
 const knit_recipe *knit_recipe_find(const knit_recipe *recipes, size_t count,

@@ -1,9 +1,9 @@
-/* The aarch64 operations table. Its analyzer is not written yet: a NULL
- * analyze makes the caller fall back to the entry recipe. */
+/* The aarch64 operations table. */
 #include <capstone/capstone.h>
 #include <elf.h>
 
 #include "unwind/isa.h"
+#include "unwind/aarch64/aarch64_analyze.h"
 
 /* At a function's first instruction the bl has put the return address in
  * x30 (LR) and left sp untouched: the CFA is sp+0. */
@@ -12,7 +12,7 @@ const knit_isa_ops knit_isa_aarch64 = {
   .elf_machine = EM_AARCH64,
   .cs_arch = CS_ARCH_ARM64,
   .cs_mode = CS_MODE_ARM, /* little-endian A64 */
-  .analyze = 0,
+  .analyze = knit_aarch64_analyze,
   .entry_recipe = {
     .start = 0, .end = UINT64_MAX,
     .cfa_base = KNIT_CFA_SP, .cfa_offset = 0,

@@ -1,9 +1,10 @@
-/* The ppc64le operations table. Its analyzer is not written yet: a NULL
- * analyze makes the caller fall back to the entry recipe. */
+/* The ppc64le operations table. Capstone's CS_MODE_LITTLE_ENDIAN is 0, so
+ * the mode below is 64-bit little-endian (ELFv2) code. */
 #include <capstone/capstone.h>
 #include <elf.h>
 
 #include "unwind/isa.h"
+#include "unwind/ppc64le/ppc64le_analyze.h"
 
 /* At a function's first instruction the bl has put the return address in
  * LR and r1 is the caller's stack pointer: the CFA is r1+0. */
@@ -12,7 +13,7 @@ const knit_isa_ops knit_isa_ppc64le = {
   .elf_machine = EM_PPC64,
   .cs_arch = CS_ARCH_PPC,
   .cs_mode = CS_MODE_64 | CS_MODE_LITTLE_ENDIAN,
-  .analyze = 0,
+  .analyze = knit_ppc64le_analyze,
   .entry_recipe = {
     .start = 0, .end = UINT64_MAX,
     .cfa_base = KNIT_CFA_SP, .cfa_offset = 0,

@@ -1,7 +1,9 @@
 /*
- * The omp_* query and ICV routines of the OpenMP API.
+ * The omp_* query and ICV routines of the OpenMP API, the same under every
+ * ABI (gcc's and LLVM's binaries call them by the same names).  The lock
+ * routines are not here: their types differ between the ABIs.
  */
-#include "gomp.h"
+#include "mockrt.h"
 
 #include <time.h>
 

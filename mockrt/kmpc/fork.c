@@ -1,0 +1,206 @@
+/*
+ * Parallel regions under the __kmpc_* ABI: __kmpc_fork_call and its helpers,
+ * serialized regions (if(0)) and the thread-number queries.
+ *
+ * The master's stack during a region is
+ *   user -> __kmpc_fork_call -> mockrt_kmpc_run_region -> trampoline -> outlined
+ * as in LLVM's runtime (__kmpc_fork_call -> __kmp_fork_call -> ... ->
+ * __kmp_invoke_microtask).  The encountering task's enter frame is the CFA
+ * of __kmpc_fork_call (the runtime entry); the implicit task's exit frame is
+ * the CFA of the trampoline, which stores it itself, so every frame between
+ * the two is runtime and a tool can cut them all.
+ */
+#include "kmpc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+/* num_threads() clause of the next region this thread opens (0: none). */
+static MOCKRT_TLS int mockrt_kmpc_pushed_threads;
+
+/* Arguments forwarded without allocating, which covers almost every region. */
+#define MOCKRT_KMPC_INLINE_ARGS 16
+
+static void mockrt_kmpc_set_micro(mockrt_team_t *team, void *arg)
+{
+  team->micro = arg;
+}
+
+/*
+ * The runtime frame between the entry point and the trampoline.  It is
+ * never inlined: it stands for LLVM's __kmp_fork_call, and its team and
+ * task live in its frame until every worker has left them.
+ */
+static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int argc, void **argv,
+                                                   void *entry_cfa, const void *ra)
+{
+  mockrt_thread_t *self = mockrt_self();
+  mockrt_task_t *enc = self->task;
+  mockrt_team_t team;
+  mockrt_task_t task;
+  mockrt_microtask_t micro = { mockrt_invoke_microtask, (void (*)(void))fn, argc, argv };
+  unsigned requested = (unsigned)mockrt_kmpc_pushed_threads;
+
+  mockrt_kmpc_pushed_threads = 0;
+  mockrt_frame_enter(enc, entry_cfa);
+  mockrt_fork_ex(&team, &task, NULL, NULL, requested, ra, mockrt_kmpc_set_micro, &micro);
+  /* The body may keep these pointers for the whole region. */
+  int32_t gtid = self->gtid, btid = 0;
+  mockrt_frame_exit_flags(&task);
+  mockrt_invoke_microtask(micro.fn, &gtid, &btid, argc, argv, &task.frame.exit_frame.ptr);
+  mockrt_frame_unexit(&task);
+  /* In the join barrier everything inward of the entry point is runtime. */
+  mockrt_join(&team, &task, entry_cfa);
+  mockrt_frame_leave(enc);
+}
+
+MOCKRT_EXPORT void __kmpc_fork_call(mockrt_ident_t *loc, int32_t argc, mockrt_kmpc_micro_t fn,
+                                    ...)
+{
+  void *inline_args[MOCKRT_KMPC_INLINE_ARGS];
+  void **argv = inline_args;
+  va_list ap;
+
+  (void)loc;
+  if (argc < 0)
+    argc = 0;
+  if (argc > MOCKRT_KMPC_INLINE_ARGS) {
+    argv = malloc(sizeof *argv * (size_t)argc);
+    if (!argv)
+      abort();
+  }
+  /* clang passes every captured variable as one pointer. */
+  va_start(ap, fn);
+  for (int i = 0; i < argc; i++)
+    argv[i] = va_arg(ap, void *);
+  va_end(ap);
+  mockrt_kmpc_run_region(fn, argc, argv, __builtin_dwarf_cfa(), __builtin_return_address(0));
+  if (argv != inline_args)
+    free(argv);
+}
+
+MOCKRT_EXPORT void __kmpc_push_num_threads(mockrt_ident_t *loc, int32_t gtid, int32_t n)
+{
+  (void)loc;
+  (void)gtid;
+  mockrt_self();
+  mockrt_kmpc_pushed_threads = n > 0 ? n : 0;
+}
+
+/* proc_bind(): the mock does not bind threads. */
+MOCKRT_EXPORT void __kmpc_push_proc_bind(mockrt_ident_t *loc, int32_t gtid, int32_t bind)
+{
+  (void)loc;
+  (void)gtid;
+  (void)bind;
+}
+
+MOCKRT_EXPORT int32_t __kmpc_global_thread_num(mockrt_ident_t *loc)
+{
+  (void)loc;
+  return mockrt_self()->gtid;
+}
+
+MOCKRT_EXPORT int32_t __kmpc_global_num_threads(mockrt_ident_t *loc)
+{
+  (void)loc;
+  mockrt_self();
+  return mockrt_icv.thread_limit;
+}
+
+MOCKRT_EXPORT int32_t __kmpc_bound_thread_num(mockrt_ident_t *loc)
+{
+  (void)loc;
+  mockrt_task_t *t = mockrt_kmpc_task();
+  return t ? t->thread_num : 0;
+}
+
+MOCKRT_EXPORT int32_t __kmpc_bound_num_threads(mockrt_ident_t *loc)
+{
+  (void)loc;
+  mockrt_task_t *t = mockrt_kmpc_task();
+  return t ? (int32_t)t->team->nthreads : 1;
+}
+
+MOCKRT_EXPORT int32_t __kmpc_in_parallel(mockrt_ident_t *loc)
+{
+  (void)loc;
+  mockrt_task_t *t = mockrt_kmpc_task();
+  return t && t->team->active_level > 0;
+}
+
+/* __kmpc_begin/__kmpc_end bracket a program built with -fopenmp-... startup calls. */
+MOCKRT_EXPORT void __kmpc_begin(mockrt_ident_t *loc, int32_t flags)
+{
+  (void)loc;
+  (void)flags;
+  mockrt_self();
+}
+
+MOCKRT_EXPORT void __kmpc_end(mockrt_ident_t *loc)
+{
+  (void)loc;
+}
+
+/*
+ * A serialized region (if(0), or a region clang decides to run alone): the
+ * program calls the outlined function itself, between these two calls, so
+ * the team and the task must outlive __kmpc_serialized_parallel's frame.
+ */
+typedef struct mockrt_kmpc_serial {
+  mockrt_task_t task;
+  mockrt_team_t team;
+  struct mockrt_kmpc_serial *outer; /* the serialized region this one is nested in */
+} mockrt_kmpc_serial_t;
+
+/* The innermost serialized region of this thread. */
+static MOCKRT_TLS mockrt_kmpc_serial_t *mockrt_kmpc_serial_top;
+
+/*
+ * No runtime frame lies between the program and the body, so the implicit
+ * task's exit frame (and the encountering task's enter frame) name the
+ * program's own frame that calls the body.  Its stack pointer at the call
+ * is this function's CFA; flagged as a frame-pointer-like address of an
+ * application frame, it names the caller: the body's CFA is at or below it
+ * and the caller's is above it.  With ompt_frame_cfa it would name the body
+ * itself, and a tool would cut the body away.
+ */
+MOCKRT_EXPORT void __kmpc_serialized_parallel(mockrt_ident_t *loc, int32_t gtid)
+{
+  mockrt_thread_t *self = mockrt_self();
+  mockrt_task_t *enc = self->task;
+  void *cfa = __builtin_dwarf_cfa();
+  mockrt_kmpc_serial_t *s = malloc(sizeof *s);
+
+  (void)loc;
+  (void)gtid;
+  if (!s)
+    abort();
+  mockrt_frame_enter(enc, cfa);
+  mockrt_fork_ex(&s->team, &s->task, NULL, NULL, 1, __builtin_return_address(0), NULL, NULL);
+  mockrt_frame_enter_ex(enc, cfa, ompt_frame_application | ompt_frame_framepointer);
+  mockrt_frame_exit_ex(&s->task, cfa, ompt_frame_application | ompt_frame_framepointer);
+  s->outer = mockrt_kmpc_serial_top;
+  mockrt_kmpc_serial_top = s;
+}
+
+MOCKRT_EXPORT void __kmpc_end_serialized_parallel(mockrt_ident_t *loc, int32_t gtid)
+{
+  mockrt_thread_t *self = mockrt_self();
+  mockrt_kmpc_serial_t *s = mockrt_kmpc_serial_top;
+  void *cfa = __builtin_dwarf_cfa();
+
+  (void)loc;
+  (void)gtid;
+  /* An unmatched end (the program's bug) must not free what it does not own. */
+  if (!s || self->task != &s->task)
+    return;
+  mockrt_kmpc_serial_top = s->outer;
+  mockrt_task_t *enc = s->team.encountering;
+  mockrt_frame_unexit(&s->task);
+  mockrt_frame_enter(enc, cfa);
+  mockrt_join(&s->team, &s->task, cfa);
+  mockrt_frame_leave(enc);
+  /* Unpublished by the join: no signal handler can reach it any more. */
+  free(s);
+}

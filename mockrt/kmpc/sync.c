@@ -1,0 +1,209 @@
+/*
+ * Synchronization under the __kmpc_* ABI: barrier, critical, single,
+ * master/masked, flush and reductions.  Each entry point that can block or
+ * call a tool sets the current task's enter frame to its own CFA first and
+ * clears it before returning to the program, as the GOMP ones do.
+ */
+#include "kmpc.h"
+
+/* clang marks a barrier the program asked for; all others are implicit. */
+static int mockrt_kmpc_barrier_kind(const mockrt_ident_t *loc)
+{
+  return loc && (loc->flags & MOCKRT_IDENT_BARRIER_EXPL) ? ompt_sync_region_barrier_explicit
+                                                          : ompt_sync_region_barrier_implicit;
+}
+
+MOCKRT_EXPORT void __kmpc_barrier(mockrt_ident_t *loc, int32_t gtid)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  (void)gtid;
+  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_barrier_wait(t, mockrt_kmpc_barrier_kind(loc), __builtin_return_address(0));
+  mockrt_frame_leave(t);
+}
+
+/* The first four bytes of the zeroed kmp_critical_name are the lock word. */
+MOCKRT_EXPORT void __kmpc_critical(mockrt_ident_t *loc, int32_t gtid, mockrt_critical_name_t *crit)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  (void)loc;
+  (void)gtid;
+  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_mutex_acquire(mockrt_kmpc_word(crit), ompt_mutex_critical, ompt_state_wait_critical,
+                       __builtin_return_address(0));
+  mockrt_frame_leave(t);
+}
+
+/* Hints choose a lock implementation; this runtime has one. */
+MOCKRT_EXPORT void __kmpc_critical_with_hint(mockrt_ident_t *loc, int32_t gtid,
+                                             mockrt_critical_name_t *crit, uint32_t hint)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  (void)loc;
+  (void)gtid;
+  (void)hint;
+  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_mutex_acquire(mockrt_kmpc_word(crit), ompt_mutex_critical, ompt_state_wait_critical,
+                       __builtin_return_address(0));
+  mockrt_frame_leave(t);
+}
+
+MOCKRT_EXPORT void __kmpc_end_critical(mockrt_ident_t *loc, int32_t gtid,
+                                       mockrt_critical_name_t *crit)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  (void)loc;
+  (void)gtid;
+  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_mutex_release(mockrt_kmpc_word(crit), ompt_mutex_critical, __builtin_return_address(0));
+  mockrt_frame_leave(t);
+}
+
+/* Every thread enters and leaves at once; the barrier after is clang's call. */
+MOCKRT_EXPORT int32_t __kmpc_single(mockrt_ident_t *loc, int32_t gtid)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  (void)loc;
+  (void)gtid;
+  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_ws_enter(t, MOCKRT_SCHED_DYNAMIC, 0, 0, 1, 1);
+  bool mine = mockrt_ws_single(t);
+  mockrt_ws_leave(t);
+  mockrt_frame_leave(t);
+  return mine;
+}
+
+MOCKRT_EXPORT void __kmpc_end_single(mockrt_ident_t *loc, int32_t gtid)
+{
+  (void)loc;
+  (void)gtid;
+}
+
+MOCKRT_EXPORT int32_t __kmpc_master(mockrt_ident_t *loc, int32_t gtid)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  (void)loc;
+  (void)gtid;
+  return t->thread_num == 0;
+}
+
+MOCKRT_EXPORT void __kmpc_end_master(mockrt_ident_t *loc, int32_t gtid)
+{
+  (void)loc;
+  (void)gtid;
+}
+
+MOCKRT_EXPORT int32_t __kmpc_masked(mockrt_ident_t *loc, int32_t gtid, int32_t filter)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  (void)loc;
+  (void)gtid;
+  return t->thread_num == filter;
+}
+
+MOCKRT_EXPORT void __kmpc_end_masked(mockrt_ident_t *loc, int32_t gtid)
+{
+  (void)loc;
+  (void)gtid;
+}
+
+MOCKRT_EXPORT void __kmpc_flush(mockrt_ident_t *loc)
+{
+  (void)loc;
+  atomic_thread_fence(memory_order_seq_cst);
+}
+
+/*
+ * Reductions: this runtime always answers 1, "combine your partial result
+ * into the shared variable yourself", and makes that safe with the lock the
+ * compiler passes (a critical name of its own), as LLVM's critical method
+ * does.  A team of one needs no lock.  The end calls release it; the
+ * blocking form then waits for the team.
+ */
+static int32_t mockrt_kmpc_reduce_begin(mockrt_critical_name_t *lck, void *cfa, const void *ra)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  if (t->team->nthreads > 1) {
+    mockrt_frame_enter(t, cfa);
+    mockrt_mutex_acquire(mockrt_kmpc_word(lck), ompt_mutex_critical, ompt_state_wait_critical, ra);
+    mockrt_frame_leave(t);
+  }
+  return 1;
+}
+
+static void mockrt_kmpc_reduce_end(mockrt_critical_name_t *lck, bool wait,
+                                   const mockrt_ident_t *loc, void *cfa, const void *ra)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  if (t->team->nthreads <= 1)
+    return;
+  mockrt_frame_enter(t, cfa);
+  mockrt_mutex_release(mockrt_kmpc_word(lck), ompt_mutex_critical, ra);
+  if (wait)
+    mockrt_barrier_wait(t, mockrt_kmpc_barrier_kind(loc), ra);
+  mockrt_frame_leave(t);
+}
+
+MOCKRT_EXPORT int32_t __kmpc_reduce_nowait(mockrt_ident_t *loc, int32_t gtid, int32_t nvars,
+                                           size_t size, void *data,
+                                           void (*reduce)(void *lhs, void *rhs),
+                                           mockrt_critical_name_t *lck)
+{
+  (void)loc;
+  (void)gtid;
+  (void)nvars;
+  (void)size;
+  (void)data;
+  (void)reduce;
+  return mockrt_kmpc_reduce_begin(lck, __builtin_dwarf_cfa(), __builtin_return_address(0));
+}
+
+MOCKRT_EXPORT void __kmpc_end_reduce_nowait(mockrt_ident_t *loc, int32_t gtid,
+                                            mockrt_critical_name_t *lck)
+{
+  (void)gtid;
+  mockrt_kmpc_reduce_end(lck, false, loc, __builtin_dwarf_cfa(), __builtin_return_address(0));
+}
+
+MOCKRT_EXPORT int32_t __kmpc_reduce(mockrt_ident_t *loc, int32_t gtid, int32_t nvars, size_t size,
+                                    void *data, void (*reduce)(void *lhs, void *rhs),
+                                    mockrt_critical_name_t *lck)
+{
+  (void)loc;
+  (void)gtid;
+  (void)nvars;
+  (void)size;
+  (void)data;
+  (void)reduce;
+  return mockrt_kmpc_reduce_begin(lck, __builtin_dwarf_cfa(), __builtin_return_address(0));
+}
+
+MOCKRT_EXPORT void __kmpc_end_reduce(mockrt_ident_t *loc, int32_t gtid,
+                                     mockrt_critical_name_t *lck)
+{
+  (void)gtid;
+  mockrt_kmpc_reduce_end(lck, true, loc, __builtin_dwarf_cfa(), __builtin_return_address(0));
+}
+
+/*
+ * copyprivate: the thread that ran the single publishes its data in the
+ * team, the others copy from it between two barriers (the second keeps the
+ * data alive until everyone has copied).  The barriers are implicit ones.
+ */
+MOCKRT_EXPORT void __kmpc_copyprivate(mockrt_ident_t *loc, int32_t gtid, size_t size, void *data,
+                                      void (*copy)(void *dst, void *src), int32_t didit)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  const void *ra = __builtin_return_address(0);
+  (void)loc;
+  (void)gtid;
+  (void)size;
+  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  if (didit)
+    t->team->copyprivate = data;
+  mockrt_barrier_wait(t, ompt_sync_region_barrier_implicit, ra);
+  if (!didit)
+    copy(data, t->team->copyprivate);
+  mockrt_barrier_wait(t, ompt_sync_region_barrier_implicit, ra);
+  mockrt_frame_leave(t);
+}
