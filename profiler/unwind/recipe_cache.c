@@ -12,7 +12,7 @@ typedef struct cached_function {
 } cached_function;
 
 typedef struct slot {
-  _Atomic uint64_t start;              /* 0: free */
+  _Atomic uint64_t start;              /* key: start | module << 48; 0: free */
   _Atomic(cached_function *) recipes;  /* NULL: being analyzed */
 } slot;
 
@@ -37,27 +37,30 @@ static const knit_recipe *pick(const knit_recipe *r, uint32_t n, uint64_t pc)
 }
 
 const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch *scratch,
-                                         uint64_t start, uint64_t end, uint64_t pc,
-                                         uint64_t *built)
+                                         uint32_t module, uint64_t start, uint64_t end,
+                                         uint64_t pc, uint64_t *built)
 {
-  uint32_t h = hash_addr(start);
+  /* User-space addresses fit in 48 bits (QEMU's guests included): the
+   * module id fills the bits above. */
+  uint64_t key = start | (uint64_t)(module + 1) << 48;
+  uint32_t h = hash_addr(key);
   slot *claimed = NULL;
   for (uint32_t i = 0; i < MAX_PROBES; i++) {
     slot *s = &table[(h + i) & (CACHE_SLOTS - 1)];
-    uint64_t key = atomic_load_explicit(&s->start, memory_order_acquire);
-    if (key == start) {
+    uint64_t found = atomic_load_explicit(&s->start, memory_order_acquire);
+    if (found == key) {
       cached_function *f = atomic_load_explicit(&s->recipes, memory_order_acquire);
       if (f)
         return pick(f->recipes, f->count, pc);
       break; /* another thread is analyzing it: do it ourselves, uncached */
     }
-    if (key == 0) {
+    if (found == 0) {
       uint64_t expected = 0;
-      if (atomic_compare_exchange_strong(&s->start, &expected, start)) {
+      if (atomic_compare_exchange_strong(&s->start, &expected, key)) {
         claimed = s;
         break;
       }
-      if (expected == start)
+      if (expected == key)
         break;
     }
   }

@@ -24,12 +24,14 @@ typedef struct knit_recipe_scratch {
 /* Largest function analyzed; beyond it the entry recipe is used. */
 #define KNIT_MAX_FUNCTION_BYTES (1u << 20)
 
-/* The recipe covering pc in the function [start, end), analyzing the
- * function if no thread has yet. Returns NULL when the function's code
- * cannot be analyzed. *built is incremented when this call analyzed it.
- * Async-signal-safe. */
+/* The recipe covering pc in the function [start, end) of module (a load
+ * map id), analyzing the function if no thread has yet. Returns NULL when
+ * the function's code cannot be analyzed. *built is incremented when this
+ * call analyzed it. The module is part of the key: a library loaded where
+ * an unloaded one was gets a new id, so its functions never find the old
+ * one's recipes. Async-signal-safe. */
 const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch *scratch,
-                                         uint64_t start, uint64_t end, uint64_t pc,
-                                         uint64_t *built);
+                                         uint32_t module, uint64_t start, uint64_t end,
+                                         uint64_t pc, uint64_t *built);
 
 #endif /* KNIT_UNWIND_RECIPE_CACHE_H */
