@@ -309,8 +309,10 @@ int main(int argc, char **argv)
   CHECK(get_parallel_info(0, NULL, &size) == 2 && size == 1);
   CHECK(get_unique_id() != get_unique_id());
 
+  /* One counter per kind of exclusion: a lock and a critical section do
+   * not exclude each other, nor either of them an atomic add. */
   omp_lock_t lock;
-  long counter = 0;
+  long under_lock = 0, under_critical = 0, atomically = 0;
   omp_init_lock(&lock);
   for (int r = 0; r < 20; r++) {
 #pragma omp parallel num_threads(NT)
@@ -318,17 +320,17 @@ int main(int argc, char **argv)
       check_body(NT);
 #pragma omp barrier
       omp_set_lock(&lock);
-      counter++;
+      under_lock++;
       omp_unset_lock(&lock);
 #pragma omp critical
-      counter++;
+      under_critical++;
 #pragma omp for schedule(dynamic)
       for (int i = 0; i < 100; i++)
-        __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&atomically, 1, __ATOMIC_RELAXED);
     }
   }
   omp_destroy_lock(&lock);
-  CHECK(counter == 20 * (2 * NT + 100));
+  CHECK(under_lock == 20 * NT && under_critical == 20 * NT && atomically == 20 * 100);
   CHECK(n_parallel_begin == 20 && n_parallel_end == 20);
   CHECK(n_implicit_begin == 20 * NT && n_implicit_end == 20 * NT);
   CHECK(n_thread_begin_worker == NT - 1);
