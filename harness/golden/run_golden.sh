@@ -5,7 +5,8 @@
 #   run_golden.sh KNIT EVENT RUNTIME QEMU GOLDEN -- PROGRAM [ARGS...]
 #
 # QEMU is 1 to run under qemu-<isa>, 0 natively. A PROBE run must also show
-# 0 partial unwinds in its SUMMARY line. UPDATE_GOLDEN=1 rewrites the golden
+# 0 partial unwinds and 0 wrong unwind steps in its SUMMARY line.
+# UPDATE_GOLDEN=1 rewrites the golden
 # from this run instead of comparing (a changed golden is a reviewed change).
 set -uo pipefail
 knit=$1 event=$2 runtime=$3 qemu=$4 golden=$5
@@ -33,6 +34,11 @@ fi
 if [ "$event" = PROBE ] && ! grep -q ' partial=0 ' <<<"$summary"; then
   echo "FAIL: a PROBE run must unwind every sample completely: $summary"
   "$knit" report --format=folded "$dir/m"
+  exit 1
+fi
+if [ "$event" = PROBE ] && ! grep -q ' wrong=0 ' <<<"$summary"; then
+  echo "FAIL: a PROBE run must make no wrong unwind step (one that follows no call): $summary"
+  "$knit" report --steps --min=100 "$dir/m"
   exit 1
 fi
 if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then

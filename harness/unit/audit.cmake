@@ -28,6 +28,24 @@ foreach(lib libc.so.6 libgomp.so.1 libstdc++.so.6 libomp.so.5)
     endif()
   endforeach()
 endforeach()
+# The other ISAs' libraries where this machine has them: the cross
+# toolchains' sysroots, and clang's libomp in the target roots that
+# ci/target-libs.sh fills (.cache/targets), so the log shows every ISA.
+foreach(isa aarch64 powerpc64le)
+  set(knit_root ${isa})
+  if(isa STREQUAL "powerpc64le")
+    set(knit_root ppc64le)
+  endif()
+  foreach(lib libc.so.6 libgomp.so.1 libstdc++.so.6)
+    if(EXISTS /usr/${isa}-linux-gnu/lib/${lib})
+      list(APPEND KNIT_AUDIT_HOST_LIBS /usr/${isa}-linux-gnu/lib/${lib})
+    endif()
+  endforeach()
+  set(knit_omp ${PROJECT_SOURCE_DIR}/.cache/targets/${knit_root}/root/usr/lib/llvm-14/lib/libomp.so.5)
+  if(EXISTS ${knit_omp})
+    list(APPEND KNIT_AUDIT_HOST_LIBS ${knit_omp})
+  endif()
+endforeach()
 knit_add_test(NAME audit.libs
   COMMAND $<TARGET_FILE:knit_cli> audit ${KNIT_AUDIT_HOST_LIBS}
           $<TARGET_FILE:calls> $<TARGET_FILE:knit_wl_calls>

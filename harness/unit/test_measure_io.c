@@ -314,6 +314,52 @@ static void test_round_trip(void **state)
   knit_thread_file_free(&f);
 }
 
+/* The STEPS section (unwind step classes per module): written after the
+ * other sections, read back with module ids resolved to indexes (and the
+ * unknown-code id kept), and a record naming a module MODULES does not list
+ * is an error. */
+static void write_steps_file(const char *name, uint32_t steps_module)
+{
+  knit_writer w;
+  knit_file_header h = sample_header(0, 100, "PROBE");
+  assert_int_equal(knit_writer_open(&w, test_dir, name, &h), 0);
+  knit_writer_begin_section(&w, KNIT_SECTION_MODULES);
+  knit_writer_put_u32(&w, 1);
+  knit_writer_put_u32(&w, 9);
+  knit_writer_put_u32(&w, 3);
+  knit_writer_put_u64(&w, 0x1000);
+  knit_writer_put(&w, "/a1", 3);
+  knit_writer_end_section(&w);
+  knit_writer_begin_section(&w, KNIT_SECTION_STEPS);
+  knit_writer_put_u32(&w, 2);
+  knit_steps_record r[2] = {{steps_module, 0, 10, 2, 1}, {KNIT_MODULE_UNKNOWN, 0, 0, 0, 4}};
+  knit_writer_put(&w, r, sizeof r);
+  knit_writer_end_section(&w);
+  assert_int_equal(knit_writer_close(&w), 0);
+}
+
+static void test_steps_round_trip(void **state)
+{
+  (void)state;
+  write_steps_file("thread-0-100.knit", 9);
+  knit_thread_file f;
+  char err[256];
+  assert_int_equal(knit_thread_file_read(path_in("thread-0-100.knit"), &f, err, sizeof err), 0);
+  assert_int_equal(f.has_steps, 1);
+  assert_int_equal(f.step_count, 2);
+  assert_int_equal(f.steps[0].module, 0);
+  assert_int_equal(f.steps[0].confirmed, 10);
+  assert_int_equal(f.steps[0].probable, 2);
+  assert_int_equal(f.steps[0].wrong, 1);
+  assert_int_equal(f.steps[1].module, KNIT_MODULE_UNKNOWN);
+  assert_int_equal(f.steps[1].wrong, 4);
+  knit_thread_file_free(&f);
+
+  write_steps_file("thread-1-101.knit", 8);
+  assert_int_equal(knit_thread_file_read(path_in("thread-1-101.knit"), &f, err, sizeof err), -1);
+  assert_non_null(strstr(err, "STEPS record 0 refers to module id 8"));
+}
+
 /* Parses data and expects failure with a reason containing want. */
 static void expect_error(const uint8_t *data, size_t len, const char *want)
 {
@@ -483,6 +529,7 @@ int main(void)
       cmocka_unit_test(test_text_format),
 #ifdef KNIT_TEST_READER
       cmocka_unit_test_setup_teardown(test_round_trip, make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_steps_round_trip, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_every_truncation_fails_cleanly, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_corrupt_files, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_measurement_directory, make_dir, remove_dir),

@@ -14,6 +14,7 @@
 #include "audit/audit.h"
 #include "audit/audit_flow.h"
 #include "audit/audit_lr.h"
+#include "audit/audit_model.h"
 #include "audit/audit_rule.h"
 #include "audit/audit_symbols.h"
 
@@ -38,6 +39,10 @@ struct knit_audit_target {
   cs_insn *analyze_insn, *walk_insn;
   bool analyze_open, walk_open;
   knit_recipe *recipes;
+  /* Per 4-byte slot of the function audited: a direct branch goes there
+   * (aarch64, ppc64le; for the frame model, see find_branch_targets). */
+  uint8_t *branched_to;
+  size_t branched_cap;
   knit_audit_symbols symbols;
   bool symbols_read;
   /* The code section of the previous lookup: functions come in address
@@ -62,6 +67,7 @@ static const char *const skip_names[KNIT_AUDIT_SKIP_COUNT] = {
   [KNIT_AUDIT_SKIP_JUMP_ENTERED] = "function entered by a jump",
   [KNIT_AUDIT_SKIP_PADDING] = "padding or data",
   [KNIT_AUDIT_SKIP_OUTERMOST] = "outermost frame",
+  [KNIT_AUDIT_SKIP_CFI_NOT_EXACT] = "CFI not exact here (synchronous unwind tables)",
 };
 
 const char *knit_audit_category_name(knit_audit_category c) {
@@ -125,6 +131,7 @@ void knit_audit_close(knit_audit_target *t) {
   if (t->fd >= 0)
     close(t->fd);
   free(t->recipes);
+  free(t->branched_to);
   free(t);
 }
 
@@ -322,6 +329,34 @@ static bool entered_as_assumed(knit_audit_target *t, const uint8_t *code,
   return knit_audit_compare(&recipe, &cfi, t->isa) != KNIT_RULE_DISAGREE;
 }
 
+/* Marks the instructions of [start, start + len) that a direct branch in
+ * it goes to. The frame model follows fall-through only: a block that a
+ * branch enters may be reached only that way (after a call that does not
+ * return, gcc's ppc64 TOC restore "ld r2,24(r1)" is the dead fall-through),
+ * so the model forgets its state there. False when there is no memory:
+ * then the model is not used. */
+static bool find_branch_targets(knit_audit_target *t, const uint8_t *code,
+                                size_t len, uint64_t start) {
+  size_t slots = len / 4 + 1;
+  if (slots > t->branched_cap) {
+    uint8_t *b = realloc(t->branched_to, slots);
+    if (!b)
+      return false;
+    t->branched_to = b;
+    t->branched_cap = slots;
+  }
+  memset(t->branched_to, 0, slots);
+  const uint8_t *p = code;
+  size_t left = len;
+  uint64_t pc = start, target;
+  while (left > 0 && cs_disasm_iter(t->walk_cs, &p, &left, &pc, t->walk_insn))
+    if (knit_audit_branch_target(t->walk_insn->mnemonic, t->walk_insn->op_str,
+                                 &target) &&
+        target >= start && target - start < len)
+      t->branched_to[(target - start) / 4] = 1;
+  return true;
+}
+
 static void skip(knit_audit_result *res, knit_audit_skip why) {
   res->skipped[why]++;
   res->not_comparable++;
@@ -358,10 +393,29 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
   cs_insn *insn = t->walk_insn;
   knit_audit_lr lr;
   knit_audit_lr_start(&lr, t->isa);
+  /* The audit's own frame model, before this instruction: it is stepped
+   * over the previous one at the top of the loop, whichever way that one
+   * left the loop, and set from every agreement below. */
+  knit_audit_model model;
+  knit_audit_model_start(&model, t->isa);
+  if (model.known && !find_branch_targets(t, code, len, start))
+    model.known = false;
+  char prev_mn[sizeof insn->mnemonic], prev_ops[sizeof insn->op_str];
+  unsigned prev_model_flow = 0;
+  bool have_prev = false;
   while (left > 0 && cs_disasm_iter(t->walk_cs, &p, &left, &pc, insn)) {
     uint64_t at = insn->address;
     /* SKIPDATA gives id 0 to bytes that are not an instruction. */
     unsigned flow = insn->id == 0 ? KNIT_FLOW_PADDING : knit_audit_flow(t->isa, insn->mnemonic, insn->op_str);
+    if (have_prev)
+      knit_audit_model_step(&model, prev_mn, prev_ops, prev_model_flow);
+    if (have_prev && t->branched_to && t->branched_to[(at - start) / 4])
+      model.known = false; /* relearnt at the next agreement */
+    memcpy(prev_mn, insn->mnemonic, sizeof prev_mn);
+    memcpy(prev_ops, insn->op_str, sizeof prev_ops);
+    /* Data in the code: the model cannot say what runs after it. */
+    prev_model_flow = insn->id == 0 ? KNIT_FLOW_PATH_END : flow;
+    have_prev = true;
     /* The return address's whereabouts before this instruction, for the
      * comparison, and after it, for the next. */
     knit_audit_lr lr_before = lr;
@@ -410,12 +464,33 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
       cfi_eq.ra_reg = recipe.ra_reg;
     }
     knit_rule_verdict v = knit_audit_compare(&recipe, &cfi_eq, t->isa);
+    /* The CFA from the other register: the same address when the analyzer
+     * knows fp - sp here. The rest is compared as it is, and a CFA that
+     * still differs is classified on the CFI's register (an offset). */
+    knit_frame_rule recipe_eq;
+    bool on_other = v == KNIT_RULE_DISAGREE &&
+                    knit_audit_cfa_on_cfi_register(&recipe, &cfi_eq, t->isa,
+                                                   &recipe_eq);
+    if (on_other) {
+      v = knit_audit_compare(&recipe_eq, &cfi_eq, t->isa);
+      res->cfa_other_register += v == KNIT_RULE_AGREE;
+    }
     if (v == KNIT_RULE_NOT_COMPARABLE) {
       skip(res, KNIT_AUDIT_SKIP_CFI_FORM);
       continue;
     }
+    /* The CFI is not this moment's rule and the recipe is the one the
+     * model followed (see KNIT_AUDIT_SKIP_CFI_NOT_EXACT). A recipe the
+     * analyzer flagged a guess is left to count as one. */
+    if (v == KNIT_RULE_DISAGREE && !(r->flags & KNIT_RECIPE_UNCERTAIN) &&
+        knit_audit_model_holds(&model, &recipe, t->isa) &&
+        !knit_audit_model_holds(&model, &cfi, t->isa)) {
+      skip(res, KNIT_AUDIT_SKIP_CFI_NOT_EXACT);
+      continue;
+    }
     res->instructions++;
     if (v == KNIT_RULE_AGREE) {
+      knit_audit_model_agreed(&model, &recipe, t->isa);
       run_recipe = NULL;
       res->agree++;
       res->ra_copied += eq == KNIT_LR_EQUIV_COPIED;
@@ -429,8 +504,8 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
     res->disagree++;
     knit_audit_category cat =
         r == run_recipe ? run_cat
-                        : classify(r, &recipe, &cfi, cfi_static, seen_data,
-                                   before, cfi_changed);
+                        : classify(r, on_other ? &recipe_eq : &recipe, &cfi,
+                                   cfi_static, seen_data, before, cfi_changed);
     run_recipe = r;
     run_cat = cat;
     res->category[cat]++;

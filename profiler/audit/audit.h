@@ -47,6 +47,16 @@ typedef enum knit_audit_skip {
   KNIT_AUDIT_SKIP_OUTERMOST,      /* CFI says the return address is
                                      undefined: the outermost frame (_start,
                                      thread entry), where unwinding ends */
+  KNIT_AUDIT_SKIP_CFI_NOT_EXACT,  /* the CFI is provably not this moment's
+                                     rule (clang's synchronous tables, exact
+                                     only at calls: prologues and epilogues)
+                                     and the recipe is the state the audit's
+                                     own model follows (audit_model.h). Not
+                                     comparable rather than agreement: the
+                                     only witness is that model, not the
+                                     compiler's; not a disagreement: the
+                                     recipe is right. A recipe that differs
+                                     from the model stays a disagreement. */
   KNIT_AUDIT_SKIP_COUNT
 } knit_audit_skip;
 
@@ -92,6 +102,10 @@ typedef struct knit_audit_result {
    * the return address (ppc64; see audit_lr.h): */
   size_t ra_copied;           /* CFI: the GPR mflr copied LR to, LR intact */
   size_t ra_restored;         /* CFI: the save slot, after mtlr restored LR */
+  /* Agreements where the CFA comes from the other register (sp against
+   * fp) with the same value, as the analyzer knows fp - sp there (clang
+   * keeps the CFA on x29/r31 where gcc and the recipes keep it on sp): */
+  size_t cfa_other_register;
   size_t printed;             /* disagreement lines written (for limit) */
   char error[256];            /* why the file could not be read */
 } knit_audit_result;

@@ -1,5 +1,6 @@
 /* Control flow of single instructions, by mnemonic, for the audit. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit_flow.h"
@@ -65,4 +66,24 @@ unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
     return flags;
   }
   return 0;
+}
+
+bool knit_audit_branch_target(const char *mnemonic, const char *op_str,
+                              uint64_t *target) {
+  /* Direct branches print their target last: "#0x1f364" on aarch64
+   * (b, b.ne, cbz, tbz), "0x3baa8" on ppc64 (b, beq cr7, bdnz). Other
+   * mnemonics that begin with b (bic, bfi) give a false target now and
+   * then; the caller only becomes more careful for it. */
+  if (mnemonic[0] != 'b' && strncmp(mnemonic, "cb", 2) != 0 &&
+      strncmp(mnemonic, "tb", 2) != 0)
+    return false;
+  const char *last = strrchr(op_str, ' ');
+  last = last ? last + 1 : op_str;
+  if (*last == '#')
+    last++;
+  if (strncmp(last, "0x", 2) != 0)
+    return false;
+  char *end;
+  *target = strtoull(last, &end, 16);
+  return *end == '\0';
 }

@@ -10,6 +10,7 @@
 #define KNIT_AUDIT_FLOW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "unwind/isa.h"
 
@@ -26,5 +27,10 @@ enum {
  * without a table. */
 unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
                          const char *op_str);
+
+/* The target of a direct branch, from its operand text; false for other
+ * instructions. Used to find where blocks begin (aarch64, ppc64). */
+bool knit_audit_branch_target(const char *mnemonic, const char *op_str,
+                              uint64_t *target);
 
 #endif /* KNIT_AUDIT_FLOW_H */

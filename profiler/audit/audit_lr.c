@@ -17,7 +17,7 @@ void knit_audit_lr_start(knit_audit_lr *s, const knit_isa_ops *isa) {
 }
 
 /* The GPR number of operand text "rN..." at p, or -1. */
-static int gpr_at(const char *p) {
+int knit_audit_ppc_gpr(const char *p) {
   if (p[0] != 'r' || p[1] < '0' || p[1] > '9')
     return -1;
   char *end;
@@ -34,7 +34,7 @@ static bool starts(const char *s, const char *prefix) {
 /* A branch that writes LR: bl, bla, bcl, bctrl, blrl, beql, bdnzl... The
  * link bit shows as a final 'l' (before an 'a' for absolute targets), after
  * the prediction hint is set aside. */
-static bool links(const char *mn) {
+bool knit_audit_ppc_links(const char *mn) {
   if (mn[0] != 'b')
     return false;
   size_t n = strlen(mn);
@@ -47,7 +47,7 @@ static bool links(const char *mn) {
 
 /* Whether an instruction whose first operand is a GPR writes it: stores,
  * compares, traps, branches and moves to special registers only read. */
-static bool writes_first(const char *mn) {
+bool knit_audit_ppc_writes_first(const char *mn) {
   static const char *const readers[] = {"st", "cmp", "tw", "td", "b", "mt",
                                         "dcb", "icb", NULL};
   for (size_t i = 0; readers[i]; i++)
@@ -72,8 +72,8 @@ void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end) {
     return;
   }
   const char *mn = insn->mnemonic;
-  int reg = gpr_at(insn->op_str);
-  if (links(mn)) {
+  int reg = knit_audit_ppc_gpr(insn->op_str);
+  if (knit_audit_ppc_links(mn)) {
     s->lr_is_ra = false;
     s->restored = false;
     if (s->copy_reg >= 0 && (PPC_VOLATILE_GPRS >> s->copy_reg & 1))
@@ -90,7 +90,7 @@ void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end) {
     s->restored = !from_copy && from_load;
     return;
   }
-  if (reg < 0 || !writes_first(mn))
+  if (reg < 0 || !knit_audit_ppc_writes_first(mn))
     return;
   if (reg == s->copy_reg)
     s->copy_reg = -1;

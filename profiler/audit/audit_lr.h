@@ -50,4 +50,12 @@ knit_lr_equiv knit_audit_lr_equivalent(const knit_audit_lr *s,
                                        const knit_frame_rule *cfi,
                                        const knit_isa_ops *isa);
 
+/* ppc64 instruction text, shared with audit_model.c: the GPR named by
+ * operand text "rN..." at p (or -1); whether a branch mnemonic writes LR
+ * (bl, bctrl, beql+...); whether an instruction writes its first operand
+ * when that is a GPR (stores, compares, traps and branches only read). */
+int knit_audit_ppc_gpr(const char *p);
+bool knit_audit_ppc_links(const char *mn);
+bool knit_audit_ppc_writes_first(const char *mn);
+
 #endif /* KNIT_AUDIT_LR_H */

@@ -185,6 +185,26 @@ void knit_audit_rule_from_recipe(const knit_recipe *r, const knit_isa_ops *isa,
   out->fp_kind = r->fp_rule == KNIT_FP_AT_CFA ? KNIT_AUDIT_FP_AT_CFA
                                               : KNIT_AUDIT_FP_SAME;
   out->fp_offset = r->fp_offset;
+  out->fp_known = (r->flags & KNIT_RECIPE_FP_KNOWN) != 0;
+  out->fp_sp_delta = r->fp_sp_delta;
+}
+
+bool knit_audit_cfa_on_cfi_register(const knit_frame_rule *recipe,
+                                    const knit_frame_rule *cfi,
+                                    const knit_isa_ops *isa,
+                                    knit_frame_rule *out) {
+  if (!recipe->fp_known || recipe->cfa_kind != KNIT_AUDIT_CFA_REG ||
+      cfi->cfa_kind != KNIT_AUDIT_CFA_REG || recipe->cfa_reg == cfi->cfa_reg)
+    return false;
+  *out = *recipe;
+  if (recipe->cfa_reg == isa->dwarf_sp && cfi->cfa_reg == isa->dwarf_fp)
+    out->cfa_offset = recipe->cfa_offset - recipe->fp_sp_delta;
+  else if (recipe->cfa_reg == isa->dwarf_fp && cfi->cfa_reg == isa->dwarf_sp)
+    out->cfa_offset = recipe->cfa_offset + recipe->fp_sp_delta;
+  else
+    return false;
+  out->cfa_reg = cfi->cfa_reg;
+  return true;
 }
 
 /* 0 agree, 1 disagree, 2 not comparable. */

@@ -45,6 +45,10 @@ typedef struct knit_frame_rule {
   int64_t cfa_offset;
   int64_t ra_offset; /* for RA_AT_CFA */
   int64_t fp_offset; /* for FP_AT_CFA */
+  /* A recipe's knowledge that fp == sp + fp_sp_delta (never set for CFI,
+   * which does not say): makes a CFA from either register comparable. */
+  bool fp_known;
+  int64_t fp_sp_delta;
 } knit_frame_rule;
 
 /* The CFI of one file: .eh_frame, and .debug_frame when it is there (for
@@ -86,6 +90,15 @@ typedef enum knit_rule_verdict {
 knit_rule_verdict knit_audit_compare(const knit_frame_rule *recipe,
                                      const knit_frame_rule *cfi,
                                      const knit_isa_ops *isa);
+
+/* The recipe's CFA rewritten on the CFI's register, when the two differ
+ * (sp against fp) and the recipe knows fp - sp: CFA = sp + o is
+ * fp + (o - delta), CFA = fp + o is sp + (o + delta). Returns false, and
+ * leaves *out alone, when no such rewrite applies. */
+bool knit_audit_cfa_on_cfi_register(const knit_frame_rule *recipe,
+                                    const knit_frame_rule *cfi,
+                                    const knit_isa_ops *isa,
+                                    knit_frame_rule *out);
 
 /* True when the frame-pointer rules agree; a CFI that still names the
  * save slot after the restore (gcc leaves it there) counts as agreeing

@@ -85,6 +85,9 @@ static void print_breakdown(const knit_audit_result *r)
     printf("    equivalent: %zu return address copied by mflr while LR is intact,"
            " %zu LR restored by mtlr before the CFI says so\n",
            r->ra_copied, r->ra_restored);
+  if (r->cfa_other_register)
+    printf("    equivalent: %zu CFA from the other register, equal while"
+           " fp == sp + the analyzer's delta\n", r->cfa_other_register);
   if (r->fp_disagree || r->fp_stale || r->functions_undecodable)
     printf("    frame pointer: %zu differ, %zu restored before the CFI says so;"
            " %zu functions undecodable\n",

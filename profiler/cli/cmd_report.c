@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "report/folded.h"
 #include "report/profile.h"
+#include "report/view_steps.h"
 #include "report/view_tree.h"
 
 #define DEFAULT_MIN_PERCENT 0.5
@@ -20,7 +21,8 @@ static void usage(FILE *out)
 {
   fprintf(out,
           "usage: knit report [--format=tree|folded] [--lines] [--all-frames]\n"
-          "                   [--sort=incl|excl|name] [--min=PCT] [--threads] [DIR]\n"
+          "                   [--sort=incl|excl|name] [--min=PCT] [--threads] [--steps]\n"
+          "                   [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
           "\n"
@@ -44,6 +46,10 @@ static void usage(FILE *out)
           "                   (default %.1f; 0 shows every node)\n"
           "  --threads        also print a table of per-thread samples, periods and\n"
           "                   unwind statistics\n"
+          "  --steps          also print a table of unwind steps per module: confirmed\n"
+          "                   (a call to the function precedes the return address),\n"
+          "                   probable (an indirect call, or a tail call in between)\n"
+          "                   and wrong (no call precedes it)\n"
           "  -h, --help       print this help\n"
           "\n"
           "Thread files that cannot be read are named in a warning and left out.\n"
@@ -93,7 +99,7 @@ int knit_cmd_report(int argc, char **argv)
   enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
   knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
                             .min_percent = DEFAULT_MIN_PERCENT};
-  int threads = 0;
+  int threads = 0, steps = 0;
   static const struct option options[] = {
       {"format", required_argument, NULL, 'f'},
       {"lines", no_argument, NULL, 'l'},
@@ -101,6 +107,7 @@ int knit_cmd_report(int argc, char **argv)
       {"sort", required_argument, NULL, 's'},
       {"min", required_argument, NULL, 'm'},
       {"threads", no_argument, NULL, 't'},
+      {"steps", no_argument, NULL, 'S'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -145,6 +152,9 @@ int knit_cmd_report(int argc, char **argv)
     case 't':
       threads = 1;
       break;
+    case 'S':
+      steps = 1;
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -184,6 +194,8 @@ int knit_cmd_report(int argc, char **argv)
     fputc('\n', stdout);
     if (threads)
       knit_view_threads(&profile, stdout);
+    if (steps)
+      knit_view_steps(&profile, stdout);
     knit_view_top_down(&profile, &view, stdout);
   }
   knit_profile_free(&profile);

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "core/sampler.h"
 #include "core/session.h"
 #include "core/thread.h"
 
@@ -12,7 +13,7 @@ static struct sigaction previous[2];
 
 static int slot_of(int sig) { return sig == SIGSEGV ? 0 : 1; }
 
-static void on_fault(int sig, siginfo_t *info, void *uc)
+KNIT_ALIGNED_ENTRY static void on_fault(int sig, siginfo_t *info, void *uc)
 {
   knit_thread *t = knit_thread_self();
   if (t && t->in_unwind) {

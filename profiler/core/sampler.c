@@ -94,7 +94,25 @@ static uint64_t periods_of(const siginfo_t *info)
   return 1;
 }
 
-void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
+/* Counts each step of a walk by its class (unwind/step_class.h), against
+ * the module of the frame the step left (the callee, frames[i-1]; the
+ * class is kept with the caller, frames[i]): that frame's recipe made the
+ * step, so a wrong step points at the module whose code was misread. */
+static void count_steps(knit_thread *t, const knit_frame *frames, int n)
+{
+  if (!t->steps)
+    return;
+  for (int i = 1; i < n; i++) {
+    unsigned cls = knit_frame_step_class(&frames[i]);
+    if (cls == 0)
+      continue;
+    uint32_t module = frames[i - 1].module;
+    uint32_t m = module < KNIT_MAX_MODULES ? module : KNIT_MAX_MODULES;
+    t->steps[m][cls - 1]++;
+  }
+}
+
+KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
   (void)sig;
   int saved_errno = errno;
@@ -125,6 +143,7 @@ void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
   uint64_t built_before = t->unwinder.recipes_built;
   t->in_unwind = 1;
   if (sigsetjmp(t->fault_jump, 1) == 0) {
+    knit_unwind_limit(&t->unwinder.stop_at, &t->unwinder.stop_is_cfa);
     n = knit_unwind(&t->unwinder, &regs, frames, MAX_FRAMES, &end);
   } else {
     /* A read faulted: keep the frames found so far as a partial path. The
@@ -135,6 +154,7 @@ void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
   }
   t->in_unwind = 0;
   t->stats[KNIT_STAT_RECIPES_BUILT] += t->unwinder.recipes_built - built_before;
+  count_steps(t, frames, n);
 
   bool is_probe = knit_the_session.event.kind == KNIT_EVENT_PROBE;
   knit_path_frame path[MAX_FRAMES + 8];
@@ -152,7 +172,7 @@ void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
   errno = saved_errno;
 }
 
-__attribute__((visibility("default"), noinline)) void knit_probe_fire(void)
+__attribute__((visibility("default"), noinline)) KNIT_ALIGNED_ENTRY void knit_probe_fire(void)
 {
   if (!knit_the_session.active || knit_the_session.event.kind != KNIT_EVENT_PROBE)
     return;

@@ -6,6 +6,12 @@
 
 #include "core/thread.h"
 
+/* Marks a function that may be entered on a misaligned stack (see
+ * profiler/CMakeLists.txt): it realigns it where the ISA needs that. */
+#ifndef KNIT_ALIGNED_ENTRY
+#define KNIT_ALIGNED_ENTRY
+#endif
+
 /* The signal every sample arrives by, timer or probe alike. */
 #define KNIT_SAMPLE_SIGNAL SIGPROF
 

@@ -111,7 +111,7 @@ void knit_session_finish(const char *why)
   if (!knit_the_session.active || atomic_exchange(&finished, true))
     return;
   atomic_store(&knit_the_session.stopping, true);
-  uint64_t samples = 0, partial = 0, blocked = 0, faults = 0;
+  uint64_t samples = 0, partial = 0, blocked = 0, faults = 0, wrong = 0;
   unsigned threads = 0, files = 0, failed = 0;
   for (knit_thread *t = knit_thread_list(); t; t = t->next) {
     knit_sampler_stop_thread(t);
@@ -124,15 +124,19 @@ void knit_session_finish(const char *why)
     partial += t->stats[KNIT_STAT_PARTIAL];
     blocked += t->stats[KNIT_STAT_BLOCKED];
     faults += t->stats[KNIT_STAT_FAULTS];
+    for (uint32_t m = 0; t->steps && m < KNIT_STEP_SLOTS; m++)
+      wrong += t->steps[m][2];
   }
   char line[4600];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);
+  /* wrong= (unwind steps that followed no call) goes before dir=, which
+   * stays last because a directory name may hold spaces. */
   knit_safe_snprintf(line, sizeof line,
                      "SUMMARY samples=%llu partial=%llu blocked=%llu faults=%llu threads=%u "
-                     "files=%u unwritten=%u dir=%s",
+                     "files=%u unwritten=%u wrong=%llu dir=%s",
                      (unsigned long long)samples, (unsigned long long)partial,
                      (unsigned long long)blocked, (unsigned long long)faults, threads, files,
-                     failed, knit_the_session.output);
+                     failed, (unsigned long long)wrong, knit_the_session.output);
   knit_log_line(line);
 }

@@ -28,6 +28,9 @@
  * rather than on the stack or in TLS, which may be small. */
 #define KNIT_CAPTURE_FRAMES 256
 
+/* Slots of knit_thread.steps: one per module id, one for unknown code. */
+#define KNIT_STEP_SLOTS (KNIT_MAX_MODULES + 1u)
+
 typedef struct knit_thread {
   uint32_t index;          /* order of creation, from 0 */
   pid_t tid;
@@ -48,6 +51,12 @@ typedef struct knit_thread {
   _Atomic bool written;    /* its file is on disk; no more samples */
 
   uint64_t stats[KNIT_STAT_COUNT];
+  /* Unwind steps by module (index: load map id; the last slot, code in no
+   * known module) and class (confirmed, probable, wrong). A flat array is
+   * the signal-safe choice: 96 KiB of the arena's lazily mapped memory, of
+   * which only the pages of the few modules a program runs are touched.
+   * NULL if the arena could not provide it. */
+  uint64_t (*steps)[3];
   knit_frame capture_frames[KNIT_CAPTURE_FRAMES];
   knit_path_frame capture_path[KNIT_CAPTURE_FRAMES * 2];
   struct knit_thread *next; /* registry link */

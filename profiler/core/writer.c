@@ -70,6 +70,25 @@ static void put_stats(knit_writer *w, const knit_thread *t)
   knit_writer_end_section(w);
 }
 
+static void put_steps(knit_writer *w, const knit_thread *t)
+{
+  if (!t->steps)
+    return;
+  uint32_t count = 0;
+  for (uint32_t m = 0; m < KNIT_STEP_SLOTS; m++)
+    count += (t->steps[m][0] | t->steps[m][1] | t->steps[m][2]) != 0;
+  knit_writer_begin_section(w, KNIT_SECTION_STEPS);
+  knit_writer_put_u32(w, count);
+  for (uint32_t m = 0; m < KNIT_STEP_SLOTS; m++) {
+    if ((t->steps[m][0] | t->steps[m][1] | t->steps[m][2]) == 0)
+      continue;
+    knit_steps_record r = {m < KNIT_MAX_MODULES ? m : KNIT_MODULE_UNKNOWN, 0, t->steps[m][0],
+                           t->steps[m][1], t->steps[m][2]};
+    knit_writer_put(w, &r, sizeof r);
+  }
+  knit_writer_end_section(w);
+}
+
 int knit_write_thread(knit_thread *t)
 {
   if (atomic_exchange(&t->written, true))
@@ -98,5 +117,6 @@ int knit_write_thread(knit_thread *t)
   put_modules(&w);
   put_tree(&w, &t->cct);
   put_stats(&w, t);
+  put_steps(&w, t);
   return knit_writer_close(&w);
 }

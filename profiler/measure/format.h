@@ -16,6 +16,8 @@
  *     METRICS  u32 count, then knit_metric_record[count] (sparse: only
  *              non-zero values)
  *     STATS    u32 count, then knit_stat_record[count]
+ *     STEPS    u32 count, then knit_steps_record[count]: unwind steps by
+ *              class, per module (of the frame the step left)
  *   END section (length 0)
  *
  * Readers skip sections with unknown tags, so sections can be added without
@@ -58,6 +60,7 @@ enum knit_section_tag {
   KNIT_SECTION_NODES = 2,
   KNIT_SECTION_METRICS = 3,
   KNIT_SECTION_STATS = 4,
+  KNIT_SECTION_STEPS = 5,
 };
 
 /* Module ids index the process's load map. Two ids are reserved: */
@@ -73,6 +76,8 @@ enum knit_placeholder {
   KNIT_PH_OMP_OVERHEAD = 4,  /* inside the runtime, outside any task */
   KNIT_PH_PARTIAL = 5,       /* the unwind stopped early: what follows is
                                 the innermost part of the path */
+  KNIT_PH_SIGNAL = 6,        /* a signal interrupted the frames above; the
+                                handler's frames follow */
 };
 
 /* Node kinds. */
@@ -125,5 +130,16 @@ typedef struct knit_stat_record {
   uint32_t pad;
   uint64_t value;
 } knit_stat_record;
+
+/* Unwind steps of one thread that left a frame of one module, by class
+ * (unwind/step_class.h). module is a load map id or KNIT_MODULE_UNKNOWN
+ * (code outside every known module); only modules with a step are listed. */
+typedef struct knit_steps_record {
+  uint32_t module;
+  uint32_t pad;
+  uint64_t confirmed;  /* a call to the frame's function ends at the RA */
+  uint64_t probable;   /* an indirect call, or a call followed by a tail call */
+  uint64_t wrong;      /* no call ends at the RA */
+} knit_steps_record;
 
 #endif /* KNIT_MEASURE_FORMAT_H */

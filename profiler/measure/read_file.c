@@ -20,6 +20,7 @@ _Static_assert(sizeof(knit_section_header) == 16, "section header layout");
 _Static_assert(sizeof(knit_node_record) == 24, "node record layout");
 _Static_assert(sizeof(knit_metric_record) == 16, "metric record layout");
 _Static_assert(sizeof(knit_stat_record) == 16, "stat record layout");
+_Static_assert(sizeof(knit_steps_record) == 32, "steps record layout");
 
 /* Bytes of one MODULES entry before its path. */
 #define MODULE_ENTRY_FIXED 16u
@@ -63,6 +64,7 @@ static const char *section_name(uint32_t tag)
   case KNIT_SECTION_NODES: return "NODES";
   case KNIT_SECTION_METRICS: return "METRICS";
   case KNIT_SECTION_STATS: return "STATS";
+  case KNIT_SECTION_STEPS: return "STEPS";
   default: return "unknown";
   }
 }
@@ -316,12 +318,46 @@ static int parse_stats(parser *p, const uint8_t *body, uint64_t length,
   return 0;
 }
 
+static int parse_steps(parser *p, const uint8_t *body, uint64_t length,
+                       knit_thread_file *out)
+{
+  uint32_t count;
+  if (table_count(p, "STEPS", body, length, sizeof(knit_steps_record), &count) != 0)
+    return -1;
+  out->steps = calloc(count ? count : 1, sizeof *out->steps);
+  if (out->steps == NULL)
+    return fail(p, "out of memory");
+  module_ref *by_id = sorted_modules(out);
+  if (by_id == NULL)
+    return fail(p, "out of memory");
+  for (uint32_t i = 0; i < count; i++) {
+    knit_steps_record r;
+    memcpy(&r, body + 4 + (size_t)i * sizeof r, sizeof r);
+    uint32_t module = KNIT_MODULE_UNKNOWN;
+    if (r.module != KNIT_MODULE_UNKNOWN) {
+      long m = find_module(by_id, out->module_count, r.module);
+      if (m < 0) {
+        free(by_id);
+        return fail(p, "STEPS record %u refers to module id %u, which MODULES does not list",
+                    i, r.module);
+      }
+      module = (uint32_t)m;
+    }
+    out->steps[i] = (knit_read_steps){.module = module, .confirmed = r.confirmed,
+                                      .probable = r.probable, .wrong = r.wrong};
+  }
+  free(by_id);
+  out->step_count = count;
+  out->has_steps = 1;
+  return 0;
+}
+
 /* Walks the sections. METRICS refer to nodes by id, so they are parsed after
  * the walk, once NODES (wherever it is) has been read. */
 static int parse_sections(parser *p, knit_thread_file *out)
 {
-  const uint8_t *seen[KNIT_SECTION_STATS + 1] = {0};
-  uint64_t lengths[KNIT_SECTION_STATS + 1] = {0};
+  const uint8_t *seen[KNIT_SECTION_STEPS + 1] = {0};
+  uint64_t lengths[KNIT_SECTION_STEPS + 1] = {0};
   size_t at = sizeof(knit_file_header);
   for (;;) {
     if (at == p->len)
@@ -340,7 +376,7 @@ static int parse_sections(parser *p, knit_thread_file *out)
                   (unsigned long long)sh.length, p->len - at);
     if (sh.tag == KNIT_SECTION_END)
       break;
-    if (sh.tag <= KNIT_SECTION_STATS) {
+    if (sh.tag <= KNIT_SECTION_STEPS) {
       if (seen[sh.tag] != NULL)
         return fail(p, "two %s sections", section_name(sh.tag));
       seen[sh.tag] = p->data + at;
@@ -361,6 +397,8 @@ static int parse_sections(parser *p, knit_thread_file *out)
                        records, out);
   if (rc == 0 && seen[KNIT_SECTION_STATS] != NULL)
     rc = parse_stats(p, seen[KNIT_SECTION_STATS], lengths[KNIT_SECTION_STATS], out);
+  if (rc == 0 && seen[KNIT_SECTION_STEPS] != NULL)
+    rc = parse_steps(p, seen[KNIT_SECTION_STEPS], lengths[KNIT_SECTION_STEPS], out);
   free(records);
   return rc;
 }
@@ -372,6 +410,7 @@ void knit_thread_file_free(knit_thread_file *f)
   free(f->modules);
   free(f->nodes);
   free(f->metrics);
+  free(f->steps);
   free(f->name);
   memset(f, 0, sizeof *f);
 }

@@ -36,6 +36,14 @@ typedef struct knit_read_metric {
   uint64_t value;
 } knit_read_metric;
 
+/* Unwind steps of one module, by class (format.h: knit_steps_record). */
+typedef struct knit_read_steps {
+  uint32_t module;   /* index into modules, or KNIT_MODULE_UNKNOWN */
+  uint64_t confirmed;
+  uint64_t probable;
+  uint64_t wrong;
+} knit_read_steps;
+
 /* Everything one thread file holds. */
 typedef struct knit_thread_file {
   char *name;                    /* file name within the directory */
@@ -48,6 +56,9 @@ typedef struct knit_thread_file {
   size_t metric_count;
   knit_read_metric *metrics;
   uint64_t stats[KNIT_STAT_COUNT]; /* zero for statistics not in the file */
+  int has_steps;                 /* 1 when the file has a STEPS section */
+  size_t step_count;
+  knit_read_steps *steps;        /* in file order */
 } knit_thread_file;
 
 /* Parses a thread file from memory. On success returns 0 and fills out (free

@@ -43,9 +43,23 @@ static int append_frames(knit_path_frame *out, int len, int max, const knit_fram
   for (int i = last; i >= first && len < max; i--) {
     if (is_knit_frame(&frames[i]))
       continue;
+    /* A signal trampoline is the kernel's (or QEMU's, or the C library's)
+     * plumbing, not a call of the program's: it becomes <signal>, so that
+     * the handler's frames sit under the code the signal interrupted, as a
+     * debugger shows them. */
+    if (frames[i].flags & KNIT_FRAME_SIGNAL) {
+      out[len].module = KNIT_MODULE_PLACEHOLDER;
+      out[len].offset = KNIT_PH_SIGNAL;
+      out[len].kind = KNIT_NODE_PLACEHOLDER;
+      len++;
+      continue;
+    }
     out[len].module = frames[i].module;
     out[len].offset = frames[i].offset;
-    out[len].kind = i == sample_index ? KNIT_NODE_SAMPLE : KNIT_NODE_CALL;
+    /* The interrupted frame's pc is exact, like a sample's: it must not be
+     * looked up one byte back as a return address is. */
+    bool exact = i == sample_index || (frames[i].flags & KNIT_FRAME_INTERRUPTED);
+    out[len].kind = exact ? KNIT_NODE_SAMPLE : KNIT_NODE_CALL;
     len++;
   }
   return len;
@@ -156,3 +170,31 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
   const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
   return place_task(frames, n, end, tf, flags, prefix, state, sample_index, out, max, partial);
 }
+
+void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa)
+{
+  *stop_at = 0;
+  *stop_is_cfa = false;
+  knit_thread *t = knit_thread_self();
+  uint32_t thread_flags = t ? atomic_load(&t->flags) : 0;
+  const ompt_frame_t *tf = NULL;
+  ompt_frame_t synth;
+  const knit_call_path *prefix;
+  if ((thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active) {
+    int flags = 0, thread_num = 0;
+    ompt_data_t *task_data = NULL, *parallel_data = NULL;
+    ompt_frame_t *frame = NULL;
+    /* The initial task has no exit frame: its walk goes to the bottom. */
+    if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &frame, &parallel_data,
+                                        &thread_num) == 2 &&
+        !(flags & ompt_task_initial))
+      tf = frame;
+  } else if (knit_gomp_current_task(&synth, &prefix)) {
+    tf = &synth;
+  }
+  if (tf && tf->exit_frame.ptr) {
+    *stop_at = (uint64_t)(uintptr_t)tf->exit_frame.ptr;
+    *stop_is_cfa = (tf->exit_frame_flags & ompt_frame_cfa) != 0;
+  }
+}
+

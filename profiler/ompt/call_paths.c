@@ -93,6 +93,9 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
   knit_native_regs_from_ucontext(&uc, &regs);
   t->in_unwind = 1;
   if (sigsetjmp(t->fault_jump, 1) == 0) {
+    /* The encountering task's own frames end at its exit frame. */
+    t->unwinder.stop_at = here && here->exit_frame.ptr ? (uint64_t)(uintptr_t)here->exit_frame.ptr : 0;
+    t->unwinder.stop_is_cfa = here && (here->exit_frame_flags & ompt_frame_cfa);
     n = knit_unwind(&t->unwinder, &regs, frames, CAPTURE_MAX_FRAMES, &end);
   } else {
     t->stats[KNIT_STAT_FAULTS]++;

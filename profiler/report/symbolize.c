@@ -284,6 +284,7 @@ const char *knit_placeholder_name(uint64_t placeholder)
   case KNIT_PH_OMP_LOCK_WAIT: return "<omp-lock-wait>";
   case KNIT_PH_OMP_OVERHEAD: return "<omp-overhead>";
   case KNIT_PH_PARTIAL: return "<partial>";
+  case KNIT_PH_SIGNAL: return "<signal>";
   default: return "<placeholder>";
   }
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/view_steps.h"
+
 /* Function cells wider than this push their source column further right
  * instead of widening the column for every row. */
 #define FUNCTION_COLUMN_MAX 64
@@ -82,6 +84,7 @@ void knit_view_header(const knit_profile *p, FILE *out)
   }
   fprintf(out, ", %zu thread%s, %llu partial unwind%s\n", m->thread_count,
           plural(m->thread_count), (unsigned long long)partial, plural(partial));
+  knit_view_steps_line(p, out);
   fprintf(out, "dir: %s\n", m->dir != NULL ? m->dir : "?");
   if (m->failed_count > 0)
     fprintf(out, "(%zu thread file%s could not be read and %s left out)\n",

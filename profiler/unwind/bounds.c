@@ -97,6 +97,10 @@ static int add_plt(uint16_t machine, const char *name, const GElf_Shdr *sh,
   if (strcmp(name, ".plt") == 0 && machine == EM_AARCH64)
     first = 32;
   uint64_t at = sh->sh_addr, end = sh->sh_addr + sh->sh_size;
+  if (c->plt_lo == c->plt_hi || at < c->plt_lo)
+    c->plt_lo = at;
+  if (end > c->plt_hi)
+    c->plt_hi = end;
   for (uint64_t size = first; at + size <= end; at += size, size = entry)
     if (knit_bounds_add(c, at, at + size, KNIT_RANK_PLT) != 0)
       return -1;
@@ -210,6 +214,8 @@ int knit_bounds_read(const char *path, knit_func_table *out, char *err,
   int rc = collect(elf, eh.e_machine, &c);
   if (rc == 0)
     rc = merge(&c, out);
+  out->plt_lo = c.plt_lo;
+  out->plt_hi = c.plt_hi;
   if (rc != 0) {
     snprintf(err, errlen, "%s: out of memory", path);
     knit_bounds_free(out);

@@ -15,6 +15,10 @@ typedef struct knit_func_table {
   uint64_t *end;    /* one past the end; end[i] <= start[i+1] */
   size_t count;
   uint16_t elf_machine;
+  /* The span of the code-carrying PLT sections (ELF virtual addresses;
+   * plt_lo == plt_hi when there are none): a direct call into it is a call
+   * through a stub, whose resolved target the step classes do not follow. */
+  uint64_t plt_lo, plt_hi;
 } knit_func_table;
 
 /* Reads the bounds of the ELF file at path into *out (malloc'd arrays).

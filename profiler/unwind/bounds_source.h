@@ -26,6 +26,7 @@ typedef struct knit_bounds_candidates {
   knit_bounds_candidate *items;
   size_t count;
   size_t capacity;
+  uint64_t plt_lo, plt_hi; /* the span of the PLT sections; empty if none */
 } knit_bounds_candidates;
 
 /* Appends one candidate; ignores empty ones. Returns -1 when out of memory. */

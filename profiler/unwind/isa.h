@@ -39,6 +39,28 @@ typedef struct knit_isa_ops {
   int dwarf_fp;
   int dwarf_ra;  /* the return-address column of the CFI */
   int dwarf_lr;  /* the link register, or -1 (x86-64 has none) */
+
+  /* --- signal trampolines (sigreturn_step) --- */
+  /* Recognizes the signal trampoline by its code at pc (the handler's
+   * return address, or the trampoline's system call instruction for an
+   * innermost frame), reading code and stack only through read. When pc is
+   * one, fills *interrupted with the registers the signal interrupted (pc
+   * exact, lr from the saved context) from the signal frame at here->sp,
+   * and returns true. Pure and allocation-free: it runs in the handler and
+   * in host tests from recorded bytes. Defined in <isa>/<isa>_sigframe.c. */
+  bool (*sigreturn_step)(uint64_t pc, knit_read_word_fn read, void *ctx,
+                         const knit_regs *here, knit_regs *interrupted);
+
+  /* --- step classes (unwind/step_class.h) --- */
+  /* Decodes the instruction that ends at the return address ra from the n
+   * bytes before it (n <= KNIT_CALL_BYTES): returns a knit_call_kind and,
+   * for a direct call, sets *target. Pure and allocation-free (it runs in
+   * the handler). Defined in <isa>/<isa>_call.c. */
+  int (*call_before)(const uint8_t *bytes, size_t n, uint64_t ra, uint64_t *target);
+  /* How far past a function's start a direct call may enter it and still
+   * be a call to that function: ppc64le's local entry point skips the TOC
+   * set-up (8 bytes, as gcc and clang emit it); 0 elsewhere. */
+  uint8_t call_entry_slack;
 } knit_isa_ops;
 
 extern const knit_isa_ops knit_isa_x86_64;

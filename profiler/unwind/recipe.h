@@ -43,11 +43,21 @@ typedef struct knit_recipe {
   uint8_t ra_rule;    /* knit_ra_rule */
   uint8_t fp_rule;    /* knit_fp_rule */
   uint8_t flags;      /* KNIT_RECIPE_* */
+  /* --- frame pointer relative to sp (for knit audit) --- */
+  /* fp == sp + fp_sp_delta over the whole interval, when flags has
+   * KNIT_RECIPE_FP_KNOWN. The step does not need it; the audit does, to
+   * accept CFI that computes the CFA from the other of two registers
+   * holding the same frame (clang keeps it on x29 where gcc keeps it on
+   * sp). Grows the recipe from 32 to 40 bytes. */
+  int32_t fp_sp_delta;
 } knit_recipe;
 
 /* The interval follows an instruction the analyzer could not model (for
  * example an indirect change of the stack pointer): the recipe is a guess. */
 #define KNIT_RECIPE_UNCERTAIN 0x01
+
+/* fp_sp_delta holds: the analyzer knows fp - sp over the interval. */
+#define KNIT_RECIPE_FP_KNOWN 0x02
 
 /* Register state of one frame. pc is the next instruction the frame will
  * execute (for callers: the return address). */

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "measure/format.h"
+#include "unwind/isa.h"
+#include "unwind/step_class.h"
 
 static bool is_root(const knit_module *m, uint64_t func_start)
 {
@@ -18,7 +20,7 @@ static bool is_root(const knit_module *m, uint64_t func_start)
  * then partial). *root says the function is one where stacks begin. */
 static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bool innermost,
                       const knit_module **module, knit_recipe *recipe, bool *root,
-                      bool *cacheable)
+                      bool *cacheable, uint64_t *func)
 {
   /* A return address belongs to the call before it: look the function up
    * by the byte before, so a call at a function's very end still counts as
@@ -35,6 +37,7 @@ static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bo
   if (knit_bounds_lookup(&m->funcs, lookup - m->base, &fstart, &fend)) {
     fstart += m->base;
     fend += m->base;
+    *func = fstart;
     if (is_root(m, fstart)) {
       *root = true;
       *cacheable = true;
@@ -68,6 +71,68 @@ static inline knit_step_cache_entry *cached_step(knit_unwinder *u, uint64_t key)
   return &u->cache[(key ^ key >> 10) % KNIT_STEP_CACHE_SIZE];
 }
 
+/* --- signal frames --- */
+/* Signal trampolines live in the C library (x86-64's __restore_rt), in the
+ * vdso (a module without function bounds: no file to read them from), or
+ * in an anonymous page (QEMU's): only there is the code worth reading. */
+static bool may_hold_trampoline(const knit_module *m)
+{
+  if (!m || m->funcs.count == 0)
+    return true;
+  const char *base = m->path;
+  for (const char *c = m->path; *c; c++)
+    if (*c == '/')
+      base = c + 1;
+  return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0;
+}
+
+/* Steps through a signal trampoline at regs->pc into the registers the
+ * signal interrupted; false when the pc is no trampoline. Tried only when
+ * the step cache missed: a trampoline's step is never cached, so a hit
+ * means ordinary code. */
+static bool signal_step(knit_unwinder *u, const knit_loadmap *map, const knit_regs *regs,
+                        const knit_module **module, knit_regs *interrupted)
+{
+  const knit_isa_ops *isa = u->decoder.isa;
+  if (!isa || !isa->sigreturn_step)
+    return false;
+  *module = knit_loadmap_find(map, regs->pc);
+  if (!may_hold_trampoline(*module))
+    return false;
+  return isa->sigreturn_step(regs->pc, u->read, u->read_ctx, regs, interrupted);
+}
+/* --- end of signal frames --- */
+
+/* --- step classes --- */
+/* The class bits (KNIT_FRAME_STEP_*) of the step from frames[i-1] into
+ * frame i (step_class.h), whose pc ends the call described by call and
+ * target. Called on both paths of the walk (cache hit and miss) with the
+ * entry's fields directly: holding them in a struct across the paths made
+ * the compiler spill the walk's registers (bench_unwind_cost). */
+static inline uint32_t classify_step(const knit_unwinder *u, knit_frame *frames, int i,
+                                     bool innermost, uint64_t callee_func, uint8_t call,
+                                     uint64_t target)
+{
+  unsigned cls;
+  if (i == 0)
+    return 0;
+  if (__builtin_expect(!innermost, 1)) {
+    unsigned slack = u->decoder.isa ? u->decoder.isa->call_entry_slack : 0;
+    cls = knit_step_classify(callee_func, slack, call, target);
+  } else {
+    /* Frame i is the code a signal interrupted, frames[i-1] the trampoline:
+     * the trampoline's step read the kernel's saved registers, which are
+     * exact. The step into the trampoline follows no call (the kernel made
+     * the handler return there), but the trampoline was recognized by its
+     * code, so it is probable rather than wrong. */
+    cls = KNIT_STEP_CONFIRMED;
+    if (i >= 2 && !(frames[i - 1].flags & KNIT_FRAME_STEP_MASK))
+      frames[i - 1].flags |= (uint32_t)KNIT_STEP_PROBABLE << KNIT_FRAME_STEP_SHIFT;
+  }
+  return (uint32_t)cls << KNIT_FRAME_STEP_SHIFT;
+}
+/* --- end of step classes --- */
+
 int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int max,
                 knit_unwind_end *end)
 {
@@ -79,17 +144,27 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
   knit_regs cur = *regs;
   *end = KNIT_UNWIND_TRUNCATED;
   u->progress = 0;
+  /* The pc of the innermost frame, and of a frame a signal interrupted, is
+   * exact: it is looked up as it is, not as a return address. */
+  bool innermost = true;
+  uint32_t next_flags = 0;
+  uint64_t callee_func = 0; /* step classes: the previous frame's function */
   for (int i = 0; i < max; i++) {
-    bool innermost = i == 0;
     uint64_t key = cur.pc ^ (innermost ? 1ull : 0);
     knit_step_cache_entry *e = u->cache ? cached_step(u, key) : NULL;
     uint32_t module_id = KNIT_MODULE_UNKNOWN;
     uint64_t base = 0;
     knit_recipe recipe = {0};
+    uint32_t step_bits; /* step classes */
     bool root, found;
     if (e && e->key == key && e->module) {
-      module_id = e->module - 1;
-      base = e->base;
+      module_id = e->module - 1u;
+      base = cur.pc - e->offset;
+      /* step classes; an unknown function (func_delta UINT32_MAX) gives an
+       * address 4 GiB below pc, which no call targets: no test needed. */
+      step_bits = classify_step(u, frames, i, innermost, callee_func, e->call,
+                                cur.pc + (uint64_t)(int64_t)e->call_delta);
+      callee_func = cur.pc - e->func_delta;
       recipe.cfa_base = e->cfa_base;
       recipe.ra_rule = e->ra_rule;
       recipe.fp_rule = e->fp_rule;
@@ -99,19 +174,51 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
       root = e->root;
       found = true;
     } else {
-      bool cacheable;
       const knit_module *m;
-      found = find_step(u, map, cur.pc, innermost, &m, &recipe, &root, &cacheable);
+      knit_regs interrupted;
+      if (signal_step(u, map, &cur, &m, &interrupted)) {
+        knit_frame *f = &frames[i];
+        f->pc = cur.pc;
+        f->module = m ? m->id : KNIT_MODULE_UNKNOWN;
+        f->flags = KNIT_FRAME_SIGNAL | next_flags;
+        f->offset = m ? cur.pc - m->base : cur.pc;
+        /* The trampoline's frame ends where the interrupted code's stack
+         * is. No check that sp grew: a handler on an alternate signal
+         * stack may lie above the interrupted code's stack; a loop ends
+         * at max frames. */
+        f->cfa = interrupted.sp;
+        u->progress = i + 1;
+        cur = interrupted;
+        innermost = true;
+        next_flags = KNIT_FRAME_INTERRUPTED;
+        continue;
+      }
+      bool cacheable;
+      knit_step_facts facts = {0, 0, KNIT_CALL_NONE}; /* step classes */
+      found = find_step(u, map, cur.pc, innermost, &m, &recipe, &root, &cacheable,
+                        &facts.func);
       if (m) {
         module_id = m->id;
         base = m->base;
+        /* step classes: a return address is checked against its call */
+        if (!innermost && u->decoder.isa)
+          knit_step_read_call(u->decoder.isa, u->read, u->read_ctx, m, cur.pc, &facts);
       }
+      uint64_t func_delta = facts.func ? cur.pc - facts.func : UINT32_MAX;
+      uint64_t call_delta = facts.call == KNIT_CALL_DIRECT ? facts.target - cur.pc : 0;
       cacheable = cacheable && recipe.ra_offset == (int16_t)recipe.ra_offset &&
-                  recipe.fp_offset == (int16_t)recipe.fp_offset;
+                  recipe.fp_offset == (int16_t)recipe.fp_offset &&
+                  recipe.ra_rule < 4 && recipe.fp_rule < 4 && cur.pc - base <= UINT32_MAX &&
+                  (int64_t)call_delta == (int32_t)call_delta;
+      step_bits = classify_step(u, frames, i, innermost, callee_func, facts.call, facts.target);
+      callee_func = facts.func;
       if (e && found && cacheable) {
         e->key = key;
-        e->base = base;
-        e->module = module_id + 1;
+        e->offset = (uint32_t)(cur.pc - base);
+        e->func_delta = func_delta < UINT32_MAX ? (uint32_t)func_delta : UINT32_MAX;
+        e->call_delta = (int32_t)call_delta;
+        e->call = facts.call & 3;
+        e->module = (uint16_t)(module_id + 1);
         e->root = root;
         e->cfa_base = recipe.cfa_base;
         e->ra_rule = recipe.ra_rule;
@@ -126,6 +233,7 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
     f->pc = cur.pc;
     f->cfa = UINT64_MAX;
     f->module = module_id;
+    f->flags = next_flags | step_bits; /* step_bits: step classes */
     f->offset = module_id != KNIT_MODULE_UNKNOWN ? cur.pc - base : cur.pc;
     u->progress = i + 1;
     if (!found) {
@@ -137,6 +245,22 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
       return i + 1;
     }
 
+    /* The limit the caller set (a task's exit frame): the frame whose CFA
+     * reaches it is the runtime function that called the task, and what
+     * lies beyond is the runtime's. Stopping there saves the walk through
+     * it, and never steps out of runtime code whose frame recipes cannot
+     * describe (a trampoline that keeps its frame base in a callee-saved
+     * register). */
+    if (u->stop_at) {
+      uint64_t frame_cfa;
+      if (knit_recipe_cfa_(&recipe, &cur, u->read, u->read_ctx, &frame_cfa) &&
+          (frame_cfa > u->stop_at || (u->stop_is_cfa && frame_cfa == u->stop_at))) {
+        f->cfa = frame_cfa;
+        *end = KNIT_UNWIND_COMPLETE;
+        return i + 1;
+      }
+    }
+
     knit_regs caller;
     uint64_t cfa;
     knit_step_result step = knit_recipe_apply(&recipe, &cur, u->read, u->read_ctx, &caller, &cfa);
@@ -146,6 +270,8 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
     }
     f->cfa = cfa;
     cur = caller;
+    innermost = false;
+    next_flags = 0;
   }
   return max;
 }

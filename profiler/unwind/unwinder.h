@@ -13,8 +13,30 @@ typedef struct knit_frame {
   uint64_t pc;      /* frame 0: the interrupted pc; others: a return address */
   uint64_t cfa;     /* the frame's CFA (its caller's sp); UINT64_MAX if unknown */
   uint32_t module;  /* load map id, or KNIT_MODULE_UNKNOWN */
+  uint32_t flags;   /* KNIT_FRAME_* */
   uint64_t offset;  /* pc - module base, or pc when the module is unknown */
 } knit_frame;
+
+/* --- signal frames --- */
+/* The frame is a signal trampoline (a signal handler returns to it): the
+ * next frame is the code the signal interrupted. */
+#define KNIT_FRAME_SIGNAL 0x1u
+/* The frame is the one a signal interrupted: its pc is the exact next
+ * instruction, not a return address (as for the innermost frame). */
+#define KNIT_FRAME_INTERRUPTED 0x2u
+
+/* --- step classes --- */
+/* Bits 8-9 of flags: the knit_step_class (step_class.h) of the step that
+ * led from the previous frame (the callee) to this one; 0 for the
+ * innermost frame. Kept with the caller so that the walk writes it with the
+ * frame's other fields instead of going back to the frame before. */
+#define KNIT_FRAME_STEP_SHIFT 8
+#define KNIT_FRAME_STEP_MASK (3u << KNIT_FRAME_STEP_SHIFT)
+static inline unsigned knit_frame_step_class(const knit_frame *f)
+{
+  return (f->flags & KNIT_FRAME_STEP_MASK) >> KNIT_FRAME_STEP_SHIFT;
+}
+/* --- end of step classes --- */
 
 typedef enum knit_unwind_end {
   KNIT_UNWIND_COMPLETE = 0,  /* reached the function where the stack begins */
@@ -24,19 +46,28 @@ typedef enum knit_unwind_end {
 
 /* One remembered step: see knit_unwinder.cache. Kept to 32 bytes, so that
  * the entries a walk touches stay in few cache lines: signal delivery
- * evicts much of the first-level cache between samples. */
+ * evicts much of the first-level cache between samples. Room for the step
+ * classes' facts was made by keeping the pc's offset in its module (code
+ * offsets fit 32 bits) instead of the module's 64-bit base, and the module
+ * id in 16 bits (KNIT_MAX_MODULES). Steps whose values do not fit are not
+ * cached. */
 typedef struct knit_step_cache_entry {
   uint64_t key;          /* pc, with bit 0 set for the innermost frame */
-  uint64_t base;         /* the module's load bias */
-  uint32_t module;       /* load map id + 1; 0: empty */
+  uint32_t offset;       /* pc - the module's load bias */
   int32_t cfa_offset;
-  int16_t ra_offset;     /* steps whose offsets do not fit are not cached */
+  uint32_t func_delta;   /* pc - start of its function; UINT32_MAX: unknown */
+  int32_t call_delta;    /* KNIT_CALL_DIRECT before pc: its target - pc */
+  uint16_t module;       /* load map id + 1; 0: empty */
+  int16_t ra_offset;
   int16_t fp_offset;
-  uint8_t root;
   uint8_t cfa_base;
-  uint8_t ra_rule;
-  uint8_t fp_rule;
+  uint8_t ra_rule : 2;
+  uint8_t fp_rule : 2;
+  uint8_t root : 1;
+  uint8_t call : 2;      /* knit_call_kind of the instruction ending at pc */
 } knit_step_cache_entry;
+_Static_assert(sizeof(knit_step_cache_entry) == 32, "a step cache entry is 32 bytes");
+_Static_assert(KNIT_MAX_MODULES < UINT16_MAX, "module ids + 1 fit a step cache entry");
 
 #define KNIT_STEP_CACHE_SIZE 1024u /* 32 KiB */
 
@@ -49,6 +80,11 @@ typedef struct knit_unwinder {
   /* Frames filled in so far by the walk under way: if a read faults and the
    * handler jumps out of the walk, this says how much of it is usable. */
   volatile int progress;
+  /* Where to stop (0: at the bottom of the stack): the walk ends, complete,
+   * at the first frame whose CFA is above stop_at, or equal to it when
+   * stop_is_cfa. Set by the caller before each walk. */
+  uint64_t stop_at;
+  bool stop_is_cfa;
   /* Optional (NULL: none): KNIT_STEP_CACHE_SIZE entries owned by the
    * unwinder's thread, remembering the steps of recent return addresses. */
   knit_step_cache_entry *cache;

@@ -172,13 +172,20 @@ static void recipe_from_state(const frame_state *s, uint64_t start,
   }
   bool guess = s->uncertain || (!s->cfa_on_fp && !s->sp_known);
   r->flags = guess ? KNIT_RECIPE_UNCERTAIN : 0;
+  /* Both registers known below the CFA: x29 - sp is their difference. The
+   * audit needs it to accept clang's CFI, which keeps the CFA on x29 where
+   * this recipe (following gcc) keeps it on sp. */
+  if (s->fp_is_frame && s->sp_known) {
+    r->flags |= KNIT_RECIPE_FP_KNOWN;
+    r->fp_sp_delta = s->sp_depth - s->fp_depth;
+  }
 }
 
 static bool same_rule(const knit_recipe *a, const knit_recipe *b) {
   return a->cfa_base == b->cfa_base && a->cfa_offset == b->cfa_offset &&
          a->ra_rule == b->ra_rule && a->ra_offset == b->ra_offset &&
          a->fp_rule == b->fp_rule && a->fp_offset == b->fp_offset &&
-         a->flags == b->flags;
+         a->flags == b->flags && a->fp_sp_delta == b->fp_sp_delta;
 }
 
 /* Appends the recipe of [start, end), merged into the previous interval

@@ -3,7 +3,9 @@
 #include <elf.h>
 
 #include "unwind/isa.h"
+#include "unwind/step_class.h"
 #include "unwind/aarch64/aarch64_analyze.h"
+#include "unwind/aarch64/aarch64_sigframe.h"
 
 /* At a function's first instruction the bl has put the return address in
  * x30 (LR) and left sp untouched: the CFA is sp+0. */
@@ -24,4 +26,6 @@ const knit_isa_ops knit_isa_aarch64 = {
   .dwarf_fp = 29,
   .dwarf_ra = 30,
   .dwarf_lr = 30,
+  .sigreturn_step = knit_aarch64_sigreturn_step,
+  .call_before = knit_aarch64_call_before,
 };

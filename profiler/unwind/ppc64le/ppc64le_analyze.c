@@ -216,13 +216,20 @@ static void recipe_from_state(const frame_state *s, bool guess, uint64_t start,
     guess = guess || !s->r31_caller;
   }
   r->flags = guess ? KNIT_RECIPE_UNCERTAIN : 0;
+  /* Both registers known below the CFA: r31 - r1 is their difference. The
+   * audit needs it to accept CFI that computes the CFA from the other one
+   * (clang's, from r31 once it is set). */
+  if (s->fp_frame && s->sp_known) {
+    r->flags |= KNIT_RECIPE_FP_KNOWN;
+    r->fp_sp_delta = s->sp_depth - s->fp_depth;
+  }
 }
 
 static bool same_rule(const knit_recipe *a, const knit_recipe *b) {
   return a->cfa_base == b->cfa_base && a->cfa_offset == b->cfa_offset &&
          a->ra_rule == b->ra_rule && a->ra_offset == b->ra_offset &&
          a->fp_rule == b->fp_rule && a->fp_offset == b->fp_offset &&
-         a->flags == b->flags;
+         a->flags == b->flags && a->fp_sp_delta == b->fp_sp_delta;
 }
 
 /* Appends the recipe of [start, end), merging it into the previous interval
@@ -253,6 +260,14 @@ static void emit(analysis *a, const frame_state *s, bool guess, uint64_t start,
 static bool is_padding(const cs_insn *insn) {
   return strcmp(insn->mnemonic, "nop") == 0 ||
          (strcmp(insn->mnemonic, "ori") == 0 && strcmp(insn->op_str, "r2, r2, 0") == 0);
+}
+
+/* The linker's TOC restore in the slot after a call to another module
+ * (ELFv2 saves r2 at 24(r1)): part of the call sequence, so the block
+ * after it is still the call's fall-through, which a noreturn call never
+ * takes (bl abort; ld r2,24(r1); then a block a branch enters). */
+static bool is_toc_restore(const cs_insn *insn) {
+  return strcmp(insn->mnemonic, "ld") == 0 && strcmp(insn->op_str, "r2, 0x18(r1)") == 0;
 }
 
 /* The control flow of a branch, and its effect on LR. */
@@ -369,7 +384,7 @@ static int sweep(analysis *a, csh handle, cs_insn *insn, const uint8_t *code,
     bool resumed = path_ended;
     if (b.is_branch && b.links)
       after_call = b.has_target && b.target != pc; /* not bcl to read the pc */
-    else if (!is_padding(insn))
+    else if (!is_padding(insn) && !(after_call && is_toc_restore(insn)))
       after_call = false;
     /* A nop that a branch targets knit_ppc64le_starts a block: it is not padding. */
     path_ended = flow == FLOW_END || flow == FLOW_JUMP ||

@@ -4,7 +4,9 @@
 #include <elf.h>
 
 #include "unwind/isa.h"
+#include "unwind/step_class.h"
 #include "unwind/ppc64le/ppc64le_analyze.h"
+#include "unwind/ppc64le/ppc64le_sigframe.h"
 
 /* At a function's first instruction the bl has put the return address in
  * LR and r1 is the caller's stack pointer: the CFA is r1+0. */
@@ -25,4 +27,7 @@ const knit_isa_ops knit_isa_ppc64le = {
   .dwarf_fp = 31,
   .dwarf_ra = 65,
   .dwarf_lr = 65,
+  .sigreturn_step = knit_ppc64le_sigreturn_step,
+  .call_before = knit_ppc64le_call_before,
+  .call_entry_slack = 8,
 };

@@ -3,7 +3,9 @@
 #include <elf.h>
 
 #include "unwind/isa.h"
+#include "unwind/step_class.h"
 #include "unwind/x86_64/x86_64_analyze.h"
+#include "unwind/x86_64/x86_64_sigframe.h"
 
 /* At a function's first instruction the call has just pushed the return
  * address: the CFA is rsp+8 and the return address sits at CFA-8. */
@@ -24,4 +26,6 @@ const knit_isa_ops knit_isa_x86_64 = {
   .dwarf_fp = 6,
   .dwarf_ra = 16,
   .dwarf_lr = -1,
+  .sigreturn_step = knit_x86_64_sigreturn_step,
+  .call_before = knit_x86_64_call_before,
 };
