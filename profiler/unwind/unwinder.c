@@ -63,13 +63,6 @@ static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bo
  * whether the frame is the innermost (the two look functions up by
  * different addresses), and emptied when the load map changes, since code
  * may then have moved. */
-static inline knit_step_cache_entry *cached_step(knit_unwinder *u, uint64_t key)
-{
-  /* Code addresses differ in their low bits; folding in the next bits
-   * spreads neighbouring functions without a multiplication on the path
-   * from one frame's return address to the next frame's step. */
-  return &u->cache[(key ^ key >> 10) % KNIT_STEP_CACHE_SIZE];
-}
 
 /* --- signal frames --- */
 /* Signal trampolines live in the C library (x86-64's __restore_rt), in the
@@ -133,6 +126,76 @@ static inline uint32_t classify_step(const knit_unwinder *u, knit_frame *frames,
 }
 /* --- end of step classes --- */
 
+/* What the walk needs of a step that missed the cache, found the slow way:
+ * a signal trampoline, or the module, function and recipe (and the facts
+ * step classes need), which then go into the cache. Kept out of line so
+ * that the loop over cached steps stays small enough for its values to live
+ * in registers. */
+typedef struct slow_step {
+  bool signal;            /* the pc is a signal trampoline: see interrupted */
+  knit_regs interrupted;
+  bool found, root;
+  uint32_t module_id;
+  uint64_t base;
+  knit_recipe recipe;
+  uint32_t step_bits;
+  uint64_t func;          /* the frame's function start, 0 if unknown */
+} slow_step;
+
+__attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_loadmap *map,
+                                                   knit_frame *frames, int i,
+                                                   const knit_regs *cur, bool innermost,
+                                                   uint64_t callee_func,
+                                                   knit_step_cache_entry *e, uint64_t key,
+                                                   slow_step *out)
+{
+  memset(out, 0, sizeof *out);
+  out->module_id = KNIT_MODULE_UNKNOWN;
+  const knit_module *m;
+  if (signal_step(u, map, cur, &m, &out->interrupted)) {
+    out->signal = true;
+    if (m) {
+      out->module_id = m->id;
+      out->base = m->base;
+    }
+    return;
+  }
+  bool cacheable;
+  knit_step_facts facts = {0, 0, KNIT_CALL_NONE}; /* step classes */
+  out->found = find_step(u, map, cur->pc, innermost, &m, &out->recipe, &out->root, &cacheable,
+                         &facts.func);
+  if (m) {
+    out->module_id = m->id;
+    out->base = m->base;
+    /* step classes: a return address is checked against its call */
+    if (!innermost && u->decoder.isa)
+      knit_step_read_call(u->decoder.isa, u->read, u->read_ctx, m, cur->pc, &facts);
+  }
+  const knit_recipe *r = &out->recipe;
+  uint64_t func_delta = facts.func ? cur->pc - facts.func : UINT32_MAX;
+  uint64_t call_delta = facts.call == KNIT_CALL_DIRECT ? facts.target - cur->pc : 0;
+  cacheable = cacheable && r->ra_offset == (int16_t)r->ra_offset &&
+              r->fp_offset == (int16_t)r->fp_offset && r->ra_rule < 4 && r->fp_rule < 4 &&
+              cur->pc - out->base <= UINT32_MAX && (int64_t)call_delta == (int32_t)call_delta;
+  out->step_bits = classify_step(u, frames, i, innermost, callee_func, facts.call, facts.target);
+  out->func = facts.func;
+  if (e && out->found && cacheable) {
+    e->key = key;
+    e->offset = (uint32_t)(cur->pc - out->base);
+    e->func_delta = func_delta < UINT32_MAX ? (uint32_t)func_delta : UINT32_MAX;
+    e->call_delta = (int32_t)call_delta;
+    e->call = facts.call & 3;
+    e->module = (uint16_t)(out->module_id + 1);
+    e->root = out->root;
+    e->cfa_base = r->cfa_base;
+    e->ra_rule = r->ra_rule;
+    e->fp_rule = r->fp_rule;
+    e->cfa_offset = r->cfa_offset;
+    e->ra_offset = (int16_t)r->ra_offset;
+    e->fp_offset = (int16_t)r->fp_offset;
+  }
+}
+
 int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int max,
                 knit_unwind_end *end)
 {
@@ -141,6 +204,14 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
     memset(u->cache, 0, KNIT_STEP_CACHE_SIZE * sizeof *u->cache);
     u->cache_map = map;
   }
+  /* The unwinder's fields, read once: the frames written below are made of
+   * the same integer types, so the compiler could not otherwise keep them
+   * in registers across the stores. */
+  knit_step_cache_entry *const cache = u->cache;
+  const uint64_t stop_at = u->stop_at;
+  const bool stop_is_cfa = u->stop_is_cfa;
+  const knit_read_word_fn read = u->read;
+  void *const read_ctx = u->read_ctx;
   knit_regs cur = *regs;
   *end = KNIT_UNWIND_TRUNCATED;
   u->progress = 0;
@@ -151,7 +222,7 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
   uint64_t callee_func = 0; /* step classes: the previous frame's function */
   for (int i = 0; i < max; i++) {
     uint64_t key = cur.pc ^ (innermost ? 1ull : 0);
-    knit_step_cache_entry *e = u->cache ? cached_step(u, key) : NULL;
+    knit_step_cache_entry *e = cache ? &cache[(key ^ key >> 10) % KNIT_STEP_CACHE_SIZE] : NULL;
     uint32_t module_id = KNIT_MODULE_UNKNOWN;
     uint64_t base = 0;
     knit_recipe recipe = {0};
@@ -174,59 +245,32 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
       root = e->root;
       found = true;
     } else {
-      const knit_module *m;
-      knit_regs interrupted;
-      if (signal_step(u, map, &cur, &m, &interrupted)) {
+      slow_step out;
+      resolve_step(u, map, frames, i, &cur, innermost, callee_func, e, key, &out);
+      if (out.signal) {
         knit_frame *f = &frames[i];
         f->pc = cur.pc;
-        f->module = m ? m->id : KNIT_MODULE_UNKNOWN;
+        f->module = out.module_id;
         f->flags = KNIT_FRAME_SIGNAL | next_flags;
-        f->offset = m ? cur.pc - m->base : cur.pc;
+        f->offset = out.module_id != KNIT_MODULE_UNKNOWN ? cur.pc - out.base : cur.pc;
         /* The trampoline's frame ends where the interrupted code's stack
          * is. No check that sp grew: a handler on an alternate signal
          * stack may lie above the interrupted code's stack; a loop ends
          * at max frames. */
-        f->cfa = interrupted.sp;
+        f->cfa = out.interrupted.sp;
         u->progress = i + 1;
-        cur = interrupted;
+        cur = out.interrupted;
         innermost = true;
         next_flags = KNIT_FRAME_INTERRUPTED;
         continue;
       }
-      bool cacheable;
-      knit_step_facts facts = {0, 0, KNIT_CALL_NONE}; /* step classes */
-      found = find_step(u, map, cur.pc, innermost, &m, &recipe, &root, &cacheable,
-                        &facts.func);
-      if (m) {
-        module_id = m->id;
-        base = m->base;
-        /* step classes: a return address is checked against its call */
-        if (!innermost && u->decoder.isa)
-          knit_step_read_call(u->decoder.isa, u->read, u->read_ctx, m, cur.pc, &facts);
-      }
-      uint64_t func_delta = facts.func ? cur.pc - facts.func : UINT32_MAX;
-      uint64_t call_delta = facts.call == KNIT_CALL_DIRECT ? facts.target - cur.pc : 0;
-      cacheable = cacheable && recipe.ra_offset == (int16_t)recipe.ra_offset &&
-                  recipe.fp_offset == (int16_t)recipe.fp_offset &&
-                  recipe.ra_rule < 4 && recipe.fp_rule < 4 && cur.pc - base <= UINT32_MAX &&
-                  (int64_t)call_delta == (int32_t)call_delta;
-      step_bits = classify_step(u, frames, i, innermost, callee_func, facts.call, facts.target);
-      callee_func = facts.func;
-      if (e && found && cacheable) {
-        e->key = key;
-        e->offset = (uint32_t)(cur.pc - base);
-        e->func_delta = func_delta < UINT32_MAX ? (uint32_t)func_delta : UINT32_MAX;
-        e->call_delta = (int32_t)call_delta;
-        e->call = facts.call & 3;
-        e->module = (uint16_t)(module_id + 1);
-        e->root = root;
-        e->cfa_base = recipe.cfa_base;
-        e->ra_rule = recipe.ra_rule;
-        e->fp_rule = recipe.fp_rule;
-        e->cfa_offset = recipe.cfa_offset;
-        e->ra_offset = (int16_t)recipe.ra_offset;
-        e->fp_offset = (int16_t)recipe.fp_offset;
-      }
+      module_id = out.module_id;
+      base = out.base;
+      recipe = out.recipe;
+      root = out.root;
+      found = out.found;
+      step_bits = out.step_bits;
+      callee_func = out.func;
     }
 
     knit_frame *f = &frames[i];
@@ -251,10 +295,10 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
      * it, and never steps out of runtime code whose frame recipes cannot
      * describe (a trampoline that keeps its frame base in a callee-saved
      * register). */
-    if (u->stop_at) {
+    if (stop_at) {
       uint64_t frame_cfa;
-      if (knit_recipe_cfa_(&recipe, &cur, u->read, u->read_ctx, &frame_cfa) &&
-          (frame_cfa > u->stop_at || (u->stop_is_cfa && frame_cfa == u->stop_at))) {
+      if (knit_recipe_cfa_(&recipe, &cur, read, read_ctx, &frame_cfa) &&
+          (frame_cfa > stop_at || (stop_is_cfa && frame_cfa == stop_at))) {
         f->cfa = frame_cfa;
         *end = KNIT_UNWIND_COMPLETE;
         return i + 1;
@@ -263,13 +307,19 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
 
     knit_regs caller;
     uint64_t cfa;
-    knit_step_result step = knit_recipe_apply(&recipe, &cur, u->read, u->read_ctx, &caller, &cfa);
+    knit_step_result step = knit_recipe_apply(&recipe, &cur, read, read_ctx, &caller, &cfa);
     if (step != KNIT_STEP_OK) {
       *end = step == KNIT_STEP_END ? KNIT_UNWIND_COMPLETE : KNIT_UNWIND_PARTIAL;
       return i + 1;
     }
     f->cfa = cfa;
-    cur = caller;
+    /* Field by field: a whole-struct copy is compiled to 16-byte loads of
+     * what the step just wrote as 8-byte stores, which the processor cannot
+     * forward (a stall on every frame). */
+    cur.pc = caller.pc;
+    cur.sp = caller.sp;
+    cur.fp = caller.fp;
+    cur.lr = caller.lr;
     innermost = false;
     next_flags = 0;
   }
