@@ -102,7 +102,7 @@ static bool signal_step(knit_unwinder *u, const knit_loadmap *map, const knit_re
  * target. Called on both paths of the walk (cache hit and miss) with the
  * entry's fields directly: holding them in a struct across the paths made
  * the compiler spill the walk's registers (bench_unwind_cost). */
-static inline uint32_t classify_step(const knit_unwinder *u, knit_frame *frames, int i,
+static inline uint32_t classify_step(unsigned slack, knit_frame *frames, int i,
                                      bool innermost, uint64_t callee_func, uint8_t call,
                                      uint64_t target)
 {
@@ -110,7 +110,6 @@ static inline uint32_t classify_step(const knit_unwinder *u, knit_frame *frames,
   if (i == 0)
     return 0;
   if (__builtin_expect(!innermost, 1)) {
-    unsigned slack = u->decoder.isa ? u->decoder.isa->call_entry_slack : 0;
     cls = knit_step_classify(callee_func, slack, call, target);
   } else {
     /* Frame i is the code a signal interrupted, frames[i-1] the trampoline:
@@ -125,6 +124,13 @@ static inline uint32_t classify_step(const knit_unwinder *u, knit_frame *frames,
   return (uint32_t)cls << KNIT_FRAME_STEP_SHIFT;
 }
 /* --- end of step classes --- */
+
+/* How far past a function's start a direct call may enter it (ppc64le's
+ * local entry point). */
+static inline unsigned entry_slack(const knit_unwinder *u)
+{
+  return u->decoder.isa ? u->decoder.isa->call_entry_slack : 0;
+}
 
 /* What the walk needs of a step that missed the cache, found the slow way:
  * a signal trampoline, or the module, function and recipe (and the facts
@@ -177,7 +183,8 @@ __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_
   cacheable = cacheable && r->ra_offset == (int16_t)r->ra_offset &&
               r->fp_offset == (int16_t)r->fp_offset && r->ra_rule < 4 && r->fp_rule < 4 &&
               cur->pc - out->base <= UINT32_MAX && (int64_t)call_delta == (int32_t)call_delta;
-  out->step_bits = classify_step(u, frames, i, innermost, callee_func, facts.call, facts.target);
+  out->step_bits = classify_step(entry_slack(u), frames, i, innermost, callee_func, facts.call,
+                                 facts.target);
   out->func = facts.func;
   if (e && out->found && cacheable) {
     e->key = key;
@@ -212,6 +219,7 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
   const bool stop_is_cfa = u->stop_is_cfa;
   const knit_read_word_fn read = u->read;
   void *const read_ctx = u->read_ctx;
+  const unsigned slack = entry_slack(u);
   knit_regs cur = *regs;
   *end = KNIT_UNWIND_TRUNCATED;
   u->progress = 0;
@@ -233,7 +241,7 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
       base = cur.pc - e->offset;
       /* step classes; an unknown function (func_delta UINT32_MAX) gives an
        * address 4 GiB below pc, which no call targets: no test needed. */
-      step_bits = classify_step(u, frames, i, innermost, callee_func, e->call,
+      step_bits = classify_step(slack, frames, i, innermost, callee_func, e->call,
                                 cur.pc + (uint64_t)(int64_t)e->call_delta);
       callee_func = cur.pc - e->func_delta;
       recipe.cfa_base = e->cfa_base;
