@@ -83,21 +83,34 @@ typedef struct result {
 
 static int unwinds = 20000;
 
+#define ROUNDS 11
+
+static int by_value(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The methods take turns, round after round, so that whatever else the
+ * machine does falls on both alike; each method's figure is the median of
+ * its rounds. */
 __attribute__((noinline)) static void measure(result *r)
 {
+  double rounds[3][ROUNDS];
   for (int m = NONE; m <= LIBUNWIND; m++) {
     method = (enum method)m;
     signal_self(200); /* warm: recipes built, libunwind's caches filled */
-    double best = 1e30;
-    /* The best of five rounds: the least disturbed by the rest of the
-     * machine, for both methods alike. */
-    for (int round = 0; round < 5; round++) {
-      double t = signal_self(unwinds);
-      if (t < best)
-        best = t;
+  }
+  for (int k = 0; k < ROUNDS; k++) {
+    for (int m = NONE; m <= LIBUNWIND; m++) {
+      method = (enum method)m;
+      rounds[m][k] = signal_self(unwinds) / unwinds;
+      r->frames[m] = frames_found;
     }
-    r->ns[m] = best / unwinds;
-    r->frames[m] = frames_found;
+  }
+  for (int m = NONE; m <= LIBUNWIND; m++) {
+    qsort(rounds[m], ROUNDS, sizeof rounds[m][0], by_value);
+    r->ns[m] = rounds[m][ROUNDS / 2];
   }
 }
 
@@ -145,8 +158,8 @@ int main(int argc, char **argv)
   double lu_ns = r.ns[LIBUNWIND] - r.ns[NONE];
   double knit_pf = knit_ns / r.frames[KNIT];
   double lu_pf = lu_ns / r.frames[LIBUNWIND];
-  printf("unwind from a signal context, %d-frame stack, %d unwinds per method (best of 5)\n",
-         DEPTH, unwinds);
+  printf("unwind from a signal context, %d-frame stack, %d unwinds per method and round "
+         "(median of %d interleaved rounds)\n", DEPTH, unwinds, ROUNDS);
   printf("  the clock's own cost:  %8.0f ns (subtracted)\n", r.ns[NONE]);
   printf("  knit       %3d frames %8.0f ns per unwind %6.1f ns per frame\n", r.frames[KNIT],
          knit_ns, knit_pf);
