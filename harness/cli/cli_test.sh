@@ -36,7 +36,7 @@ record_bad_option)
   expect 2 'no program given' -- "$knit" record -e PROBE
   expect 2 "unknown event 'CYCLES'" -- "$knit" record -e CYCLES@100 -- /bin/true
   expect 2 'bad period' -- "$knit" record -e CPUTIME@abc -- /bin/true
-  expect 2 "unknown runtime 'mock-nope' \(system, mock-gomp or mock-intel\)" -- "$knit" record --runtime=mock-nope -o "$tmp/x" -- "$wl/calls"
+  expect 2 "unknown runtime 'mock-nope' \(system, mock-gomp, mock-intel, mock-pgi, libomp, libgomp\)" -- "$knit" record --runtime=mock-nope -o "$tmp/x" -- "$wl/calls"
   expect 0 'PROBE' -- "$knit" record --help
   ;;
 record_missing_program)
@@ -93,6 +93,22 @@ stress_signal_safety)
   got=$(grep '^stress:' <<<"$out_last")
   [ "$got" = "$want" ] || fail "the program's result changed under knit: '$got' vs '$want'"
   expect 0 'churn' -- "$knit" report --format=folded "$tmp/m"
+  ;;
+run_runtimes)
+  # knit run: a program on a chosen runtime, unprofiled; a runtime that does
+  # not speak the program's ABI is refused before anything runs.
+  expect 0 'parallel_for: 1 rounds on 2 threads' -- env OMP_NUM_THREADS=2 "$knit" run --runtime=mock-gomp -- "$wl/parallel_for" 1
+  expect 0 'parallel_for: 1 rounds on 2 threads' -- env OMP_NUM_THREADS=2 "$knit" run --runtime=libomp -- "$wl/parallel_for" 1
+  if [ -x "$wl/parallel_for_clang" ]; then
+    expect 0 'parallel_for: 1 rounds on 2 threads' -- env OMP_NUM_THREADS=2 "$knit" run --runtime=mock-intel -- "$wl/parallel_for_clang" 1
+    expect 2 'uses the __kmpc_\* \(clang, libomp.so.5\) ABI, which runtime mock-gomp does not speak' -- \
+      "$knit" run --runtime=mock-gomp -- "$wl/parallel_for_clang" 1
+    expect 2 'which runtime libgomp does not speak' -- "$knit" run --runtime=libgomp -- "$wl/parallel_for_clang" 1
+  fi
+  expect 2 'GOMP_\* \(gcc, libgomp.so.1\) ABI, which runtime mock-intel does not speak' -- \
+    "$knit" run --runtime=mock-intel -- "$wl/parallel_for" 1
+  expect 0 'calls: 1 rounds' -- "$knit" run --runtime=mock-gomp -- "$wl/calls" 1
+  expect 2 'no program given' -- "$knit" run --runtime=libomp
   ;;
 *)
   echo "unknown case $case_name"

@@ -34,10 +34,8 @@ static void usage(FILE *to)
           "                                      (include/knit/probe.h)\n"
           "  -o, --output=DIR    measurement directory (default ./knit-PROGRAM-PID);\n"
           "                      it must not hold a measurement already\n"
-          "      --runtime=NAME  OpenMP runtime to run on: system (default: what the\n"
-          "                      program links), mock-gomp (knit's GNU-layout mock,\n"
-          "                      for gcc-built programs), mock-intel (knit's Intel-layout\n"
-          "                      mock with a shepherd thread, for clang-built programs)\n"
+          "      --runtime=NAME  OpenMP runtime to run on (`knit run --help` lists them;\n"
+          "                      default: system, what the program links)\n"
           "      --qemu          run under QEMU user mode for the program's ISA\n"
           "  -h, --help          this text\n"
           "\n"
@@ -88,6 +86,7 @@ int knit_cmd_record(int argc, char **argv)
   memset(&launch, 0, sizeof launch);
   launch.event = "CPUTIME";
   launch.runtime = "system";
+  launch.profile = true;
   const char *output = NULL;
   optind = 1;
   opterr = 0;

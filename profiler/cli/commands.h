@@ -7,6 +7,9 @@
 /* knit record [-e EVENT] [-o DIR] [--runtime=NAME] [--qemu] -- PROGRAM [ARGS] */
 int knit_cmd_record(int argc, char **argv);
 
+/* knit run --runtime=NAME [--qemu] -- PROGRAM [ARGS] */
+int knit_cmd_run(int argc, char **argv);
+
 /* knit report [--format=tree|folded] [--min=PCT] [--threads] [DIR] */
 int knit_cmd_report(int argc, char **argv);
 

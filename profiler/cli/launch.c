@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/paths.h"
+#include "cli/runtimes.h"
 #include "unwind/isa.h"
 
 static bool is_executable_file(const char *path)
@@ -161,29 +162,34 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
     return false;
   }
 
-  /* A mock runtime is a folder of knit's build holding a library with the
-   * real runtime's soname, put first on the library path. */
-  static const struct {
-    const char *name, *soname;
-  } mocks[] = {{"mock-gomp", "libgomp.so.1"}, {"mock-intel", "libomp.so.5"}};
+  /* A runtime other than the system's is a folder of knit's build holding
+   * a library with the real runtime's soname, put first on the library
+   * path. A program must not run on a runtime that does not speak its ABI:
+   * it would fail to load, or worse. */
+  const knit_runtime *rt = knit_runtime_find(l->runtime);
+  if (!rt) {
+    char names[256];
+    knit_runtime_names(names, sizeof names);
+    snprintf(err, errlen, "unknown runtime '%s' (%s)", l->runtime, names);
+    return false;
+  }
   l->runtime_dir[0] = '\0';
-  bool known = !strcmp(l->runtime, "system");
-  for (size_t i = 0; i < sizeof mocks / sizeof *mocks && !known; i++) {
-    if (strcmp(l->runtime, mocks[i].name) != 0)
-      continue;
-    known = true;
+  if (rt->dir) {
     char probe[PATH_MAX + 32];
-    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s/%s", libdir,
-                          mocks[i].name) ||
-        !knit_path_printf(probe, sizeof probe, "%s/%s", l->runtime_dir, mocks[i].soname) ||
+    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s/%s", libdir, rt->dir) ||
+        !knit_path_printf(probe, sizeof probe, "%s/%s", l->runtime_dir, rt->soname) ||
         access(probe, R_OK) != 0) {
-      snprintf(err, errlen, "runtime %s is not built for %s (no %s)", l->runtime, isa->name,
+      snprintf(err, errlen, "runtime %s is not built for %s (no %s)", rt->name, isa->name,
                probe);
       return false;
     }
   }
-  if (!known) {
-    snprintf(err, errlen, "unknown runtime '%s' (system, mock-gomp or mock-intel)", l->runtime);
+  unsigned needs = knit_program_abis(l->program);
+  if (rt->abis && needs && (needs & ~rt->abis)) {
+    snprintf(err, errlen,
+             "%s uses the %s ABI, which runtime %s does not speak (it is %s)", l->program,
+             needs & KNIT_ABI_KMPC ? "__kmpc_* (clang, libomp.so.5)" : "GOMP_* (gcc, libgomp.so.1)",
+             rt->name, rt->what);
     return false;
   }
 
@@ -225,8 +231,10 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
   /* The guest's environment: natively the process environment itself; under
    * QEMU it goes in with -E, so that qemu's own (host) loader does not try
    * to preload a library of the guest's ISA. */
-  setenv("KNIT_EVENT", l->event, 1);
-  setenv("KNIT_OUTPUT", l->output, 1);
+  if (l->profile) {
+    setenv("KNIT_EVENT", l->event, 1);
+    setenv("KNIT_OUTPUT", l->output, 1);
+  }
   char *args[4096];
   int n = 0;
   if (l->qemu) {
@@ -235,15 +243,18 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
       args[n++] = "-L";
       args[n++] = (char *)l->qemu_sysroot;
     }
-    args[n++] = "-E";
-    args[n++] = joined("LD_PRELOAD", l->tool);
+    if (l->profile) {
+      args[n++] = "-E";
+      args[n++] = joined("LD_PRELOAD", l->tool);
+    }
     if (ld_path[0]) {
       args[n++] = "-E";
       args[n++] = joined("LD_LIBRARY_PATH", ld_path);
     }
     args[n++] = (char *)l->program;
   } else {
-    setenv("LD_PRELOAD", l->tool, 1);
+    if (l->profile)
+      setenv("LD_PRELOAD", l->tool, 1);
     if (ld_path[0])
       setenv("LD_LIBRARY_PATH", ld_path, 1);
     args[n++] = (char *)l->program;

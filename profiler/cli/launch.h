@@ -8,7 +8,8 @@
 
 typedef struct knit_launch {
   const char *event;    /* KNIT_EVENT for the tool */
-  const char *runtime;  /* "system" or "mock-gomp" */
+  const char *runtime;  /* a name of cli/runtimes.c */
+  bool profile;         /* load libknit.so (record) or not (run) */
   bool qemu;            /* run under qemu-<isa> */
   const char *program;  /* resolved path */
   char **argv;          /* argv[0] as the user wrote it */

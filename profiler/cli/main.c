@@ -13,6 +13,7 @@ static void usage(FILE *to)
           "\n"
           "commands:\n"
           "  record   run a program under the profiler and write a measurement\n"
+          "  run      run a program on a chosen OpenMP runtime, unprofiled\n"
           "  report   show where a measurement's time went (top-down or folded)\n"
           "  check    compare a measurement with a golden calling-context tree\n"
           "  audit    compare the unwind recipes of ELF files with their CFI\n"
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
   }
   if (!strcmp(cmd, "record"))
     return knit_cmd_record(argc - 1, argv + 1);
+  if (!strcmp(cmd, "run"))
+    return knit_cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "report"))
     return knit_cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "check"))

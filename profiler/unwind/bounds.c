@@ -127,10 +127,13 @@ static int collect(Elf *elf, uint16_t machine, knit_bounds_candidates *c) {
                is_plt_name(name)) {
       if (add_plt(machine, name, &sh, c) != 0)
         return -1;
-    } else if (sh.sh_type == SHT_PROGBITS && strcmp(name, ".eh_frame") == 0) {
+    } else if ((sh.sh_type == SHT_PROGBITS || sh.sh_type == SHT_X86_64_UNWIND) &&
+               strcmp(name, ".eh_frame") == 0) {
+      /* LLVM's linker types x86-64 unwind tables SHT_X86_64_UNWIND; the
+       * contents are the same. */
       eh.eh_frame = scn;
       eh.eh_frame_addr = sh.sh_addr;
-    } else if (sh.sh_type == SHT_PROGBITS &&
+    } else if ((sh.sh_type == SHT_PROGBITS || sh.sh_type == SHT_X86_64_UNWIND) &&
                strcmp(name, ".eh_frame_hdr") == 0) {
       eh.eh_frame_hdr = scn;
       eh.eh_frame_hdr_addr = sh.sh_addr;
