@@ -508,6 +508,52 @@ static void test_clang_frame_pointer_delta(void **state) {
   }
 }
 
+/* clang 14 (LLVM 14 libomp, aarch64): __kmpc_atomic_fixed4_max.
+ *   0: sub sp, sp, #0x50  4: stp x29, x30, [sp, #16]  8: add x29, sp, #0x10
+ *  ...  0x30: b.ge 0x14c  0x30..0x11c: the locked path, ending in a tail
+ *  call (0x118: add sp, sp, #0x50; 0x11c: br x3)
+ *  0x120: ldr w8, [x20]  (entered only by the b.ne at 0x148, from below)
+ *  0x124: stur w8, [x29, #-4]  (also entered by the b.eq at 0x30)
+ *  ... 0x148: b.ne 0x120  0x14c: ldp x20, x19, [sp, #64] ... 0x160: ret
+ * The compare-and-swap retry loop after the tail call is entered by a
+ * backward branch: the repeated sweep gives it the followed state (the
+ * CFA on x29, which addresses locals here, and x29 = sp + 16), not the
+ * canonical state, which lacked x29 after the first path's epilogue. */
+static const uint8_t clang_retry_loop[] = {
+  W(0xd10143ff), W(0xa9017bfd), W(0x910043fd), W(0xa9025ff8), W(0xa90357f6), W(0xa9044ff4),
+  W(0xb9400048), W(0x6b03011f), W(0x5400096a), W(0x2a0303f3), W(0xaa0203f4), W(0xf240045f),
+  W(0x540007a0), W(0xaa1e03f5), W(0x2a0103f6), W(0x3100143f), W(0x54000061), W(0x9400463d),
+  W(0x2a0003f6), W(0x90000758), W(0x90000757), W(0xf9470318), W(0x39400f08), W(0xf94706f7),
+  W(0x36100168), W(0xaa1503fe), W(0x90000743), W(0xf94066e8), W(0x528000c0), W(0x2a1f03e1),
+  W(0x52800042), W(0xd50320ff), W(0xf9470863), W(0xaa1e03e4), W(0xd63f0100), W(0x90000740),
+  W(0x2a1603e1), W(0xf9470800), W(0x97ffdb86), W(0x39400f08), W(0x36180128), W(0xaa1503fe),
+  W(0x90000741), W(0xf9406ae8), W(0x528000c0), W(0xd50320ff), W(0xf9470821), W(0xaa1e03e2),
+  W(0xd63f0100), W(0xb9400288), W(0x6b13011f), W(0x5400004a), W(0xb9000293), W(0x90000740),
+  W(0x2a1603e1), W(0xf9470800), W(0x9401b772), W(0x39400b08), W(0x36080328), W(0xaa1503fe),
+  W(0x90000741), W(0xf94042e3), W(0x528000c0), W(0xf9470821), W(0xd50320ff), W(0xaa1e03e2),
+  W(0xa9444ff4), W(0xa94357f6), W(0xa9425ff8), W(0xa9417bfd), W(0x910143ff), W(0xd61f0060),
+  W(0xb9400288), W(0xb81fc3a8), W(0xb85fc3b5), W(0x6b1302bf), W(0x540000ea), W(0x2a1503e0),
+  W(0x2a1303e1), W(0xaa1403e2), W(0x94028988), W(0x6b15001f), W(0x54fffec1), W(0xa9444ff4),
+  W(0xa94357f6), W(0xa9425ff8), W(0xa9417bfd), W(0x910143ff), W(0xd65f03c0),
+};
+
+static void test_block_entered_from_below(void **state) {
+  (void)state;
+  CHECK(clang_retry_loop, {0x11c, SP, 0, 0, 0, 0}, {0x120, FP, 64, -56, -64, 0},
+        {0x124, FP, 64, -56, -64, 0}, {0x148, FP, 64, -56, -64, 0},
+        {0x14c, FP, 64, -56, -64, 0}, {0x160, SP, 0, 0, 0, 0});
+  knit_recipe r[MAX_RECIPES];
+  int n = analyze(clang_retry_loop, sizeof clang_retry_loop, FIXTURE_ADDR, r,
+                  MAX_RECIPES);
+  static const uint32_t known[] = {0x120, 0x124, 0x148, 0x14c};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+    const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + known[i]);
+    assert_non_null(got);
+    assert_true(got->flags & KNIT_RECIPE_FP_KNOWN);
+    assert_int_equal(got->fp_sp_delta, 16);
+  }
+}
+
 static void test_unmodeled_is_uncertain(void **state) {
   (void)state;
   CHECK(hw_unmodeled, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 16, 0, 0, 0},
@@ -617,6 +663,7 @@ int main(void) {
     cmocka_unit_test(test_plt),
     cmocka_unit_test(test_lr_only_and_constant_frame),
     cmocka_unit_test(test_clang_frame_pointer_delta),
+    cmocka_unit_test(test_block_entered_from_below),
     cmocka_unit_test(test_unmodeled_is_uncertain),
     cmocka_unit_test(test_undecodable_and_full_output),
 

@@ -23,3 +23,15 @@ endif()
 knit_unit_test(test_bounds
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bounds.c
   LIBS knit_unwind ${CMAKE_DL_LIBS})
+
+# Hot/cold split parts (foo.cold): the analyzer from recorded bytes, and
+# the bounds' parent scan and the audit on a function of the test itself,
+# split by gcc -O2.
+if(TARGET knit_audit AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  knit_unit_test(test_x86_64_cold
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_cold.c
+            ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_cold_subjects.c
+    LIBS knit_audit knit_unwind ${CMAKE_DL_LIBS})
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_x86_64_cold_subjects.c
+    PROPERTIES COMPILE_OPTIONS "-O2;-fasynchronous-unwind-tables")
+endif()

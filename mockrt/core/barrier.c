@@ -5,6 +5,7 @@
  * CPU (which matters for blame: an idle thread should look idle).
  */
 #include "mockrt.h"
+#include "fault.h"
 
 #include <limits.h>
 
@@ -43,6 +44,8 @@ void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
 
   if (mockrt_ompt.sync_region)
     mockrt_ompt.sync_region(kind, ompt_scope_begin, &team->parallel_data, &task->task_data, codeptr);
+  if (mockrt_fault(MOCKRT_FAULT_BARRIER_STATE_WRONG))
+    wait_state = ompt_state_work_parallel;
   mockrt_set_wait(self, wait_state, &team->barrier);
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,

@@ -5,6 +5,7 @@
  * a waiting thread to the thread that releases the lock.
  */
 #include "mockrt.h"
+#include "fault.h"
 
 void mockrt_mutex_acquire(atomic_int *w, int kind, int wait_state, const void *codeptr)
 {
@@ -12,6 +13,8 @@ void mockrt_mutex_acquire(atomic_int *w, int kind, int wait_state, const void *c
   int prev = self->state;
   ompt_wait_id_t id = (ompt_wait_id_t)(uintptr_t)w;
 
+  if (mockrt_fault(MOCKRT_FAULT_LOCK_WAIT_ID_WRONG))
+    id += 8;
   mockrt_set_wait(self, wait_state, w);
   if (mockrt_ompt.mutex_acquire)
     mockrt_ompt.mutex_acquire(kind, 0 /* no hint */, 0 /* one implementation */, id, codeptr);

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "mockrt.h"
+#include "fault.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -65,12 +66,16 @@ void mockrt_ompt_init(void)
     /* Declined: forget any callbacks it set while deciding. */
     memset(&mockrt_ompt, 0, sizeof mockrt_ompt);
     mockrt_tool = NULL;
+  } else if (mockrt_fault(MOCKRT_FAULT_INITIALIZE_TWICE)) {
+    result->initialize(mockrt_ompt_lookup, 0, &result->tool_data);
   }
 }
 
 void mockrt_ompt_finalize(void)
 {
   if (!mockrt_tool || atomic_exchange(&mockrt_tool_finalized, 1))
+    return;
+  if (mockrt_fault(MOCKRT_FAULT_FINALIZE_DROPPED))
     return;
   /* No event may reach a tool after its finalize. */
   memset(&mockrt_ompt, 0, sizeof mockrt_ompt);
@@ -80,6 +85,8 @@ void mockrt_ompt_finalize(void)
 
 uint64_t mockrt_unique_id(void)
 {
+  if (mockrt_fault(MOCKRT_FAULT_UNIQUE_ID_REUSED))
+    return 1;
   return atomic_fetch_add_explicit(&mockrt_next_id, 1, memory_order_relaxed);
 }
 
@@ -110,7 +117,9 @@ static ompt_set_result_t mockrt_ompt_set_callback(ompt_callbacks_t which, ompt_c
     return ompt_set_error;
   void **slot = mockrt_cb_slot(which);
   if (!slot)
-    return ompt_set_never;
+    return mockrt_fault(MOCKRT_FAULT_SET_CALLBACK_LIES) && which == ompt_callback_work
+               ? ompt_set_always
+               : ompt_set_never;
   __atomic_store_n(slot, (void *)cb, __ATOMIC_RELEASE);
   return ompt_set_always;
 }

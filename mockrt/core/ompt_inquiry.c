@@ -5,6 +5,7 @@
  * allocate.
  */
 #include "mockrt.h"
+#include "fault.h"
 
 static mockrt_thread_t *mockrt_known_self(void)
 {
@@ -29,6 +30,8 @@ static mockrt_task_t *mockrt_task_at(int level)
   mockrt_thread_t *self = mockrt_known_self();
   if (!self || level < 0)
     return NULL;
+  if (mockrt_fault(MOCKRT_FAULT_TASK_INFO_LEVEL_WRONG))
+    level++;
   mockrt_task_t *t = self->task;
   while (t && level-- > 0)
     t = t->parent;

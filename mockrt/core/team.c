@@ -8,6 +8,7 @@
  * not free the team) before every worker has unpublished its implicit task.
  */
 #include "mockrt.h"
+#include "fault.h"
 
 #include <string.h>
 
@@ -56,7 +57,9 @@ void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_
   atomic_signal_fence(memory_order_seq_cst);
   if (mockrt_ompt.implicit_task)
     mockrt_ompt.implicit_task(ompt_scope_begin, &team->parallel_data, &task->task_data,
-                              team->nthreads, (unsigned)thread_num, ompt_task_implicit);
+                              team->nthreads + mockrt_fault(MOCKRT_FAULT_TEAM_SIZE_WRONG),
+                              mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0 : (unsigned)thread_num,
+                              ompt_task_implicit);
   mockrt_set_state(self, ompt_state_work_parallel);
 }
 
@@ -66,10 +69,12 @@ static void mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   /* While the join barrier waits, everything inward of cfa is runtime. */
-  mockrt_frame_enter(task, cfa);
+  if (!mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING))
+    mockrt_frame_enter(task, cfa);
   mockrt_barrier_wait(task, ompt_sync_region_barrier_implicit, team->codeptr);
   mockrt_set_state(self, ompt_state_overhead);
-  if (mockrt_ompt.implicit_task)
+  if (mockrt_ompt.implicit_task &&
+      !(mockrt_fault(MOCKRT_FAULT_IMPLICIT_TASK_END_DROPPED) && task->thread_num != 0))
     mockrt_ompt.implicit_task(ompt_scope_end, &team->parallel_data, &task->task_data,
                               team->nthreads, (unsigned)task->thread_num, ompt_task_implicit);
   atomic_signal_fence(memory_order_seq_cst);
@@ -106,6 +111,8 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
   if (want < 1)
     want = 1;
   team->parallel_data.value = 0;
+  if (mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_FLAGS_WRONG))
+    enc->frame.enter_frame_flags = ompt_frame_runtime;
   if (mockrt_ompt.parallel_begin)
     mockrt_ompt.parallel_begin(&enc->task_data, &enc->frame, &team->parallel_data, want,
                                ompt_parallel_invoker_program | ompt_parallel_team, codeptr);
@@ -147,8 +154,11 @@ void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
   }
   while ((left = atomic_load_explicit(&team->left, memory_order_acquire)) != want)
     mockrt_futex_wait(&team->left, left);
-  if (mockrt_ompt.parallel_end)
-    mockrt_ompt.parallel_end(&team->parallel_data, &enc->task_data,
+  if (mockrt_ompt.parallel_end && !mockrt_fault(MOCKRT_FAULT_PARALLEL_END_DROPPED))
+    mockrt_ompt.parallel_end(mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH)
+                                 ? &mockrt_fault_stray_data
+                                 : &team->parallel_data,
+                             &enc->task_data,
                              ompt_parallel_invoker_program | ompt_parallel_team, team->codeptr);
   mockrt_set_state(self, after);
 }

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "mockrt.h"
+#include "fault.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -129,7 +130,7 @@ mockrt_thread_t *mockrt_thread_attach_worker(void)
   self->gtid = atomic_fetch_add(&mockrt_next_gtid, 1);
   atomic_signal_fence(memory_order_seq_cst);
   self->kind = ompt_thread_worker;
-  if (mockrt_ompt.thread_begin)
+  if (mockrt_ompt.thread_begin && !mockrt_fault(MOCKRT_FAULT_THREAD_BEGIN_DROPPED))
     mockrt_ompt.thread_begin(ompt_thread_worker, &self->thread_data);
   mockrt_set_state(self, ompt_state_idle);
   return self;

@@ -4,6 +4,7 @@
 #ifndef MOCKRT_GOMP_GOMP_H
 #define MOCKRT_GOMP_GOMP_H
 
+#include "../core/fault.h"
 #include "../core/mockrt.h"
 
 /*
@@ -24,6 +25,8 @@ mockrt_gomp_run_region(void (*fn)(void *), void *data, unsigned nthreads, void *
   mockrt_frame_enter(enc, cfa);
   mockrt_fork_ex(&team, &task, fn, data, nthreads, ra, init, arg);
   mockrt_frame_exit(&task, cfa);
+  if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
+    mockrt_fault_wrong_exit_frame(&task, cfa);
   fn(data);
   mockrt_frame_unexit(&task);
   mockrt_join(&team, &task, cfa);

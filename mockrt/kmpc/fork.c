@@ -11,6 +11,7 @@
  * the two is runtime and a tool can cut them all.
  */
 #include "kmpc.h"
+#include "../core/fault.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -47,7 +48,11 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
   /* The body may keep these pointers for the whole region. */
   int32_t gtid = self->gtid, btid = 0;
   mockrt_frame_exit_flags(&task);
-  mockrt_invoke_microtask(micro.fn, &gtid, &btid, argc, argv, &task.frame.exit_frame.ptr);
+  /* The trampoline stores the right exit frame; a fault has it stored aside. */
+  void **exit_slot = &task.frame.exit_frame.ptr;
+  if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
+    exit_slot = mockrt_fault_wrong_exit_frame(&task, entry_cfa);
+  mockrt_invoke_microtask(micro.fn, &gtid, &btid, argc, argv, exit_slot);
   mockrt_frame_unexit(&task);
   /* In the join barrier everything inward of the entry point is runtime. */
   mockrt_join(&team, &task, entry_cfa);

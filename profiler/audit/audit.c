@@ -362,6 +362,24 @@ static void skip(knit_audit_result *res, knit_audit_skip why) {
   res->not_comparable++;
 }
 
+/* When the function is a part entered by jumps from a parent (a hot/cold
+ * split, unwind/bounds.h), the parent's state at its first jump into it,
+ * as the recipe cache finds it at run time. */
+static bool jump_entered(knit_audit_target *t, uint64_t start, knit_jump_state *entry) {
+  uint64_t pstart, pend;
+  size_t plen;
+  if (!t->isa->analyze_entered ||
+      !knit_bounds_parent(&t->funcs, start, &pstart, &pend))
+    return false;
+  const uint8_t *pcode = code_at(t, pstart, pend, &plen);
+  if (!pcode || plen == 0)
+    return false;
+  int n = t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, pcode,
+                                  plen, pstart, NULL, start, entry, t->recipes,
+                                  MAX_RECIPES);
+  return n > 0 && entry->found;
+}
+
 bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
                          const knit_audit_options *opt, knit_audit_result *res,
                          FILE *disagreements) {
@@ -372,8 +390,13 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
   res->functions++;
   if (!t->isa->analyze)
     return false;
-  int n = t->isa->analyze((size_t)t->analyze_cs, t->analyze_insn, code, len,
-                          start, t->recipes, MAX_RECIPES);
+  knit_jump_state entry;
+  int n = jump_entered(t, start, &entry)
+              ? t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, code,
+                                        len, start, &entry, 0, NULL, t->recipes,
+                                        MAX_RECIPES)
+              : t->isa->analyze((size_t)t->analyze_cs, t->analyze_insn, code, len,
+                                start, t->recipes, MAX_RECIPES);
   if (n <= 0) {
     res->functions_undecodable++;
     return false;
@@ -411,6 +434,7 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
       knit_audit_model_step(&model, prev_mn, prev_ops, prev_model_flow);
     if (have_prev && t->branched_to && t->branched_to[(at - start) / 4])
       model.known = false; /* relearnt at the next agreement */
+    knit_audit_model_at_return(&model, t->isa, insn->mnemonic, insn->op_str);
     memcpy(prev_mn, insn->mnemonic, sizeof prev_mn);
     memcpy(prev_ops, insn->op_str, sizeof prev_ops);
     /* Data in the code: the model cannot say what runs after it. */
@@ -495,6 +519,7 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
       res->agree++;
       res->ra_copied += eq == KNIT_LR_EQUIV_COPIED;
       res->ra_restored += eq == KNIT_LR_EQUIV_RESTORED;
+      res->ra_saved += eq == KNIT_LR_EQUIV_SAVED;
       bool stale;
       if (!knit_audit_fp_agrees(&recipe, &cfi, &stale))
         res->fp_disagree++;

@@ -102,6 +102,8 @@ typedef struct knit_audit_result {
    * the return address (ppc64; see audit_lr.h): */
   size_t ra_copied;           /* CFI: the GPR mflr copied LR to, LR intact */
   size_t ra_restored;         /* CFI: the save slot, after mtlr restored LR */
+  size_t ra_saved;            /* CFI: the slot LR's copy was stored in; LR
+                                 intact since */
   /* Agreements where the CFA comes from the other register (sp against
    * fp) with the same value, as the analyzer knows fp - sp there (clang
    * keeps the CFA on x29/r31 where gcc and the recipes keep it on sp): */

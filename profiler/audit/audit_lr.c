@@ -61,6 +61,35 @@ static void forget(knit_audit_lr *s) {
   s->restored = false;
   s->copy_reg = -1;
   s->loaded = 0;
+  s->slot_saved = false;
+}
+
+/* Stores through r1 ("std r0, 0x10(r1)"): keeps or ends the record of the
+ * slot holding LR's copy. Any update form moves r1, which names the slot;
+ * another store to the slot's word overwrites it. Stores through other
+ * registers are not followed (code does not address its own LR save slot
+ * that way). */
+static void track_slot(knit_audit_lr *s, const char *mn, const char *ops, int reg) {
+  if (!starts(mn, "st"))
+    return;
+  const char *comma = strchr(ops, ',');
+  const char *paren = comma ? strchr(comma, '(') : NULL;
+  if (!paren || strcmp(paren, "(r1)") != 0)
+    return;
+  size_t n = strlen(mn);
+  if (mn[n - 1] == 'u' || (n > 2 && mn[n - 2] == 'u' && mn[n - 1] == 'x')) {
+    s->slot_saved = false; /* stdu r1, -N(r1): r1 moves */
+    return;
+  }
+  if (mn[n - 1] == 'x')
+    return; /* indexed through r1: offset unknown, not a frame store */
+  long long off = strtoll(comma + 1, NULL, 0);
+  if (strcmp(mn, "std") == 0 && reg >= 0 && reg == s->copy_reg && s->lr_is_ra) {
+    s->slot_saved = true;
+    s->slot_off = off;
+  } else if (s->slot_saved && off > s->slot_off - 8 && off < s->slot_off + 8) {
+    s->slot_saved = false; /* another value over the saved word */
+  }
 }
 
 void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end) {
@@ -76,6 +105,7 @@ void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end) {
   if (knit_audit_ppc_links(mn)) {
     s->lr_is_ra = false;
     s->restored = false;
+    s->slot_saved = false;
     if (s->copy_reg >= 0 && (PPC_VOLATILE_GPRS >> s->copy_reg & 1))
       s->copy_reg = -1;
     s->loaded &= ~PPC_VOLATILE_GPRS;
@@ -88,8 +118,12 @@ void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end) {
     bool from_load = reg >= 0 && (s->loaded >> reg & 1);
     s->lr_is_ra = from_copy || from_load;
     s->restored = !from_copy && from_load;
+    s->slot_saved = false; /* the recipe's LR is the restored one now */
     return;
   }
+  track_slot(s, mn, insn->op_str, reg);
+  if (reg == 1 && knit_audit_ppc_writes_first(mn))
+    s->slot_saved = false; /* r1 moves: the offset no longer names it */
   if (reg < 0 || !knit_audit_ppc_writes_first(mn))
     return;
   if (reg == s->copy_reg)
@@ -114,5 +148,9 @@ knit_lr_equiv knit_audit_lr_equivalent(const knit_audit_lr *s,
     return KNIT_LR_EQUIV_COPIED;
   if (cfi->ra_kind == KNIT_AUDIT_RA_AT_CFA && s->restored)
     return KNIT_LR_EQUIV_RESTORED;
+  if (cfi->ra_kind == KNIT_AUDIT_RA_AT_CFA && s->slot_saved &&
+      cfi->cfa_kind == KNIT_AUDIT_CFA_REG && cfi->cfa_reg == isa->dwarf_sp &&
+      cfi->cfa_offset + cfi->ra_offset == s->slot_off)
+    return KNIT_LR_EQUIV_SAVED;
   return KNIT_LR_EQUIV_NONE;
 }

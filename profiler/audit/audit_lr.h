@@ -6,7 +6,10 @@
  * says "return address in r0" while a recipe says "still in LR": both hold
  * until LR is overwritten. In an epilogue `mtlr r0` restores LR from the
  * register loaded from the save slot before the CFI drops the slot rule:
- * again both hold. The walk here follows the instructions of one function
+ * again both hold. After the save (`std r0,16(r1)` of that copy) gcc's CFI
+ * names the slot while the recipe, until a call, still says LR: both hold
+ * while LR is unchanged, the slot is not overwritten and r1 (through which
+ * the slot is named) has not moved. The walk here follows the instructions of one function
  * in address order and says when such a difference is this equivalence,
  * never more: after a path end the state that reaches the next block is
  * unknown, so nothing is accepted until the stream shows it again. */
@@ -27,6 +30,9 @@ typedef struct knit_audit_lr {
   int copy_reg;     /* GPR mflr copied the return address into, LR
                        unchanged since; -1 when none */
   uint32_t loaded;  /* GPRs whose last write was a load from memory */
+  bool slot_saved;  /* the copy was stored at r1 + slot_off, LR, r1 and
+                       that word unchanged since */
+  int64_t slot_off;
 } knit_audit_lr;
 
 /* Which equivalence, if any, makes a recipe and a CFI rule agree. */
@@ -34,6 +40,8 @@ typedef enum knit_lr_equiv {
   KNIT_LR_EQUIV_NONE = 0,
   KNIT_LR_EQUIV_COPIED,   /* CFI: in the mflr destination; recipe: in LR */
   KNIT_LR_EQUIV_RESTORED, /* CFI: in the save slot; recipe: LR after mtlr */
+  KNIT_LR_EQUIV_SAVED,    /* CFI: in the save slot; recipe: LR, intact
+                             since the copy was stored there */
 } knit_lr_equiv;
 
 /* The state at a function's entry: the return address in LR. */

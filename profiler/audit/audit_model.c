@@ -281,6 +281,20 @@ void knit_audit_model_step(knit_audit_model *m, const char *mnemonic,
   settle(m);
 }
 
+void knit_audit_model_at_return(knit_audit_model *m, const knit_isa_ops *isa,
+                                const char *mnemonic, const char *op_str) {
+  bool plain;
+  if (strcmp(isa->name, "ppc64le") == 0)
+    plain = strcmp(mnemonic, "blr") == 0;
+  else if (strcmp(isa->name, "aarch64") == 0)
+    plain = strcmp(mnemonic, "ret") == 0 &&
+            (!op_str || op_str[0] == '\0' || strcmp(op_str, "x30") == 0);
+  else
+    plain = false; /* no model for the ISA */
+  if (plain)
+    knit_audit_model_start(m, isa);
+}
+
 bool knit_audit_model_holds(const knit_audit_model *m, const knit_frame_rule *r,
                             const knit_isa_ops *isa) {
   if (!m->known || r->cfa_kind != KNIT_AUDIT_CFA_REG)

@@ -58,6 +58,16 @@ void knit_audit_model_agreed(knit_audit_model *m, const knit_frame_rule *r,
 void knit_audit_model_step(knit_audit_model *m, const char *mnemonic,
                            const char *op_str, unsigned flow);
 
+/* Before a plain return (aarch64 ret through x30, ppc64 blr) the state is
+ * the entry state whatever led there: the return goes to LR, and the
+ * caller's sp must be back (the ABI's contract with the caller, which every
+ * correct function keeps). Sets the model to it there, also where the walk
+ * had lost it (a ret that branches enter, a shrink-wrapped early return
+ * placed after a tail call); clang's synchronous CFI keeps the body rule
+ * there. Other instructions leave the model as it is. */
+void knit_audit_model_at_return(knit_audit_model *m, const knit_isa_ops *isa,
+                                const char *mnemonic, const char *op_str);
+
 /* Whether r (CFA and return address) is a true description of the state:
  * false when the model is unknown. */
 bool knit_audit_model_holds(const knit_audit_model *m, const knit_frame_rule *r,

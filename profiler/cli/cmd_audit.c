@@ -81,10 +81,11 @@ static void print_breakdown(const knit_audit_result *r)
     }
     printf("\n");
   }
-  if (r->ra_copied || r->ra_restored)
+  if (r->ra_copied || r->ra_restored || r->ra_saved)
     printf("    equivalent: %zu return address copied by mflr while LR is intact,"
-           " %zu LR restored by mtlr before the CFI says so\n",
-           r->ra_copied, r->ra_restored);
+           " %zu LR restored by mtlr before the CFI says so,"
+           " %zu saved while LR is intact\n",
+           r->ra_copied, r->ra_restored, r->ra_saved);
   if (r->cfa_other_register)
     printf("    equivalent: %zu CFA from the other register, equal while"
            " fp == sp + the analyzer's delta\n", r->cfa_other_register);

@@ -217,6 +217,8 @@ int knit_bounds_read(const char *path, knit_func_table *out, char *err,
   int rc = collect(elf, eh.e_machine, &c);
   if (rc == 0)
     rc = merge(&c, out);
+  if (rc == 0)
+    rc = knit_bounds_find_parts(elf, eh.e_machine, out);
   out->plt_lo = c.plt_lo;
   out->plt_hi = c.plt_hi;
   if (rc != 0) {
@@ -249,10 +251,35 @@ bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
   return true;
 }
 
+/* The index of the function starting exactly at vaddr, or t->count. */
+static size_t index_of_start(const knit_func_table *t, uint64_t vaddr) {
+  size_t lo = 0, hi = t->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->start[mid] < vaddr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < t->count && t->start[lo] == vaddr ? lo : t->count;
+}
+
+bool knit_bounds_parent(const knit_func_table *t, uint64_t start,
+                        uint64_t *parent_start, uint64_t *parent_end) {
+  if (!t->parent)
+    return false;
+  size_t i = index_of_start(t, start);
+  if (i == t->count || t->parent[i] == 0)
+    return false;
+  return knit_bounds_lookup(t, t->parent[i], parent_start, parent_end);
+}
+
 void knit_bounds_free(knit_func_table *t) {
   free(t->start);
   free(t->end);
+  free(t->parent);
   t->start = NULL;
   t->end = NULL;
+  t->parent = NULL;
   t->count = 0;
 }

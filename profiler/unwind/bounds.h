@@ -19,6 +19,12 @@ typedef struct knit_func_table {
    * plt_lo == plt_hi when there are none): a direct call into it is a call
    * through a stub, whose resolved target the step classes do not follow. */
   uint64_t plt_lo, plt_hi;
+  /* NULL, or per function the start of its parent when it is a part
+   * entered by jumps from that one function (a hot/cold split part,
+   * foo.cold, entered from foo with foo's frame in place); 0 for none.
+   * Found by bounds_parts.c, x86-64 only; a candidate, which the parent's
+   * analysis confirms by seeing the jump. */
+  uint64_t *parent;
 } knit_func_table;
 
 /* Reads the bounds of the ELF file at path into *out (malloc'd arrays).
@@ -30,6 +36,11 @@ int knit_bounds_read(const char *path, knit_func_table *out, char *err,
 /* Finds the function containing vaddr. Async-signal-safe (binary search). */
 bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
                         uint64_t *start, uint64_t *end);
+
+/* The parent of the function that starts at start (see parent above), with
+ * its bounds. Async-signal-safe (binary searches). */
+bool knit_bounds_parent(const knit_func_table *t, uint64_t start,
+                        uint64_t *parent_start, uint64_t *parent_end);
 
 void knit_bounds_free(knit_func_table *t);
 

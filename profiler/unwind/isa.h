@@ -9,6 +9,18 @@
 
 #include "recipe.h"
 
+/* The frame state at a direct jump that enters another function: a part of
+ * a hot/cold split (gcc's foo.cold), entered from foo with foo's frame in
+ * place. ISA-neutral: the rule that holds at the jump, plus how far sp is
+ * below the CFA when the analyzer knows it (after a frame set-up the rule
+ * computes the CFA from fp, and the distance would be lost). */
+typedef struct knit_jump_state {
+  knit_recipe rule;   /* start and end unused */
+  int32_t sp_depth;   /* CFA - sp, when sp_known */
+  bool sp_known;
+  bool found;         /* a jump to the address asked for was seen */
+} knit_jump_state;
+
 typedef struct knit_isa_ops {
   const char *name;      /* "x86_64", "aarch64", "ppc64le" */
   uint16_t elf_machine;  /* EM_X86_64, EM_AARCH64, EM_PPC64 */
@@ -61,6 +73,19 @@ typedef struct knit_isa_ops {
    * be a call to that function: ppc64le's local entry point skips the TOC
    * set-up (8 bytes, as gcc and clang emit it); 0 elsewhere. */
   uint8_t call_entry_slack;
+
+  /* --- parts entered by a jump (hot/cold splits) --- */
+  /* analyze, with two additions; the same contract (pure, no allocation,
+   * signal-safe). entry: the state the code is entered with (from a jump
+   * of its parent), or NULL for a call. jump_to: when not 0, *at_jump
+   * receives the state at the first direct jump (jmp or jcc) from this code
+   * to jump_to, preferring one the analysis followed from the entry over a
+   * guessed one; at_jump->found says whether there was one. NULL on ISAs
+   * that do not model such parts yet. */
+  int (*analyze_entered)(size_t cs_handle, void *insn, const uint8_t *code,
+                         size_t len, uint64_t addr,
+                         const knit_jump_state *entry, uint64_t jump_to,
+                         knit_jump_state *at_jump, knit_recipe *out, int max);
 } knit_isa_ops;
 
 extern const knit_isa_ops knit_isa_x86_64;

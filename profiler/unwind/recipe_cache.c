@@ -36,57 +36,124 @@ static const knit_recipe *pick(const knit_recipe *r, uint32_t n, uint64_t pc)
   return hit ? hit : knit_recipe_find(r, n, pc - 1);
 }
 
+static uint64_t key_of(uint32_t module, uint64_t start)
+{
+  /* User-space addresses fit in 48 bits (QEMU's guests included): the
+   * module id fills the bits above. */
+  return start | (uint64_t)(module + 1) << 48;
+}
+
+/* Looks key up. Returns its published recipes, or NULL: then *claimed is
+ * the slot this call claimed for it (NULL when another thread is analyzing
+ * it or the probes ran out: the caller analyzes it uncached). */
+static cached_function *find_or_claim(uint64_t key, slot **claimed)
+{
+  uint32_t h = hash_addr(key);
+  *claimed = NULL;
+  for (uint32_t i = 0; i < MAX_PROBES; i++) {
+    slot *s = &table[(h + i) & (CACHE_SLOTS - 1)];
+    uint64_t found = atomic_load_explicit(&s->start, memory_order_acquire);
+    if (found == key)
+      return atomic_load_explicit(&s->recipes, memory_order_acquire);
+    if (found == 0) {
+      uint64_t expected = 0;
+      if (atomic_compare_exchange_strong(&s->start, &expected, key)) {
+        *claimed = s;
+        return NULL;
+      }
+      if (expected == key)
+        return NULL;
+    }
+  }
+  return NULL;
+}
+
+/* Publishes n recipes (n <= 0: the failure, so the function is not decoded
+ * at every sample) in the claimed slot. Returns the shared copy, or NULL. */
+static cached_function *publish(slot *claimed, const knit_recipe *r, int n)
+{
+  if (!claimed)
+    return NULL;
+  size_t count = n > 0 ? (size_t)n : 0;
+  cached_function *f = knit_shared_alloc(sizeof *f + count * sizeof(knit_recipe), 16);
+  if (!f)
+    return NULL;
+  f->count = (uint32_t)count;
+  if (count)
+    memcpy(f->recipes, r, count * sizeof(knit_recipe));
+  atomic_store_explicit(&claimed->recipes, f, memory_order_release);
+  return f;
+}
+
+static bool analyzable(const knit_decoder *dec, uint64_t start, uint64_t end)
+{
+  return dec->open && dec->isa->analyze && end > start &&
+         end - start <= KNIT_MAX_FUNCTION_BYTES;
+}
+
+/* The state at the parent's first jump into the part at `part`. The
+ * parent's recipes come out of the same analysis: they are published too,
+ * when no thread has done so yet. */
+static bool parent_state(knit_decoder *dec, knit_recipe_scratch *scratch, uint32_t module,
+                         uint64_t pstart, uint64_t pend, uint64_t part,
+                         knit_jump_state *state, uint64_t *built)
+{
+  if (!analyzable(dec, pstart, pend))
+    return false;
+  int n = dec->isa->analyze_entered(dec->handle, dec->insn,
+                                    (const uint8_t *)(uintptr_t)pstart, pend - pstart,
+                                    pstart, NULL, part, state, scratch->recipes,
+                                    KNIT_RECIPE_SCRATCH);
+  if (n <= 0)
+    return false;
+  (*built)++;
+  slot *claimed;
+  if (!find_or_claim(key_of(module, pstart), &claimed) && claimed)
+    publish(claimed, scratch->recipes, n);
+  return state->found;
+}
+
+const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scratch *scratch,
+                                            uint32_t module, const knit_func_table *funcs,
+                                            uint64_t base, uint64_t start, uint64_t end,
+                                            uint64_t pc, uint64_t *built)
+{
+  slot *claimed;
+  cached_function *f = find_or_claim(key_of(module, start), &claimed);
+  if (f)
+    return pick(f->recipes, f->count, pc);
+
+  int n = -1;
+  if (analyzable(dec, start, end)) {
+    knit_jump_state entry;
+    uint64_t pstart, pend;
+    bool jumped = funcs && dec->isa->analyze_entered &&
+                  knit_bounds_parent(funcs, start - base, &pstart, &pend) &&
+                  parent_state(dec, scratch, module, pstart + base, pend + base, start,
+                               &entry, built);
+    const uint8_t *code = (const uint8_t *)(uintptr_t)start;
+    if (jumped)
+      n = dec->isa->analyze_entered(dec->handle, dec->insn, code, end - start, start,
+                                    &entry, 0, NULL, scratch->recipes,
+                                    KNIT_RECIPE_SCRATCH);
+    else
+      n = dec->isa->analyze(dec->handle, dec->insn, code, end - start, start,
+                            scratch->recipes, KNIT_RECIPE_SCRATCH);
+  }
+  if (n <= 0) {
+    publish(claimed, NULL, 0);
+    return NULL;
+  }
+  (*built)++;
+  f = publish(claimed, scratch->recipes, n);
+  if (f)
+    return pick(f->recipes, f->count, pc);
+  return pick(scratch->recipes, (uint32_t)n, pc);
+}
+
 const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch *scratch,
                                          uint32_t module, uint64_t start, uint64_t end,
                                          uint64_t pc, uint64_t *built)
 {
-  /* User-space addresses fit in 48 bits (QEMU's guests included): the
-   * module id fills the bits above. */
-  uint64_t key = start | (uint64_t)(module + 1) << 48;
-  uint32_t h = hash_addr(key);
-  slot *claimed = NULL;
-  for (uint32_t i = 0; i < MAX_PROBES; i++) {
-    slot *s = &table[(h + i) & (CACHE_SLOTS - 1)];
-    uint64_t found = atomic_load_explicit(&s->start, memory_order_acquire);
-    if (found == key) {
-      cached_function *f = atomic_load_explicit(&s->recipes, memory_order_acquire);
-      if (f)
-        return pick(f->recipes, f->count, pc);
-      break; /* another thread is analyzing it: do it ourselves, uncached */
-    }
-    if (found == 0) {
-      uint64_t expected = 0;
-      if (atomic_compare_exchange_strong(&s->start, &expected, key)) {
-        claimed = s;
-        break;
-      }
-      if (expected == key)
-        break;
-    }
-  }
-
-  int n = -1;
-  if (dec->open && dec->isa->analyze && end > start && end - start <= KNIT_MAX_FUNCTION_BYTES)
-    n = dec->isa->analyze(dec->handle, dec->insn, (const uint8_t *)(uintptr_t)start,
-                          end - start, start, scratch->recipes, KNIT_RECIPE_SCRATCH);
-  if (n <= 0) {
-    /* Remember the failure, so the function is not decoded at every sample. */
-    if (claimed) {
-      cached_function *none = knit_shared_alloc(sizeof *none, 16);
-      if (none)
-        atomic_store_explicit(&claimed->recipes, none, memory_order_release);
-    }
-    return NULL;
-  }
-  (*built)++;
-  if (claimed) {
-    cached_function *f = knit_shared_alloc(sizeof *f + (size_t)n * sizeof(knit_recipe), 16);
-    if (f) {
-      f->count = (uint32_t)n;
-      memcpy(f->recipes, scratch->recipes, (size_t)n * sizeof(knit_recipe));
-      atomic_store_explicit(&claimed->recipes, f, memory_order_release);
-      return pick(f->recipes, f->count, pc);
-    }
-  }
-  return pick(scratch->recipes, (uint32_t)n, pc);
+  return knit_recipe_cache_get_in(dec, scratch, module, NULL, 0, start, end, pc, built);
 }

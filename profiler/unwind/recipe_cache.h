@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "unwind/bounds.h"
 #include "unwind/decoder.h"
 #include "unwind/recipe.h"
 
@@ -33,5 +34,16 @@ typedef struct knit_recipe_scratch {
 const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch *scratch,
                                          uint32_t module, uint64_t start, uint64_t end,
                                          uint64_t pc, uint64_t *built);
+
+/* knit_recipe_cache_get for a function of the bounds table funcs, loaded
+ * at base (runtime address - ELF vaddr). When the function is a part
+ * entered by jumps from a parent (a hot/cold split: knit_bounds_parent),
+ * the parent is analyzed first (and cached too), and the part is analyzed
+ * from the parent's state at its first jump into the part, rather than as
+ * entered by a call. Async-signal-safe. */
+const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scratch *scratch,
+                                            uint32_t module, const knit_func_table *funcs,
+                                            uint64_t base, uint64_t start, uint64_t end,
+                                            uint64_t pc, uint64_t *built);
 
 #endif /* KNIT_UNWIND_RECIPE_CACHE_H */

@@ -43,8 +43,8 @@ static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bo
       *cacheable = true;
       return true;
     }
-    r = knit_recipe_cache_get(&u->decoder, u->scratch, m->id, fstart, fend, pc,
-                              &u->recipes_built);
+    r = knit_recipe_cache_get_in(&u->decoder, u->scratch, m->id, &m->funcs, m->base,
+                                 fstart, fend, pc, &u->recipes_built);
     *cacheable = r != NULL;
   }
   /* Without bounds or recipes, only the innermost frame has a safe guess:

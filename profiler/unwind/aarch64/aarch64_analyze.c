@@ -10,13 +10,20 @@
  * PLT0's stp x16, x30). Equal states of adjacent instructions become one
  * recipe interval.
  *
- * Control flow is followed as far as a linear pass allows, as in the x86-64
- * analyzer: a forward branch leaves its state for its target; after the end
- * of a path (ret, b out of the function or back, br, brk) decoding resumes
- * with the state a branch left for that address, or else with the canonical
- * state, the one before the epilogue that ends the first path. nops after a
- * path end are alignment padding and keep the path ended. At every ret the
- * state is known outright (CFA = sp, return address in LR, x29 restored).
+ * Control flow is followed as in the x86-64 and ppc64le analyzers, by
+ * repeating a linear pass until it learns nothing new (PASSES_MAX at most):
+ * every branch into the function, forward or backward, records its state
+ * for its target, and the records persist across passes. After the end of
+ * a path (ret, b out of the function or back, br, brk) decoding resumes
+ * with the state recorded for that address, which on a later pass includes
+ * blocks entered only by a backward branch (clang places a retry loop after
+ * the tail call that ends the function), or else with the canonical state,
+ * the one before the epilogue that ends the first path. States so guessed
+ * are marked and give way to followed ones, also where a guess falls
+ * through into a block a branch enters; a followed state carries all the
+ * model knows, x29's relation to sp included. nops after a path end are
+ * alignment padding and keep the path ended. At every ret the state is
+ * known outright (CFA = sp, return address in LR, x29 restored).
  *
  * Which register the CFA is computed from follows gcc's CFI, which the unit
  * test audits at every instruction: gcc sets up x29 as a frame record in
@@ -117,32 +124,73 @@ static void canonical_step(canonical_search *c, const frame_state *before,
   }
 }
 
-static void pending_add(analysis *a, uint64_t at, uint64_t target,
-                        const frame_state *s) {
-  if (target <= at || !knit_aarch64_in_function(a, target))
-    return; /* backward targets have been decoded already */
-  for (int i = 0; i < a->pending_count; i++)
-    if (a->pending[i].addr == target)
-      return; /* the first branch to a target decides */
-  if (a->pending_count == PENDING_MAX) {
-    int kept = 0;
-    for (int i = 0; i < a->pending_count; i++)
-      if (a->pending[i].addr > at)
-        a->pending[kept++] = a->pending[i];
-    a->pending_count = kept;
-    if (kept == PENDING_MAX)
-      return;
-  }
-  a->pending[a->pending_count].addr = target;
-  a->pending[a->pending_count].state = *s;
-  a->pending_count++;
+/* Equal as far as recipes and the model go (the guessed mark aside);
+ * fields that are not valid are not compared. */
+static bool same_state(const frame_state *x, const frame_state *y) {
+  return x->sp_known == y->sp_known && (!x->sp_known || x->sp_depth == y->sp_depth) &&
+         x->fp_is_frame == y->fp_is_frame &&
+         (!x->fp_is_frame || x->fp_depth == y->fp_depth) &&
+         x->fp_saved == y->fp_saved && (!x->fp_saved || x->fp_slot == y->fp_slot) &&
+         x->ra_saved == y->ra_saved && (!x->ra_saved || x->ra_slot == y->ra_slot) &&
+         x->fp_reloaded == y->fp_reloaded && x->ra_reloaded == y->ra_reloaded &&
+         x->record_pushed == y->record_pushed && x->restore_soon == y->restore_soon &&
+         x->cfa_on_fp == y->cfa_on_fp && x->uncertain == y->uncertain;
 }
 
-static const frame_state *pending_find(const analysis *a, uint64_t addr) {
-  for (int i = 0; i < a->pending_count; i++)
-    if (a->pending[i].addr == addr)
-      return &a->pending[i].state;
-  return NULL;
+/* The index of the first recorded target at or after off. */
+static int target_lower_bound(const analysis *a, uint32_t off) {
+  int lo = 0, hi = a->target_count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (a->targets[mid].addr < off)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static const frame_state *target_find(const analysis *a, uint64_t addr) {
+  uint32_t off = (uint32_t)(addr - a->func_start);
+  int i = target_lower_bound(a, off);
+  return i < a->target_count && a->targets[i].addr == off ? &a->targets[i].state
+                                                          : NULL;
+}
+
+/* Records the state the branch at `at` leaves for target, forward or
+ * backward. The first branch to a target decides, except that a followed
+ * state replaces a guessed one and the deciding branch updates its record
+ * when a later pass knows better what reaches it. News for a target this
+ * pass has passed calls for another pass. */
+static void target_record(analysis *a, uint64_t at, uint64_t target,
+                          const frame_state *s) {
+  if (!knit_aarch64_in_function(a, target))
+    return;
+  uint32_t off = (uint32_t)(target - a->func_start);
+  uint32_t from = (uint32_t)(at - a->func_start);
+  int i = target_lower_bound(a, off);
+  if (i < a->target_count && a->targets[i].addr == off) {
+    target_state *t = &a->targets[i];
+    /* Only a different state or a better-founded one is news: a loop of
+     * guessed blocks would otherwise pass its mark around forever. */
+    bool news = (t->from == from && !same_state(&t->state, s)) ||
+                (t->state.guessed && !s->guessed);
+    if (news) {
+      t->from = from;
+      t->state = *s;
+      a->changed |= off <= from;
+    }
+    return;
+  }
+  if (a->target_count == TARGETS_MAX)
+    return; /* full: see TARGETS_MAX */
+  memmove(&a->targets[i + 1], &a->targets[i],
+          (size_t)(a->target_count - i) * sizeof a->targets[0]);
+  a->targets[i].addr = off;
+  a->targets[i].from = from;
+  a->targets[i].state = *s;
+  a->target_count++;
+  a->changed |= off <= from;
 }
 
 static void recipe_from_state(const frame_state *s, uint64_t start,
@@ -219,13 +267,13 @@ static bool same_frame(const frame_state *x, const frame_state *y) {
   return same_rule(&rx, &ry);
 }
 
-/* One linear pass over the function; returns the number of recipes, or -1
- * when nothing decodes. */
-static int run(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
-               uint64_t addr) {
+/* One linear pass over the function, writing its recipes from scratch;
+ * branch targets learnt in earlier passes are kept. Returns the number of
+ * instructions decoded. */
+static int sweep(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
+                 uint64_t addr) {
   a->count = 0;
-  a->pending_count = 0;
-  a->wants_fp = false;
+  a->changed = false;
   a->const_known = 0;
   frame_state cur = entry_state;
   canonical_search canonical = {.state = entry_state};
@@ -238,14 +286,23 @@ static int run(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
   while (left > 0) {
     uint64_t at = pc;
     bool resumed = path_ended;
-    const frame_state *branch_state = pending_find(a, at);
-    if (resumed)
-      cur = branch_state ? *branch_state : canonical.state;
-    else if (after_call && branch_state && !same_frame(branch_state, &cur))
+    const frame_state *branch_state = target_find(a, at);
+    if (resumed) {
+      if (branch_state) {
+        cur = *branch_state;
+      } else {
+        cur = canonical.state;
+        cur.guessed = true;
+      }
+    } else if (branch_state &&
+               ((after_call && !same_frame(branch_state, &cur)) ||
+                (cur.guessed && !branch_state->guessed))) {
       /* The fall-through of a call disagrees with a branch here: the
        * callee does not return (bl __chk_fail at the end of a block) and
-       * the branch's state is the one that holds. */
+       * the branch's state is the one that holds. A guess that falls into
+       * a block a followed branch enters gives way to what it knows. */
       cur = *branch_state;
+    }
     if (resumed || branch_state)
       a->const_known = 0; /* other paths join here */
     if (!cs_disasm_iter(a->handle, &p, &left, &pc, insn)) {
@@ -283,12 +340,30 @@ static int run(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
     flow_kind flow = knit_aarch64_model_insn(a, &cur, insn, &target);
     canonical_step(&canonical, &before, &cur, insn, flow);
     if (flow == FLOW_BRANCH || flow == FLOW_JUMP)
-      pending_add(a, at, target, &cur);
+      target_record(a, at, target, &cur);
     /* Alignment padding after a path end is never executed: the code after
-     * it is still entered only by branches. */
-    bool padding = insn->id == ARM64_INS_NOP;
+     * it is still entered only by branches. A nop that a branch targets
+     * starts a block. */
+    bool padding = insn->id == ARM64_INS_NOP && !branch_state;
     after_call = insn->id == ARM64_INS_BL || insn->id == ARM64_INS_BLR;
     path_ended = flow == FLOW_END || flow == FLOW_JUMP || (resumed && padding);
+  }
+  return decoded;
+}
+
+/* Repeats the sweep while it learns states for blocks it had passed
+ * (entered by backward branches: loop bodies placed after the jump into
+ * their condition, clang's retry loops placed after a tail call).
+ * Returns the number of recipes, or -1 when nothing decodes. */
+static int run(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
+               uint64_t addr) {
+  a->target_count = 0;
+  a->wants_fp = false; /* any pass may find that x29 is needed */
+  int decoded = 0;
+  for (int pass = 0; pass < PASSES_MAX; pass++) {
+    decoded = sweep(a, insn, code, len, addr);
+    if (!a->changed || decoded == 0)
+      break;
   }
   return decoded == 0 ? -1 : a->count;
 }

@@ -29,17 +29,29 @@ typedef struct frame_state {
   bool restore_soon; /* x29/x30 were reloaded from [sp]: see run() */
   bool cfa_on_fp;    /* the recipe computes the CFA from x29 */
   bool uncertain;    /* an instruction that was not modeled moved sp or x30 */
+  bool guessed;      /* derived from the canonical state, not along a
+                        followed path: gives way to a branch's state */
 } frame_state;
 
-typedef struct pending_state {
-  uint64_t addr;
+/* The state a branch leaves for its target, forward or backward, kept
+ * across passes. Offsets into the function keep the table small. */
+typedef struct target_state {
+  uint32_t addr; /* the target */
+  uint32_t from; /* the branch whose state was recorded */
   frame_state state;
-} pending_state;
+} target_state;
 
-/* Enough for the forward branches of large functions; when the table is
- * full, later targets fall back to the canonical state. With the constant
- * table the analysis keeps about 5 KiB on the stack. */
-#define PENDING_MAX 128
+/* Enough for the branches of large functions; when the table is full,
+ * further targets are not recorded and code reached only through them gets
+ * the canonical state. With the constant table the analysis keeps about
+ * 10 KiB on the stack, within a signal stack. */
+#define TARGETS_MAX 256
+
+/* Passes over the function at most: each pass but the last learns a state
+ * for a target already passed (a block entered by a backward branch); the
+ * cap bounds the time spent on pathological code, and the last pass's
+ * recipes are kept. */
+#define PASSES_MAX 16
 
 /* General registers x0..x30 (and their w views) for the constant table. */
 #define GPR_COUNT 31
@@ -60,13 +72,17 @@ typedef struct analysis {
   knit_recipe *out;
   int max;
   int count;
-  pending_state pending[PENDING_MAX];
-  int pending_count;
+  bool changed;       /* this pass learnt a state for code it had passed */
+  int target_count;   /* sorted by address */
+  target_state targets[TARGETS_MAX];
   bool cfa_from_fp;   /* this pass moves the CFA to x29 at the frame set-up */
   bool wants_fp;      /* sp was restored from x29 or lost under a frame */
   uint32_t const_known;          /* bit i: x_i holds const_value[i] */
   int64_t const_value[GPR_COUNT];
 } analysis;
+
+_Static_assert(sizeof(((analysis *)0)->targets) <= 12 * 1024,
+               "the target table must stay small enough for a signal stack");
 
 static const frame_state entry_state = {.sp_known = true};
 

@@ -37,8 +37,12 @@
  * general register; pops of pushed call arguments are not an epilogue; and
  * PLT0 is entered by a jmp with CFA = rsp+16.
  *
- * Not modeled: code entered by a jump rather than a call (the foo.cold part
- * of a hot/cold split, _start), gcc's DRAP realignment (CFA through r10 or
+ * Code entered by a jump rather than a call, the foo.cold part of gcc's
+ * hot/cold split, is analyzed by knit_x86_64_analyze_entered from the state
+ * its parent has at the jump into it (the parent's analysis reports that
+ * state); its canonical guess is then that entry state.
+ *
+ * Not modeled: _start (entered by the kernel), gcc's DRAP realignment (CFA through r10 or
  * an expression), stack switches, and anything not listed in model_insn
  * (x86_64_analyze_insn.c); those rsp writes make the recipe
  * KNIT_RECIPE_UNCERTAIN.
@@ -276,6 +280,14 @@ static void emit(analysis *a, const frame_state *s, uint64_t start,
     a->out[a->count++] = r;
 }
 
+/* Whether insn is a direct jmp or jcc to `to`. */
+static bool jumps_to(const analysis *a, const cs_insn *insn, uint64_t to) {
+  const cs_x86 *x = &insn->detail->x86;
+  return x->op_count == 1 && x->operands[0].type == X86_OP_IMM &&
+         (uint64_t)x->operands[0].imm == to && insn->id != X86_INS_CALL &&
+         cs_insn_group(a->handle, insn, X86_GRP_JUMP);
+}
+
 /* One linear pass over the function with the targets recorded so far,
  * emitting its recipes into a->out. Returns the instructions decoded. */
 static int sweep(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
@@ -298,6 +310,7 @@ static int sweep(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
   uint64_t pc = a->func_start;
   a->count = 0;
   a->changed = false;
+  a->jump_found = false;
   while (left > 0) {
     uint64_t at = pc;
     bool decodes = cs_disasm_iter(a->handle, &p, &left, &pc, insn);
@@ -373,6 +386,13 @@ static int sweep(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
       canonical.state.guessed = true;
     if (flow == FLOW_BRANCH || flow == FLOW_JUMP)
       target_record(a, at, target, &cur);
+    if (a->jump_to && jumps_to(a, insn, a->jump_to) &&
+        (!a->jump_found || (a->jump_state.guessed && !before.guessed))) {
+      /* A jump does not change the frame: the state before it is the one
+       * its target is entered with. */
+      a->jump_found = true;
+      a->jump_state = before;
+    }
     /* Alignment padding after the end of a path is never executed: the
      * code after it is still entered only by branches. */
     path_ended = flow == FLOW_END || flow == FLOW_JUMP || (resumed && padding);
@@ -386,8 +406,46 @@ static int sweep(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
   return decoded;
 }
 
+/* The ISA-neutral form of a state at a jump, and back. The rule keeps
+ * what recipes say; sp_depth keeps rsp's distance when the CFA is on rbp. */
+static void state_to_jump(const frame_state *s, knit_jump_state *j) {
+  recipe_from_state(s, 0, 0, &j->rule);
+  j->sp_depth = s->sp_depth;
+  j->sp_known = s->sp_known;
+  j->found = true;
+}
+
+static frame_state state_from_jump(const knit_jump_state *j) {
+  frame_state s = {0};
+  s.sp_known = j->sp_known;
+  s.sp_depth = j->sp_known ? j->sp_depth : 0;
+  if (j->rule.cfa_base == KNIT_CFA_FP) {
+    s.cfa_on_fp = true;
+    s.fp_is_frame = true;
+    s.fp_depth = j->rule.cfa_offset;
+  } else if (!j->sp_known || j->sp_depth != j->rule.cfa_offset) {
+    /* Inconsistent or lost: keep the rule's offset, as a guess. */
+    s.sp_depth = j->rule.cfa_offset;
+    s.uncertain = true;
+  }
+  if (j->rule.fp_rule == KNIT_FP_AT_CFA) {
+    s.fp_saved = true;
+    s.fp_slot = j->rule.fp_offset;
+  }
+  s.uncertain |= (j->rule.flags & KNIT_RECIPE_UNCERTAIN) != 0;
+  return s;
+}
+
 int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
                         size_t len, uint64_t addr, knit_recipe *out, int max) {
+  return knit_x86_64_analyze_entered(cs_handle, insn_buf, code, len, addr, NULL,
+                                     0, NULL, out, max);
+}
+
+int knit_x86_64_analyze_entered(size_t cs_handle, void *insn_buf, const uint8_t *code,
+                                size_t len, uint64_t addr,
+                                const knit_jump_state *entry, uint64_t jump_to,
+                                knit_jump_state *at_jump, knit_recipe *out, int max) {
   analysis a;
   a.handle = (csh)cs_handle;
   a.func_start = addr;
@@ -397,9 +455,16 @@ int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
   a.count = 0;
   a.target_count = 0;
   a.noreturn_count = 0;
+  /* Only a jump out of the code is a way into another part. */
+  a.jump_to = at_jump && (jump_to < addr || jump_to >= addr + len) ? jump_to : 0;
+  a.jump_found = false;
+  if (at_jump)
+    at_jump->found = false;
 
   frame_state start = entry_state;
-  if (is_plt0(code, len))
+  if (entry)
+    start = state_from_jump(entry);
+  else if (is_plt0(code, len))
     start.sp_depth = 16;
   /* Iterate the sweep until it learns no new target state: a block placed
    * after a path end and entered only by a later backward branch gets the
@@ -411,5 +476,7 @@ int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
     if (!a.changed || pass == PASSES_MAX)
       break;
   }
+  if (a.jump_to && a.jump_found)
+    state_to_jump(&a.jump_state, at_jump);
   return a.count;
 }

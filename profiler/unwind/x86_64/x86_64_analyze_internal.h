@@ -81,6 +81,11 @@ typedef struct analysis {
    * later passes end the path there. */
   int noreturn_count;
   uint32_t noreturn[NORETURN_MAX];
+  /* The jump asked for by knit_x86_64_analyze_entered (0: none) and the
+   * state at it, found anew by every pass (the last pass's is kept). */
+  uint64_t jump_to;
+  bool jump_found;
+  frame_state jump_state;
 } analysis;
 
 _Static_assert(sizeof(((analysis *)0)->targets) <= 16 * 1024,

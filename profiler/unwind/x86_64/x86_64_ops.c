@@ -28,4 +28,5 @@ const knit_isa_ops knit_isa_x86_64 = {
   .dwarf_lr = -1,
   .sigreturn_step = knit_x86_64_sigreturn_step,
   .call_before = knit_x86_64_call_before,
+  .analyze_entered = knit_x86_64_analyze_entered,
 };

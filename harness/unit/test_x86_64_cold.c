@@ -1,0 +1,231 @@
+/* Parts of hot/cold split functions on x86-64 (gcc's foo.cold, entered by
+ * a jump from foo with foo's frame in place): the analyzer from recorded
+ * bytes of gcc 12 -O2 code, then on a function of this test that gcc
+ * splits (test_x86_64_cold_subjects.c): the bounds find its parent, the
+ * recipe cache analyzes it from the parent's state, and knit audit compares
+ * every instruction of it with the CFI. */
+#define _GNU_SOURCE
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <capstone/capstone.h>
+
+#include "profiler/audit/audit.h"
+#include "profiler/unwind/bounds.h"
+#include "profiler/unwind/decoder.h"
+#include "profiler/unwind/isa.h"
+#include "profiler/unwind/recipe_cache.h"
+
+long knit_cold_subject(long x, long y);
+
+static csh cs;
+static cs_insn *insn;
+
+static int setup(void **state) {
+  (void)state;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+    return -1;
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  insn = cs_malloc(cs);
+  return insn ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  cs_free(insn, 1);
+  cs_close(&cs);
+  return 0;
+}
+
+/* gcc 12 -O2 -fasynchronous-unwind-tables, linked -shared -nostdlib with
+ * stubs (hot at 0x1070, hot.cold at 0x1030, as in the library):
+ *   __attribute__((cold)) void report(const char *, int, long);
+ *   extern long work(long);
+ *   long hot(long x, long y) {
+ *     long a = work(x), b = work(y);
+ *     if (__builtin_expect(x < 0, 0)) {
+ *       report("negative", 1, a); report("again", 2, b); return -1;
+ *     }
+ *     return a + b + work(a * b);
+ *   }
+ * hot: push r12; push rbp; push rbx; sub rsp,16; ...; js hot.cold; ...
+ * hot.cold: the two calls, then jmp back into hot's epilogue. Its CFI is
+ * CFA = rsp+48, rbp at CFA-24, throughout. */
+static const uint8_t hot_o2[] = {
+  0x41, 0x54, 0x49, 0x89, 0xf4, 0x55, 0x48, 0x89, 0xfd, 0x53, 0x48, 0x83,
+  0xec, 0x10, 0xe8, 0x9d, 0xff, 0xff, 0xff, 0x4c, 0x89, 0xe7, 0x48, 0x89,
+  0xc3, 0xe8, 0x92, 0xff, 0xff, 0xff, 0x48, 0x85, 0xed, 0x0f, 0x88, 0x99,
+  0xff, 0xff, 0xff, 0x48, 0x8d, 0x2c, 0x03, 0x48, 0x0f, 0xaf, 0xd8, 0x48,
+  0x89, 0xdf, 0xe8, 0x79, 0xff, 0xff, 0xff, 0x48, 0x01, 0xe8, 0x48, 0x83,
+  0xc4, 0x10, 0x5b, 0x5d, 0x41, 0x5c, 0xc3,
+};
+static const uint8_t cold_o2[] = {
+  0x48, 0x89, 0xda, 0xbe, 0x01, 0x00, 0x00, 0x00, 0x48, 0x89, 0x44, 0x24,
+  0x08, 0x48, 0x8d, 0x3d, 0xbc, 0x0f, 0x00, 0x00, 0xe8, 0xc7, 0xff, 0xff,
+  0xff, 0x48, 0x8b, 0x54, 0x24, 0x08, 0xbe, 0x02, 0x00, 0x00, 0x00, 0x48,
+  0x8d, 0x3d, 0xaf, 0x0f, 0x00, 0x00, 0xe8, 0xb1, 0xff, 0xff, 0xff, 0x48,
+  0x83, 0xc8, 0xff, 0xe9, 0x42, 0x00, 0x00, 0x00,
+};
+
+/* The same with -fno-omit-frame-pointer: hot.cold's CFI is CFA = rbp+16,
+ * rbp at CFA-16, throughout. */
+static const uint8_t hot_fp[] = {
+  0x55, 0x48, 0x89, 0xe5, 0x41, 0x55, 0x49, 0x89, 0xf5, 0x41, 0x54, 0x49,
+  0x89, 0xfc, 0x53, 0x48, 0x83, 0xec, 0x18, 0xe8, 0x98, 0xff, 0xff, 0xff,
+  0x4c, 0x89, 0xef, 0x48, 0x89, 0xc3, 0xe8, 0x8d, 0xff, 0xff, 0xff, 0x4d,
+  0x85, 0xe4, 0x0f, 0x88, 0x94, 0xff, 0xff, 0xff, 0x4c, 0x8d, 0x24, 0x03,
+  0x48, 0x0f, 0xaf, 0xd8, 0x48, 0x89, 0xdf, 0xe8, 0x74, 0xff, 0xff, 0xff,
+  0x4c, 0x01, 0xe0, 0x48, 0x83, 0xc4, 0x18, 0x5b, 0x41, 0x5c, 0x41, 0x5d,
+  0x5d, 0xc3,
+};
+static const uint8_t cold_fp[] = {
+  0x48, 0x89, 0xda, 0xbe, 0x01, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0xc1,
+  0x0f, 0x00, 0x00, 0x48, 0x89, 0x45, 0xd8, 0xe8, 0xc8, 0xff, 0xff, 0xff,
+  0x48, 0x8b, 0x55, 0xd8, 0xbe, 0x02, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d,
+  0xb1, 0x0f, 0x00, 0x00, 0xe8, 0xb3, 0xff, 0xff, 0xff, 0x48, 0x83, 0xc8,
+  0xff, 0xe9, 0x49, 0x00, 0x00, 0x00,
+};
+
+#define HOT_ADDR 0x1070u
+#define COLD_ADDR 0x1030u
+#define MAX_RECIPES 64
+
+/* Analyzes the parent for its jump into the part, then the part from that
+ * state, and checks that one rule covers every byte of the part. */
+static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
+                       size_t cold_len, uint8_t cfa_base, int32_t cfa_offset,
+                       int32_t fp_offset) {
+  const knit_isa_ops *isa = &knit_isa_x86_64;
+  knit_recipe r[MAX_RECIPES];
+  knit_jump_state at_jump;
+  int n = isa->analyze_entered((size_t)cs, insn, hot, hot_len, HOT_ADDR, NULL,
+                               COLD_ADDR, &at_jump, r, MAX_RECIPES);
+  assert_true(n > 0);
+  assert_true(at_jump.found);
+  /* The parent's own recipes are those of the plain entry point. */
+  knit_recipe plain[MAX_RECIPES];
+  assert_int_equal(isa->analyze((size_t)cs, insn, hot, hot_len, HOT_ADDR, plain,
+                                MAX_RECIPES), n);
+  assert_memory_equal(r, plain, (size_t)n * sizeof r[0]);
+
+  n = isa->analyze_entered((size_t)cs, insn, cold, cold_len, COLD_ADDR, &at_jump,
+                           0, NULL, r, MAX_RECIPES);
+  assert_int_equal(n, 1);
+  assert_int_equal(r[0].start, COLD_ADDR);
+  assert_int_equal(r[0].end, COLD_ADDR + cold_len);
+  assert_int_equal(r[0].cfa_base, cfa_base);
+  assert_int_equal(r[0].cfa_offset, cfa_offset);
+  assert_int_equal(r[0].ra_rule, KNIT_RA_AT_CFA);
+  assert_int_equal(r[0].ra_offset, -8);
+  assert_int_equal(r[0].fp_rule, KNIT_FP_AT_CFA);
+  assert_int_equal(r[0].fp_offset, fp_offset);
+  assert_int_equal(r[0].flags & KNIT_RECIPE_UNCERTAIN, 0);
+
+  /* Taken as entered by a call, as before, the part was wrong. */
+  n = isa->analyze((size_t)cs, insn, cold, cold_len, COLD_ADDR, r, MAX_RECIPES);
+  assert_true(n > 0);
+  assert_int_equal(r[0].cfa_offset, 8);
+}
+
+static void test_cold_part_from_frameless_parent(void **state) {
+  (void)state;
+  check_part(hot_o2, sizeof hot_o2, cold_o2, sizeof cold_o2, KNIT_CFA_SP, 48, -24);
+}
+
+static void test_cold_part_from_frame_pointer_parent(void **state) {
+  (void)state;
+  check_part(hot_fp, sizeof hot_fp, cold_fp, sizeof cold_fp, KNIT_CFA_FP, 16, -16);
+}
+
+/* No jump to the address asked for (or one inside the code): not found. */
+static void test_no_jump_found(void **state) {
+  (void)state;
+  knit_recipe r[MAX_RECIPES];
+  knit_jump_state at_jump;
+  assert_true(knit_isa_x86_64.analyze_entered((size_t)cs, insn, hot_o2, sizeof hot_o2,
+                                              HOT_ADDR, NULL, 0x2000, &at_jump, r,
+                                              MAX_RECIPES) > 0);
+  assert_false(at_jump.found);
+  assert_true(knit_isa_x86_64.analyze_entered((size_t)cs, insn, hot_o2, sizeof hot_o2,
+                                              HOT_ADDR, NULL, HOT_ADDR + 0x27, &at_jump,
+                                              r, MAX_RECIPES) > 0);
+  assert_false(at_jump.found);
+}
+
+/* ---- the split function of this test ---- */
+
+static uint64_t exe_base;
+
+static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  exe_base = info->dlpi_addr; /* the first entry is the program */
+  return 1;
+}
+
+/* The part of knit_cold_subject, found by the bounds' scan. */
+static void find_part(const knit_func_table *t, uint64_t *start, uint64_t *end) {
+  uint64_t hot = (uint64_t)(uintptr_t)knit_cold_subject - exe_base;
+  size_t parts = 0;
+  assert_non_null(t->parent);
+  for (size_t i = 0; i < t->count; i++) {
+    if (t->parent[i] != hot)
+      continue;
+    *start = t->start[i];
+    *end = t->end[i];
+    parts++;
+  }
+  assert_int_equal(parts, 1);
+  uint64_t ps, pe;
+  assert_true(knit_bounds_parent(t, *start, &ps, &pe));
+  assert_int_equal(ps, hot);
+  assert_false(knit_bounds_parent(t, hot, &ps, &pe));
+}
+
+static void test_split_function_of_this_test(void **state) {
+  (void)state;
+  dl_iterate_phdr(find_exe, NULL);
+  char err[256];
+  knit_audit_target *t = knit_audit_open("/proc/self/exe", err, sizeof err);
+  assert_non_null(t);
+  uint64_t start = 0, end = 0;
+  find_part(knit_audit_target_functions(t), &start, &end);
+
+  /* knit audit compares every instruction of the part with the CFI. */
+  knit_audit_result res;
+  memset(&res, 0, sizeof res);
+  assert_true(knit_audit_function(t, start, end, NULL, &res, NULL));
+  assert_true(res.instructions > 5);
+  assert_int_equal(res.disagree, 0);
+  assert_int_equal(res.skipped[KNIT_AUDIT_SKIP_JUMP_ENTERED], 0);
+
+  /* The recipe cache, as the handler uses it, finds the same frame. */
+  assert_true(knit_decoder_setup());
+  knit_decoder dec;
+  memset(&dec, 0, sizeof dec);
+  assert_true(knit_decoder_open(&dec, &knit_isa_x86_64));
+  static knit_recipe_scratch scratch;
+  uint64_t built = 0;
+  const knit_recipe *r = knit_recipe_cache_get_in(
+      &dec, &scratch, 7, knit_audit_target_functions(t), exe_base, start + exe_base,
+      end + exe_base, start + exe_base, &built);
+  assert_non_null(r);
+  assert_int_equal(built, 2); /* the parent, then the part */
+  assert_true(r->cfa_base != KNIT_CFA_SP || r->cfa_offset > 8);
+  knit_decoder_close(&dec);
+  knit_audit_close(t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_cold_part_from_frameless_parent),
+    cmocka_unit_test(test_cold_part_from_frame_pointer_parent),
+    cmocka_unit_test(test_no_jump_found),
+    cmocka_unit_test(test_split_function_of_this_test),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,69 @@
+/*
+ * Fault injection: MOCKRT_FAULT=name makes the mock break exactly one OMPT
+ * promise, so that a checker (harness/mockrt/ompt_checker.c, the
+ * conformance suite) can be shown to catch each one.  The name is read once,
+ * when the library is loaded; an unknown name is reported on stderr with the
+ * list of valid names and the run goes on without a fault.
+ * docs/mockrt-faults.md says which check catches which fault.
+ */
+#ifndef MOCKRT_CORE_FAULT_H
+#define MOCKRT_CORE_FAULT_H
+
+#include "mockrt.h"
+
+/* X(id, name, what the mock does wrong): one line of documentation each. */
+#define MOCKRT_FOREACH_FAULT(X)                                                                   \
+  X(EXIT_FRAME_WRONG, "exit_frame_wrong",                                                       \
+    "the master's implicit task names an exit frame 64 KiB below the runtime frame that calls the body") \
+  X(ENTER_FRAME_MISSING, "enter_frame_missing",                                                 \
+    "no enter frame is set while an implicit task waits in its join barrier")                  \
+  X(ENTER_FRAME_FLAGS_WRONG, "enter_frame_flags_wrong",                                         \
+    "the encountering task's enter frame flags say neither cfa nor framepointer at parallel_begin") \
+  X(PARALLEL_END_DROPPED, "parallel_end_dropped", "parallel_end is never dispatched")          \
+  X(IMPLICIT_TASK_END_DROPPED, "implicit_task_end_dropped",                                     \
+    "workers' implicit tasks never get their scope_end event")                                 \
+  X(THREAD_BEGIN_DROPPED, "thread_begin_dropped", "worker threads get no thread_begin event")  \
+  X(BARRIER_STATE_WRONG, "barrier_state_wrong",                                                 \
+    "a thread waiting in a barrier reports ompt_state_work_parallel")                          \
+  X(LOCK_WAIT_ID_WRONG, "lock_wait_id_wrong",                                                   \
+    "mutex_acquire/acquired give a wait id 8 bytes past the lock")                             \
+  X(UNIQUE_ID_REUSED, "unique_id_reused", "ompt_get_unique_id returns the same id every time")  \
+  X(THREAD_NUM_WRONG, "thread_num_wrong", "implicit_task begin gives index 0 to every thread")  \
+  X(TEAM_SIZE_WRONG, "team_size_wrong",                                                         \
+    "implicit_task begin reports one thread more than the team has")                           \
+  X(SET_CALLBACK_LIES, "set_callback_lies",                                                     \
+    "ompt_set_callback answers always for ompt_callback_work, which is never dispatched")      \
+  X(PARALLEL_DATA_MISMATCH, "parallel_data_mismatch",                                           \
+    "parallel_end passes another parallel_data than parallel_begin did")                       \
+  X(TASK_INFO_LEVEL_WRONG, "get_task_info_level_wrong",                                         \
+    "ompt_get_task_info and ompt_get_parallel_info answer for the level one further out")      \
+  X(FINALIZE_DROPPED, "finalize_dropped", "the tool's finalize is never called")               \
+  X(INITIALIZE_TWICE, "initialize_twice", "the tool's initialize is called twice")
+
+enum mockrt_fault_id {
+  MOCKRT_FAULT_NONE = 0,
+#define MOCKRT_FAULT_ENUM(id, name, doc) MOCKRT_FAULT_##id,
+  MOCKRT_FOREACH_FAULT(MOCKRT_FAULT_ENUM)
+#undef MOCKRT_FAULT_ENUM
+};
+
+/* The fault chosen by MOCKRT_FAULT, or MOCKRT_FAULT_NONE; set before any thread runs. */
+extern int mockrt_fault_active;
+
+/* True if this run breaks the promise named by id: one load and a compare. */
+static inline bool mockrt_fault(enum mockrt_fault_id id)
+{
+  return MOCKRT_UNLIKELY(mockrt_fault_active == (int)id);
+}
+
+/* An ompt_data_t that belongs to no region (for parallel_data_mismatch). */
+extern ompt_data_t mockrt_fault_stray_data;
+
+/*
+ * exit_frame_wrong: gives t an exit frame 64 KiB below cfa (where the body's
+ * callees would live, so it cuts the body away) and returns a scratch slot
+ * for a trampoline that would otherwise store the right address over it.
+ */
+void **mockrt_fault_wrong_exit_frame(mockrt_task_t *t, void *cfa);
+
+#endif
