@@ -21,7 +21,8 @@
  * its parent too; the state at a tail call is the entry state, so its
  * recipes do not change.
  *
- * Read with the bounds, when a module is loaded (about 2 ms for libc). */
+ * Read with the bounds, when a module is loaded: reading all of libc's
+ * bounds, this scan included, takes about 8 ms on the project's VM. */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
