@@ -2,10 +2,13 @@
 #   make demo    set up, build, record the bundled parallel_for workload, print the report
 #   make check   set up, build natively and for aarch64 and ppc64le, run every test
 #   make bench   set up, build, run the benchmarks (they print ratios against a peer)
+#   make matrix  set up, build the three trees, run every workload in every cell of the
+#                support matrix (harness/matrix; MATRIX_ARGS=--quick for x86_64 + aarch64)
+#   make check-full  check, then the full matrix
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo check bench clean
+.PHONY: all deps build demo check bench matrix check-full clean
 
 all: build
 
@@ -23,6 +26,25 @@ bench: build
 
 check: deps
 	@bash ci/check.sh $(BUILD) $(JOBS)
+
+MATRIX_ARGS ?=
+TREES = native aarch64 ppc64le
+
+# Builds every tree as ci/check.sh does (a log per tree), stopping at the
+# first that fails: the matrix would otherwise run a stale tree.
+matrix: deps
+	@mkdir -p $(BUILD)
+	@for t in $(TREES); do \
+	  echo "== $$t: build"; \
+	  bash ci/build.sh $$t $(BUILD) $(JOBS) >$(BUILD)/build-$$t.log 2>&1 || { \
+	    tail -n 40 $(BUILD)/build-$$t.log; echo "matrix: building $$t failed (log: $(BUILD)/build-$$t.log)"; exit 1; }; \
+	done
+	@bash harness/matrix --build $(BUILD) $(MATRIX_ARGS)
+
+# check builds every tree; the matrix then runs on them. Both always run.
+check-full: deps
+	@rc=0; bash ci/check.sh $(BUILD) $(JOBS) || rc=1; \
+	echo; echo "== matrix"; bash harness/matrix --build $(BUILD) || rc=1; exit $$rc
 
 clean:
 	rm -rf $(BUILD)

@@ -143,7 +143,8 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   uint64_t built_before = t->unwinder.recipes_built;
   t->in_unwind = 1;
   if (sigsetjmp(t->fault_jump, 1) == 0) {
-    knit_unwind_limit(&t->unwinder.stop_at, &t->unwinder.stop_is_cfa);
+    knit_unwind_limit(&t->unwinder.stop_at, &t->unwinder.stop_is_cfa,
+                      &t->unwinder.stop_module);
     n = knit_unwind(&t->unwinder, &regs, frames, MAX_FRAMES, &end);
   } else {
     /* A read faulted: keep the frames found so far as a partial path. The

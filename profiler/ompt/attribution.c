@@ -171,10 +171,19 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
   return place_task(frames, n, end, tf, flags, prefix, state, sample_index, out, max, partial);
 }
 
-void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa)
+/* The load map id of the module holding code at addr, or
+ * KNIT_MODULE_UNKNOWN. */
+static uint32_t module_of(const void *addr)
+{
+  const knit_module *m = knit_loadmap_find(knit_loadmap_current(), (uint64_t)(uintptr_t)addr);
+  return m ? m->id : KNIT_MODULE_UNKNOWN;
+}
+
+void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_module)
 {
   *stop_at = 0;
   *stop_is_cfa = false;
+  *runtime_module = KNIT_MODULE_UNKNOWN;
   knit_thread *t = knit_thread_self();
   uint32_t thread_flags = t ? atomic_load(&t->flags) : 0;
   const ompt_frame_t *tf = NULL;
@@ -189,6 +198,8 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa)
                                         &thread_num) == 2 &&
         !(flags & ompt_task_initial))
       tf = frame;
+    /* The runtime is the module that answers OMPT's inquiries. */
+    *runtime_module = module_of((const void *)knit_ompt_runtime.get_task_info);
   } else if (knit_gomp_current_task(&synth, &prefix)) {
     tf = &synth;
   }

@@ -41,8 +41,10 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
 /* Where the walk of a sample may stop: the current task's exit frame (the
  * runtime function that called the task), beyond which every frame is the
  * runtime's and the task's region path stands for the rest. 0 when the walk
- * must go to the bottom (no task, or the initial task). Async-signal-safe. */
-void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa);
+ * must go to the bottom (no task, or the initial task). *runtime_module is
+ * the runtime's load map id (see knit_unwinder.stop_module). Async-signal-
+ * safe. */
+void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_module);
 
 /* True once an OpenMP runtime has accepted knit's OMPT tool. */
 bool knit_ompt_active(void);

@@ -96,6 +96,7 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
     /* The encountering task's own frames end at its exit frame. */
     t->unwinder.stop_at = here && here->exit_frame.ptr ? (uint64_t)(uintptr_t)here->exit_frame.ptr : 0;
     t->unwinder.stop_is_cfa = here && (here->exit_frame_flags & ompt_frame_cfa);
+    t->unwinder.stop_module = KNIT_MODULE_UNKNOWN;
     n = knit_unwind(&t->unwinder, &regs, frames, CAPTURE_MAX_FRAMES, &end);
   } else {
     t->stats[KNIT_STAT_FAULTS]++;

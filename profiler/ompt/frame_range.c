@@ -8,6 +8,10 @@
  * it and its callee's is at or below it. */
 static int frame_named_by(const knit_frame *frames, int n, const ompt_frame_t *tf, bool enter)
 {
+  /* A walk that stopped at the exit frame marked the frame it stopped at:
+   * that is the one, whatever its computed CFA says. */
+  if (!enter && n > 0 && (frames[n - 1].flags & KNIT_FRAME_AT_LIMIT))
+    return n - 1;
   uint64_t a = (uint64_t)(uintptr_t)(enter ? tf->enter_frame.ptr : tf->exit_frame.ptr);
   int flags = enter ? tf->enter_frame_flags : tf->exit_frame_flags;
   bool is_cfa = (flags & ompt_frame_cfa) != 0;

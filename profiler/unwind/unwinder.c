@@ -194,6 +194,7 @@ __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_
     e->call = facts.call & 3;
     e->module = (uint16_t)(out->module_id + 1);
     e->root = out->root;
+    e->uncertain = (r->flags & KNIT_RECIPE_UNCERTAIN) != 0;
     e->cfa_base = r->cfa_base;
     e->ra_rule = r->ra_rule;
     e->fp_rule = r->fp_rule;
@@ -217,6 +218,7 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
   knit_step_cache_entry *const cache = u->cache;
   const uint64_t stop_at = u->stop_at;
   const bool stop_is_cfa = u->stop_is_cfa;
+  const uint32_t stop_module = u->stop_module;
   const knit_read_word_fn read = u->read;
   void *const read_ctx = u->read_ctx;
   const unsigned slack = entry_slack(u);
@@ -251,6 +253,7 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
       recipe.ra_offset = e->ra_offset;
       recipe.fp_offset = e->fp_offset;
       root = e->root;
+      recipe.flags = e->uncertain ? KNIT_RECIPE_UNCERTAIN : 0;
       found = true;
     } else {
       slow_step out;
@@ -303,11 +306,23 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
      * it, and never steps out of runtime code whose frame recipes cannot
      * describe (a trampoline that keeps its frame base in a callee-saved
      * register). */
+    /* The runtime function may move its stack pointer by amounts no recipe
+     * knows (libomp's __kmp_invoke_microtask on aarch64 does, for the
+     * outlined body's stack arguments), and then its computed CFA cannot
+     * be trusted. A frame-pointer limit lies within that function's frame,
+     * above its stack pointer: a frame of the runtime whose recipe is a
+     * guess and whose stack pointer is at or below the limit is taken to be
+     * it. Frames of other modules never end the walk this way. */
     if (stop_at) {
-      uint64_t frame_cfa;
-      if (knit_recipe_cfa_(&recipe, &cur, read, read_ctx, &frame_cfa) &&
-          (frame_cfa > stop_at || (stop_is_cfa && frame_cfa == stop_at))) {
-        f->cfa = frame_cfa;
+      uint64_t frame_cfa = 0;
+      bool have_cfa = knit_recipe_cfa_(&recipe, &cur, read, read_ctx, &frame_cfa);
+      bool reached =
+          (have_cfa && (frame_cfa > stop_at || (stop_is_cfa && frame_cfa == stop_at))) ||
+          (!stop_is_cfa && module_id == stop_module && (recipe.flags & KNIT_RECIPE_UNCERTAIN) &&
+           cur.sp <= stop_at);
+      if (reached) {
+        f->flags |= KNIT_FRAME_AT_LIMIT;
+        f->cfa = have_cfa ? frame_cfa : UINT64_MAX;
         *end = KNIT_UNWIND_COMPLETE;
         return i + 1;
       }

@@ -24,6 +24,10 @@ typedef struct knit_frame {
 /* The frame is the one a signal interrupted: its pc is the exact next
  * instruction, not a return address (as for the innermost frame). */
 #define KNIT_FRAME_INTERRUPTED 0x2u
+/* The walk stopped at this frame because it is the function the caller's
+ * limit names (knit_unwinder.stop_at): the runtime function that called the
+ * task. */
+#define KNIT_FRAME_AT_LIMIT 0x4u
 
 /* --- step classes --- */
 /* Bits 8-9 of flags: the knit_step_class (step_class.h) of the step that
@@ -65,6 +69,7 @@ typedef struct knit_step_cache_entry {
   uint8_t fp_rule : 2;
   uint8_t root : 1;
   uint8_t call : 2;      /* knit_call_kind of the instruction ending at pc */
+  uint8_t uncertain : 1; /* the recipe is KNIT_RECIPE_UNCERTAIN */
 } knit_step_cache_entry;
 _Static_assert(sizeof(knit_step_cache_entry) == 32, "a step cache entry is 32 bytes");
 _Static_assert(KNIT_MAX_MODULES < UINT16_MAX, "module ids + 1 fit a step cache entry");
@@ -81,10 +86,13 @@ typedef struct knit_unwinder {
    * handler jumps out of the walk, this says how much of it is usable. */
   volatile int progress;
   /* Where to stop (0: at the bottom of the stack): the walk ends, complete,
-   * at the first frame whose CFA is above stop_at, or equal to it when
-   * stop_is_cfa. Set by the caller before each walk. */
+   * at the frame stop_at names: the first frame whose CFA reaches it (for a
+   * frame-pointer value, lies above it); or, for a frame-pointer value, a
+   * frame of the runtime's module (stop_module) whose recipe is a guess and
+   * whose stack lies below the value. Set by the caller before each walk. */
   uint64_t stop_at;
   bool stop_is_cfa;
+  uint32_t stop_module;  /* the runtime's load map id, for the guess above */
   /* Optional (NULL: none): KNIT_STEP_CACHE_SIZE entries owned by the
    * unwinder's thread, remembering the steps of recent return addresses. */
   knit_step_cache_entry *cache;
