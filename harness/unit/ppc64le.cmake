@@ -34,3 +34,11 @@ if(TARGET test_ppc64le_analyze AND TARGET knit_audit AND NOT CMAKE_CROSSCOMPILIN
   knit_add_test(NAME unit.test_ppc64le_audit COMMAND test_ppc64le_analyze audit
     LABELS unit)
 endif()
+
+# Switch-shaped code: jump-table cases and more branch targets than the
+# analyzer's on-stack table holds (its workspace).
+knit_unit_test(test_ppc64le_switch
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ppc64le_switch.c LIBS knit_unwind)
+if(TARGET test_ppc64le_switch)
+  target_include_directories(test_ppc64le_switch PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
+endif()

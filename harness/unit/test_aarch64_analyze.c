@@ -151,7 +151,7 @@ static int teardown(void **state) {
  * contiguous intervals that cover exactly [addr, addr+len). */
 static int analyze(const uint8_t *code, size_t len, uint64_t addr,
                    knit_recipe *out, int max) {
-  int n = knit_isa_aarch64.analyze((size_t)cs, insn, code, len, addr, out, max);
+  int n = knit_isa_aarch64.analyze((size_t)cs, insn, code, len, addr, out, max, NULL);
   assert_true(n > 0);
   assert_int_equal(out[0].start, addr);
   for (int i = 1; i < n; i++)
@@ -570,7 +570,7 @@ static void test_undecodable_and_full_output(void **state) {
   /* udf #0 (and other reserved encodings): nothing decodes. */
   static const uint8_t junk[] = {W(0x00000000), W(0x00000000)};
   assert_int_equal(knit_isa_aarch64.analyze((size_t)cs, insn, junk, sizeof junk,
-                                            FIXTURE_ADDR, r, MAX_RECIPES), -1);
+                                            FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
   /* A bad word in the middle is covered by a flagged guess and decoding
    * goes on: stp x29, x30, [sp, #-16]!; (udf); ldp x29, x30, [sp], #16; ret */
   static const uint8_t mid[] = {W(0xa9bf7bfd), W(0x00000000), W(0xa8c17bfd),

@@ -130,7 +130,7 @@ static int teardown(void **state) {
  * contiguous intervals that cover exactly [addr, addr+len), merged. */
 static int analyze(const uint8_t *code, size_t len, uint64_t addr,
                    knit_recipe *out, int max) {
-  int n = knit_isa_ppc64le.analyze((size_t)cs, insn, code, len, addr, out, max);
+  int n = knit_isa_ppc64le.analyze((size_t)cs, insn, code, len, addr, out, max, NULL);
   assert_true(n > 0);
   assert_int_equal(out[0].start, addr);
   for (int i = 1; i < n; i++)
@@ -508,7 +508,7 @@ static void test_undecodable_and_full_output(void **state) {
   knit_recipe r[MAX_RECIPES];
   static const uint8_t junk[] = {0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(knit_isa_ppc64le.analyze((size_t)cs, insn, junk, sizeof junk,
-                                            FIXTURE_ADDR, r, MAX_RECIPES), -1);
+                                            FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
   /* With room for two recipes the second one stretches to the end and is
    * flagged: the function stays covered. */
   int n = analyze(multi_exit_o2, sizeof multi_exit_o2, MULTI_EXIT_O2_ADDR, r, 2);

@@ -47,7 +47,7 @@ static int teardown(void **state) {
  * contiguous intervals that cover exactly [addr, addr+len). */
 static int analyze(const uint8_t *code, size_t len, uint64_t addr,
                    knit_recipe *out, int max) {
-  int n = knit_isa_x86_64.analyze((size_t)cs, insn, code, len, addr, out, max);
+  int n = knit_isa_x86_64.analyze((size_t)cs, insn, code, len, addr, out, max, NULL);
   assert_true(n > 0);
   assert_int_equal(out[0].start, addr);
   for (int i = 1; i < n; i++)
@@ -344,7 +344,7 @@ static void test_undecodable_and_full_output(void **state) {
   /* 0x06 (push es) is invalid in 64-bit mode: nothing decodes. */
   static const uint8_t junk[] = {0x06, 0x06};
   assert_int_equal(knit_isa_x86_64.analyze((size_t)cs, insn, junk, sizeof junk,
-                                           FIXTURE_ADDR, r, MAX_RECIPES), -1);
+                                           FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
   /* An invalid byte in the middle is covered by a flagged guess and the
    * decoding goes on: push rbx; (bad); pop rbx; ret. */
   static const uint8_t mid[] = {0x53, 0x06, 0x5b, 0xc3};

@@ -109,7 +109,7 @@ static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
   /* The parent's own recipes are those of the plain entry point. */
   knit_recipe plain[MAX_RECIPES];
   assert_int_equal(isa->analyze((size_t)cs, insn, hot, hot_len, HOT_ADDR, plain,
-                                MAX_RECIPES), n);
+                                MAX_RECIPES, NULL), n);
   assert_memory_equal(r, plain, (size_t)n * sizeof r[0]);
 
   n = isa->analyze_entered((size_t)cs, insn, cold, cold_len, COLD_ADDR, &at_jump,
@@ -126,7 +126,7 @@ static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
   assert_int_equal(r[0].flags & KNIT_RECIPE_UNCERTAIN, 0);
 
   /* Taken as entered by a call, as before, the part was wrong. */
-  n = isa->analyze((size_t)cs, insn, cold, cold_len, COLD_ADDR, r, MAX_RECIPES);
+  n = isa->analyze((size_t)cs, insn, cold, cold_len, COLD_ADDR, r, MAX_RECIPES, NULL);
   assert_true(n > 0);
   assert_int_equal(r[0].cfa_offset, 8);
 }

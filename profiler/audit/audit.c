@@ -39,6 +39,9 @@ struct knit_audit_target {
   cs_insn *analyze_insn, *walk_insn;
   bool analyze_open, walk_open;
   knit_recipe *recipes;
+  /* The analyzer's workspace, as the recipe cache gives it one, so that
+   * the audit measures the analysis the profiler runs. */
+  knit_analyze_work *work;
   /* Per 4-byte slot of the function audited: a direct branch goes there
    * (aarch64, ppc64le; for the frame model, see find_branch_targets). */
   uint8_t *branched_to;
@@ -131,6 +134,7 @@ void knit_audit_close(knit_audit_target *t) {
   if (t->fd >= 0)
     close(t->fd);
   free(t->recipes);
+  free(t->work);
   free(t->branched_to);
   free(t);
 }
@@ -194,7 +198,8 @@ knit_audit_target *knit_audit_open(const char *path, char *err, size_t errlen) {
   t->funcs_read = true;
   knit_audit_cfi_open(&t->cfi, t->elf);
   t->recipes = malloc(MAX_RECIPES * sizeof *t->recipes);
-  if (!t->recipes) {
+  t->work = malloc(sizeof *t->work);
+  if (!t->recipes || !t->work) {
     snprintf(err, errlen, "%s: out of memory", path);
     knit_audit_close(t);
     return NULL;
@@ -396,7 +401,7 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
                                         len, start, &entry, 0, NULL, t->recipes,
                                         MAX_RECIPES)
               : t->isa->analyze((size_t)t->analyze_cs, t->analyze_insn, code, len,
-                                start, t->recipes, MAX_RECIPES);
+                                start, t->recipes, MAX_RECIPES, t->work);
   if (n <= 0) {
     res->functions_undecodable++;
     return false;
@@ -449,7 +454,10 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
       continue;
     }
     if (insn->id == 0 || (after_end && (flow & KNIT_FLOW_PADDING))) {
-      seen_data |= insn->id == 0;
+      /* Data after the end of a path (a jump table, the traceback table)
+       * is on no path: the analyzer lost no instruction there, and what
+       * follows is classified as after a path end. */
+      seen_data |= insn->id == 0 && !after_end;
       skip(res, KNIT_AUDIT_SKIP_PADDING);
       continue;
     }

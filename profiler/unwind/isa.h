@@ -21,6 +21,19 @@ typedef struct knit_jump_state {
   bool found;         /* a jump to the address asked for was seen */
 } knit_jump_state;
 
+/* Caller-provided room for an analyzer's tables (ppc64le: its branch
+ * targets), so that a large function (a switch with hundreds of cases)
+ * gets a large table without a large stack frame: analyzers run inside
+ * the signal handler, on whatever stack the thread has. The recipe cache
+ * keeps one per thread in its scratch (allocated once, from the thread's
+ * arena); the audit allocates one. An analyzer given NULL uses a smaller
+ * table on its stack. Opaque bytes: each analyzer lays out its own. */
+#define KNIT_ANALYZE_WORK_BYTES (192u * 1024)
+
+typedef struct knit_analyze_work {
+  _Alignas(16) unsigned char bytes[KNIT_ANALYZE_WORK_BYTES];
+} knit_analyze_work;
+
 typedef struct knit_isa_ops {
   const char *name;      /* "x86_64", "aarch64", "ppc64le" */
   uint16_t elf_machine;  /* EM_X86_64, EM_AARCH64, EM_PPC64 */
@@ -36,9 +49,10 @@ typedef struct knit_isa_ops {
    * NULL when the ISA has no analyzer yet: the caller then falls back to
    * entry_recipe for every address (right at a function's first instruction
    * and, on link-register ISAs, in leaf code that never touches the stack;
-   * a guess everywhere else). */
+   * a guess everywhere else). work: the caller's workspace, or NULL (see
+   * knit_analyze_work); it holds nothing between calls. */
   int (*analyze)(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
-                 uint64_t addr, knit_recipe *out, int max);
+                 uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work);
 
   /* The recipe that holds at the first instruction of any function: the
    * return address where the call put it. Used for code whose bounds are

@@ -138,7 +138,7 @@ const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scrat
                                     KNIT_RECIPE_SCRATCH);
     else
       n = dec->isa->analyze(dec->handle, dec->insn, code, end - start, start,
-                            scratch->recipes, KNIT_RECIPE_SCRATCH);
+                            scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
   }
   if (n <= 0) {
     publish(claimed, NULL, 0);

@@ -13,6 +13,7 @@
 
 #include "unwind/bounds.h"
 #include "unwind/decoder.h"
+#include "unwind/isa.h"
 #include "unwind/recipe.h"
 
 /* Per-thread room for one analysis (the handler must not allocate it). */
@@ -20,6 +21,8 @@
 
 typedef struct knit_recipe_scratch {
   knit_recipe recipes[KNIT_RECIPE_SCRATCH];
+  /* The analyzer's tables: large ones do not fit a signal stack. */
+  knit_analyze_work work;
 } knit_recipe_scratch;
 
 /* Largest function analyzed; beyond it the entry recipe is used. */

@@ -369,7 +369,9 @@ static int run(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
 }
 
 int knit_aarch64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
-                         size_t len, uint64_t addr, knit_recipe *out, int max) {
+                         size_t len, uint64_t addr, knit_recipe *out, int max,
+                         knit_analyze_work *work) {
+  (void)work; /* its tables fit on the stack so far */
   analysis a;
   a.handle = (csh)cs_handle;
   a.func_start = addr;

@@ -21,9 +21,13 @@
  * records persist across passes. After an unconditional end of a path
  * (blr, b, bctr, trap) decoding resumes with the state recorded for that
  * address, which on a later pass includes blocks entered only by a
- * backward branch; else, after a jump through a table (bctr with the frame
- * in place), with the state at that bctr; else with the "canonical" state,
- * the one that held after the prologue and before the first epilogue.
+ * backward branch (gcc's jump tables, placed after their bctr, are read
+ * and their cases recorded as the bctr's targets); else, after a jump
+ * through a table (bctr with the frame in place), with the state at that
+ * bctr; else with the state at the last call made from a frame with LR
+ * saved (an exception landing pad's), when the "canonical" state, the one
+ * that held after the prologue and before the first epilogue, has LR
+ * unsaved (shrink-wrapped code); else with the canonical state.
  * States so guessed are marked and give way to followed ones, also where
  * a guess falls through into a block a branch enters. Alignment nops and
  * the traceback table after a path end keep the path ended. At every blr
@@ -165,7 +169,7 @@ static void target_record(analysis *a, uint64_t at, uint64_t target,
     }
     return;
   }
-  if (a->target_count == TARGETS_MAX)
+  if (a->target_count == a->targets_max)
     return; /* full: see TARGETS_MAX */
   memmove(&a->targets[i + 1], &a->targets[i],
           (size_t)(a->target_count - i) * sizeof a->targets[0]);
@@ -270,6 +274,46 @@ static bool is_toc_restore(const cs_insn *insn) {
   return strcmp(insn->mnemonic, "ld") == 0 && strcmp(insn->op_str, "r2, 0x18(r1)") == 0;
 }
 
+/* gcc's jump table (switch): the bctr is followed by the table itself,
+ * 32-bit offsets of the cases from the table's start, which is the address
+ * after the bctr (addis/addi of it from the TOC, lwax, add, mtctr, bctr).
+ * Its cases are entered from the bctr with the bctr's state, a followed
+ * state: recording them as branch targets keeps a case that saves LR
+ * itself from being taken for a guess (and giving way to, or passing on,
+ * the state of a neighbouring block that is not a case). A word is an
+ * entry when its primary opcode is 0 or 63, that is, an offset within
+ * 64 MiB; gcc's entries are 4-byte aligned and land in the function outside
+ * the table. Anything else (clang's tables are in .rodata, and the code
+ * after them begins with an instruction; a traceback table begins with a
+ * zero word, an offset into itself) records nothing. */
+static void record_jump_table(analysis *a, uint64_t at, const uint8_t *p, size_t left,
+                              uint64_t base, const frame_state *s) {
+  size_t n = 0;
+  while (n + 4 <= left) {
+    uint32_t w = (uint32_t)p[n] | (uint32_t)p[n + 1] << 8 | (uint32_t)p[n + 2] << 16 |
+                 (uint32_t)p[n + 3] << 24;
+    uint64_t target = base + (uint64_t)(int64_t)(int32_t)w;
+    if ((w >> 26 != 0 && w >> 26 != 63) || (w & 3) != 0 ||
+        !knit_ppc64le_in_function(a, target))
+      break;
+    n += 4;
+  }
+  if (n == 0)
+    return;
+  for (size_t i = 0; i < n; i += 4) {
+    uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+                 (uint32_t)p[i + 3] << 24;
+    uint64_t target = base + (uint64_t)(int64_t)(int32_t)w;
+    if (target >= base && target < base + n)
+      return; /* into the words themselves: not a table */
+  }
+  for (size_t i = 0; i < n; i += 4) {
+    uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+                 (uint32_t)p[i + 3] << 24;
+    target_record(a, at, base + (uint64_t)(int64_t)(int32_t)w, s);
+  }
+}
+
 /* The control flow of a branch, and its effect on LR. */
 static flow_kind branch_flow(const analysis *a, frame_state *s,
                              const branch_info *b) {
@@ -301,6 +345,14 @@ static int sweep(analysis *a, csh handle, cs_insn *insn, const uint8_t *code,
    * canonical one: in shrink-wrapped code the two differ in LR's save. */
   frame_state table_state = entry_state;
   bool have_table = false;
+  /* The state at the last call made with the return address saved. A
+   * block after a path end that no branch enters is mostly an exception
+   * landing pad, entered by the unwinder from a call site, where LR was
+   * saved: in shrink-wrapped code (an early return before the prologue)
+   * the canonical state says LR holds the return address, which a landing
+   * pad has long overwritten. */
+  frame_state call_state = entry_state;
+  bool have_call = false;
   bool path_ended = false;
   bool after_call = false; /* only a call and nops since the last block */
   int decoded = 0;
@@ -323,6 +375,8 @@ static int sweep(analysis *a, csh handle, cs_insn *insn, const uint8_t *code,
         cur = *branch_state;
       } else {
         cur = have_table ? table_state : canonical.state;
+        if (!have_table && have_call && !cur.ra_saved)
+          cur = call_state;
         cur.guessed = 1;
       }
     }
@@ -332,6 +386,9 @@ static int sweep(analysis *a, csh handle, cs_insn *insn, const uint8_t *code,
        * After the end of a path it is data and the path stays ended. */
       size_t skip = left < 4 ? left : 4;
       emit(a, &cur, true, at, at + skip);
+      /* ... unless a branch enters here: then it is an instruction
+       * Capstone 4 does not know (mtfprd, lwsync) on a live path. */
+      path_ended = path_ended && !branch_state;
       p += skip;
       left -= skip;
       pc += skip;
@@ -358,10 +415,19 @@ static int sweep(analysis *a, csh handle, cs_insn *insn, const uint8_t *code,
 
     frame_state before = cur;
     flow_kind flow;
-    if (b.is_branch && b.to_ctr && !b.links && !b.conditional &&
-        (cur.ra_saved || (cur.sp_known && cur.sp_depth > 0))) {
+    /* Only a call from a frame of its own (stubs without one, as glink's,
+     * keep LR in odd places and have no landing pads). */
+    if (b.is_branch && b.links && !b.conditional && (!b.has_target || b.target != pc) &&
+        cur.ra_saved && ((cur.sp_known && cur.sp_depth > 0) || cur.fp_frame)) {
+      call_state = cur;
+      have_call = true;
+    }
+    bool table_jump = b.is_branch && b.to_ctr && !b.links && !b.conditional &&
+                      (cur.ra_saved || (cur.sp_known && cur.sp_depth > 0));
+    if (table_jump) {
       table_state = cur;
       have_table = true;
+      record_jump_table(a, at, p, left, pc, &cur);
     }
     if (b.is_branch) {
       flow = branch_flow(a, &cur, &b);
@@ -393,22 +459,46 @@ static int sweep(analysis *a, csh handle, cs_insn *insn, const uint8_t *code,
   return decoded;
 }
 
-int knit_ppc64le_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
-                         size_t len, uint64_t addr, knit_recipe *out, int max) {
-  analysis a;
-  a.func_start = addr;
-  a.func_end = addr + len;
-  a.out = out;
-  a.max = max;
-  a.target_count = 0;
+static int run(analysis *a, csh handle, cs_insn *insn, const uint8_t *code,
+               size_t len, uint64_t addr) {
+  a->func_start = addr;
+  a->func_end = addr + len;
+  a->target_count = 0;
   /* Repeat the pass while it learns states for blocks it had passed
    * (entered by backward branches, as loop bodies placed after the jump
    * into their condition and shrink-wrapped blocks that branch back). */
   int decoded = 0;
   for (int pass = 0; pass < PASSES_MAX; pass++) {
-    decoded = sweep(&a, (csh)cs_handle, insn_buf, code, len, addr);
-    if (!a.changed || decoded == 0)
+    decoded = sweep(a, handle, insn, code, len, addr);
+    if (!a->changed || decoded == 0)
       break;
   }
-  return decoded == 0 ? -1 : a.count;
+  return decoded == 0 ? -1 : a->count;
+}
+
+/* Without a workspace: the small table on this function's own frame, which
+ * exists only on this path, so a caller with a workspace does not pay for
+ * it on its stack. */
+static __attribute__((noinline)) int run_on_stack(analysis *a, csh handle,
+                                                  cs_insn *insn, const uint8_t *code,
+                                                  size_t len, uint64_t addr) {
+  target_state targets[TARGETS_MAX];
+  a->targets = targets;
+  a->targets_max = TARGETS_MAX;
+  return run(a, handle, insn, code, len, addr);
+}
+
+int knit_ppc64le_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
+                         size_t len, uint64_t addr, knit_recipe *out, int max,
+                         knit_analyze_work *work) {
+  analysis a;
+  a.out = out;
+  a.max = max;
+  if (!work)
+    return run_on_stack(&a, (csh)cs_handle, insn_buf, code, len, addr);
+  /* The workspace's bytes are used only as this table, through one type;
+   * they are 16-byte aligned, more than target_state needs. */
+  a.targets = (target_state *)(void *)work->bytes;
+  a.targets_max = TARGETS_WORK_MAX;
+  return run(&a, (csh)cs_handle, insn_buf, code, len, addr);
 }

@@ -66,9 +66,15 @@ typedef struct target_state {
 
 /* Branch targets recorded per function, forward and backward. When the
  * table is full, further targets are not recorded: code reached only
- * through them gets the canonical state. It lives on the analyzer's stack
- * (about 12 KiB, within a signal stack). */
+ * through them gets the canonical state (or the jump table's), which in a
+ * large switch lacks what each case does itself (libstdc++'s fn_10ced0
+ * has 387 targets, and each case saves LR on its own). The table lives in
+ * the caller's workspace (knit_analyze_work: 4096 targets, more than any
+ * function of libc, libstdc++ or libgomp needs) and, without one, on the
+ * analyzer's stack, where it must stay small (about 12 KiB, within a
+ * signal stack). */
 #define TARGETS_MAX 256
+#define TARGETS_WORK_MAX ((int)(KNIT_ANALYZE_WORK_BYTES / sizeof(target_state)))
 
 /* Passes over the function at most: each pass but the last learns a state
  * for a target already passed (a block entered by a backward branch); the
@@ -96,11 +102,13 @@ typedef struct analysis {
   reg_value regs[32];
   bool changed; /* this pass learnt a state for code it had passed */
   int target_count; /* sorted by address */
-  target_state targets[TARGETS_MAX];
+  int targets_max;
+  target_state *targets; /* the workspace's, or the stack's */
 } analysis;
 
-_Static_assert(sizeof(((analysis *)0)->targets) <= 16 * 1024,
-               "the target table must stay small enough for a signal stack");
+_Static_assert(TARGETS_MAX * sizeof(target_state) <= 16 * 1024,
+               "the stack's target table must stay small enough for a signal stack");
+_Static_assert(TARGETS_WORK_MAX >= 4096, "the workspace holds 4096 targets");
 
 static const frame_state entry_state = {
   .sp_known = 1, .lr_has_ra = 1, .r31_caller = 1, .ra_reg = NO_REG,

@@ -437,7 +437,9 @@ static frame_state state_from_jump(const knit_jump_state *j) {
 }
 
 int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
-                        size_t len, uint64_t addr, knit_recipe *out, int max) {
+                        size_t len, uint64_t addr, knit_recipe *out, int max,
+                        knit_analyze_work *work) {
+  (void)work; /* its tables fit on the stack so far */
   return knit_x86_64_analyze_entered(cs_handle, insn_buf, code, len, addr, NULL,
                                      0, NULL, out, max);
 }

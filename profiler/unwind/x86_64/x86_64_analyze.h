@@ -10,7 +10,8 @@
 
 /* The analyze entry of knit_isa_x86_64; the contract is in unwind/isa.h. */
 int knit_x86_64_analyze(size_t cs_handle, void *insn, const uint8_t *code,
-                        size_t len, uint64_t addr, knit_recipe *out, int max);
+                        size_t len, uint64_t addr, knit_recipe *out, int max,
+                        knit_analyze_work *work);
 
 /* The analyze_entered entry of knit_isa_x86_64 (unwind/isa.h): a part of a
  * hot/cold split analyzed from its parent's state at the jump into it. */
