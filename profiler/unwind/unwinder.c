@@ -235,7 +235,8 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
     knit_step_cache_entry *e = cache ? &cache[(key ^ key >> 10) % KNIT_STEP_CACHE_SIZE] : NULL;
     uint32_t module_id = KNIT_MODULE_UNKNOWN;
     uint64_t base = 0;
-    knit_recipe recipe = {0};
+    /* Only the rule fields are read below; both paths fill them all. */
+    knit_recipe recipe;
     uint32_t step_bits; /* step classes */
     bool root, found;
     if (e && e->key == key && e->module) {
@@ -257,7 +258,10 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
       found = true;
     } else {
       slow_step out;
-      resolve_step(u, map, frames, i, &cur, innermost, callee_func, e, key, &out);
+      /* A copy: were cur's address taken, cur would live in memory for the
+       * whole loop, and every frame would store and reload it. */
+      const knit_regs here = cur;
+      resolve_step(u, map, frames, i, &here, innermost, callee_func, e, key, &out);
       if (out.signal) {
         knit_frame *f = &frames[i];
         f->pc = cur.pc;
