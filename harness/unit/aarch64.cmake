@@ -12,13 +12,13 @@ knit_unit_test(test_aarch64_analyze
 if(TARGET test_aarch64_analyze AND TARGET knit_audit)
   target_link_libraries(test_aarch64_analyze PRIVATE knit_audit)
   target_compile_definitions(test_aarch64_analyze PRIVATE KNIT_HAVE_AUDIT)
-  # The subjects: the same file compiled by the aarch64 cross compiler with
-  # KNIT_AUDIT_SUBJECTS, once per code-generation flavour the audit covers.
+  # The subjects: test_aarch64_audit_subjects.c compiled by the aarch64 cross
+  # compiler, once per code-generation flavour the audit covers.
   # Without the cross compiler the test skips that part.
   find_program(KNIT_AARCH64_GCC aarch64-linux-gnu-gcc)
   if(KNIT_AARCH64_GCC)
     set(subject_dir ${CMAKE_CURRENT_BINARY_DIR}/aarch64_subjects)
-    set(subject_src ${CMAKE_CURRENT_LIST_DIR}/test_aarch64_analyze.c)
+    set(subject_src ${CMAKE_CURRENT_LIST_DIR}/test_aarch64_audit_subjects.c)
     set(subject_outputs "")
     foreach(flavour "O2:-O2" "O0:-O0" "O2fp:-O2 -fno-omit-frame-pointer"
                     "Os:-Os" "O3:-O3" "pac:-O2 -mbranch-protection=standard")
@@ -28,7 +28,7 @@ if(TARGET test_aarch64_analyze AND TARGET knit_audit)
       set(out ${subject_dir}/subjects-${name}.so)
       add_custom_command(OUTPUT ${out}
         COMMAND ${CMAKE_COMMAND} -E make_directory ${subject_dir}
-        COMMAND ${KNIT_AARCH64_GCC} ${flags} -DKNIT_AUDIT_SUBJECTS
+        COMMAND ${KNIT_AARCH64_GCC} ${flags}
                 -fasynchronous-unwind-tables -shared -nostdlib -fPIC
                 -o ${out} ${subject_src}
         DEPENDS ${subject_src}

@@ -3,14 +3,15 @@
 # its recipes against the CFI of a program cross-compiled here and of the
 # target's libc.
 set(KNIT_PPC64LE_TEST ${CMAKE_CURRENT_LIST_DIR}/test_ppc64le_analyze.c)
+set(KNIT_PPC64LE_SUBJECTS ${CMAKE_CURRENT_LIST_DIR}/test_ppc64le_audit_subjects.c)
 knit_unit_test(test_ppc64le_analyze SOURCES ${KNIT_PPC64LE_TEST} LIBS knit_unwind)
 if(TARGET test_ppc64le_analyze)
   target_include_directories(test_ppc64le_analyze PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
 endif()
 
 # The audit reads ppc64le ELF files on the host with knit audit's library
-# (built for the host only). Its subject is the program at the top of the
-# test source, built by the cross compiler at -O2 and -O0; without that
+# (built for the host only). Its subject is test_ppc64le_audit_subjects.c,
+# built by the cross compiler at -O2 and -O0; without that
 # compiler the audit test exits 77 (skipped).
 if(TARGET test_ppc64le_analyze AND TARGET knit_audit AND NOT CMAKE_CROSSCOMPILING)
   target_link_libraries(test_ppc64le_analyze PRIVATE knit_audit)
@@ -21,8 +22,8 @@ if(TARGET test_ppc64le_analyze AND TARGET knit_audit AND NOT CMAKE_CROSSCOMPILIN
     foreach(opt O2 O0)
       set(out ${CMAKE_CURRENT_BINARY_DIR}/ppc64le_subject_${opt})
       add_custom_command(OUTPUT ${out}
-        COMMAND ${KNIT_PPC64LE_GCC} -${opt} -DKNIT_PPC64LE_SUBJECT -o ${out} ${KNIT_PPC64LE_TEST}
-        DEPENDS ${KNIT_PPC64LE_TEST}
+        COMMAND ${KNIT_PPC64LE_GCC} -${opt} -o ${out} ${KNIT_PPC64LE_SUBJECTS}
+        DEPENDS ${KNIT_PPC64LE_SUBJECTS}
         COMMENT "Cross-compiling the ppc64le audit subject (-${opt})")
       list(APPEND subjects ${out})
       target_compile_definitions(test_ppc64le_analyze PRIVATE
