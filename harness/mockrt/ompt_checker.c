@@ -33,134 +33,85 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-#define MAX_THREADS 512
-#define MAX_OPEN 16
-#define MAX_REGIONS 4096
-#define MAX_IDS 65536
-#define MAX_LOCKS 16
-#define MAX_VIOLATIONS 64
-#define MAX_CALLBACK 64
+#include "ompt_checker_state.h"
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t checker_mu = PTHREAD_MUTEX_INITIALIZER;
+bool checker_strict;
+char checker_runtime_version[160];
 
-/* The runtime is the mock: its stricter promises are checked as well. */
-static bool strict;
-static char runtime_version[160];
+ompt_set_callback_t checker_set_callback;
+ompt_get_state_t checker_get_state;
+ompt_get_task_info_t checker_get_task_info;
+ompt_get_parallel_info_t checker_get_parallel_info;
+ompt_get_unique_id_t checker_get_unique_id;
 
-static ompt_set_callback_t set_callback;
-static ompt_get_state_t get_state;
-static ompt_get_task_info_t get_task_info;
-static ompt_get_parallel_info_t get_parallel_info;
-static ompt_get_unique_id_t get_unique_id;
+violation_rec_t checker_violations[MAX_VIOLATIONS];
+int checker_n_violations;
+thread_rec_t checker_threads[MAX_THREADS];
+int checker_n_threads;
+static __thread thread_rec_t *self_rec;
+region_rec_t checker_regions[MAX_REGIONS];
+uint64_t checker_n_regions;
+uint64_t checker_ids[MAX_IDS];
+size_t checker_n_ids;
+static const void *locks[MAX_LOCKS];
+static int n_locks;
+int checker_n_initialize, checker_n_finalize;
+unsigned long checker_events[MAX_CALLBACK];
+int checker_set_answer[MAX_CALLBACK];
 
 /* ---- violations ---- */
 
-/* One entry per promise: how often it was broken and the first evidence. */
-static struct {
-  const char *promise;
-  int count;
-  char evidence[200];
-} violations[MAX_VIOLATIONS];
-static int n_violations;
-
-/* Every violation is recorded with mu held. */
-static void violate_locked(const char *promise, const char *fmt, va_list ap)
+void checker_violate(const char *promise, const char *fmt, ...)
 {
-  for (int i = 0; i < n_violations; i++) {
-    if (strcmp(violations[i].promise, promise) == 0) {
-      violations[i].count++;
+  for (int i = 0; i < checker_n_violations; i++) {
+    if (strcmp(checker_violations[i].promise, promise) == 0) {
+      checker_violations[i].count++;
       return;
     }
   }
-  if (n_violations == MAX_VIOLATIONS)
+  if (checker_n_violations == MAX_VIOLATIONS)
     return;
-  violations[n_violations].promise = promise;
-  violations[n_violations].count = 1;
-  vsnprintf(violations[n_violations].evidence, sizeof violations[0].evidence, fmt, ap);
-  n_violations++;
-}
-
-static void violate_nolock(const char *promise, const char *fmt, ...)
-{
+  violation_rec_t *v = &checker_violations[checker_n_violations++];
+  v->promise = promise;
+  v->count = 1;
   va_list ap;
   va_start(ap, fmt);
-  violate_locked(promise, fmt, ap);
+  vsnprintf(v->evidence, sizeof v->evidence, fmt, ap);
   va_end(ap);
 }
 
 /* ---- records ---- */
 
-/* What one thread has seen: its begin/end and its open regions and tasks. */
-typedef struct thread_rec {
-  int index;
-  bool begun, ended;
-  int type;
-  struct {
-    ompt_data_t *pd;
-    uint64_t key;
-  } par[MAX_OPEN];
-  int npar;
-  struct {
-    ompt_data_t *td;
-    uint64_t value;               /* what we stored in *td at begin */
-    uint64_t key;                 /* the region's key; 0 for an initial task */
-    unsigned index, size;
-  } imp[MAX_OPEN];
-  int nimp;
-} thread_rec_t;
-
-static thread_rec_t threads[MAX_THREADS];
-static int n_threads;
-static __thread thread_rec_t *self_rec;
-
-/* A parallel region, keyed by the number stored in its parallel_data at begin. */
-typedef struct region_rec {
-  unsigned actual;                /* actual_parallelism its first implicit task said */
-  unsigned begins;                /* implicit tasks that began in it */
-  uint64_t indices[4];            /* thread_num bits seen (up to 256) */
-} region_rec_t;
-static region_rec_t regions[MAX_REGIONS];
-static uint64_t n_regions;
-
-static uint64_t ids[MAX_IDS];
-static size_t n_ids;
-
-static const void *locks[MAX_LOCKS];
-static int n_locks;
-
-static int n_initialize, n_finalize;
-static unsigned long events[MAX_CALLBACK];
-static int set_answer[MAX_CALLBACK];
-
-/* The calling thread's record, made on its first event.  Called with mu held. */
+/* The calling thread's record, made on its first event.  Called with checker_mu held. */
 static thread_rec_t *me_locked(void)
 {
   if (!self_rec) {
-    if (n_threads == MAX_THREADS)
+    if (checker_n_threads == MAX_THREADS)
       abort();
-    self_rec = &threads[n_threads];
-    self_rec->index = n_threads++;
+    self_rec = &checker_threads[checker_n_threads];
+    self_rec->index = checker_n_threads++;
   }
   return self_rec;
 }
 
-/* Every event on a thread comes after its thread_begin.  Called with mu held. */
+/* Every event on a thread comes after its thread_begin.  Called with checker_mu held. */
 static thread_rec_t *event_locked(ompt_callbacks_t which, const char *what)
 {
   thread_rec_t *t = me_locked();
-  events[which]++;
+  checker_events[which]++;
   if (!t->begun && which != ompt_callback_thread_begin)
-    violate_nolock("thread_begin_first", "%s on thread #%d before its thread_begin", what,
+    checker_violate("thread_begin_first", "%s on thread #%d before its thread_begin", what,
                    t->index);
   if (t->ended)
-    violate_nolock("thread_end_last", "%s on thread #%d after its thread_end", what, t->index);
+    checker_violate("thread_end_last", "%s on thread #%d after its thread_end", what, t->index);
   return t;
 }
 
 static void note_id_locked(uint64_t id)
 {
-  if (n_ids < MAX_IDS)
-    ids[n_ids++] = id;
+  if (checker_n_ids < MAX_IDS)
+    checker_ids[checker_n_ids++] = id;
 }
 
 static bool is_lock(ompt_wait_id_t id)
@@ -193,24 +144,24 @@ static bool frame_flags_valid(int flags)
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_thread_begin, "thread_begin");
   if (t->begun)
-    violate_nolock("thread_begin_once", "thread #%d began twice", t->index);
+    checker_violate("thread_begin_once", "thread #%d began twice", t->index);
   t->begun = true;
   t->type = (int)type;
-  thread_data->value = get_unique_id();
+  thread_data->value = checker_get_unique_id();
   note_id_locked(thread_data->value);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_thread_end(ompt_data_t *thread_data)
 {
   (void)thread_data;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_thread_end, "thread_end");
   t->ended = true;
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *enc_frame,
@@ -221,25 +172,25 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
   (void)requested;
   (void)flags;
   (void)codeptr;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_parallel_begin, "parallel_begin");
   if (!enc_frame || !enc_frame->enter_frame.ptr)
-    violate_nolock("enter_frame_at_fork", "parallel_begin on thread #%d: encountering task's "
+    checker_violate("enter_frame_at_fork", "parallel_begin on thread #%d: encountering task's "
                    "enter frame is NULL", t->index);
-  else if (strict && !frame_flags_valid(enc_frame->enter_frame_flags))
-    violate_nolock("enter_frame_flags", "parallel_begin on thread #%d: enter frame %p has "
+  else if (checker_strict && !frame_flags_valid(enc_frame->enter_frame_flags))
+    checker_violate("enter_frame_flags", "parallel_begin on thread #%d: enter frame %p has "
                    "flags 0x%x (neither cfa nor framepointer)", t->index,
                    enc_frame->enter_frame.ptr, enc_frame->enter_frame_flags);
   /* Regions are told apart by our own key, so a faulty unique id cannot merge them. */
-  uint64_t key = ++n_regions;
+  uint64_t key = ++checker_n_regions;
   parallel_data->value = key;
-  note_id_locked(get_unique_id());
+  note_id_locked(checker_get_unique_id());
   if (t->npar < MAX_OPEN) {
     t->par[t->npar].pd = parallel_data;
     t->par[t->npar].key = key;
   }
   t->npar++;
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task_data, int flags,
@@ -248,23 +199,23 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task_da
   (void)enc_task_data;
   (void)flags;
   (void)codeptr;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_parallel_end, "parallel_end");
   if (t->npar == 0) {
-    violate_nolock("parallel_begin_end_paired", "parallel_end(%p) on thread #%d, which has "
+    checker_violate("parallel_begin_end_paired", "parallel_end(%p) on thread #%d, which has "
                    "no open region", (void *)parallel_data, t->index);
   } else {
     t->npar--;
     /* libomp 14 hands parallel_begin a copy of the region's data: only the value is kept. */
-    if (t->npar < MAX_OPEN && ((strict && t->par[t->npar].pd != parallel_data) ||
+    if (t->npar < MAX_OPEN && ((checker_strict && t->par[t->npar].pd != parallel_data) ||
                                parallel_data->value != t->par[t->npar].key))
-      violate_nolock("parallel_data_same", "region %llu on thread #%d: parallel_begin gave "
+      checker_violate("parallel_data_same", "region %llu on thread #%d: parallel_begin gave "
                      "parallel_data %p, parallel_end %p holding %llu",
                      (unsigned long long)t->par[t->npar].key, t->index,
                      (void *)t->par[t->npar].pd, (void *)parallel_data,
                      (unsigned long long)parallel_data->value);
   }
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
@@ -272,27 +223,27 @@ static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
                                   int flags)
 {
   uint64_t key = 0;
-  task_data->value = get_unique_id();
+  task_data->value = checker_get_unique_id();
   note_id_locked(task_data->value);
   if (!(flags & ompt_task_initial)) {
     key = parallel_data ? parallel_data->value : 0;
-    if (key == 0 || key > n_regions || key > MAX_REGIONS) {
-      violate_nolock("implicit_task_in_region", "implicit task on thread #%d names no region "
+    if (key == 0 || key > checker_n_regions || key > MAX_REGIONS) {
+      checker_violate("implicit_task_in_region", "implicit task on thread #%d names no region "
                      "that began (parallel_data %p)", t->index, (void *)parallel_data);
       key = 0;
     } else {
-      region_rec_t *r = &regions[key - 1];
+      region_rec_t *r = &checker_regions[key - 1];
       if (r->begins == 0)
         r->actual = actual;
       else if (r->actual != actual)
-        violate_nolock("team_size_consistent", "region %llu: implicit tasks say team sizes "
+        checker_violate("team_size_consistent", "region %llu: implicit tasks say team sizes "
                        "%u and %u", (unsigned long long)key, r->actual, actual);
       r->begins++;
       if (index >= actual)
-        violate_nolock("thread_num_in_team", "region %llu: thread_num %u in a team of %u",
+        checker_violate("thread_num_in_team", "region %llu: thread_num %u in a team of %u",
                        (unsigned long long)key, index, actual);
       else if (index < 256 && (r->indices[index / 64] >> (index % 64) & 1))
-        violate_nolock("thread_num_distinct", "region %llu: two implicit tasks with "
+        checker_violate("thread_num_distinct", "region %llu: two implicit tasks with "
                        "thread_num %u", (unsigned long long)key, index);
       if (index < 256)
         r->indices[index / 64] |= 1ull << (index % 64);
@@ -317,19 +268,19 @@ static void implicit_end_locked(thread_rec_t *t, ompt_data_t *task_data)
    * value we stored is kept, the address is not.  The mock keeps both.
    */
   for (int i = top; i >= 0; i--) {
-    if (t->imp[i].td == task_data || (!strict && t->imp[i].value == task_data->value)) {
+    if (t->imp[i].td == task_data || (!checker_strict && t->imp[i].value == task_data->value)) {
       found = i;
       break;
     }
   }
   if (found < 0) {
-    violate_nolock("implicit_task_paired", "implicit_task end (task_data %p) on thread #%d "
+    checker_violate("implicit_task_paired", "implicit_task end (task_data %p) on thread #%d "
                    "matches no open implicit task", (void *)task_data, t->index);
     return;
   }
   /* libomp 14 ends a worker's task at its next barrier, after others began. */
-  if (found != top && strict)
-    violate_nolock("implicit_task_nested", "thread #%d ends implicit task %d while %d "
+  if (found != top && checker_strict)
+    checker_violate("implicit_task_nested", "thread #%d ends implicit task %d while %d "
                    "later ones are open", t->index, found, top - found);
   memmove(&t->imp[found], &t->imp[found + 1], sizeof t->imp[0] * (size_t)(top - found));
   t->nimp--;
@@ -339,13 +290,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              ompt_data_t *task_data, unsigned int actual, unsigned int index,
                              int flags)
 {
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_implicit_task, "implicit_task");
   if (endpoint == ompt_scope_begin)
     implicit_begin_locked(t, parallel_data, task_data, actual, index, flags);
   else
     implicit_end_locked(t, task_data);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -357,9 +308,9 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
   (void)parallel_data;
   (void)task_data;
   (void)codeptr;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   event_locked(ompt_callback_sync_region, "sync_region");
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -371,21 +322,21 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
   (void)codeptr;
   /* Ask before taking the mutex: the answers are about this moment. */
   ompt_frame_t *frame = NULL;
-  int have = get_task_info(0, NULL, NULL, &frame, NULL, NULL);
-  int state = get_state(NULL);
-  pthread_mutex_lock(&mu);
+  int have = checker_get_task_info(0, NULL, NULL, &frame, NULL, NULL);
+  int state = checker_get_state(NULL);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_sync_region_wait, "sync_region_wait");
   if (endpoint == ompt_scope_begin && is_barrier(kind)) {
     /* libomp 14 clears the enter frame in its implicit barriers. */
-    bool check_frame = strict || kind == ompt_sync_region_barrier_explicit;
+    bool check_frame = checker_strict || kind == ompt_sync_region_barrier_explicit;
     if (check_frame && (!have || !frame || !frame->enter_frame.ptr))
-      violate_nolock("enter_frame_in_barrier", "barrier wait (kind %d) on thread #%d: the "
+      checker_violate("enter_frame_in_barrier", "barrier wait (kind %d) on thread #%d: the "
                      "task's enter frame is NULL", (int)kind, t->index);
-    if (strict && (state < ompt_state_wait_barrier || state > ompt_state_wait_barrier_teams))
-      violate_nolock("barrier_wait_state", "barrier wait (kind %d) on thread #%d: state "
+    if (checker_strict && (state < ompt_state_wait_barrier || state > ompt_state_wait_barrier_teams))
+      checker_violate("barrier_wait_state", "barrier wait (kind %d) on thread #%d: state "
                      "0x%x, not a wait_barrier state", (int)kind, t->index, state);
   }
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static bool lock_kind(ompt_mutex_t kind)
@@ -397,7 +348,7 @@ static void check_lock_id_locked(thread_rec_t *t, const char *what, ompt_mutex_t
                                  ompt_wait_id_t wait_id)
 {
   if (lock_kind(kind) && !is_lock(wait_id))
-    violate_nolock("lock_wait_id", "%s on thread #%d: wait id 0x%llx is not the address of "
+    checker_violate("lock_wait_id", "%s on thread #%d: wait id 0x%llx is not the address of "
                    "any lock the program has", what, t->index, (unsigned long long)wait_id);
 }
 
@@ -408,34 +359,34 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
   (void)impl;
   (void)codeptr;
   ompt_wait_id_t state_id = 0;
-  int state = get_state(&state_id);
-  pthread_mutex_lock(&mu);
+  int state = checker_get_state(&state_id);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_mutex_acquire, "mutex_acquire");
   check_lock_id_locked(t, "mutex_acquire", kind, wait_id);
   /* libomp 14 sets the wait state only after this callback. */
-  if (strict && kind == ompt_mutex_lock && (state != ompt_state_wait_lock || state_id != wait_id))
-    violate_nolock("lock_wait_state", "mutex_acquire on thread #%d: state 0x%x wait id 0x%llx, "
+  if (checker_strict && kind == ompt_mutex_lock && (state != ompt_state_wait_lock || state_id != wait_id))
+    checker_violate("lock_wait_state", "mutex_acquire on thread #%d: state 0x%x wait id 0x%llx, "
                    "expected wait_lock on 0x%llx", t->index, state,
                    (unsigned long long)state_id, (unsigned long long)wait_id);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
   (void)codeptr;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_mutex_acquired, "mutex_acquired");
   check_lock_id_locked(t, "mutex_acquired", kind, wait_id);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
   (void)codeptr;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_mutex_released, "mutex_released");
   check_lock_id_locked(t, "mutex_released", kind, wait_id);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
@@ -444,27 +395,27 @@ static void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl
   (void)hint;
   (void)impl;
   (void)codeptr;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_lock_init, "lock_init");
   check_lock_id_locked(t, "lock_init", kind, wait_id);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
   (void)codeptr;
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_lock_destroy, "lock_destroy");
   check_lock_id_locked(t, "lock_destroy", kind, wait_id);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 /* Events that are only counted: their 'always' answers must be backed. */
 static void count_event(ompt_callbacks_t which, const char *what)
 {
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   event_locked(which, what);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
@@ -524,180 +475,73 @@ static void on_cancel(ompt_data_t *td, int flags, const void *codeptr)
 
 EXPORT void knit_ompt_checker_lock(const void *lock)
 {
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   if (n_locks < MAX_LOCKS)
     locks[n_locks++] = lock;
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 EXPORT void knit_ompt_checker_probe(const void *local, int thread_num, int team_size)
 {
-  if (!get_task_info)
+  if (!checker_get_task_info)
     return;                       /* no tool session: nothing to compare */
   int flags = 0, tn = -1, size = -1;
   ompt_data_t *td = NULL, *pd = NULL, *pd2 = NULL, *td1 = NULL;
   ompt_frame_t *frame = NULL, *frame1 = NULL;
-  int have0 = get_task_info(0, &flags, &td, &frame, &pd, &tn);
-  int have1 = get_task_info(1, NULL, &td1, &frame1, NULL, NULL);
-  int havep = get_parallel_info(0, &pd2, &size);
-  int state = get_state(NULL);
+  int have0 = checker_get_task_info(0, &flags, &td, &frame, &pd, &tn);
+  int have1 = checker_get_task_info(1, NULL, &td1, &frame1, NULL, NULL);
+  int havep = checker_get_parallel_info(0, &pd2, &size);
+  int state = checker_get_state(NULL);
 
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = me_locked();
   int top = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
   if (state != ompt_state_work_parallel)
-    violate_nolock("state_in_body", "thread %d in an outlined body: state 0x%x, not "
+    checker_violate("state_in_body", "thread %d in an outlined body: state 0x%x, not "
                    "work_parallel", thread_num, state);
   if (!have0 || !frame || !td) {
-    violate_nolock("task_info_level0", "thread %d in an outlined body: get_task_info(0) "
+    checker_violate("task_info_level0", "thread %d in an outlined body: get_task_info(0) "
                    "answered nothing", thread_num);
   } else {
     if (!(flags & ompt_task_implicit) || top < 0 || t->imp[top].td != td)
-      violate_nolock("task_info_level0", "thread %d in an outlined body: get_task_info(0) "
+      checker_violate("task_info_level0", "thread %d in an outlined body: get_task_info(0) "
                      "gave task_data %p flags 0x%x, its implicit_task began with %p",
                      thread_num, (void *)td, flags, top >= 0 ? (void *)t->imp[top].td : NULL);
     if (tn != thread_num)
-      violate_nolock("task_info_thread_num", "get_task_info(0) says thread_num %d, "
+      checker_violate("task_info_thread_num", "get_task_info(0) says thread_num %d, "
                      "omp_get_thread_num() %d", tn, thread_num);
     /* Stacks grow down on every ISA knit supports: the body is below its exit frame. */
     if (!frame->exit_frame.ptr || (const char *)frame->exit_frame.ptr <= (const char *)local)
-      violate_nolock("exit_frame_above_body", "thread %d: exit frame %p is not above the "
+      checker_violate("exit_frame_above_body", "thread %d: exit frame %p is not above the "
                      "body's local at %p", thread_num, frame->exit_frame.ptr, local);
     else if (!frame_flags_valid(frame->exit_frame_flags))
-      violate_nolock("exit_frame_flags", "thread %d: exit frame %p has flags 0x%x", thread_num,
+      checker_violate("exit_frame_flags", "thread %d: exit frame %p has flags 0x%x", thread_num,
                      frame->exit_frame.ptr, frame->exit_frame_flags);
     if (frame->enter_frame.ptr)
-      violate_nolock("enter_frame_clear_in_body", "thread %d: enter frame %p set while the "
+      checker_violate("enter_frame_clear_in_body", "thread %d: enter frame %p set while the "
                      "body runs", thread_num, frame->enter_frame.ptr);
   }
   if (!have1 || !frame1 || !frame1->enter_frame.ptr)
-    violate_nolock("enter_frame_at_fork", "thread %d in an outlined body: the encountering "
+    checker_violate("enter_frame_at_fork", "thread %d in an outlined body: the encountering "
                    "task (level 1) has no enter frame", thread_num);
   if (!havep || size != team_size || pd2 != pd)
-    violate_nolock("parallel_info_level0", "thread %d: get_parallel_info(0) says team size %d "
+    checker_violate("parallel_info_level0", "thread %d: get_parallel_info(0) says team size %d "
                    "parallel_data %p; omp_get_num_threads() %d, get_task_info %p", thread_num,
                    size, (void *)pd2, team_size, (void *)pd);
   if (top >= 0 && t->imp[top].size != (unsigned)team_size)
-    violate_nolock("team_size_consistent", "thread %d: implicit_task said team size %u, "
+    checker_violate("team_size_consistent", "thread %d: implicit_task said team size %u, "
                    "omp_get_num_threads() %d", thread_num, t->imp[top].size, team_size);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&checker_mu);
 }
 
-/* ---- start, finalize, report ---- */
+/* ---- registration ---- */
 
-/* Callbacks the test programs exercise for certain: 'always' must bring events. */
-static const ompt_callbacks_t exercised[] = {
-  ompt_callback_thread_begin,    ompt_callback_parallel_begin,   ompt_callback_parallel_end,
-  ompt_callback_implicit_task,   ompt_callback_sync_region,      ompt_callback_sync_region_wait,
-  ompt_callback_mutex_acquire,   ompt_callback_mutex_acquired,   ompt_callback_mutex_released,
-  ompt_callback_lock_init,       ompt_callback_lock_destroy,     ompt_callback_work,
-};
+/* Registers cb for which and remembers the answer. */
+#define REGISTER(which, cb) \
+  (checker_set_answer[which] = checker_set_callback(which, (ompt_callback_t)(cb)))
 
-static int compare_ids(const void *a, const void *b)
+void checker_register_callbacks(void)
 {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static void final_checks_locked(void)
-{
-  if (n_initialize != 1)
-    violate_nolock("initialize_once", "initialize was called %d times", n_initialize);
-  if (n_finalize != 1)
-    violate_nolock("finalize_once", "finalize was called %d times", n_finalize);
-  for (int i = 0; i < n_threads; i++) {
-    thread_rec_t *t = &threads[i];
-    if (t->npar > 0)
-      violate_nolock("parallel_begin_end_paired", "thread #%d: %d parallel regions never "
-                     "ended (region %llu first)", t->index, t->npar,
-                     (unsigned long long)t->par[0].key);
-    /* libomp 14 may end a worker's last implicit task after finalize. */
-    if (t->nimp > 0 && strict)
-      violate_nolock("implicit_task_paired", "thread #%d: %d implicit tasks never ended "
-                     "(task_data %p first)", t->index, t->nimp, (void *)t->imp[0].td);
-  }
-  for (uint64_t k = 0; k < n_regions && k < MAX_REGIONS; k++) {
-    region_rec_t *r = &regions[k];
-    if (r->begins != r->actual)
-      violate_nolock("implicit_task_count", "region %llu: %u implicit tasks began in a team "
-                     "of %u", (unsigned long long)k + 1, r->begins, r->actual);
-  }
-  qsort(ids, n_ids, sizeof ids[0], compare_ids);
-  for (size_t i = 1; i < n_ids; i++) {
-    if (ids[i] == ids[i - 1]) {
-      violate_nolock("unique_ids", "ompt_get_unique_id returned %llu more than once (of %zu "
-                     "ids)", (unsigned long long)ids[i], n_ids);
-      break;
-    }
-  }
-  for (size_t i = 0; i < sizeof exercised / sizeof exercised[0]; i++) {
-    ompt_callbacks_t c = exercised[i];
-    if (set_answer[c] == ompt_set_always && events[c] == 0)
-      violate_nolock("set_callback_always", "set_callback answered always for callback %d, "
-                     "which the program exercises, and no event came", (int)c);
-  }
-}
-
-static void report_and_exit_locked(void)
-{
-  final_checks_locked();
-  if (!strict)
-    fprintf(stderr, "ompt_checker: runtime '%s' is not the mock: not checked on this "
-            "runtime (LLVM libomp 14 deviations): enter_frame_flags at parallel_begin, "
-            "enter_frame_in_barrier for implicit barriers, barrier_wait_state, lock_wait_state, "
-            "the address (not the value) in parallel_data_same and implicit_task_paired, "
-            "implicit_task_nested, implicit_task_paired at finalize, finalize_called before "
-            "destructors\n", runtime_version);
-  for (int i = 0; i < n_violations; i++)
-    fprintf(stderr, "ompt_checker: VIOLATED %s (%d times): %s\n", violations[i].promise,
-            violations[i].count, violations[i].evidence);
-  if (n_violations == 0) {
-    fprintf(stderr, "ompt_checker: PASS (%d threads, %llu regions, %zu ids)\n", n_threads,
-            (unsigned long long)n_regions, n_ids);
-    return;
-  }
-  /* finalize may run inside exit (atexit or a destructor): leave at once. */
-  fflush(NULL);
-  _exit(1);
-}
-
-static void tool_finalize(ompt_data_t *tool_data)
-{
-  (void)tool_data;
-  pthread_mutex_lock(&mu);
-  n_finalize++;
-  bool first = n_finalize == 1;
-  if (first)
-    report_and_exit_locked();
-  else
-    violate_nolock("finalize_once", "finalize was called %d times", n_finalize);
-  pthread_mutex_unlock(&mu);
-}
-
-/* Register cb for which and remember the answer. */
-#define REGISTER(which, cb) (set_answer[which] = set_callback(which, (ompt_callback_t)(cb)))
-
-static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
-                           ompt_data_t *tool_data)
-{
-  (void)initial_device;
-  (void)tool_data;
-  pthread_mutex_lock(&mu);
-  n_initialize++;
-  bool again = n_initialize > 1;
-  pthread_mutex_unlock(&mu);
-  if (again)
-    return 1;                     /* counted; registering twice would change nothing */
-  set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
-  get_state = (ompt_get_state_t)lookup("ompt_get_state");
-  get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
-  get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
-  get_unique_id = (ompt_get_unique_id_t)lookup("ompt_get_unique_id");
-  if (!set_callback || !get_state || !get_task_info || !get_parallel_info || !get_unique_id) {
-    fprintf(stderr, "ompt_checker: VIOLATED entry_points: the runtime lacks a mandatory "
-            "entry point\n");
-    _exit(1);
-  }
   REGISTER(ompt_callback_thread_begin, on_thread_begin);
   REGISTER(ompt_callback_thread_end, on_thread_end);
   REGISTER(ompt_callback_parallel_begin, on_parallel_begin);
@@ -718,33 +562,4 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
   REGISTER(ompt_callback_dispatch, on_dispatch);
   REGISTER(ompt_callback_flush, on_flush);
   REGISTER(ompt_callback_cancel, on_cancel);
-  return 1;
-}
-
-EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
-                                                 const char *version)
-{
-  static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
-  (void)omp_version;
-  snprintf(runtime_version, sizeof runtime_version, "%s", version ? version : "?");
-  strict = version && strstr(version, "mockrt") != NULL;
-  return &result;
-}
-
-/*
- * On the mock, finalize comes from an atexit handler, before any library
- * destructor; a destructor that finds no finalize has caught a missing one.
- * libomp 14 finalizes after destructors, so there it cannot be checked here.
- */
-__attribute__((destructor)) static void check_finalize_called(void)
-{
-  pthread_mutex_lock(&mu);
-  bool missing = strict && n_initialize > 0 && n_finalize == 0;
-  pthread_mutex_unlock(&mu);
-  if (missing) {
-    fprintf(stderr, "ompt_checker: VIOLATED finalize_called: the runtime never called the "
-            "tool's finalize\n");
-    fflush(NULL);
-    _exit(1);
-  }
 }
