@@ -32,7 +32,7 @@
   X(TEAM_SIZE_WRONG, "team_size_wrong",                                                         \
     "implicit_task begin reports one thread more than the team has")                           \
   X(SET_CALLBACK_LIES, "set_callback_lies",                                                     \
-    "ompt_set_callback answers always for ompt_callback_work, which is never dispatched")      \
+    "ompt_set_callback answers always for ompt_callback_work but never dispatches it")      \
   X(PARALLEL_DATA_MISMATCH, "parallel_data_mismatch",                                           \
     "parallel_end passes another parallel_data than parallel_begin did")                       \
   X(TASK_INFO_LEVEL_WRONG, "get_task_info_level_wrong",                                         \

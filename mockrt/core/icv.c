@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-mockrt_icv_t mockrt_icv = { 1, 1, 0, MOCKRT_MAX_THREADS, MOCKRT_SCHED_DYNAMIC, 1 };
+mockrt_icv_t mockrt_icv = { 0, 1, 1, 0, MOCKRT_MAX_THREADS, MOCKRT_SCHED_DYNAMIC, 1 };
 
 static int mockrt_count_procs(void)
 {
@@ -52,6 +52,8 @@ void mockrt_icv_init(void)
     if (v > 0)
       mockrt_icv.nthreads = v > MOCKRT_MAX_THREADS ? MOCKRT_MAX_THREADS : (int)v;
   }
+  s = getenv("MOCKRT_DETERMINISTIC");
+  mockrt_icv.deterministic = s && strcmp(s, "1") == 0;
   s = getenv("OMP_THREAD_LIMIT");
   if (s) {
     long v = mockrt_parse_positive(s, NULL);

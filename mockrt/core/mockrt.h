@@ -221,6 +221,7 @@ static inline void mockrt_frame_unexit(mockrt_task_t *t)
 
 /* ---- ICVs (icv.c) ---- */
 typedef struct mockrt_icv {
+  int deterministic;   /* MOCKRT_DETERMINISTIC=1: fixed work assignment and task order */
   int nthreads;        /* OMP_NUM_THREADS or the number of CPUs */
   int num_procs;
   int dynamic;
@@ -308,6 +309,19 @@ typedef struct mockrt_ompt_cbs {
   ompt_callback_nest_lock_t nest_lock;
   ompt_callback_mutex_acquire_t lock_init;
   ompt_callback_mutex_t lock_destroy;
+  /* explicit tasks (task.c and the personalities' task entry points) */
+  ompt_callback_task_create_t task_create;
+  ompt_callback_task_schedule_t task_schedule;
+  ompt_callback_dependences_t dependences;
+  ompt_callback_task_dependence_t task_dependence;
+  /* worksharing, masked, cancellation, reductions, flush, control_tool */
+  ompt_callback_work_t work;
+  ompt_callback_dispatch_t dispatch;
+  ompt_callback_masked_t masked;
+  ompt_callback_cancel_t cancel;
+  ompt_callback_sync_region_t reduction;
+  ompt_callback_flush_t flush;
+  ompt_callback_control_tool_t control_tool;
 } mockrt_ompt_cbs_t;
 extern mockrt_ompt_cbs_t mockrt_ompt;
 /* Find and initialize a tool (OMP_TOOL, ompt_start_tool, OMP_TOOL_LIBRARIES). */

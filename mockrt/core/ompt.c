@@ -107,7 +107,43 @@ static void **mockrt_cb_slot(ompt_callbacks_t which)
   case ompt_callback_nest_lock: return (void **)&mockrt_ompt.nest_lock;
   case ompt_callback_lock_init: return (void **)&mockrt_ompt.lock_init;
   case ompt_callback_lock_destroy: return (void **)&mockrt_ompt.lock_destroy;
+  case ompt_callback_task_create: return (void **)&mockrt_ompt.task_create;
+  case ompt_callback_task_schedule: return (void **)&mockrt_ompt.task_schedule;
+  case ompt_callback_dependences: return (void **)&mockrt_ompt.dependences;
+  case ompt_callback_task_dependence: return (void **)&mockrt_ompt.task_dependence;
+  case ompt_callback_work: return (void **)&mockrt_ompt.work;
+  case ompt_callback_dispatch: return (void **)&mockrt_ompt.dispatch;
+  case ompt_callback_masked: return (void **)&mockrt_ompt.masked;
+  case ompt_callback_cancel: return (void **)&mockrt_ompt.cancel;
+  case ompt_callback_reduction: return (void **)&mockrt_ompt.reduction;
+  case ompt_callback_flush: return (void **)&mockrt_ompt.flush;
+  case ompt_callback_control_tool: return (void **)&mockrt_ompt.control_tool;
   default: return NULL;
+  }
+}
+
+/*
+ * What set_callback promises for a callback the mock dispatches: always,
+ * unless some of its events can happen without it (then sometimes).  The
+ * answer must match what a checker observes (docs/mockrt-faults.md).
+ */
+static ompt_set_result_t mockrt_ompt_answer(ompt_callbacks_t which)
+{
+  switch (which) {
+  /* Slots whose events are not dispatched yet. */
+  case ompt_callback_task_create:
+  case ompt_callback_task_schedule:
+  case ompt_callback_dependences:
+  case ompt_callback_task_dependence:
+  case ompt_callback_work:
+  case ompt_callback_dispatch:
+  case ompt_callback_masked:
+  case ompt_callback_cancel:
+  case ompt_callback_reduction:
+  case ompt_callback_flush:
+  case ompt_callback_control_tool:
+    return ompt_set_never;
+  default: return ompt_set_always;
   }
 }
 
@@ -117,11 +153,15 @@ static ompt_set_result_t mockrt_ompt_set_callback(ompt_callbacks_t which, ompt_c
     return ompt_set_error;
   void **slot = mockrt_cb_slot(which);
   if (!slot)
-    return mockrt_fault(MOCKRT_FAULT_SET_CALLBACK_LIES) && which == ompt_callback_work
-               ? ompt_set_always
-               : ompt_set_never;
+    return ompt_set_never;
+  ompt_set_result_t answer = mockrt_ompt_answer(which);
+  /* The lie: accepted as always, never dispatched. */
+  if (mockrt_fault(MOCKRT_FAULT_SET_CALLBACK_LIES) && which == ompt_callback_work)
+    return ompt_set_always;
+  if (answer == ompt_set_never)
+    return answer;
   __atomic_store_n(slot, (void *)cb, __ATOMIC_RELEASE);
-  return ompt_set_always;
+  return answer;
 }
 
 static int mockrt_ompt_get_callback(ompt_callbacks_t which, ompt_callback_t *cb)
