@@ -35,3 +35,9 @@ if(TARGET knit_audit AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$"
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_x86_64_cold_subjects.c
     PROPERTIES COMPILE_OPTIONS "-O2;-fasynchronous-unwind-tables")
 endif()
+
+# knit_unwind's walk over cached steps against its general loop, on a live
+# stack of the test's own (natively, or under QEMU in a cross tree).
+knit_unit_test(test_unwind_walk
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_unwind_walk.c
+  LIBS knit_unwind ${CMAKE_DL_LIBS})

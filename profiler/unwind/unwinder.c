@@ -204,6 +204,120 @@ __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_
   }
 }
 
+/* --- the walk over cached steps --- */
+/* The common case, kept apart so that its few values live in registers:
+ * a caller frame (not the innermost, not one a signal interrupted) whose
+ * step is in the cache, in ordinary code, read from the process's own
+ * memory, far from the caller's limit. It walks such frames from frame i
+ * and returns at the first frame that is anything else, without touching
+ * it: the general loop below then does that frame, and its state (*regs,
+ * *callee_func) is where this walk left it. Every test here only sends a
+ * frame to the general loop, which decides it the same way it would have;
+ * so the two loops always agree. In a caller frame lr is 0 (a step never
+ * recovers it), so a step whose return address is in lr goes there too. */
+__attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *cache,
+                                                 knit_frame *frames, int i, int max,
+                                                 knit_regs *regs, uint64_t *callee_func_io,
+                                                 unsigned slack, uint64_t stop_from,
+                                                 bool limit_set, volatile int *progress)
+{
+  uint64_t pc = regs->pc, sp = regs->sp, fp = regs->fp;
+  uint64_t callee_func = *callee_func_io;
+  for (; i < max; i++) {
+    const knit_step_cache_entry *e = &cache[(pc ^ pc >> 10) % KNIT_STEP_CACHE_SIZE];
+    if (e->key != pc || !e->module || e->root || e->ra_rule != KNIT_RA_AT_CFA ||
+        (limit_set && e->uncertain))
+      break;
+    uint64_t base;
+    if (e->cfa_base == KNIT_CFA_SP) {
+      base = sp;
+    } else if (e->cfa_base == KNIT_CFA_FP) {
+      base = fp;
+    } else {
+      if (e->cfa_base != KNIT_CFA_SP_DEREF || !knit_read_word_(knit_read_own_memory, NULL, sp, &base))
+        break;
+    }
+    uint64_t cfa = base + (uint64_t)(int64_t)e->cfa_offset;
+    uint64_t ra, caller_fp = fp;
+    /* As knit_recipe_apply: the caller's frame lies above; a 0 return
+     * address ends the stack (the general loop says so). */
+    if (cfa <= sp || cfa >= stop_from ||
+        !knit_read_word_(knit_read_own_memory, NULL, cfa + (uint64_t)(int64_t)e->ra_offset, &ra) ||
+        ra == 0)
+      break;
+    if (e->fp_rule == KNIT_FP_AT_CFA &&
+        !knit_read_word_(knit_read_own_memory, NULL, cfa + (uint64_t)(int64_t)e->fp_offset,
+                         &caller_fp))
+      break;
+    knit_frame *f = &frames[i];
+    f->pc = pc;
+    f->cfa = cfa;
+    f->module = e->module - 1u;
+    f->flags = (uint32_t)knit_step_classify(callee_func, slack, e->call,
+                                            pc + (uint64_t)(int64_t)e->call_delta)
+               << KNIT_FRAME_STEP_SHIFT; /* step classes */
+    f->offset = e->offset;
+    *progress = i + 1;
+    callee_func = pc - e->func_delta;
+    pc = ra;
+    sp = cfa;
+    fp = caller_fp;
+  }
+  regs->pc = pc;
+  regs->sp = sp;
+  regs->fp = fp;
+  regs->lr = 0;
+  *callee_func_io = callee_func;
+  return i;
+}
+/* --- end of the walk over cached steps --- */
+
+/* The rare end of a frame, out of line: its step failed, or its CFA
+ * reached the limit the caller set, or its recipe is a guess while a limit
+ * is set. Says whether the walk ends at frame f, and how.
+ *
+ * The limit (a task's exit frame): the frame whose CFA reaches it is the
+ * runtime function that called the task, and what lies beyond is the
+ * runtime's. Stopping there saves the walk through it, and never steps out
+ * of runtime code whose frame recipes cannot describe (a trampoline that
+ * keeps its frame base in a callee-saved register). The runtime function
+ * may also move its stack pointer by amounts no recipe knows (libomp's
+ * __kmp_invoke_microtask on aarch64 does, for the outlined body's stack
+ * arguments), and then its computed CFA cannot be trusted. A frame-pointer
+ * limit lies within that function's frame, above its stack pointer: a frame
+ * of the runtime whose recipe is a guess and whose stack pointer is at or
+ * below the limit is taken to be it. Frames of other modules never end the
+ * walk this way. */
+__attribute__((noinline)) static bool walk_ends_here(const knit_recipe *recipe,
+                                                     const knit_regs *cur, knit_read_word_fn read,
+                                                     void *read_ctx, uint64_t stop_at,
+                                                     bool stop_is_cfa, bool in_stop_module,
+                                                     knit_step_result step, uint64_t step_cfa,
+                                                     knit_frame *f, knit_unwind_end *end)
+{
+  if (stop_at) {
+    uint64_t frame_cfa = 0;
+    bool have_cfa = step == KNIT_STEP_OK
+                        ? (frame_cfa = step_cfa, true)
+                        : knit_recipe_cfa_(recipe, cur, read, read_ctx, &frame_cfa);
+    bool reached =
+        (have_cfa && (frame_cfa > stop_at || (stop_is_cfa && frame_cfa == stop_at))) ||
+        (!stop_is_cfa && in_stop_module && (recipe->flags & KNIT_RECIPE_UNCERTAIN) &&
+         cur->sp <= stop_at);
+    if (reached) {
+      f->flags |= KNIT_FRAME_AT_LIMIT;
+      f->cfa = have_cfa ? frame_cfa : UINT64_MAX;
+      *end = KNIT_UNWIND_COMPLETE;
+      return true;
+    }
+  }
+  if (step != KNIT_STEP_OK) {
+    *end = step == KNIT_STEP_END ? KNIT_UNWIND_COMPLETE : KNIT_UNWIND_PARTIAL;
+    return true;
+  }
+  return false;
+}
+
 int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int max,
                 knit_unwind_end *end)
 {
@@ -222,6 +336,8 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
   const knit_read_word_fn read = u->read;
   void *const read_ctx = u->read_ctx;
   const unsigned slack = entry_slack(u);
+  /* A frame whose CFA is at or above this has reached the limit. */
+  const uint64_t stop_from = !stop_at ? UINT64_MAX : stop_is_cfa ? stop_at : stop_at + 1;
   knit_regs cur = *regs;
   *end = KNIT_UNWIND_TRUNCATED;
   u->progress = 0;
@@ -230,7 +346,16 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
   bool innermost = true;
   uint32_t next_flags = 0;
   uint64_t callee_func = 0; /* step classes: the previous frame's function */
+  /* The walk over cached steps reads memory directly: only where the
+   * caller reads its own memory (under the sample handler's guard). */
+  const bool fast = cache && read == knit_read_own_memory;
   for (int i = 0; i < max; i++) {
+    if (fast && !innermost) {
+      i = walk_cached(cache, frames, i, max, &cur, &callee_func, slack, stop_from, stop_at != 0,
+                      &u->progress);
+      if (i >= max)
+        break;
+    }
     uint64_t key = cur.pc ^ (innermost ? 1ull : 0);
     knit_step_cache_entry *e = cache ? &cache[(key ^ key >> 10) % KNIT_STEP_CACHE_SIZE] : NULL;
     uint32_t module_id = KNIT_MODULE_UNKNOWN;
@@ -304,40 +429,22 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
       return i + 1;
     }
 
-    /* The limit the caller set (a task's exit frame): the frame whose CFA
-     * reaches it is the runtime function that called the task, and what
-     * lies beyond is the runtime's. Stopping there saves the walk through
-     * it, and never steps out of runtime code whose frame recipes cannot
-     * describe (a trampoline that keeps its frame base in a callee-saved
-     * register). */
-    /* The runtime function may move its stack pointer by amounts no recipe
-     * knows (libomp's __kmp_invoke_microtask on aarch64 does, for the
-     * outlined body's stack arguments), and then its computed CFA cannot
-     * be trusted. A frame-pointer limit lies within that function's frame,
-     * above its stack pointer: a frame of the runtime whose recipe is a
-     * guess and whose stack pointer is at or below the limit is taken to be
-     * it. Frames of other modules never end the walk this way. */
-    if (stop_at) {
-      uint64_t frame_cfa = 0;
-      bool have_cfa = knit_recipe_cfa_(&recipe, &cur, read, read_ctx, &frame_cfa);
-      bool reached =
-          (have_cfa && (frame_cfa > stop_at || (stop_is_cfa && frame_cfa == stop_at))) ||
-          (!stop_is_cfa && module_id == stop_module && (recipe.flags & KNIT_RECIPE_UNCERTAIN) &&
-           cur.sp <= stop_at);
-      if (reached) {
-        f->flags |= KNIT_FRAME_AT_LIMIT;
-        f->cfa = have_cfa ? frame_cfa : UINT64_MAX;
-        *end = KNIT_UNWIND_COMPLETE;
-        return i + 1;
-      }
-    }
-
-    knit_regs caller;
-    uint64_t cfa;
+    /* The step is applied before the limit below is tested: in a walk
+     * without a limit (or far from it) the test then costs one compare of
+     * the CFA the step computed anyway, against a bound that is UINT64_MAX
+     * when there is no limit. Testing first, with the CFA computed twice,
+     * cost the loop about 3 ns a frame in register spills
+     * (bench_unwind_cost). */
+    knit_regs caller = {0, 0, 0, 0};
+    uint64_t cfa = UINT64_MAX;
     knit_step_result step = knit_recipe_apply(&recipe, &cur, read, read_ctx, &caller, &cfa);
-    if (step != KNIT_STEP_OK) {
-      *end = step == KNIT_STEP_END ? KNIT_UNWIND_COMPLETE : KNIT_UNWIND_PARTIAL;
-      return i + 1;
+    if (__builtin_expect(step != KNIT_STEP_OK || cfa >= stop_from ||
+                             (stop_at && (recipe.flags & KNIT_RECIPE_UNCERTAIN)),
+                         0)) {
+      const knit_regs here = cur; /* a copy: see resolve_step's call */
+      if (walk_ends_here(&recipe, &here, read, read_ctx, stop_at, stop_is_cfa,
+                         module_id == stop_module, step, cfa, f, end))
+        return i + 1;
     }
     f->cfa = cfa;
     /* Field by field: a whole-struct copy is compiled to 16-byte loads of
