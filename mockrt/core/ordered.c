@@ -54,12 +54,17 @@ void mockrt_ordered_enter(mockrt_task_t *t, const void *codeptr)
     mockrt_ordered_wait(t, codeptr);
     return;
   }
-  /* A later ordered region of a unit that holds the turn: no wait, same events. */
-  ompt_wait_id_t id = MOCKRT_ID(&t->ws->ord);
+  /* A later ordered region of a unit that holds the turn: no wait, the same events and state. */
+  mockrt_thread_t *self = &mockrt_self_tls;
+  int prev = self->state;
+  const void *id = &t->ws->ord;
+  mockrt_set_wait(self, ompt_state_wait_ordered,
+                  mockrt_fault(MOCKRT_FAULT_ORDERED_WAIT_ID_WRONG) ? (const char *)id + 8 : id);
   if (mockrt_ompt.mutex_acquire)
-    mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, 0, id, codeptr);
+    mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, 0, MOCKRT_ID(id), codeptr);
+  mockrt_set_state(self, prev);
   if (mockrt_ompt.mutex_acquired)
-    mockrt_ompt.mutex_acquired(ompt_mutex_ordered, id, codeptr);
+    mockrt_ompt.mutex_acquired(ompt_mutex_ordered, MOCKRT_ID(id), codeptr);
 }
 
 static void mockrt_ordered_pass(mockrt_task_t *t)

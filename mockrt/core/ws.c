@@ -260,10 +260,19 @@ void mockrt_ws_single_end(mockrt_task_t *t)
                  codeptr == (const void *)t ? NULL : codeptr);
 }
 
+/*
+ * At a barrier or the next construct every earlier construct is over.  One
+ * still open was left by a cancel (clang jumps out of a cancelled dynamic
+ * loop without asking for more): its work ends and its slot is given back.
+ */
 void mockrt_ws_settle(mockrt_task_t *t)
 {
-  if (t && MOCKRT_UNLIKELY(t->pos.single_open != NULL))
+  if (!t)
+    return;
+  if (MOCKRT_UNLIKELY(t->pos.single_open != NULL))
     mockrt_ws_single_end(t);
+  if (MOCKRT_UNLIKELY(t->ws != NULL))
+    mockrt_ws_leave(t);
 }
 
 void mockrt_ws_leave(mockrt_task_t *t)
