@@ -4,8 +4,11 @@
  * of work, dispatch (with chunk bounds) and single events, while the
  * program perturbs its timing with uneven work.  At exit it prints the
  * sequences in a fixed order; the test runs it twice and compares the
- * outputs, which must be equal.
+ * outputs, which must be equal.  It also checks that omp_control_tool
+ * returns the tool's answer.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <omp-tools.h>
 #include <omp.h>
 #include <pthread.h>
@@ -67,6 +70,13 @@ static void on_dispatch(ompt_data_t *pd, ompt_data_t *td, ompt_dispatch_t kind,
   note("D%ld:%ld ", (long)kind, (long)instance.value);
 }
 
+/* omp_control_tool reaches the tool, whose answer the program gets back. */
+static int on_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *ra)
+{
+  (void)arg, (void)ra;
+  return (int)(command * 100 + modifier);
+}
+
 static int tool_init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data)
 {
   (void)dev, (void)data;
@@ -75,6 +85,7 @@ static int tool_init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data)
   set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
   set(ompt_callback_work, (ompt_callback_t)on_work);
   set(ompt_callback_dispatch, (ompt_callback_t)on_dispatch);
+  set(ompt_callback_control_tool, (ompt_callback_t)on_control_tool);
   return 1;
 }
 
@@ -131,6 +142,13 @@ int main(void)
     }
   }
   (void)chunks;
+  /* Looked up: gcc's libgomp does not have it, so a direct call would not link. */
+  int (*control)(int, int, void *) = (int (*)(int, int, void *))dlsym(RTLD_DEFAULT,
+                                                                      "omp_control_tool");
+  if (!control || control(3 /* flush */, 7, NULL) != 307) {
+    fprintf(stderr, "ompt_determinism: omp_control_tool did not return the tool's answer\n");
+    return 1;
+  }
   if (sum != 3 * (50 * 49 / 2 + 70 * 69 / 2)) {
     fprintf(stderr, "ompt_determinism: wrong sum %ld\n", sum);
     return 1;
