@@ -363,6 +363,12 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = event_locked(ompt_callback_mutex_acquire, "mutex_acquire");
   check_lock_id_locked(t, "mutex_acquire", kind, wait_id);
+  /* A thread waiting for its ordered turn names the same wait id in its state. */
+  if (checker_strict && kind == ompt_mutex_ordered &&
+      (state != ompt_state_wait_ordered || state_id != wait_id))
+    checker_violate("ordered_wait_id", "mutex_acquire (ordered) on thread #%d: state 0x%x wait "
+                   "id 0x%llx, expected wait_ordered on 0x%llx", t->index, state,
+                   (unsigned long long)state_id, (unsigned long long)wait_id);
   /* libomp 14 sets the wait state only after this callback. */
   if (checker_strict && kind == ompt_mutex_lock && (state != ompt_state_wait_lock || state_id != wait_id))
     checker_violate("lock_wait_state", "mutex_acquire on thread #%d: state 0x%x wait id 0x%llx, "
@@ -418,25 +424,62 @@ static void count_event(ompt_callbacks_t which, const char *what)
   pthread_mutex_unlock(&checker_mu);
 }
 
+/*
+ * Worksharing: per thread, work begin and end pair up, innermost first, with
+ * the same type (a single's executor and other are two types), and every
+ * dispatch event comes inside an open loop (iteration) or sections (section).
+ */
 static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
                     ompt_data_t *td, uint64_t count, const void *codeptr)
 {
-  (void)wstype, (void)endpoint, (void)pd, (void)td, (void)count, (void)codeptr;
-  count_event(ompt_callback_work, "work");
+  (void)pd, (void)td, (void)count, (void)codeptr;
+  pthread_mutex_lock(&checker_mu);
+  thread_rec_t *t = event_locked(ompt_callback_work, "work");
+  if (endpoint == ompt_scope_begin) {
+    if (t->nwork < MAX_OPEN)
+      t->work[t->nwork] = (int)wstype;
+    t->nwork++;
+  } else if (t->nwork == 0) {
+    checker_violate("work_begin_end_paired", "work end (type %d) on thread #%d, which has no "
+                   "open worksharing construct", (int)wstype, t->index);
+  } else {
+    t->nwork--;
+    if (t->nwork < MAX_OPEN && t->work[t->nwork] != (int)wstype)
+      checker_violate("work_begin_end_paired", "work end of type %d on thread #%d closes a "
+                     "construct of type %d", (int)wstype, t->index, t->work[t->nwork]);
+  }
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data_t *td,
                       const void *codeptr)
 {
-  (void)endpoint, (void)pd, (void)td, (void)codeptr;
-  count_event(ompt_callback_masked, "masked");
+  (void)pd, (void)td, (void)codeptr;
+  pthread_mutex_lock(&checker_mu);
+  thread_rec_t *t = event_locked(ompt_callback_masked, "masked");
+  if (endpoint == ompt_scope_begin)
+    t->nmasked++;
+  else if (t->nmasked == 0)
+    checker_violate("masked_paired", "masked end on thread #%d, which has no open masked "
+                   "region", t->index);
+  else
+    t->nmasked--;
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_dispatch(ompt_data_t *pd, ompt_data_t *td, ompt_dispatch_t kind,
                         ompt_data_t instance)
 {
-  (void)pd, (void)td, (void)kind, (void)instance;
-  count_event(ompt_callback_dispatch, "dispatch");
+  (void)pd, (void)td, (void)instance;
+  pthread_mutex_lock(&checker_mu);
+  thread_rec_t *t = event_locked(ompt_callback_dispatch, "dispatch");
+  int want = kind == ompt_dispatch_section ? ompt_work_sections : ompt_work_loop;
+  int top = t->nwork > 0 && t->nwork <= MAX_OPEN ? t->work[t->nwork - 1] : -1;
+  if (top != want)
+    checker_violate("dispatch_inside_work", "dispatch (kind %d) on thread #%d outside an open "
+                   "%s construct (innermost open: %d)", (int)kind, t->index,
+                   want == ompt_work_sections ? "sections" : "loop", top);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
@@ -465,10 +508,19 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
   count_event(ompt_callback_task_schedule, "task_schedule");
 }
 
+/* A cancel event names exactly one construct and exactly one of activated, detected, discarded. */
 static void on_cancel(ompt_data_t *td, int flags, const void *codeptr)
 {
-  (void)td, (void)flags, (void)codeptr;
-  count_event(ompt_callback_cancel, "cancel");
+  (void)td, (void)codeptr;
+  int construct = flags & (ompt_cancel_parallel | ompt_cancel_sections | ompt_cancel_loop |
+                           ompt_cancel_taskgroup);
+  int what = flags & (ompt_cancel_activated | ompt_cancel_detected | ompt_cancel_discarded_task);
+  pthread_mutex_lock(&checker_mu);
+  thread_rec_t *t = event_locked(ompt_callback_cancel, "cancel");
+  if (!construct || (construct & (construct - 1)) || !what || (what & (what - 1)))
+    checker_violate("cancel_flags", "cancel on thread #%d with flags 0x%x: not one construct "
+                   "and one of activated, detected, discarded_task", t->index, flags);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 /* ---- probes from the program ---- */

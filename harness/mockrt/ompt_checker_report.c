@@ -19,6 +19,7 @@ static const ompt_callbacks_t exercised[] = {
   ompt_callback_implicit_task,   ompt_callback_sync_region,      ompt_callback_sync_region_wait,
   ompt_callback_mutex_acquire,   ompt_callback_mutex_acquired,   ompt_callback_mutex_released,
   ompt_callback_lock_init,       ompt_callback_lock_destroy,     ompt_callback_work,
+  ompt_callback_masked,
 };
 
 static int compare_ids(const void *a, const void *b)
@@ -39,6 +40,13 @@ static void final_checks_locked(void)
       checker_violate("parallel_begin_end_paired", "thread #%d: %d parallel regions never "
                      "ended (region %llu first)", t->index, t->npar,
                      (unsigned long long)t->par[0].key);
+    /* libomp 14 gives a cancelled dynamic loop no work end on the cancelling thread. */
+    if (t->nwork > 0 && checker_strict)
+      checker_violate("work_begin_end_paired", "thread #%d: %d worksharing constructs never "
+                     "ended (type %d first)", t->index, t->nwork, t->work[0]);
+    if (t->nmasked > 0)
+      checker_violate("masked_paired", "thread #%d: %d masked regions never ended", t->index,
+                     t->nmasked);
     /* libomp 14 may end a worker's last implicit task after finalize. */
     if (t->nimp > 0 && checker_strict)
       checker_violate("implicit_task_paired", "thread #%d: %d implicit tasks never ended "
@@ -75,7 +83,7 @@ static void report_and_exit_locked(void)
             "enter_frame_in_barrier for implicit barriers, barrier_wait_state, lock_wait_state, "
             "the address (not the value) in parallel_data_same and implicit_task_paired, "
             "implicit_task_nested, implicit_task_paired at finalize, finalize_called before "
-            "destructors\n", checker_runtime_version);
+            "destructors, work_begin_end_paired at finalize (cancelled loops)\n", checker_runtime_version);
   for (int i = 0; i < checker_n_violations; i++)
     fprintf(stderr, "ompt_checker: VIOLATED %s (%d times): %s\n", checker_violations[i].promise,
             checker_violations[i].count, checker_violations[i].evidence);

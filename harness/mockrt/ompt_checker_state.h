@@ -35,6 +35,9 @@ typedef struct thread_rec {
     unsigned index, size;
   } imp[MAX_OPEN];
   int nimp;
+  int work[MAX_OPEN];             /* ompt_work_t of the open worksharing constructs */
+  int nwork;
+  int nmasked;                    /* open masked (master) regions */
 } thread_rec_t;
 
 /* A parallel region, keyed by the number stored in its parallel_data at begin. */

@@ -42,6 +42,8 @@ void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
                                                              : ompt_state_wait_barrier_implicit;
   int prev = self->state;
 
+  /* A single construct's executor is done once it reaches a barrier. */
+  mockrt_ws_settle(task);
   if (mockrt_ompt.sync_region)
     mockrt_ompt.sync_region(kind, ompt_scope_begin, &team->parallel_data, &task->task_data, codeptr);
   if (mockrt_fault(MOCKRT_FAULT_BARRIER_STATE_WRONG))

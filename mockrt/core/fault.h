@@ -38,7 +38,15 @@
   X(TASK_INFO_LEVEL_WRONG, "get_task_info_level_wrong",                                         \
     "ompt_get_task_info and ompt_get_parallel_info answer for the level one further out")      \
   X(FINALIZE_DROPPED, "finalize_dropped", "the tool's finalize is never called")               \
-  X(INITIALIZE_TWICE, "initialize_twice", "the tool's initialize is called twice")
+  X(INITIALIZE_TWICE, "initialize_twice", "the tool's initialize is called twice")              \
+  X(WORK_END_DROPPED, "work_end_dropped", "a loop's work end event is never dispatched")      \
+  X(DISPATCH_OUTSIDE_WORK, "dispatch_outside_work",                                             \
+    "a dispatch event follows the work end of every loop and sections construct")             \
+  X(ORDERED_WAIT_ID_WRONG, "ordered_wait_id_wrong",                                             \
+    "a thread waiting for its ordered turn reports a wait id 8 bytes past the one mutex_acquire names") \
+  X(MASKED_END_DROPPED, "masked_end_dropped", "the end of a master or masked region is never dispatched") \
+  X(CANCEL_FLAGS_WRONG, "cancel_flags_wrong",                                                   \
+    "cancel events name no construct (only activated or detected)")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,

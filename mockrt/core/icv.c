@@ -11,7 +11,58 @@
 #include <strings.h>
 #include <unistd.h>
 
-mockrt_icv_t mockrt_icv = { 0, 1, 1, 0, MOCKRT_MAX_THREADS, MOCKRT_SCHED_DYNAMIC, 1 };
+static long mockrt_parse_positive(const char *s, const char **end);
+
+mockrt_icv_t mockrt_icv = { .nthreads = 1, .num_procs = 1, .thread_limit = MOCKRT_MAX_THREADS,
+                            .run_sched = MOCKRT_SCHED_DYNAMIC, .run_chunk = 1,
+                            .max_active_levels = 1 };
+
+static bool mockrt_env_true(const char *s)
+{
+  return s && (strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0);
+}
+
+/*
+ * OMP_NUM_THREADS=4,2,...: the first entry is the initial task's
+ * nthreads-var, entry i that of the implicit tasks at level i.
+ */
+static void mockrt_icv_num_threads(const char *s)
+{
+  int n = 0;
+  while (s && *s && n < (int)(sizeof mockrt_icv.nthreads_list / sizeof(int))) {
+    const char *end;
+    long v = mockrt_parse_positive(s, &end);
+    if (v <= 0)
+      break;
+    mockrt_icv.nthreads_list[n++] = v > MOCKRT_MAX_THREADS ? MOCKRT_MAX_THREADS : (int)v;
+    while (*end == ' ' || *end == '\t')
+      end++;
+    if (*end != ',')
+      break;
+    s = end + 1;
+  }
+  mockrt_icv.nthreads_levels = n;
+  if (n > 0)
+    mockrt_icv.nthreads = mockrt_icv.nthreads_list[0];
+}
+
+/*
+ * max-active-levels as libgomp 12 and libomp 14 set it: 1 by default;
+ * OMP_MAX_ACTIVE_LEVELS wins; else OMP_NESTED=true (or a list in
+ * OMP_NUM_THREADS) allows every supported level and OMP_NESTED=false one.
+ */
+static void mockrt_icv_levels(void)
+{
+  const char *levels = getenv("OMP_MAX_ACTIVE_LEVELS");
+  const char *nested = getenv("OMP_NESTED");
+  long v;
+  if (levels && (v = mockrt_parse_positive(levels, NULL)) > 0)
+    mockrt_icv.max_active_levels = v > MOCKRT_SUPPORTED_LEVELS ? MOCKRT_SUPPORTED_LEVELS : (int)v;
+  else if (nested)
+    mockrt_icv.max_active_levels = mockrt_env_true(nested) ? MOCKRT_SUPPORTED_LEVELS : 1;
+  else if (mockrt_icv.nthreads_levels > 1)
+    mockrt_icv.max_active_levels = MOCKRT_SUPPORTED_LEVELS;
+}
 
 static int mockrt_count_procs(void)
 {
@@ -45,13 +96,9 @@ void mockrt_icv_init(void)
   mockrt_icv.num_procs = mockrt_count_procs();
   mockrt_icv.nthreads = mockrt_icv.num_procs;
 
-  /* OMP_NUM_THREADS may be a list for nested levels; the first entry counts. */
-  s = getenv("OMP_NUM_THREADS");
-  if (s) {
-    long v = mockrt_parse_positive(s, NULL);
-    if (v > 0)
-      mockrt_icv.nthreads = v > MOCKRT_MAX_THREADS ? MOCKRT_MAX_THREADS : (int)v;
-  }
+  mockrt_icv_num_threads(getenv("OMP_NUM_THREADS"));
+  mockrt_icv_levels();
+  mockrt_icv.cancellation = mockrt_env_true(getenv("OMP_CANCELLATION"));
   s = getenv("MOCKRT_DETERMINISTIC");
   mockrt_icv.deterministic = s && strcmp(s, "1") == 0;
   s = getenv("OMP_THREAD_LIMIT");
@@ -61,17 +108,20 @@ void mockrt_icv_init(void)
       mockrt_icv.thread_limit = (int)v;
   }
   s = getenv("OMP_DYNAMIC");
-  if (s && (strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0))
+  if (mockrt_env_true(s))
     mockrt_icv.dynamic = 1;
 
   /*
-   * schedule(runtime) honours the kind and chunk of OMP_SCHEDULE; static is
-   * served by the dynamic dispatcher, which is a legal (if unordered)
-   * distribution for this first version.
+   * schedule(runtime) honours the kind and chunk of OMP_SCHEDULE (static
+   * without a chunk: one block per thread).
    */
   s = getenv("OMP_SCHEDULE");
   if (s) {
     const char *comma = strchr(s, ',');
+    if (strncasecmp(s, "static", 6) == 0) {
+      mockrt_icv.run_sched = MOCKRT_SCHED_STATIC;
+      mockrt_icv.run_chunk = 0;
+    }
     if (strncasecmp(s, "guided", 6) == 0 || strncasecmp(s, "nonmonotonic:guided", 19) == 0)
       mockrt_icv.run_sched = MOCKRT_SCHED_GUIDED;
     if (comma) {

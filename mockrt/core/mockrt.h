@@ -32,7 +32,13 @@
 /* Worksharing constructs that may be in flight at once (nowait chains). */
 #define MOCKRT_WS_SLOTS 8
 
-enum mockrt_sched { MOCKRT_SCHED_DYNAMIC = 1, MOCKRT_SCHED_GUIDED = 2 };
+/*
+ * Static: chunk k of the loop goes to thread k % nthreads, computed by each
+ * thread alone (so no thread can take another's chunk); an unchunked static
+ * loop has one chunk per thread.  Deterministic mode serves every schedule
+ * this way (ws.c).
+ */
+enum mockrt_sched { MOCKRT_SCHED_DYNAMIC = 1, MOCKRT_SCHED_GUIDED = 2, MOCKRT_SCHED_STATIC = 3 };
 
 /*
  * One worksharing construct (loop, sections or single) shared by a team.
@@ -47,6 +53,7 @@ typedef struct mockrt_ws {
   atomic_int single;     /* 1 once a thread has claimed a single */
   atomic_long ord;       /* iteration index whose ordered region may run next */
   int sched;
+  int wstype;            /* ompt_work_t */
   long count;            /* iterations in total */
   long chunk;
   long start;
@@ -80,6 +87,21 @@ typedef struct mockrt_microtask {
 } mockrt_microtask_t;
 
 /*
+ * A task's position inside its current worksharing construct: the chunks a
+ * fixed assignment gives it, its ordered turn, and a single construct whose
+ * executor end is still to be reported (gcc calls nothing at its end).
+ */
+typedef struct mockrt_ws_pos {
+  long fixed_k;          /* fixed assignment: the next chunk number this task owns */
+  long walk_k, walk_first; /* guided fixed assignment: chunk walk_k starts at walk_first */
+  long ord_first, ord_end; /* ordered unit (an iteration or a chunk) the task runs */
+  bool ord_held, ord_passed;
+  bool ordered;          /* the loop has the ordered clause (__kmpc_* dispatch) */
+  const void *codeptr;   /* of the construct, for its work end */
+  const void *single_open; /* a single whose executor end is pending, or NULL */
+} mockrt_ws_pos_t;
+
+/*
  * A task as OMPT sees it: an implicit task of a team or the initial task of
  * an initial thread.  The frame and data fields are what get_task_info hands
  * out, so their addresses must stay stable while the task exists.
@@ -94,6 +116,7 @@ typedef struct mockrt_task {
   int nthreads_var;               /* ICV inherited by nested regions */
   unsigned long ws_next;          /* number of the next worksharing construct */
   mockrt_ws_t *ws;                /* the construct the task is inside */
+  mockrt_ws_pos_t pos;            /* where the task is inside ws (ws.c, ordered.c) */
 } mockrt_task_t;
 
 /* A team: the threads that run one parallel region (or the initial thread). */
@@ -111,6 +134,9 @@ typedef struct mockrt_team {
   mockrt_barrier_t barrier;
   atomic_uint left;               /* workers that have finished with the team */
   bool preset_ws;                 /* slot 0 is a loop every thread starts in */
+  atomic_int cancelled;           /* cancel parallel was activated (cancel.c) */
+  atomic_int ws_cancelled;        /* cancel for/sections, until the construct's barrier */
+  mockrt_barrier_t cancel_barrier; /* cancellable barriers; unused once cancelled */
   mockrt_ws_t ws[MOCKRT_WS_SLOTS];
 } mockrt_team_t;
 
@@ -228,7 +254,13 @@ typedef struct mockrt_icv {
   int thread_limit;
   int run_sched;       /* OMP_SCHEDULE kind for schedule(runtime) */
   long run_chunk;
+  int max_active_levels; /* OMP_MAX_ACTIVE_LEVELS, OMP_NESTED, omp_set_max_active_levels */
+  int cancellation;      /* OMP_CANCELLATION=true */
+  int nthreads_levels;   /* entries of the OMP_NUM_THREADS list */
+  int nthreads_list[8];  /* nthreads-var of the implicit tasks at each level */
 } mockrt_icv_t;
+/* The nesting depth the runtime supports (omp_get_supported_active_levels). */
+#define MOCKRT_SUPPORTED_LEVELS 255
 extern mockrt_icv_t mockrt_icv;
 void mockrt_icv_init(void);
 
@@ -285,14 +317,44 @@ bool mockrt_mutex_try(atomic_int *w, int kind, const void *codeptr);
 void mockrt_mutex_release(atomic_int *w, int kind, const void *codeptr);
 
 /* ---- worksharing (ws.c) ---- */
-/* Enter the next worksharing construct; the first thread in sets it up. */
+/* Enter the next worksharing construct (a loop); the first thread in sets it up. */
 void mockrt_ws_enter(mockrt_task_t *t, int sched, long start, long end, long incr, long chunk);
+/* The same for any ompt_work_t, with the construct's codeptr for the work events. */
+void mockrt_ws_enter_ex(mockrt_task_t *t, int wstype, int sched, long start, long end, long incr,
+                        long chunk, const void *codeptr);
 /* Set up slot 0 of a fresh team as a loop all threads are already inside. */
 void mockrt_ws_preset(mockrt_team_t *team, int sched, long start, long end, long incr, long chunk);
+/* The work begin of a preset construct, from each implicit task of the team. */
+void mockrt_ws_preset_begin(mockrt_task_t *t, const void *codeptr);
 bool mockrt_ws_next(mockrt_task_t *t, long *istart, long *iend);
-/* Claim a single construct; true for exactly one thread of the team. */
-bool mockrt_ws_single(mockrt_task_t *t);
+/*
+ * Claim a single construct: true for exactly one thread of the team (thread
+ * 0 in deterministic mode).  The executor's work end waits for
+ * mockrt_ws_single_end, or for the thread's next runtime call
+ * (mockrt_ws_settle) when the ABI calls nothing at the end of a single.
+ */
+bool mockrt_ws_single(mockrt_task_t *t, const void *codeptr);
+void mockrt_ws_single_end(mockrt_task_t *t);
+void mockrt_ws_settle(mockrt_task_t *t);
 void mockrt_ws_leave(mockrt_task_t *t);
+
+/* ---- ordered (ordered.c): turns are taken in units of iterations ---- */
+/* The task now runs iteration indices [first, end) of its loop. */
+void mockrt_ordered_unit(mockrt_task_t *t, long first, long end);
+/* Wait for the unit's turn (wait_ordered, mutex events with codeptr). */
+void mockrt_ordered_enter(mockrt_task_t *t, const void *codeptr);
+/* Leave an ordered region; pass hands the turn on to the next unit now. */
+void mockrt_ordered_exit(mockrt_task_t *t, bool pass, const void *codeptr);
+/* The unit is done: pass the turn on (after waiting for it if never taken). */
+void mockrt_ordered_unit_end(mockrt_task_t *t);
+
+/* ---- cancellation (cancel.c) ---- */
+/* Activate cancellation of the innermost construct of kind (ompt_cancel_*); false if off. */
+bool mockrt_cancel(mockrt_task_t *t, int kind, const void *codeptr);
+/* A cancellation point: true (and a detected event) if kind was cancelled. */
+bool mockrt_cancel_point(mockrt_task_t *t, int kind, const void *codeptr);
+/* A cancellable barrier: true if the region was cancelled. */
+bool mockrt_barrier_wait_cancel(mockrt_task_t *t, int kind, const void *codeptr);
 
 /* ---- OMPT (ompt.c, ompt_inquiry.c) ---- */
 typedef struct mockrt_ompt_cbs {
@@ -329,6 +391,8 @@ void mockrt_ompt_init(void);
 /* Call the tool's finalize once, and stop dispatching. */
 void mockrt_ompt_finalize(void);
 ompt_interface_fn_t mockrt_ompt_lookup(const char *name);
+/* A tool is initialized and not yet finalized (omp_control_tool). */
+bool mockrt_ompt_active(void);
 uint64_t mockrt_unique_id(void);
 
 /* Async-signal-safe inquiries (ompt_inquiry.c). */
@@ -339,6 +403,14 @@ int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data,
 int mockrt_ompt_get_parallel_info(int level, ompt_data_t **parallel_data, int *team_size);
 ompt_data_t *mockrt_ompt_get_thread_data(void);
 int mockrt_ompt_enumerate_states(int current, int *next, const char **name);
+
+/*
+ * Callbacks whose events the personality's ABI hides from the runtime in
+ * part (the compiler open-codes some instances: set_callback answers
+ * sometimes) or wholly (never), as bits 1 << callback id.
+ */
+extern const uint64_t mockrt_abi_sometimes, mockrt_abi_never;
+#define MOCKRT_CB_BIT(cb) ((uint64_t)1 << (cb))
 
 /* The string a personality reports as runtime_version to ompt_start_tool. */
 extern const char *mockrt_runtime_version;

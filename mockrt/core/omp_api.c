@@ -97,25 +97,46 @@ MOCKRT_EXPORT int omp_get_dynamic(void)
   return mockrt_icv.dynamic;
 }
 
-/* Nested parallelism is always serialized in this version. */
+/*
+ * Nested parallelism is max-active-levels > 1 (OpenMP 5.0 deprecates
+ * nest-var): switching it on allows every supported level, off allows one,
+ * as libgomp and libomp do.
+ */
 MOCKRT_EXPORT void omp_set_nested(int on)
 {
-  (void)on;
+  mockrt_self();
+  mockrt_icv.max_active_levels = on ? MOCKRT_SUPPORTED_LEVELS : 1;
 }
 
 MOCKRT_EXPORT int omp_get_nested(void)
 {
-  return 0;
+  mockrt_self();
+  return mockrt_icv.max_active_levels > 1;
 }
 
 MOCKRT_EXPORT int omp_get_max_active_levels(void)
 {
-  return 1;
+  mockrt_self();
+  return mockrt_icv.max_active_levels;
 }
 
+/* Negative values are ignored; larger ones are clipped to what is supported. */
 MOCKRT_EXPORT void omp_set_max_active_levels(int n)
 {
-  (void)n;
+  mockrt_self();
+  if (n >= 0)
+    mockrt_icv.max_active_levels = n > MOCKRT_SUPPORTED_LEVELS ? MOCKRT_SUPPORTED_LEVELS : n;
+}
+
+MOCKRT_EXPORT int omp_get_supported_active_levels(void)
+{
+  return MOCKRT_SUPPORTED_LEVELS;
+}
+
+MOCKRT_EXPORT int omp_get_cancellation(void)
+{
+  mockrt_self();
+  return mockrt_icv.cancellation;
 }
 
 MOCKRT_EXPORT int omp_get_thread_limit(void)

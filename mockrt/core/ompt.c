@@ -83,6 +83,11 @@ void mockrt_ompt_finalize(void)
     mockrt_tool->finalize(&mockrt_tool->tool_data);
 }
 
+bool mockrt_ompt_active(void)
+{
+  return mockrt_tool != NULL && !atomic_load(&mockrt_tool_finalized);
+}
+
 uint64_t mockrt_unique_id(void)
 {
   if (mockrt_fault(MOCKRT_FAULT_UNIQUE_ID_REUSED))
@@ -124,27 +129,28 @@ static void **mockrt_cb_slot(ompt_callbacks_t which)
 
 /*
  * What set_callback promises for a callback the mock dispatches: always,
- * unless some of its events can happen without it (then sometimes).  The
- * answer must match what a checker observes (docs/mockrt-faults.md).
+ * unless some of its events can happen without it (then sometimes), or
+ * never if the runtime cannot see them at all.  The answer must match what
+ * a checker observes (docs/mockrt-faults.md); what the compiler open-codes
+ * is the personality's to say (mockrt_abi_sometimes, mockrt_abi_never).
  */
 static ompt_set_result_t mockrt_ompt_answer(ompt_callbacks_t which)
 {
   switch (which) {
-  /* Slots whose events are not dispatched yet. */
+  /* Slots whose events are not dispatched yet (explicit tasks). */
   case ompt_callback_task_create:
   case ompt_callback_task_schedule:
   case ompt_callback_dependences:
   case ompt_callback_task_dependence:
-  case ompt_callback_work:
-  case ompt_callback_dispatch:
-  case ompt_callback_masked:
-  case ompt_callback_cancel:
-  case ompt_callback_reduction:
-  case ompt_callback_flush:
-  case ompt_callback_control_tool:
     return ompt_set_never;
-  default: return ompt_set_always;
+  default:
+    break;
   }
+  if (mockrt_abi_never & MOCKRT_CB_BIT(which))
+    return ompt_set_never;
+  if (mockrt_abi_sometimes & MOCKRT_CB_BIT(which))
+    return ompt_set_sometimes;
+  return ompt_set_always;
 }
 
 static ompt_set_result_t mockrt_ompt_set_callback(ompt_callbacks_t which, ompt_callback_t cb)

@@ -26,6 +26,9 @@ static void mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc,
   team->encountering = enc;
   team->codeptr = codeptr;
   mockrt_barrier_init(&team->barrier, nthreads);
+  mockrt_barrier_init(&team->cancel_barrier, nthreads);
+  atomic_init(&team->cancelled, 0);
+  atomic_init(&team->ws_cancelled, 0);
   atomic_init(&team->left, 0);
   team->preset_ws = false;
   for (unsigned i = 0; i < MOCKRT_WS_SLOTS; i++) {
@@ -45,7 +48,10 @@ void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_
   task->team = team;
   task->thread_num = thread_num;
   task->flags = ompt_task_implicit;
-  task->nthreads_var = enc->nthreads_var;
+  /* OMP_NUM_THREADS=4,2: the implicit tasks of level 1 ask for 2 threads. */
+  task->nthreads_var = team->level < mockrt_icv.nthreads_levels
+                           ? mockrt_icv.nthreads_list[team->level]
+                           : enc->nthreads_var;
   /* A team that starts inside a loop (combined parallel loop) is in slot 0. */
   if (team->preset_ws) {
     task->ws = &team->ws[0];
@@ -61,6 +67,8 @@ void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_
                               mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0 : (unsigned)thread_num,
                               ompt_task_implicit);
   mockrt_set_state(self, ompt_state_work_parallel);
+  if (team->preset_ws)
+    mockrt_ws_preset_begin(task, team->codeptr);
 }
 
 /* The part of the end of an implicit task that master and workers share. */
@@ -118,12 +126,13 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
                                ompt_parallel_invoker_program | ompt_parallel_team, codeptr);
   /*
    * parallel_begin may already have stored into parallel_data, so team
-   * setup leaves it alone.  Nested regions (inside an active region) run on
-   * a team of one in this version.
+   * setup leaves it alone.  A region nested deeper than max-active-levels
+   * active regions runs on a team of one; otherwise the pool gives it as
+   * many workers as it has idle or can start (it grows for inner teams).
    */
   nthreads = 1;
   team->nthreads = 0;
-  if (enc->team->active_level == 0 && want > 1)
+  if (enc->team->active_level < mockrt_icv.max_active_levels && want > 1)
     nthreads = 1 + mockrt_pool_reserve(team, want - 1);
   mockrt_team_setup(team, enc, fn, data, nthreads, codeptr);
   (init ? init : mockrt_no_init)(team, arg);

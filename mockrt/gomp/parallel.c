@@ -5,6 +5,8 @@
  */
 #include "gomp.h"
 
+#include <stdlib.h>
+
 typedef struct mockrt_gomp_loop_args {
   int sched;
   long start, end, incr, chunk;
@@ -35,6 +37,7 @@ MOCKRT_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_th
                            __builtin_return_address(0), mockrt_gomp_preset_loop, &a);         \
   }
 
+MOCKRT_GOMP_PARALLEL_LOOP(GOMP_parallel_loop_static, MOCKRT_SCHED_STATIC)
 MOCKRT_GOMP_PARALLEL_LOOP(GOMP_parallel_loop_dynamic, MOCKRT_SCHED_DYNAMIC)
 MOCKRT_GOMP_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, MOCKRT_SCHED_DYNAMIC)
 MOCKRT_GOMP_PARALLEL_LOOP(GOMP_parallel_loop_guided, MOCKRT_SCHED_GUIDED)
@@ -56,6 +59,12 @@ MOCKRT_GOMP_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
 MOCKRT_GOMP_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
 MOCKRT_GOMP_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 
+static void mockrt_gomp_preset_sections(mockrt_team_t *team, void *arg)
+{
+  mockrt_gomp_preset_loop(team, arg);
+  team->ws[0].wstype = ompt_work_sections;
+}
+
 /* Sections are handed out like a dynamic loop over 1..count, one at a time. */
 MOCKRT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
                                           unsigned count, unsigned flags)
@@ -63,8 +72,70 @@ MOCKRT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsign
   mockrt_gomp_loop_args_t a = { MOCKRT_SCHED_DYNAMIC, 1, (long)count + 1, 1, 1 };
   (void)flags;
   mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(),
-                         __builtin_return_address(0), mockrt_gomp_preset_loop, &a);
+                         __builtin_return_address(0), mockrt_gomp_preset_sections, &a);
 }
+
+/*
+ * The GOMP 1.0 ABI: the program calls fn(data) itself between
+ * GOMP_parallel_start and GOMP_parallel_end, so the team and the master's
+ * task outlive GOMP_parallel_start's frame (one allocation per region, a
+ * stack of them per thread).  No runtime frame lies between the program
+ * and the body: the exit frame (and the encountering task's enter frame)
+ * name the program's frame, flagged as an application frame pointer, as
+ * kmpc/fork.c does for serialized regions.
+ */
+typedef struct mockrt_gomp_old_region {
+  mockrt_team_t team;
+  mockrt_task_t task;
+  struct mockrt_gomp_old_region *outer;
+} mockrt_gomp_old_region_t;
+
+static MOCKRT_TLS mockrt_gomp_old_region_t *mockrt_gomp_old_top;
+
+MOCKRT_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+{
+  mockrt_thread_t *self = mockrt_self();
+  mockrt_task_t *enc = self->task;
+  void *cfa = __builtin_dwarf_cfa();
+  mockrt_gomp_old_region_t *r = malloc(sizeof *r);
+  if (!r)
+    abort();
+  mockrt_frame_enter(enc, cfa);
+  mockrt_fork_ex(&r->team, &r->task, fn, data, num_threads, __builtin_return_address(0), NULL,
+                 NULL);
+  mockrt_frame_enter_ex(enc, cfa, ompt_frame_application | ompt_frame_framepointer);
+  mockrt_frame_exit_ex(&r->task, cfa, ompt_frame_application | ompt_frame_framepointer);
+  r->outer = mockrt_gomp_old_top;
+  mockrt_gomp_old_top = r;
+}
+
+MOCKRT_EXPORT void GOMP_parallel_end(void)
+{
+  mockrt_thread_t *self = mockrt_self();
+  mockrt_gomp_old_region_t *r = mockrt_gomp_old_top;
+  void *cfa = __builtin_dwarf_cfa();
+  if (!r || self->task != &r->task)
+    return;
+  mockrt_gomp_old_top = r->outer;
+  mockrt_task_t *enc = r->team.encountering;
+  mockrt_frame_unexit(&r->task);
+  mockrt_frame_enter(enc, cfa);
+  mockrt_join(&r->team, &r->task, cfa);
+  mockrt_frame_leave(enc);
+  /* Unpublished by the join, and every worker has left: nothing reads it any more. */
+  free(r);
+}
+
+/*
+ * gcc open-codes static loops, master/masked, flush and reductions: the
+ * runtime never sees them, so their callbacks are answered sometimes (work,
+ * dispatch) or never (masked, reduction, flush).
+ */
+const uint64_t mockrt_abi_sometimes =
+    MOCKRT_CB_BIT(ompt_callback_work) | MOCKRT_CB_BIT(ompt_callback_dispatch);
+const uint64_t mockrt_abi_never = MOCKRT_CB_BIT(ompt_callback_masked) |
+                                  MOCKRT_CB_BIT(ompt_callback_reduction) |
+                                  MOCKRT_CB_BIT(ompt_callback_flush);
 
 /* What ompt_start_tool is told about the runtime. */
 const char *mockrt_runtime_version = "knit mockrt 0.1 (gomp personality, libgomp.so.1 ABI)";

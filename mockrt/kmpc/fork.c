@@ -16,6 +16,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+/*
+ * clang calls the runtime for every construct with an OMPT event except
+ * static loops' later chunks (the compiler's arithmetic): only dispatch is
+ * answered sometimes.
+ */
+const uint64_t mockrt_abi_sometimes = MOCKRT_CB_BIT(ompt_callback_dispatch);
+const uint64_t mockrt_abi_never = 0;
+
 /* num_threads() clause of the next region this thread opens (0: none). */
 static MOCKRT_TLS int mockrt_kmpc_pushed_threads;
 

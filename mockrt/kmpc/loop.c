@@ -14,6 +14,7 @@
  * LONG_MAX are not supported there.
  */
 #include "kmpc.h"
+#include "../core/fault.h"
 
 #include <sched.h>
 
@@ -42,6 +43,37 @@ static bool mockrt_kmpc_static_chunked(int32_t sched)
          sched == MOCKRT_KMP_DISTRIBUTE_STATIC_CHUNKED;
 }
 
+/* clang marks the static loop of a sections construct in the ident. */
+#define MOCKRT_IDENT_WORK_SECTIONS 0x400
+
+static int mockrt_kmpc_wstype(const mockrt_ident_t *loc)
+{
+  return loc && (loc->flags & MOCKRT_IDENT_WORK_SECTIONS) ? ompt_work_sections : ompt_work_loop;
+}
+
+/*
+ * A static loop's work begin, and the dispatch of the thread's first chunk
+ * (first: its logical number, -1 if the thread has none; later chunks of a
+ * chunked schedule are the compiler's arithmetic, unseen by the runtime).
+ */
+static void mockrt_kmpc_static_events(const mockrt_ident_t *loc, uint64_t trip, int64_t first,
+                                      int64_t lower, const void *codeptr)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  int wstype = mockrt_kmpc_wstype(loc);
+  if (mockrt_ompt.work)
+    mockrt_ompt.work((ompt_work_t)wstype, ompt_scope_begin, &t->team->parallel_data,
+                     &t->task_data, trip, codeptr);
+  if (first >= 0 && (uint64_t)first < trip && mockrt_ompt.dispatch) {
+    ompt_data_t instance = { .value = wstype == ompt_work_sections ? (uint64_t)lower
+                                                                   : (uint64_t)first };
+    mockrt_ompt.dispatch(&t->team->parallel_data, &t->task_data,
+                         wstype == ompt_work_sections ? ompt_dispatch_section
+                                                      : ompt_dispatch_iteration,
+                         instance);
+  }
+}
+
 static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
@@ -57,8 +89,9 @@ static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
  * trip % nth threads taking one iteration more.
  */
 #define MOCKRT_KMPC_STATIC_INIT(name, T, UT, ST)                                                \
-  MOCKRT_EXPORT void name(mockrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,    \
-                          T *plower, T *pupper, ST *pstride, ST incr, ST chunk)               \
+  static inline __attribute__((always_inline)) uint64_t name##_bounds(                         \
+      mockrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast, T *plower, T *pupper,   \
+      ST *pstride, ST incr, ST chunk)                                                         \
   {                                                                                           \
     unsigned tid, nth;                                                                        \
     T lo = *plower, hi = *pupper;                                                             \
@@ -71,7 +104,7 @@ static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
       if (plast)                                                                              \
         *plast = 0;                                                                           \
       *pstride = incr;                                                                        \
-      return;                                                                                 \
+      return 0;                                                                               \
     }                                                                                         \
     if (incr > 0)                                                                             \
       trip = ((UT)hi - (UT)lo) / (UT)incr + 1;                                                \
@@ -85,7 +118,7 @@ static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
       *pstride = (ST)(span * nth);                                                            \
       if (plast)                                                                              \
         *plast = tid == ((trip - 1) / c) % nth;                                               \
-      return;                                                                                 \
+      return trip;                                                                            \
     }                                                                                         \
     if (trip < nth) {                                                                         \
       /* One iteration each for the first trip threads, none for the rest. */                 \
@@ -107,6 +140,22 @@ static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
         *plast = tid == nth - 1;                                                              \
     }                                                                                         \
     *pstride = (ST)(trip * (UT)incr);                                                         \
+    return trip;                                                                              \
+  }                                                                                           \
+  MOCKRT_EXPORT void name(mockrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,    \
+                          T *plower, T *pupper, ST *pstride, ST incr, ST chunk)               \
+  {                                                                                           \
+    T lo = *plower;                                                                           \
+    uint64_t trip = name##_bounds(loc, gtid, sched, plast, plower, pupper, pstride, incr,     \
+                                  chunk);                                                     \
+    if (mockrt_ompt.work || mockrt_ompt.dispatch)                                             \
+      mockrt_kmpc_static_events(loc, trip,                                                    \
+                                (incr > 0 ? *plower <= *pupper : *plower >= *pupper) && trip   \
+                                    ? (int64_t)(incr > 0 ? ((UT)*plower - (UT)lo) / (UT)incr  \
+                                                         : ((UT)lo - (UT)*plower) /           \
+                                                               ((UT)0 - (UT)incr))            \
+                                    : -1,                                                     \
+                                (int64_t)*plower, __builtin_return_address(0));               \
   }
 
 MOCKRT_KMPC_STATIC_INIT(__kmpc_for_static_init_4, int32_t, uint32_t, int32_t)
@@ -117,25 +166,28 @@ MOCKRT_KMPC_STATIC_INIT(__kmpc_for_static_init_8u, uint64_t, uint64_t, int64_t)
 /* The end of a static loop; its barrier, if any, is a separate call. */
 MOCKRT_EXPORT void __kmpc_for_static_fini(mockrt_ident_t *loc, int32_t gtid)
 {
-  (void)loc;
+  int wstype = mockrt_kmpc_wstype(loc);
   (void)gtid;
+  if (mockrt_ompt.work && !(mockrt_fault(MOCKRT_FAULT_WORK_END_DROPPED) && wstype == ompt_work_loop)) {
+    mockrt_task_t *t = mockrt_kmpc_task();
+    mockrt_ompt.work((ompt_work_t)wstype, ompt_scope_end, &t->team->parallel_data,
+                     &t->task_data, 0, __builtin_return_address(0));
+  }
 }
 
-/*
- * The ordered position of this thread in its current dispatched loop: the
- * index of the iteration it runs, and whether that iteration has already
- * passed its ordered region.  A thread runs one loop at a time, so TLS will
- * do (nested regions run on teams of one).
- */
-static MOCKRT_TLS long mockrt_kmpc_ord_iter;
-static MOCKRT_TLS bool mockrt_kmpc_ord_done;
-
-static int mockrt_kmpc_dispatch_kind(int32_t sched, long *chunk)
+static int mockrt_kmpc_dispatch_kind(int32_t sched, long *chunk, bool *ordered)
 {
   sched &= ~MOCKRT_KMP_MODIFIER_MASK;
-  if (sched > MOCKRT_KMP_ORD_LOWER && sched < MOCKRT_KMP_ORD_UPPER)
+  *ordered = sched > MOCKRT_KMP_ORD_LOWER && sched < MOCKRT_KMP_ORD_UPPER;
+  if (*ordered)
     sched -= MOCKRT_KMP_ORD_LOWER - 32; /* ordered kinds mirror 33..39 */
   switch (sched) {
+  case MOCKRT_KMP_STATIC:
+  case MOCKRT_KMP_STATIC_CHUNKED:
+  case MOCKRT_KMP_STATIC_BALANCED_CHUNKED:
+    if (sched == MOCKRT_KMP_STATIC)
+      *chunk = 0;                       /* one block per thread */
+    return MOCKRT_SCHED_STATIC;
   case MOCKRT_KMP_GUIDED_CHUNKED:
   case MOCKRT_KMP_GUIDED_SIMD:
     return MOCKRT_SCHED_GUIDED;
@@ -144,32 +196,28 @@ static int mockrt_kmpc_dispatch_kind(int32_t sched, long *chunk)
     *chunk = mockrt_icv.run_chunk;
     return mockrt_icv.run_sched;
   default:
-    /* Static through the dispatcher (ordered or not) is served dynamically. */
-    return MOCKRT_SCHED_DYNAMIC;
+    return MOCKRT_SCHED_DYNAMIC;        /* dynamic, auto */
   }
 }
 
 static void mockrt_kmpc_dispatch_init(int32_t sched, long lb, long ub, long st, long chunk,
-                                      void *cfa)
+                                      void *cfa, const void *codeptr)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
-  int kind = mockrt_kmpc_dispatch_kind(sched, &chunk);
-  int32_t base = sched & ~MOCKRT_KMP_MODIFIER_MASK;
+  bool ordered;
+  int kind = mockrt_kmpc_dispatch_kind(sched, &chunk, &ordered);
 
-  /* An unchunked static schedule means one block per thread. */
-  if ((base == MOCKRT_KMP_STATIC || base == MOCKRT_KMP_ORD_LOWER + 2) && st != 0) {
-    long trip = st > 0 ? (ub >= lb ? (ub - lb) / st + 1 : 0) : (lb >= ub ? (lb - ub) / -st + 1 : 0);
-    long nth = (long)t->team->nthreads;
-    chunk = (trip + nth - 1) / nth;
-  }
   mockrt_frame_enter(t, cfa);
-  mockrt_ws_enter(t, kind, lb, st >= 0 ? ub + 1 : ub - 1, st, chunk);
+  mockrt_ws_enter_ex(t, ompt_work_loop, kind, lb, st >= 0 ? ub + 1 : ub - 1, st, chunk, codeptr);
+  t->pos.ordered = ordered;
   mockrt_frame_leave(t);
-  mockrt_kmpc_ord_iter = 0;
-  mockrt_kmpc_ord_done = false;
 }
 
-/* The next chunk as [*lb, *ub] inclusive; false once the loop is exhausted. */
+/*
+ * The next chunk as [*lb, *ub] inclusive; false once the loop is exhausted.
+ * An ordered loop's units are single iterations: clang calls
+ * __kmpc_dispatch_fini_* after each one, which passes the turn on.
+ */
 static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *st)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
@@ -187,9 +235,23 @@ static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *
   *st = ws->incr;
   if (plast)
     *plast = e == ws->start + ws->count * ws->incr;
-  mockrt_kmpc_ord_iter = (s - ws->start) / ws->incr;
-  mockrt_kmpc_ord_done = false;
+  if (t->pos.ordered) {
+    long i = (s - ws->start) / ws->incr;
+    mockrt_ordered_unit(t, i, i + 1);
+  }
   return true;
+}
+
+/* The end of an iteration of an ordered loop: pass the turn, the next iteration is a new unit. */
+static void mockrt_kmpc_ordered_iteration_end(void *cfa)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  if (!t->ws || !t->pos.ordered)
+    return;
+  mockrt_frame_enter(t, cfa);
+  mockrt_ordered_unit_end(t);
+  mockrt_frame_leave(t);
+  mockrt_ordered_unit(t, t->pos.ord_end, t->pos.ord_end + 1);
 }
 
 #define MOCKRT_KMPC_DISPATCH(sfx, T, ST)                                                        \
@@ -199,7 +261,7 @@ static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *
     (void)loc;                                                                                \
     (void)gtid;                                                                               \
     mockrt_kmpc_dispatch_init(sched, (long)lb, (long)ub, (long)st, (long)chunk,               \
-                              __builtin_dwarf_cfa());                                         \
+                              __builtin_dwarf_cfa(), __builtin_return_address(0));            \
   }                                                                                           \
   MOCKRT_EXPORT int32_t __kmpc_dispatch_next_##sfx(mockrt_ident_t *loc, int32_t gtid,          \
                                                    int32_t *plast, T *plb, T *pub, ST *pst)   \
@@ -222,51 +284,6 @@ static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *
     mockrt_kmpc_ordered_iteration_end(__builtin_dwarf_cfa());                                 \
   }
 
-/*
- * Ordered: iteration i may enter its ordered region once ws->ord is i.  A
- * thread passes the turn on at the end of its ordered region, or at the end
- * of the iteration (clang calls __kmpc_dispatch_fini_* after every
- * iteration of an ordered loop) if the iteration had no ordered region.
- */
-static void mockrt_kmpc_wait_turn(mockrt_task_t *t, const void *codeptr)
-{
-  mockrt_ws_t *ws = t->ws;
-  mockrt_thread_t *self = &mockrt_self_tls;
-  ompt_wait_id_t id = (ompt_wait_id_t)(uintptr_t)&ws->ord;
-  int prev = self->state;
-
-  /* As for every mutex: the wait state is set before the acquire event. */
-  mockrt_set_wait(self, ompt_state_wait_ordered, &ws->ord);
-  if (codeptr && mockrt_ompt.mutex_acquire)
-    mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, 0, id, codeptr);
-  while (atomic_load_explicit(&ws->ord, memory_order_acquire) != mockrt_kmpc_ord_iter)
-    sched_yield();
-  mockrt_set_state(self, prev);
-  if (codeptr && mockrt_ompt.mutex_acquired)
-    mockrt_ompt.mutex_acquired(ompt_mutex_ordered, id, codeptr);
-}
-
-static void mockrt_kmpc_pass_turn(mockrt_task_t *t)
-{
-  atomic_store_explicit(&t->ws->ord, mockrt_kmpc_ord_iter + 1, memory_order_release);
-  mockrt_kmpc_ord_done = true;
-}
-
-static void mockrt_kmpc_ordered_iteration_end(void *cfa)
-{
-  mockrt_task_t *t = mockrt_kmpc_task();
-  if (!t->ws)
-    return;
-  if (!mockrt_kmpc_ord_done) {
-    mockrt_frame_enter(t, cfa);
-    mockrt_kmpc_wait_turn(t, NULL);
-    mockrt_kmpc_pass_turn(t);
-    mockrt_frame_leave(t);
-  }
-  mockrt_kmpc_ord_iter++;
-  mockrt_kmpc_ord_done = false;
-}
-
 MOCKRT_KMPC_DISPATCH(4, int32_t, int32_t)
 MOCKRT_KMPC_DISPATCH(4u, uint32_t, int32_t)
 MOCKRT_KMPC_DISPATCH(8, int64_t, int64_t)
@@ -281,19 +298,13 @@ MOCKRT_EXPORT void __kmpc_ordered(mockrt_ident_t *loc, int32_t gtid)
   if (!t->ws)
     return;
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  mockrt_kmpc_wait_turn(t, __builtin_return_address(0));
+  mockrt_ordered_enter(t, __builtin_return_address(0));
   mockrt_frame_leave(t);
 }
 
 MOCKRT_EXPORT void __kmpc_end_ordered(mockrt_ident_t *loc, int32_t gtid)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  if (!t->ws)
-    return;
-  mockrt_kmpc_pass_turn(t);
-  if (mockrt_ompt.mutex_released)
-    mockrt_ompt.mutex_released(ompt_mutex_ordered, (ompt_wait_id_t)(uintptr_t)&t->ws->ord,
-                               __builtin_return_address(0));
+  mockrt_ordered_exit(mockrt_kmpc_task(), true, __builtin_return_address(0));
 }

@@ -5,6 +5,7 @@
  * clears it before returning to the program, as the GOMP ones do.
  */
 #include "kmpc.h"
+#include "../core/fault.h"
 
 /* clang marks a barrier the program asked for; all others are implicit. */
 static int mockrt_kmpc_barrier_kind(const mockrt_ident_t *loc)
@@ -59,16 +60,17 @@ MOCKRT_EXPORT void __kmpc_end_critical(mockrt_ident_t *loc, int32_t gtid,
   mockrt_frame_leave(t);
 }
 
-/* Every thread enters and leaves at once; the barrier after is clang's call. */
+/*
+ * Every thread enters and leaves at once; the barrier after is clang's
+ * call.  The executor's work end comes with __kmpc_end_single.
+ */
 MOCKRT_EXPORT int32_t __kmpc_single(mockrt_ident_t *loc, int32_t gtid)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  mockrt_ws_enter(t, MOCKRT_SCHED_DYNAMIC, 0, 0, 1, 1);
-  bool mine = mockrt_ws_single(t);
-  mockrt_ws_leave(t);
+  bool mine = mockrt_ws_single(t, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return mine;
 }
@@ -77,40 +79,61 @@ MOCKRT_EXPORT void __kmpc_end_single(mockrt_ident_t *loc, int32_t gtid)
 {
   (void)loc;
   (void)gtid;
+  mockrt_ws_single_end(mockrt_kmpc_task());
+}
+
+/* master and masked: the thread that runs the region reports its begin and end. */
+static int32_t mockrt_kmpc_masked_begin(bool mine, const void *codeptr)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  if (mine && mockrt_ompt.masked)
+    mockrt_ompt.masked(ompt_scope_begin, &t->team->parallel_data, &t->task_data, codeptr);
+  return mine;
+}
+
+static void mockrt_kmpc_masked_end(const void *codeptr)
+{
+  mockrt_task_t *t = mockrt_kmpc_task();
+  if (mockrt_ompt.masked && !mockrt_fault(MOCKRT_FAULT_MASKED_END_DROPPED))
+    mockrt_ompt.masked(ompt_scope_end, &t->team->parallel_data, &t->task_data, codeptr);
 }
 
 MOCKRT_EXPORT int32_t __kmpc_master(mockrt_ident_t *loc, int32_t gtid)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  return t->thread_num == 0;
+  return mockrt_kmpc_masked_begin(mockrt_kmpc_task()->thread_num == 0,
+                                  __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_master(mockrt_ident_t *loc, int32_t gtid)
 {
   (void)loc;
   (void)gtid;
+  mockrt_kmpc_masked_end(__builtin_return_address(0));
 }
 
 MOCKRT_EXPORT int32_t __kmpc_masked(mockrt_ident_t *loc, int32_t gtid, int32_t filter)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  return t->thread_num == filter;
+  return mockrt_kmpc_masked_begin(mockrt_kmpc_task()->thread_num == filter,
+                                  __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_masked(mockrt_ident_t *loc, int32_t gtid)
 {
   (void)loc;
   (void)gtid;
+  mockrt_kmpc_masked_end(__builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_flush(mockrt_ident_t *loc)
 {
   (void)loc;
   atomic_thread_fence(memory_order_seq_cst);
+  if (mockrt_ompt.flush)
+    mockrt_ompt.flush(&mockrt_self()->thread_data, __builtin_return_address(0));
 }
 
 /*
@@ -118,16 +141,21 @@ MOCKRT_EXPORT void __kmpc_flush(mockrt_ident_t *loc)
  * into the shared variable yourself", and makes that safe with the lock the
  * compiler passes (a critical name of its own), as LLVM's critical method
  * does.  A team of one needs no lock.  The end calls release it; the
- * blocking form then waits for the team.
+ * blocking form then waits for the team.  From the begin to the end the
+ * thread is in a reduction (state work_reduction, reduction events).
  */
 static int32_t mockrt_kmpc_reduce_begin(mockrt_critical_name_t *lck, void *cfa, const void *ra)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
-  if (t->team->nthreads > 1) {
-    mockrt_frame_enter(t, cfa);
+  mockrt_frame_enter(t, cfa);
+  mockrt_ws_settle(t);
+  if (mockrt_ompt.reduction)
+    mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_begin, &t->team->parallel_data,
+                          &t->task_data, ra);
+  if (t->team->nthreads > 1)
     mockrt_mutex_acquire(mockrt_kmpc_word(lck), ompt_mutex_critical, ompt_state_wait_critical, ra);
-    mockrt_frame_leave(t);
-  }
+  mockrt_set_state(mockrt_self(), ompt_state_work_reduction);
+  mockrt_frame_leave(t);
   return 1;
 }
 
@@ -135,11 +163,14 @@ static void mockrt_kmpc_reduce_end(mockrt_critical_name_t *lck, bool wait,
                                    const mockrt_ident_t *loc, void *cfa, const void *ra)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
-  if (t->team->nthreads <= 1)
-    return;
   mockrt_frame_enter(t, cfa);
-  mockrt_mutex_release(mockrt_kmpc_word(lck), ompt_mutex_critical, ra);
-  if (wait)
+  mockrt_set_state(mockrt_self(), ompt_state_work_parallel);
+  if (t->team->nthreads > 1)
+    mockrt_mutex_release(mockrt_kmpc_word(lck), ompt_mutex_critical, ra);
+  if (mockrt_ompt.reduction)
+    mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_end, &t->team->parallel_data,
+                          &t->task_data, ra);
+  if (wait && t->team->nthreads > 1)
     mockrt_barrier_wait(t, mockrt_kmpc_barrier_kind(loc), ra);
   mockrt_frame_leave(t);
 }
