@@ -38,7 +38,9 @@
   X(TASK_INFO_LEVEL_WRONG, "get_task_info_level_wrong",                                         \
     "ompt_get_task_info and ompt_get_parallel_info answer for the level one further out")      \
   X(FINALIZE_DROPPED, "finalize_dropped", "the tool's finalize is never called")               \
-  X(INITIALIZE_TWICE, "initialize_twice", "the tool's initialize is called twice")
+  X(INITIALIZE_TWICE, "initialize_twice", "the tool's initialize is called twice")             \
+  X(TASK_SCHEDULE_PRIOR_WRONG, "task_schedule_prior_wrong",                                     \
+    "a task_schedule with the wrong prior task: the task being started names itself as prior")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,

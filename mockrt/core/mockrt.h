@@ -61,6 +61,22 @@ typedef struct mockrt_barrier {
 } mockrt_barrier_t;
 
 struct mockrt_team;
+struct mockrt_xtask;
+struct mockrt_taskgroup;
+
+/*
+ * The explicit tasks of a team (core/task.c): a queue of tasks ready to run
+ * under one lock word, the count of tasks not yet complete (barriers wait
+ * for it to reach zero) and a futex word bumped whenever a task is queued
+ * or completes, on which threads with nothing to run sleep.
+ */
+typedef struct mockrt_team_tasks {
+  atomic_int lock;
+  struct mockrt_xtask *head, *tail;
+  atomic_uint unfinished;
+  atomic_uint wake;
+  atomic_uint sleepers;
+} mockrt_team_tasks_t;
 
 /*
  * How the __kmpc_* personalities call an outlined body: through a
@@ -94,6 +110,10 @@ typedef struct mockrt_task {
   int nthreads_var;               /* ICV inherited by nested regions */
   unsigned long ws_next;          /* number of the next worksharing construct */
   mockrt_ws_t *ws;                /* the construct the task is inside */
+  /* Explicit tasking (task.c); all zero in a fresh task. */
+  atomic_int children;            /* child tasks not yet complete (taskwait) */
+  struct mockrt_taskgroup *taskgroup; /* innermost taskgroup this task has open */
+  struct mockrt_xtask *dep_children;  /* children with dependences, not yet complete */
 } mockrt_task_t;
 
 /* A team: the threads that run one parallel region (or the initial thread). */
@@ -111,6 +131,7 @@ typedef struct mockrt_team {
   mockrt_barrier_t barrier;
   atomic_uint left;               /* workers that have finished with the team */
   bool preset_ws;                 /* slot 0 is a loop every thread starts in */
+  mockrt_team_tasks_t tasks;      /* explicit tasks (task.c) */
   mockrt_ws_t ws[MOCKRT_WS_SLOTS];
 } mockrt_team_t;
 
@@ -257,6 +278,16 @@ void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa);
 void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
 /* Join barrier, end event, unpublish; used by workers. */
 void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa);
+
+/* ---- explicit tasks (task.c; the rest of the interface is in task.h) ---- */
+/* Empty a fresh team's task queue. */
+void mockrt_task_team_init(mockrt_team_t *team);
+/*
+ * Run the team's pending tasks until none is left unfinished; called by
+ * every thread in every barrier before it blocks, so that the tasks of a
+ * region are complete before any thread leaves the barrier.
+ */
+void mockrt_task_barrier(mockrt_task_t *task);
 
 /* ---- the worker pool (pool.c) ---- */
 /* Take up to want workers for team, numbering them 1..; returns how many. */

@@ -131,10 +131,6 @@ static ompt_set_result_t mockrt_ompt_answer(ompt_callbacks_t which)
 {
   switch (which) {
   /* Slots whose events are not dispatched yet. */
-  case ompt_callback_task_create:
-  case ompt_callback_task_schedule:
-  case ompt_callback_dependences:
-  case ompt_callback_task_dependence:
   case ompt_callback_work:
   case ompt_callback_dispatch:
   case ompt_callback_masked:
