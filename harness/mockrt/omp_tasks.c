@@ -49,17 +49,25 @@ static void test_counter_and_barrier(int deterministic)
 {
   int count = 0, helpers = 0, started = 0;
   unsigned long seen = 0;
-#pragma omp parallel shared(count, helpers, started, seen)
+#pragma omp parallel shared(count, helpers, started, seen, deterministic)
   {
 #pragma omp single nowait
     {
       for (int i = 0; i < 8; i++) {
-#pragma omp task shared(count, started, seen)
+#pragma omp task shared(count, started, seen, deterministic)
         {
           __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
           __atomic_or_fetch(&seen, 1ul << (omp_get_thread_num() & 63), __ATOMIC_SEQ_CST);
-          /* Long enough that the creator alone would be slow: others help. */
-          pause_us(2000);
+          /*
+           * The first task waits (up to 5 s, for slow emulated thread
+           * start-up) until a second one has started: only another thread
+           * can start it, so a runtime whose other threads do not run tasks
+           * at the barrier is caught however the threads are timed.
+           */
+          for (int w = 0; !deterministic && w < 50000 &&
+                          __atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2; w++)
+            pause_us(100);
+          pause_us(1000);
           __atomic_add_fetch(&count, 1, __ATOMIC_SEQ_CST);
         }
       }

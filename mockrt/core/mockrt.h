@@ -283,11 +283,13 @@ void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *
 /* Empty a fresh team's task queue. */
 void mockrt_task_team_init(mockrt_team_t *team);
 /*
- * Run the team's pending tasks until none is left unfinished; called by
- * every thread in every barrier before it blocks, so that the tasks of a
- * region are complete before any thread leaves the barrier.
+ * The blocking part of a barrier for a team that can have tasks: waiting
+ * threads run the team's tasks, and the barrier opens only when every
+ * thread has arrived and no task is unfinished, so the tasks of a region
+ * are complete before any thread leaves it.  False (nothing done) for a
+ * team of one, which runs its tasks at their creation.
  */
-void mockrt_task_barrier(mockrt_task_t *task);
+bool mockrt_task_barrier(mockrt_task_t *task);
 
 /* ---- the worker pool (pool.c) ---- */
 /* Take up to want workers for team, numbering them 1..; returns how many. */

@@ -260,11 +260,6 @@ static bool mockrt_counter_zero(void *arg)
   return atomic_load((atomic_int *)arg) == 0;
 }
 
-static bool mockrt_unfinished_zero(void *arg)
-{
-  return atomic_load((atomic_uint *)arg) == 0;
-}
-
 static bool mockrt_task_ready(void *arg)
 {
   return __atomic_load_n(&((mockrt_xtask_t *)arg)->npred, __ATOMIC_ACQUIRE) == 0;
@@ -370,12 +365,47 @@ void mockrt_task_end_inline(mockrt_xtask_t *x)
 
 /* ---- scheduling points ---- */
 
-void mockrt_task_barrier(mockrt_task_t *task)
+/*
+ * The barrier's counter and generation word are the team barrier's
+ * (barrier.c), but a waiting thread sleeps on the task queue's wake word,
+ * so that a task queued after it arrived wakes it to help.  The thread that
+ * finds every thread arrived and no task unfinished opens the barrier: it
+ * resets the counter (one compare-and-swap decides who), moves the
+ * generation on and wakes the others.
+ */
+bool mockrt_task_barrier(mockrt_task_t *task)
 {
-  mockrt_team_tasks_t *q = &task->team->tasks;
-  if (atomic_load(&q->unfinished) == 0)
-    return;
-  mockrt_task_wait(&mockrt_self_tls, mockrt_unfinished_zero, &q->unfinished);
+  mockrt_team_t *team = task->team;
+  mockrt_barrier_t *b = &team->barrier;
+  mockrt_team_tasks_t *q = &team->tasks;
+  mockrt_thread_t *self = &mockrt_self_tls;
+
+  if (b->n <= 1)
+    return false;
+  unsigned gen = atomic_load(&b->gen);
+  atomic_fetch_add(&b->arrived, 1);
+  for (;;) {
+    unsigned w = atomic_load(&q->wake);
+    if (atomic_load(&b->gen) != gen)
+      return true;
+    if (atomic_load(&b->arrived) == b->n && atomic_load(&q->unfinished) == 0) {
+      unsigned all = b->n;
+      if (atomic_compare_exchange_strong(&b->arrived, &all, 0)) {
+        atomic_fetch_add(&b->gen, 1);
+        mockrt_task_wake(q);
+        return true;
+      }
+      continue;
+    }
+    mockrt_xtask_t *x = mockrt_task_take(self, q);
+    if (x) {
+      mockrt_task_run(self, x, ompt_task_switch);
+      continue;
+    }
+    atomic_fetch_add(&q->sleepers, 1);
+    mockrt_futex_wait(&q->wake, w);
+    atomic_fetch_sub(&q->sleepers, 1);
+  }
 }
 
 /* A wait with its sync_region events and wait state around it. */
