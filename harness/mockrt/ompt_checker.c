@@ -84,7 +84,7 @@ void checker_violate(const char *promise, const char *fmt, ...)
 /* ---- records ---- */
 
 /* The calling thread's record, made on its first event.  Called with checker_mu held. */
-static thread_rec_t *me_locked(void)
+thread_rec_t *checker_me_locked(void)
 {
   if (!self_rec) {
     if (checker_n_threads == MAX_THREADS)
@@ -96,9 +96,9 @@ static thread_rec_t *me_locked(void)
 }
 
 /* Every event on a thread comes after its thread_begin.  Called with checker_mu held. */
-static thread_rec_t *event_locked(ompt_callbacks_t which, const char *what)
+thread_rec_t *checker_event_locked(ompt_callbacks_t which, const char *what)
 {
-  thread_rec_t *t = me_locked();
+  thread_rec_t *t = checker_me_locked();
   checker_events[which]++;
   if (!t->begun && which != ompt_callback_thread_begin)
     checker_violate("thread_begin_first", "%s on thread #%d before its thread_begin", what,
@@ -108,7 +108,7 @@ static thread_rec_t *event_locked(ompt_callbacks_t which, const char *what)
   return t;
 }
 
-static void note_id_locked(uint64_t id)
+void checker_note_id_locked(uint64_t id)
 {
   if (checker_n_ids < MAX_IDS)
     checker_ids[checker_n_ids++] = id;
@@ -134,7 +134,7 @@ static bool is_barrier(ompt_sync_region_t kind)
 }
 
 /* A frame address's flags say how to read it: a CFA or a frame pointer. */
-static bool frame_flags_valid(int flags)
+bool checker_frame_flags_valid(int flags)
 {
   int kind = flags & (ompt_frame_cfa | ompt_frame_framepointer);
   return kind == ompt_frame_cfa || kind == ompt_frame_framepointer;
@@ -145,13 +145,13 @@ static bool frame_flags_valid(int flags)
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_thread_begin, "thread_begin");
+  thread_rec_t *t = checker_event_locked(ompt_callback_thread_begin, "thread_begin");
   if (t->begun)
     checker_violate("thread_begin_once", "thread #%d began twice", t->index);
   t->begun = true;
   t->type = (int)type;
   thread_data->value = checker_get_unique_id();
-  note_id_locked(thread_data->value);
+  checker_note_id_locked(thread_data->value);
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -159,7 +159,7 @@ static void on_thread_end(ompt_data_t *thread_data)
 {
   (void)thread_data;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_thread_end, "thread_end");
+  thread_rec_t *t = checker_event_locked(ompt_callback_thread_end, "thread_end");
   t->ended = true;
   pthread_mutex_unlock(&checker_mu);
 }
@@ -173,18 +173,18 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
   (void)flags;
   (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_parallel_begin, "parallel_begin");
+  thread_rec_t *t = checker_event_locked(ompt_callback_parallel_begin, "parallel_begin");
   if (!enc_frame || !enc_frame->enter_frame.ptr)
     checker_violate("enter_frame_at_fork", "parallel_begin on thread #%d: encountering task's "
                    "enter frame is NULL", t->index);
-  else if (checker_strict && !frame_flags_valid(enc_frame->enter_frame_flags))
+  else if (checker_strict && !checker_frame_flags_valid(enc_frame->enter_frame_flags))
     checker_violate("enter_frame_flags", "parallel_begin on thread #%d: enter frame %p has "
                    "flags 0x%x (neither cfa nor framepointer)", t->index,
                    enc_frame->enter_frame.ptr, enc_frame->enter_frame_flags);
   /* Regions are told apart by our own key, so a faulty unique id cannot merge them. */
   uint64_t key = ++checker_n_regions;
   parallel_data->value = key;
-  note_id_locked(checker_get_unique_id());
+  checker_note_id_locked(checker_get_unique_id());
   if (t->npar < MAX_OPEN) {
     t->par[t->npar].pd = parallel_data;
     t->par[t->npar].key = key;
@@ -200,7 +200,7 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task_da
   (void)flags;
   (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_parallel_end, "parallel_end");
+  thread_rec_t *t = checker_event_locked(ompt_callback_parallel_end, "parallel_end");
   if (t->npar == 0) {
     checker_violate("parallel_begin_end_paired", "parallel_end(%p) on thread #%d, which has "
                    "no open region", (void *)parallel_data, t->index);
@@ -224,7 +224,7 @@ static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
 {
   uint64_t key = 0;
   task_data->value = checker_get_unique_id();
-  note_id_locked(task_data->value);
+  checker_note_id_locked(task_data->value);
   if (!(flags & ompt_task_initial)) {
     key = parallel_data ? parallel_data->value : 0;
     if (key == 0 || key > checker_n_regions || key > MAX_REGIONS) {
@@ -291,7 +291,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              int flags)
 {
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_implicit_task, "implicit_task");
+  thread_rec_t *t = checker_event_locked(ompt_callback_implicit_task, "implicit_task");
   if (endpoint == ompt_scope_begin)
     implicit_begin_locked(t, parallel_data, task_data, actual, index, flags);
   else
@@ -309,7 +309,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
   (void)task_data;
   (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  event_locked(ompt_callback_sync_region, "sync_region");
+  checker_event_locked(ompt_callback_sync_region, "sync_region");
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -325,7 +325,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
   int have = checker_get_task_info(0, NULL, NULL, &frame, NULL, NULL);
   int state = checker_get_state(NULL);
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_sync_region_wait, "sync_region_wait");
+  thread_rec_t *t = checker_event_locked(ompt_callback_sync_region_wait, "sync_region_wait");
   if (endpoint == ompt_scope_begin && is_barrier(kind)) {
     /* libomp 14 clears the enter frame in its implicit barriers. */
     bool check_frame = checker_strict || kind == ompt_sync_region_barrier_explicit;
@@ -361,7 +361,7 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
   ompt_wait_id_t state_id = 0;
   int state = checker_get_state(&state_id);
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_mutex_acquire, "mutex_acquire");
+  thread_rec_t *t = checker_event_locked(ompt_callback_mutex_acquire, "mutex_acquire");
   check_lock_id_locked(t, "mutex_acquire", kind, wait_id);
   /* A thread waiting for its ordered turn names the same wait id in its state. */
   if (checker_strict && kind == ompt_mutex_ordered &&
@@ -381,7 +381,7 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 {
   (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_mutex_acquired, "mutex_acquired");
+  thread_rec_t *t = checker_event_locked(ompt_callback_mutex_acquired, "mutex_acquired");
   check_lock_id_locked(t, "mutex_acquired", kind, wait_id);
   pthread_mutex_unlock(&checker_mu);
 }
@@ -390,7 +390,7 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 {
   (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_mutex_released, "mutex_released");
+  thread_rec_t *t = checker_event_locked(ompt_callback_mutex_released, "mutex_released");
   check_lock_id_locked(t, "mutex_released", kind, wait_id);
   pthread_mutex_unlock(&checker_mu);
 }
@@ -402,7 +402,7 @@ static void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl
   (void)impl;
   (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_lock_init, "lock_init");
+  thread_rec_t *t = checker_event_locked(ompt_callback_lock_init, "lock_init");
   check_lock_id_locked(t, "lock_init", kind, wait_id);
   pthread_mutex_unlock(&checker_mu);
 }
@@ -411,7 +411,7 @@ static void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const voi
 {
   (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_lock_destroy, "lock_destroy");
+  thread_rec_t *t = checker_event_locked(ompt_callback_lock_destroy, "lock_destroy");
   check_lock_id_locked(t, "lock_destroy", kind, wait_id);
   pthread_mutex_unlock(&checker_mu);
 }
@@ -420,7 +420,7 @@ static void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const voi
 static void count_event(ompt_callbacks_t which, const char *what)
 {
   pthread_mutex_lock(&checker_mu);
-  event_locked(which, what);
+  checker_event_locked(which, what);
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -434,7 +434,7 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 {
   (void)pd, (void)td, (void)count, (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_work, "work");
+  thread_rec_t *t = checker_event_locked(ompt_callback_work, "work");
   if (endpoint == ompt_scope_begin) {
     if (t->nwork < MAX_OPEN)
       t->work[t->nwork] = (int)wstype;
@@ -456,7 +456,7 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data
 {
   (void)pd, (void)td, (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_masked, "masked");
+  thread_rec_t *t = checker_event_locked(ompt_callback_masked, "masked");
   if (endpoint == ompt_scope_begin)
     t->nmasked++;
   else if (t->nmasked == 0)
@@ -472,7 +472,7 @@ static void on_dispatch(ompt_data_t *pd, ompt_data_t *td, ompt_dispatch_t kind,
 {
   (void)pd, (void)td, (void)instance;
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_dispatch, "dispatch");
+  thread_rec_t *t = checker_event_locked(ompt_callback_dispatch, "dispatch");
   int want = kind == ompt_dispatch_section ? ompt_work_sections : ompt_work_loop;
   int top = t->nwork > 0 && t->nwork <= MAX_OPEN ? t->work[t->nwork - 1] : -1;
   if (top != want)
@@ -495,20 +495,6 @@ static void on_flush(ompt_data_t *thread_data, const void *codeptr)
   count_event(ompt_callback_flush, "flush");
 }
 
-static void on_task_create(ompt_data_t *enc_td, const ompt_frame_t *enc_frame,
-                           ompt_data_t *new_td, int flags, int has_deps, const void *codeptr)
-{
-  (void)enc_td, (void)enc_frame, (void)new_td, (void)flags, (void)has_deps, (void)codeptr;
-  count_event(ompt_callback_task_create, "task_create");
-}
-
-static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
-{
-  (void)prior, (void)status, (void)next;
-  count_event(ompt_callback_task_schedule, "task_schedule");
-}
-
-/* A cancel event names exactly one construct and exactly one of activated, detected, discarded. */
 static void on_cancel(ompt_data_t *td, int flags, const void *codeptr)
 {
   (void)td, (void)codeptr;
@@ -516,7 +502,7 @@ static void on_cancel(ompt_data_t *td, int flags, const void *codeptr)
                            ompt_cancel_taskgroup);
   int what = flags & (ompt_cancel_activated | ompt_cancel_detected | ompt_cancel_discarded_task);
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = event_locked(ompt_callback_cancel, "cancel");
+  thread_rec_t *t = checker_event_locked(ompt_callback_cancel, "cancel");
   if (!construct || (construct & (construct - 1)) || !what || (what & (what - 1)))
     checker_violate("cancel_flags", "cancel on thread #%d with flags 0x%x: not one construct "
                    "and one of activated, detected, discarded_task", t->index, flags);
@@ -546,7 +532,7 @@ EXPORT void knit_ompt_checker_probe(const void *local, int thread_num, int team_
   int state = checker_get_state(NULL);
 
   pthread_mutex_lock(&checker_mu);
-  thread_rec_t *t = me_locked();
+  thread_rec_t *t = checker_me_locked();
   int top = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
   if (state != ompt_state_work_parallel)
     checker_violate("state_in_body", "thread %d in an outlined body: state 0x%x, not "
@@ -566,7 +552,7 @@ EXPORT void knit_ompt_checker_probe(const void *local, int thread_num, int team_
     if (!frame->exit_frame.ptr || (const char *)frame->exit_frame.ptr <= (const char *)local)
       checker_violate("exit_frame_above_body", "thread %d: exit frame %p is not above the "
                      "body's local at %p", thread_num, frame->exit_frame.ptr, local);
-    else if (!frame_flags_valid(frame->exit_frame_flags))
+    else if (!checker_frame_flags_valid(frame->exit_frame_flags))
       checker_violate("exit_frame_flags", "thread %d: exit frame %p has flags 0x%x", thread_num,
                      frame->exit_frame.ptr, frame->exit_frame_flags);
     if (frame->enter_frame.ptr)
@@ -599,8 +585,6 @@ void checker_register_callbacks(void)
   REGISTER(ompt_callback_parallel_begin, on_parallel_begin);
   REGISTER(ompt_callback_parallel_end, on_parallel_end);
   REGISTER(ompt_callback_implicit_task, on_implicit_task);
-  REGISTER(ompt_callback_task_create, on_task_create);
-  REGISTER(ompt_callback_task_schedule, on_task_schedule);
   REGISTER(ompt_callback_sync_region, on_sync_region);
   REGISTER(ompt_callback_sync_region_wait, on_sync_region_wait);
   REGISTER(ompt_callback_mutex_acquire, on_mutex_acquire);
@@ -614,4 +598,5 @@ void checker_register_callbacks(void)
   REGISTER(ompt_callback_dispatch, on_dispatch);
   REGISTER(ompt_callback_flush, on_flush);
   REGISTER(ompt_callback_cancel, on_cancel);
+  checker_register_task_callbacks();
 }

@@ -15,6 +15,13 @@
  */
 void knit_ompt_checker_probe(const void *local, int thread_num, int team_size);
 
+/*
+ * Called from an explicit task's body: local is the address of one of its
+ * locals.  The checker asks get_task_info(0) and (1) and compares with the
+ * task_create and task_schedule events it has seen on this thread.
+ */
+void knit_ompt_checker_task_probe(const void *local);
+
 /* Called before omp_init_lock(lock): the lock's address is its wait id. */
 void knit_ompt_checker_lock(const void *lock);
 

@@ -58,6 +58,7 @@ static void final_checks_locked(void)
       checker_violate("implicit_task_count", "region %llu: %u implicit tasks began in a team "
                      "of %u", (unsigned long long)k + 1, r->begins, r->actual);
   }
+  checker_task_final_checks_locked();
   qsort(checker_ids, checker_n_ids, sizeof checker_ids[0], compare_ids);
   for (size_t i = 1; i < checker_n_ids; i++) {
     if (checker_ids[i] == checker_ids[i - 1]) {
@@ -83,7 +84,10 @@ static void report_and_exit_locked(void)
             "enter_frame_in_barrier for implicit barriers, barrier_wait_state, lock_wait_state, "
             "the address (not the value) in parallel_data_same and implicit_task_paired, "
             "implicit_task_nested, implicit_task_paired at finalize, finalize_called before "
-            "destructors, work_begin_end_paired at finalize (cancelled loops)\n", checker_runtime_version);
+            "destructors, work_begin_end_paired at finalize (cancelled loops); for explicit tasks: task_create_enter_frame, the resumed task in "
+            "task_schedule_next, tasks scheduled without task_create, "
+            "task_info_parent (libomp answers the scheduling parent), enter_frame_clear_in_task, "
+            "get_task_info in if(0) task bodies\n", checker_runtime_version);
   for (int i = 0; i < checker_n_violations; i++)
     fprintf(stderr, "ompt_checker: VIOLATED %s (%d times): %s\n", checker_violations[i].promise,
             checker_violations[i].count, checker_violations[i].evidence);

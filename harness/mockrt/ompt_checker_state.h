@@ -81,6 +81,19 @@ extern int checker_set_answer[MAX_CALLBACK];
 void checker_violate(const char *promise, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The calling thread's record, made on its first event. */
+thread_rec_t *checker_me_locked(void);
+/* The same, counting an event and checking it comes between thread_begin and thread_end. */
+thread_rec_t *checker_event_locked(ompt_callbacks_t which, const char *what);
+/* Remembers an id for the unique_ids check. */
+void checker_note_id_locked(uint64_t id);
+/* A frame address's flags say how to read it: a CFA or a frame pointer. */
+bool checker_frame_flags_valid(int flags);
+
+/* Explicit tasks (ompt_checker_tasks.c): their callbacks and final checks. */
+void checker_register_task_callbacks(void);
+void checker_task_final_checks_locked(void);
+
 /* Registers every callback the checker has with checker_set_callback and
  * remembers each answer in checker_set_answer. */
 void checker_register_callbacks(void);

@@ -200,7 +200,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
   CHECK(REG(ompt_callback_mutex_released, on_mutex_released) == ompt_set_always);
   /* Events this runtime never produces say so. */
   CHECK(REG(ompt_callback_target, on_mutex_released) == ompt_set_never);
-  CHECK(REG(ompt_callback_task_schedule, on_mutex_released) == ompt_set_never);
+  CHECK(REG(ompt_callback_device_initialize, on_mutex_released) == ompt_set_never);
   CHECK(set_callback((ompt_callbacks_t)9999, NULL) == ompt_set_error);
 
   /* The state enumeration starts at undefined and includes work_serial. */

@@ -52,7 +52,9 @@ void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,
                                  codeptr);
-  mockrt_barrier_block(&team->barrier);
+  /* Waiting threads run the team's tasks; none leaves while tasks are pending. */
+  if (!mockrt_task_barrier(task))
+    mockrt_barrier_block(&team->barrier);
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_end, &team->parallel_data, &task->task_data,
                                  codeptr);

@@ -46,7 +46,9 @@
     "a thread waiting for its ordered turn reports a wait id 8 bytes past the one mutex_acquire names") \
   X(MASKED_END_DROPPED, "masked_end_dropped", "the end of a master or masked region is never dispatched") \
   X(CANCEL_FLAGS_WRONG, "cancel_flags_wrong",                                                   \
-    "cancel events name no construct (only activated or detected)")
+    "cancel events name no construct (only activated or detected)") \
+  X(TASK_SCHEDULE_PRIOR_WRONG, "task_schedule_prior_wrong",                                     \
+    "a task_schedule with the wrong prior task: the task being started names itself as prior")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,

@@ -68,6 +68,22 @@ typedef struct mockrt_barrier {
 } mockrt_barrier_t;
 
 struct mockrt_team;
+struct mockrt_xtask;
+struct mockrt_taskgroup;
+
+/*
+ * The explicit tasks of a team (core/task.c): a queue of tasks ready to run
+ * under one lock word, the count of tasks not yet complete (barriers wait
+ * for it to reach zero) and a futex word bumped whenever a task is queued
+ * or completes, on which threads with nothing to run sleep.
+ */
+typedef struct mockrt_team_tasks {
+  atomic_int lock;
+  struct mockrt_xtask *head, *tail;
+  atomic_uint unfinished;
+  atomic_uint wake;
+  atomic_uint sleepers;
+} mockrt_team_tasks_t;
 
 /*
  * How the __kmpc_* personalities call an outlined body: through a
@@ -117,6 +133,10 @@ typedef struct mockrt_task {
   unsigned long ws_next;          /* number of the next worksharing construct */
   mockrt_ws_t *ws;                /* the construct the task is inside */
   mockrt_ws_pos_t pos;            /* where the task is inside ws (ws.c, ordered.c) */
+  /* Explicit tasking (task.c); all zero in a fresh task. */
+  atomic_int children;            /* child tasks not yet complete (taskwait) */
+  struct mockrt_taskgroup *taskgroup; /* innermost taskgroup this task has open */
+  struct mockrt_xtask *dep_children;  /* children with dependences, not yet complete */
 } mockrt_task_t;
 
 /* A team: the threads that run one parallel region (or the initial thread). */
@@ -137,6 +157,7 @@ typedef struct mockrt_team {
   atomic_int cancelled;           /* cancel parallel was activated (cancel.c) */
   atomic_int ws_cancelled;        /* cancel for/sections, until the construct's barrier */
   mockrt_barrier_t cancel_barrier; /* cancellable barriers; unused once cancelled */
+  mockrt_team_tasks_t tasks;      /* explicit tasks (task.c) */
   mockrt_ws_t ws[MOCKRT_WS_SLOTS];
 } mockrt_team_t;
 
@@ -289,6 +310,18 @@ void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa);
 void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
 /* Join barrier, end event, unpublish; used by workers. */
 void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa);
+
+/* ---- explicit tasks (task.c; the rest of the interface is in task.h) ---- */
+/* Empty a fresh team's task queue. */
+void mockrt_task_team_init(mockrt_team_t *team);
+/*
+ * The blocking part of a barrier for a team that can have tasks: waiting
+ * threads run the team's tasks, and the barrier opens only when every
+ * thread has arrived and no task is unfinished, so the tasks of a region
+ * are complete before any thread leaves it.  False (nothing done) for a
+ * team of one, which runs its tasks at their creation.
+ */
+bool mockrt_task_barrier(mockrt_task_t *task);
 
 /* ---- the worker pool (pool.c) ---- */
 /* Take up to want workers for team, numbering them 1..; returns how many. */

@@ -136,16 +136,6 @@ static void **mockrt_cb_slot(ompt_callbacks_t which)
  */
 static ompt_set_result_t mockrt_ompt_answer(ompt_callbacks_t which)
 {
-  switch (which) {
-  /* Slots whose events are not dispatched yet (explicit tasks). */
-  case ompt_callback_task_create:
-  case ompt_callback_task_schedule:
-  case ompt_callback_dependences:
-  case ompt_callback_task_dependence:
-    return ompt_set_never;
-  default:
-    break;
-  }
   if (mockrt_abi_never & MOCKRT_CB_BIT(which))
     return ompt_set_never;
   if (mockrt_abi_sometimes & MOCKRT_CB_BIT(which))

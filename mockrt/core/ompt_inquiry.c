@@ -58,9 +58,28 @@ int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data,
   return 2;
 }
 
+/* The implicit (or initial) task t is in, skipping explicit tasks. */
+static mockrt_task_t *mockrt_implicit_of(mockrt_task_t *t)
+{
+  while (t && (t->flags & ompt_task_explicit))
+    t = t->parent;
+  return t;
+}
+
+/*
+ * Parallel levels count regions, not tasks: each level out is the implicit
+ * task that encountered the region, past any explicit tasks in between.
+ */
 int mockrt_ompt_get_parallel_info(int level, ompt_data_t **parallel_data, int *team_size)
 {
-  mockrt_task_t *t = mockrt_task_at(level);
+  mockrt_thread_t *self = mockrt_known_self();
+  if (!self || level < 0)
+    return 0;
+  if (mockrt_fault(MOCKRT_FAULT_TASK_INFO_LEVEL_WRONG))
+    level++;
+  mockrt_task_t *t = mockrt_implicit_of(self->task);
+  while (t && level-- > 0)
+    t = mockrt_implicit_of(t->parent);
   if (!t)
     return 0;
   if (parallel_data)

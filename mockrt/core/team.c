@@ -31,6 +31,7 @@ static void mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc,
   atomic_init(&team->ws_cancelled, 0);
   atomic_init(&team->left, 0);
   team->preset_ws = false;
+  mockrt_task_team_init(team);
   for (unsigned i = 0; i < MOCKRT_WS_SLOTS; i++) {
     atomic_init(&team->ws[i].ticket, i);
     atomic_init(&team->ws[i].phase, 0);

@@ -37,6 +37,14 @@ typedef void (*mockrt_kmpc_micro_t)(int32_t *gtid, int32_t *btid, ...);
 void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc,
                              void **argv, void **exit_frame);
 
+/*
+ * The personality's way of calling an explicit task's routine
+ * (intel/task.c, pgi/task.c): routine(gtid, kmp_task) from a runtime frame
+ * whose CFA it stores as the task's exit frame.
+ */
+struct mockrt_xtask;
+void mockrt_kmpc_task_invoke(struct mockrt_xtask *x);
+
 /* The lock word inside a critical name or a pointer-sized omp_lock_t. */
 static inline atomic_int *mockrt_kmpc_word(void *p)
 {

@@ -1,0 +1,93 @@
+/*
+ * The program the OMPT checker watches for explicit tasks: deferred tasks
+ * run by any thread (some while others wait in a barrier), recursive tasks
+ * with taskwait, dependences, if(0), final (included) tasks, a taskgroup, a
+ * taskloop and a taskyield.  Every task body probes the checker
+ * (ompt_checker.h) with the address of one of its locals.  Built by gcc
+ * and by clang; the checker decides pass or fail, and this program only
+ * checks that the tasks computed the right results.
+ */
+#include "ompt_checker.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+static int probe(int v)
+{
+  volatile int local = v;
+  knit_ompt_checker_task_probe((const void *)&local);
+  return local;
+}
+
+static int sum_tree(int depth)
+{
+  int a = 0, b = 0;
+  probe(depth);
+  if (depth == 0)
+    return 1;
+#pragma omp task shared(a)
+  a = sum_tree(depth - 1);
+#pragma omp task shared(b) final(depth < 3)
+  b = sum_tree(depth - 1);
+#pragma omp taskwait
+  return a + b;
+}
+
+int main(void)
+{
+  int count = 0, x = 0, tree = 0, looped = 0;
+  omp_lock_t lock;
+
+  /* Registered before omp_init_lock, whose lock_init event names it. */
+  memset(&lock, 0, sizeof lock);
+  knit_ompt_checker_lock(&lock);
+  omp_init_lock(&lock);
+#pragma omp parallel shared(count, x, tree, looped, lock)
+  {
+    /* The checker asks every callback answered 'always' for events: the
+     * __kmpc_* runtimes dispatch masked (gcc open-codes master). */
+#pragma omp master
+    __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED); /* no probe: probes come from task bodies */
+#pragma omp single
+    {
+      for (int i = 0; i < 16; i++) {
+#pragma omp task shared(count, lock)
+        {
+          /* A task that takes a lock: the lock events come from tasks too. */
+          omp_set_lock(&lock);
+          count += probe(1);
+          omp_unset_lock(&lock);
+        }
+      }
+#pragma omp task depend(out : x) shared(x)
+      x = probe(1);
+#pragma omp task depend(inout : x) shared(x)
+      x += probe(2);
+#pragma omp task depend(in : x) shared(x, count)
+      __atomic_add_fetch(&count, probe(x == 3), __ATOMIC_RELAXED);
+#pragma omp task if(0) shared(count)
+      __atomic_add_fetch(&count, probe(1), __ATOMIC_RELAXED);
+#pragma omp taskgroup
+      {
+#pragma omp task shared(tree)
+        tree = sum_tree(5);
+      }
+#pragma omp taskloop grainsize(4) shared(looped)
+      for (int i = 0; i < 32; i++)
+        __atomic_add_fetch(&looped, probe(1), __ATOMIC_RELAXED);
+#pragma omp task shared(count)
+      {
+#pragma omp taskyield
+        __atomic_add_fetch(&count, probe(1), __ATOMIC_RELAXED);
+      }
+    }
+  }
+  omp_destroy_lock(&lock);
+  if (count != 16 + 1 + 1 + 1 + 1 || x != 3 || tree != 32 || looped != 32) {
+    fprintf(stderr, "ompt_checker_tasks_prog: count %d x %d tree %d looped %d are wrong\n", count,
+            x, tree, looped);
+    return 1;
+  }
+  return 0;
+}
