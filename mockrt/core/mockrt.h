@@ -206,11 +206,35 @@ void mockrt_personality_start(void) __attribute__((weak));
 void mockrt_personality_stop(void) __attribute__((weak));
 
 /*
+ * MOCKRT_NO_OMPT builds the runtime without OMPT (the baseline of
+ * bench/ompt_overhead): no tool is looked for, every dispatch test reads a
+ * constant NULL and compiles away, and no state or frame is kept.
+ */
+#ifdef MOCKRT_NO_OMPT
+#define MOCKRT_OMPT_ENABLED 0
+#define MOCKRT_OMPT_ON 0
+#else
+#define MOCKRT_OMPT_ENABLED 1
+/*
+ * Set once a tool's initialize has accepted (ompt.c).  States and frames
+ * are kept only then: without a tool no one can ask for them (the
+ * inquiry functions are reached only through the tool's lookup), and a
+ * runtime with OMPT compiled in but no tool must cost next to nothing
+ * (bench/ompt_overhead).  A tool initializes before the first region, so
+ * no state it can see was skipped.
+ */
+extern int mockrt_ompt_attached;
+#define MOCKRT_OMPT_ON MOCKRT_UNLIKELY(mockrt_ompt_attached)
+#endif
+
+/*
  * State and frame updates.  A compiler barrier orders them with the stores
  * around them, which is all a signal handler on the same thread needs.
  */
 static inline int mockrt_set_state(mockrt_thread_t *self, int state)
 {
+  if (!MOCKRT_OMPT_ON)
+    return 0;
   int old = self->state;
   atomic_signal_fence(memory_order_seq_cst);
   self->state = state;
@@ -219,6 +243,8 @@ static inline int mockrt_set_state(mockrt_thread_t *self, int state)
 }
 static inline void mockrt_set_wait(mockrt_thread_t *self, int state, const void *wait_id)
 {
+  if (!MOCKRT_OMPT_ON)
+    return;
   self->wait_id = (ompt_wait_id_t)(uintptr_t)wait_id;
   atomic_signal_fence(memory_order_seq_cst);
   self->state = state;
@@ -227,12 +253,16 @@ static inline void mockrt_set_wait(mockrt_thread_t *self, int state, const void 
 /* Frame addresses with explicit flags (an application frame, a frame pointer). */
 static inline void mockrt_frame_enter_ex(mockrt_task_t *t, void *addr, int flags)
 {
+  if (!MOCKRT_OMPT_ON)
+    return;
   __atomic_store_n(&t->frame.enter_frame_flags, flags, __ATOMIC_RELAXED);
   __atomic_store_n(&t->frame.enter_frame.ptr, addr, __ATOMIC_RELEASE);
   atomic_signal_fence(memory_order_seq_cst);
 }
 static inline void mockrt_frame_exit_ex(mockrt_task_t *t, void *addr, int flags)
 {
+  if (!MOCKRT_OMPT_ON)
+    return;
   __atomic_store_n(&t->frame.exit_frame_flags, flags, __ATOMIC_RELAXED);
   __atomic_store_n(&t->frame.exit_frame.ptr, addr, __ATOMIC_RELEASE);
   atomic_signal_fence(memory_order_seq_cst);
@@ -243,6 +273,8 @@ static inline void mockrt_frame_enter(mockrt_task_t *t, void *cfa)
 }
 static inline void mockrt_frame_leave(mockrt_task_t *t)
 {
+  if (!MOCKRT_OMPT_ON)
+    return;
   atomic_signal_fence(memory_order_seq_cst);
   __atomic_store_n(&t->frame.enter_frame.ptr, NULL, __ATOMIC_RELEASE);
 }
@@ -256,12 +288,16 @@ static inline void mockrt_frame_exit(mockrt_task_t *t, void *cfa)
  */
 static inline void mockrt_frame_exit_flags(mockrt_task_t *t)
 {
+  if (!MOCKRT_OMPT_ON)
+    return;
   __atomic_store_n(&t->frame.exit_frame_flags, ompt_frame_runtime | ompt_frame_cfa,
                    __ATOMIC_RELAXED);
   atomic_signal_fence(memory_order_seq_cst);
 }
 static inline void mockrt_frame_unexit(mockrt_task_t *t)
 {
+  if (!MOCKRT_OMPT_ON)
+    return;
   atomic_signal_fence(memory_order_seq_cst);
   __atomic_store_n(&t->frame.exit_frame.ptr, NULL, __ATOMIC_RELEASE);
 }
@@ -418,7 +454,12 @@ typedef struct mockrt_ompt_cbs {
   ompt_callback_flush_t flush;
   ompt_callback_control_tool_t control_tool;
 } mockrt_ompt_cbs_t;
+#if MOCKRT_OMPT_ENABLED
 extern mockrt_ompt_cbs_t mockrt_ompt;
+#else
+static const mockrt_ompt_cbs_t mockrt_ompt_none;
+#define mockrt_ompt mockrt_ompt_none
+#endif
 /* Find and initialize a tool (OMP_TOOL, ompt_start_tool, OMP_TOOL_LIBRARIES). */
 void mockrt_ompt_init(void);
 /* Call the tool's finalize once, and stop dispatching. */

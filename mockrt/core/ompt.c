@@ -13,7 +13,27 @@
 #include <string.h>
 #include <strings.h>
 
+#if !MOCKRT_OMPT_ENABLED
+/* Built without OMPT: no tool, no callbacks, no entry points. */
+void mockrt_ompt_init(void) {}
+void mockrt_ompt_finalize(void) {}
+ompt_interface_fn_t mockrt_ompt_lookup(const char *name)
+{
+  (void)name;
+  return NULL;
+}
+bool mockrt_ompt_active(void)
+{
+  return false;
+}
+uint64_t mockrt_unique_id(void)
+{
+  static atomic_uint_least64_t next = 1;
+  return atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+}
+#else
 mockrt_ompt_cbs_t mockrt_ompt;
+int mockrt_ompt_attached;
 
 static ompt_start_tool_result_t *mockrt_tool;
 static atomic_int mockrt_tool_finalized;
@@ -62,10 +82,13 @@ void mockrt_ompt_init(void)
   if (!result || !result->initialize)
     return;
   mockrt_tool = result;
+  /* States are kept from here on: initialize may already ask for them. */
+  mockrt_ompt_attached = 1;
   if (!result->initialize(mockrt_ompt_lookup, 0, &result->tool_data)) {
     /* Declined: forget any callbacks it set while deciding. */
     memset(&mockrt_ompt, 0, sizeof mockrt_ompt);
     mockrt_tool = NULL;
+    mockrt_ompt_attached = 0;
   } else if (mockrt_fault(MOCKRT_FAULT_INITIALIZE_TWICE)) {
     result->initialize(mockrt_ompt_lookup, 0, &result->tool_data);
   }
@@ -211,3 +234,4 @@ ompt_interface_fn_t mockrt_ompt_lookup(const char *name)
   }
   return NULL;
 }
+#endif
