@@ -2,8 +2,8 @@
  * argument "child", which does probed work of its own; the parent waits.
  * No OpenMP.
  *
- *   parent: main -> run_parent -> parent_work (1 unit), spawn_child (fork,
- *           exec, wait), parent_work (1 unit), per round
+ *   parent: main -> run_parent -> parent_work (1 unit a round), spawn_child
+ *           (fork, exec, wait), parent_work (1 unit a round)
  *   child:  main -> run_child -> child_work (2 units)
  *                             -> child_work -> child_leaf (1 unit), per round
  *
@@ -34,7 +34,10 @@ NOINLINE static uint64_t run_child(int rounds)
   return x;
 }
 
-NOINLINE static uint64_t parent_work(uint64_t x) { return knit_work(x, 1) + 3; }
+NOINLINE static uint64_t parent_work(uint64_t x, int rounds)
+{
+  return knit_work(x, (unsigned)rounds) + 3;
+}
 
 /* Runs `self child ROUNDS` in a child process and waits for it; returns
  * whether it succeeded. */
@@ -60,11 +63,12 @@ NOINLINE static int spawn_child(const char *self, const char *rounds)
 
 NOINLINE static uint64_t run_parent(const char *self, const char *rounds_arg, int *ok)
 {
+  int rounds = atoi(rounds_arg);
   uint64_t x = 29;
-  x = parent_work(x);
+  x = parent_work(x, rounds);
   *ok = spawn_child(self, rounds_arg);
   /* Not in tail position: run_parent's frame stays over the second call. */
-  return parent_work(x) * 3;
+  return parent_work(x, rounds) * 3;
 }
 
 int main(int argc, char **argv)
