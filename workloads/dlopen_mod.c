@@ -3,7 +3,7 @@
  *
  *   dlmod_run -> dlmod_prepare (1 unit, serial, before any region)
  *             -> dlmod_parallel -> [parallel for, 16 iterations]
- *                                  each -> dlmod_work (1 unit)
+ *                                  each -> dlmod_work (4 units)
  */
 #include <stdint.h>
 
@@ -14,7 +14,7 @@
 
 static uint64_t results[ITERATIONS];
 
-NOINLINE static uint64_t dlmod_work(uint64_t x) { return knit_work(x, 1) + 1; }
+NOINLINE static uint64_t dlmod_work(uint64_t x) { return knit_work(x, 4) + 1; }
 
 /* Serial work in the module first: in a timer run, knit samples code of a
  * library that was loaded since the program last entered knit. */

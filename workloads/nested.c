@@ -4,7 +4,7 @@
  *   main -> run_nested -> outer_fn -> [parallel for, 4 iterations]
  *        each iteration -> outer_work (2 units)
  *                       -> inner_fn -> [parallel for, 8 iterations]
- *                                      each iteration -> inner_work (1 unit)
+ *                                      each iteration -> inner_work (4 units)
  *
  * Counts do not depend on the number of threads: the work is in worksharing
  * loops. A runtime that does not nest runs the inner region as a team of
@@ -24,7 +24,7 @@
 static uint64_t inner_results[OUTER][INNER];
 static uint64_t outer_results[OUTER];
 
-NOINLINE static uint64_t inner_work(uint64_t x) { return knit_work(x, 1) + 3; }
+NOINLINE static uint64_t inner_work(uint64_t x) { return knit_work(x, 4) + 3; }
 
 NOINLINE static uint64_t outer_work(uint64_t x) { return knit_work(x, 2) + 5; }
 

@@ -1,7 +1,7 @@
 /* pthreads: plain POSIX threads, no OpenMP.
  *
  *   main -> run_pthreads -> pthread_create x 4, then join, then
- *                           main_work (2 units)
+ *                           main_work (1 unit a round)
  *   each thread: thread_main -> thread_work (2 units)
  *                            -> thread_work -> thread_leaf (1 unit)
  *
@@ -41,7 +41,7 @@ NOINLINE static void *thread_main(void *arg)
   return NULL;
 }
 
-NOINLINE static uint64_t main_work(uint64_t x) { return knit_work(x, 2) + 3; }
+NOINLINE static uint64_t main_work(uint64_t x) { return knit_work(x, (unsigned)rounds_per_thread) + 3; }
 
 NOINLINE static uint64_t run_pthreads(void)
 {

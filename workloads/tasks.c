@@ -2,7 +2,7 @@
  * the team may run, with taskwait.
  *
  *   main -> run_tasks -> start_fib -> [parallel] single -> fib(DEPTH)
- *   fib(n): n < 2 -> fib_leaf (1 unit); else two tasks: fib(n-1), fib(n-2),
+ *   fib(n): n < 2 -> fib_leaf (4 units); else two tasks: fib(n-1), fib(n-2),
  *           then taskwait, then fib_join (no probes: it only combines)
  *
  * A task's samples belong under the path that created it, whichever thread
@@ -19,7 +19,7 @@
 #define NOINLINE __attribute__((noinline))
 #define DEPTH 6
 
-NOINLINE static uint64_t fib_leaf(uint64_t x) { return knit_work(x, 1) + 1; }
+NOINLINE static uint64_t fib_leaf(uint64_t x) { return knit_work(x, 4) + 1; }
 
 NOINLINE static uint64_t fib(int n, uint64_t x)
 {
