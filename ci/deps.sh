@@ -4,13 +4,13 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config gfortran
   libcapstone-dev libdw-dev libelf-dev zlib1g-dev libcmocka-dev
   clang-14 libomp-14-dev llvm-14-tools
   libunwind-dev
   qemu-user
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross
-  gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross libgomp1-ppc64el-cross
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross gfortran-aarch64-linux-gnu
+  gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross libgomp1-ppc64el-cross gfortran-powerpc64le-linux-gnu
 )
 
 missing=()

@@ -41,7 +41,33 @@ if [ "$event" = PROBE ] && ! grep -q ' wrong=0 ' <<<"$summary"; then
   "$knit" report --steps --min=100 "$dir/m"
   exit 1
 fi
+# Processes the program started and exec'ed have measurements of their own
+# (process-PID directories): each is checked against GOLDEN's sibling
+# NAME.exec.folded, which must then exist, and which asks for at least one.
+exec_golden=${golden%.folded}.exec.folded
+procs=()
+for p in "$dir"/m/process-*; do [ -d "$p" ] && procs+=("$p"); done
+if [ ${#procs[@]} -gt 0 ] && [ ! -f "$exec_golden" ]; then
+  echo "FAIL: the program started ${#procs[@]} measured process(es), and there is no $exec_golden"
+  exit 1
+fi
+if [ -f "$exec_golden" ] && [ ${#procs[@]} -eq 0 ]; then
+  echo "FAIL: $exec_golden expects an exec'ed process, and none was measured"
+  exit 1
+fi
 if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+  for p in "${procs[@]+"${procs[@]}"}"; do "$knit" check --update "$p" "$exec_golden" || exit 1; done
   exec "$knit" check --update "$dir/m" "$golden"
 fi
-"$knit" check "$dir/m" "$golden"
+rc=0
+for p in "${procs[@]+"${procs[@]}"}"; do
+  summary=$(grep '^SUMMARY ' "$p/knit.log" | tail -n 1)
+  if [ "$event" = PROBE ] && ! grep -q ' partial=0 .* wrong=0 ' <<<"$summary"; then
+    echo "FAIL: exec'ed process $p: a PROBE run must unwind completely, with no wrong step: $summary"
+    rc=1
+  fi
+  echo "+ knit check ${p#"$dir"/m/} (exec'ed) against ${exec_golden##*/}"
+  "$knit" check "$p" "$exec_golden" || rc=1
+done
+"$knit" check "$dir/m" "$golden" || rc=1
+exit $rc

@@ -1,5 +1,6 @@
 /* knit record: runs a program with libknit.so preloaded. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +77,25 @@ static void print_summary(const char *dir)
                     "write its data (killed, or knit was not loaded)\n", dir);
 }
 
+/* Processes the program started and exec'ed are measured in process-PID
+ * directories of their own (one tree per program): name them. */
+static void print_processes(const char *dir)
+{
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, "process-", 8) != 0)
+      continue;
+    char sub[PATH_MAX + 300];
+    if (!knit_path_printf(sub, sizeof sub, "%s/%s", dir, e->d_name))
+      continue;
+    fprintf(stderr, "knit: a process the program started, measured on its own: %s\n", sub);
+    print_summary(sub);
+  }
+  if (d)
+    closedir(d);
+}
+
 int knit_cmd_record(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -142,6 +162,7 @@ int knit_cmd_record(int argc, char **argv)
   if (status < 0)
     return fail("%s", err);
   print_summary(output);
+  print_processes(output);
   if (WIFSIGNALED(status)) {
     fprintf(stderr, "knit: the program was killed by signal %d (%s); what was measured is in %s\n",
             WTERMSIG(status), strsignal(WTERMSIG(status)), output);

@@ -269,6 +269,13 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
     return -1;
   }
   if (pid == 0) {
+    /* The measured process is this one (qemu runs the guest in it): its
+     * descendants write their own measurements (profiler/core/session.c). */
+    if (l->profile) {
+      char self[32];
+      snprintf(self, sizeof self, "%d", (int)getpid());
+      setenv("KNIT_ROOT_PID", self, 1);
+    }
     execvp(args[0], args);
     fprintf(stderr, "knit record: cannot run %s: %s\n", args[0], strerror(errno));
     _exit(127);

@@ -74,7 +74,17 @@ __attribute__((constructor)) static void knit_session_start(void)
     return;
   }
   const char *out = getenv("KNIT_OUTPUT");
-  if (out && *out)
+  /* A process the recorded program started (fork, then exec: the
+   * environment, and so knit, goes with it) is measured in a directory of
+   * its own inside the measurement, process-PID: it is another program,
+   * with a tree of its own under its own main, and its threads must not
+   * merge into the first process's. `knit record` names the process it
+   * started in KNIT_ROOT_PID. */
+  const char *root = getenv("KNIT_ROOT_PID");
+  bool descendant = root && *root && atol(root) != (long)getpid();
+  if (out && *out && descendant)
+    knit_safe_snprintf(s->output, sizeof s->output, "%s/process-%d", out, (int)getpid());
+  else if (out && *out)
     knit_safe_snprintf(s->output, sizeof s->output, "%s", out);
   else
     knit_safe_snprintf(s->output, sizeof s->output, "knit-%s-%d", program_invocation_short_name,

@@ -10,9 +10,12 @@
 const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
                                        ompt_data_t *parallel_data)
 {
-  (void)task_data;
   if ((flags & ompt_task_implicit) && parallel_data)
     return parallel_data->ptr;
+  /* An explicit task: the path where it was created (task_create), so that
+   * its samples sit there whichever thread runs it, and when. */
+  if ((flags & ompt_task_explicit) && task_data)
+    return task_data->ptr;
   return NULL;
 }
 

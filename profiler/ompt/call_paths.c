@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/thread.h"
 #include "measure/format.h"
+#include "ompt/attribution.h"
 #include "ompt/ompt_state.h"
 #include "unwind/isa.h"
 #include "unwind/loadmap.h"
@@ -96,7 +97,14 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
     /* The encountering task's own frames end at its exit frame. */
     t->unwinder.stop_at = here && here->exit_frame.ptr ? (uint64_t)(uintptr_t)here->exit_frame.ptr : 0;
     t->unwinder.stop_is_cfa = here && (here->exit_frame_flags & ompt_frame_cfa);
-    t->unwinder.stop_module = KNIT_MODULE_UNKNOWN;
+    /* The runtime's module, as for a sample's walk (knit_unwind_limit): a
+     * frame of the runtime whose recipe is uncertain (libomp's
+     * __kmp_invoke_microtask on aarch64) is then known as the exit frame's
+     * own, which matters when the encountering task is a worker's implicit
+     * task (a task created inside `single`, say). */
+    uint64_t unused_at;
+    bool unused_is_cfa;
+    knit_unwind_limit(&unused_at, &unused_is_cfa, &t->unwinder.stop_module);
     n = knit_unwind(&t->unwinder, &regs, frames, CAPTURE_MAX_FRAMES, &end);
   } else {
     t->stats[KNIT_STAT_FAULTS]++;

@@ -102,6 +102,19 @@ static void *real_symbol(const char *name)
 {
   void *p = dlsym(RTLD_NEXT, name);
   if (!p) {
+    /* The runtime was not in the program's global scope: a module the
+     * program dlopen'ed (RTLD_LOCAL) brought it in as its own dependency,
+     * so RTLD_NEXT cannot see it, yet the module's GOMP calls bind to these
+     * wrappers, which are global. Every GOMP-ABI runtime (GNU libgomp,
+     * knit's mock, LLVM's libomp through its alias) is loaded under the
+     * soname libgomp.so.1: ask for that object, without loading anything. */
+    void *runtime = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (runtime) {
+      p = dlsym(runtime, name);
+      dlclose(runtime); /* only drops the reference NOLOAD added */
+    }
+  }
+  if (!p) {
     /* Nothing sensible can go on: the program asked for an entry point the
      * runtime it runs on lacks, and would have failed to load without knit. */
     knit_log_line("gomp: the runtime lacks a GOMP entry point knit wraps");

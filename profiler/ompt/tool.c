@@ -51,6 +51,36 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
   parallel_data->ptr = (void *)knit_capture_call_path(&here, outer);
 }
 
+/* An explicit task is created: the encountering task records where (its
+ * own frames down to the runtime's entry, under its own prefix), as a region
+ * does at parallel_begin. One unwind per task: cheap next to a task, and
+ * nothing at all for programs without tasks. */
+static void on_task_create(ompt_data_t *encountering_task_data,
+                           const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
+                           int flags, int has_dependences, const void *codeptr_ra)
+{
+  (void)encountering_task_data;
+  (void)has_dependences;
+  (void)codeptr_ra;
+  if (!(flags & ompt_task_explicit) || !new_task_data)
+    return;
+  int task_flags = 0, thread_num = 0;
+  ompt_data_t *task_data = NULL, *region = NULL;
+  ompt_frame_t *tf = NULL, here = {0};
+  const knit_call_path *outer = NULL;
+  if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &region, &thread_num) ==
+      2) {
+    outer = knit_task_prefix(task_flags, task_data, region);
+    if (tf)
+      here = *tf;
+  }
+  if (encountering_task_frame && encountering_task_frame->enter_frame.ptr) {
+    here.enter_frame = encountering_task_frame->enter_frame;
+    here.enter_frame_flags = encountering_task_frame->enter_frame_flags;
+  }
+  new_task_data->ptr = (void *)knit_capture_call_path(&here, outer);
+}
+
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
                       ompt_data_t *tool_data)
 {
@@ -72,6 +102,8 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
       ompt_set_always) {
     knit_log_line("ompt: parallel_begin is not always dispatched; worker stacks may be unstitched");
   }
+  /* Optional: without it, explicit tasks' samples lack their creation path. */
+  set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
   /* The initial thread was attached at load time; it is an OpenMP thread too
    * (its thread_begin may have come before the callback was set). */
   knit_thread_attach(KNIT_THREAD_OPENMP);
