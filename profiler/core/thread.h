@@ -48,7 +48,9 @@ typedef struct knit_thread {
 
   timer_t timer;
   _Atomic bool has_timer;
-  _Atomic bool written;    /* its file is on disk; no more samples */
+  _Atomic bool written;    /* its file is claimed by a writer; no more samples */
+  _Atomic int write_rc;    /* the writer's result, once write_done */
+  _Atomic bool write_done; /* its file is on disk (or failed: write_rc) */
 
   uint64_t stats[KNIT_STAT_COUNT];
   /* Unwind steps by module (index: load map id; the last slot, code in no

@@ -2,6 +2,7 @@
 #include "core/writer.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "core/safe_format.h"
 #include "core/session.h"
@@ -89,10 +90,29 @@ static void put_steps(knit_writer *w, const knit_thread *t)
   knit_writer_end_section(w);
 }
 
+static int write_thread_file(knit_thread *t);
+
 int knit_write_thread(knit_thread *t)
 {
-  if (atomic_exchange(&t->written, true))
-    return 0;
+  if (atomic_exchange(&t->written, true)) {
+    /* Another thread writes this file: a thread exiting (its key
+     * destructor) while the session ends. Wait for it, or the process may
+     * exit with the file half made and lose the thread's data; bounded, so
+     * a writer that never finishes cannot hang the exit. */
+    for (int i = 0; i < 2000 && !atomic_load(&t->write_done); i++) {
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
+    }
+    return atomic_load(&t->write_done) ? atomic_load(&t->write_rc) : -1;
+  }
+  int rc = write_thread_file(t);
+  atomic_store(&t->write_rc, rc);
+  atomic_store(&t->write_done, true);
+  return rc;
+}
+
+static int write_thread_file(knit_thread *t)
+{
   if (!t->cct_ready)
     return -1;
   knit_file_header h;
