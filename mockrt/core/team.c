@@ -38,12 +38,68 @@ static void mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc,
   }
 }
 
+/*
+ * What a tool sees of fork and join, kept out of line (cold): inline, the
+ * code a run without a tool never executes still cost it registers saved
+ * and restored in every function (bench/ompt_overhead).
+ */
+__attribute__((noinline, cold)) static void
+mockrt_parallel_begin_seen(mockrt_team_t *team, mockrt_task_t *enc, unsigned want,
+                           const void *codeptr)
+{
+  if (mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_FLAGS_WRONG))
+    enc->frame.enter_frame_flags = ompt_frame_runtime;
+  if (mockrt_ompt.parallel_begin)
+    mockrt_ompt.parallel_begin(&enc->task_data, &enc->frame, &team->parallel_data, want,
+                               ompt_parallel_invoker_program | ompt_parallel_team, codeptr);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_parallel_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *enc)
+{
+  if (mockrt_ompt.parallel_end && !mockrt_fault(MOCKRT_FAULT_PARALLEL_END_DROPPED))
+    mockrt_ompt.parallel_end(mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH)
+                                 ? &mockrt_fault_stray_data
+                                 : &team->parallel_data,
+                             &enc->task_data,
+                             ompt_parallel_invoker_program | ompt_parallel_team, team->codeptr);
+  mockrt_set_state(self, enc->team->level > 0 ? ompt_state_work_parallel
+                                              : ompt_state_work_serial);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_implicit_begin_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *task,
+                           int thread_num)
+{
+  if (mockrt_ompt.implicit_task)
+    mockrt_ompt.implicit_task(ompt_scope_begin, &team->parallel_data, &task->task_data,
+                              team->nthreads + mockrt_fault(MOCKRT_FAULT_TEAM_SIZE_WRONG),
+                              mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0
+                                                                        : (unsigned)thread_num,
+                              ompt_task_implicit);
+  mockrt_set_state(self, ompt_state_work_parallel);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_implicit_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *task)
+{
+  mockrt_set_state(self, ompt_state_overhead);
+  if (mockrt_ompt.implicit_task &&
+      !(mockrt_fault(MOCKRT_FAULT_IMPLICIT_TASK_END_DROPPED) && task->thread_num != 0))
+    mockrt_ompt.implicit_task(ompt_scope_end, &team->parallel_data, &task->task_data,
+                              team->nthreads, (unsigned)task->thread_num, ompt_task_implicit);
+}
+
 void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_task_t *enc = team->encountering;
+  /* Read once: with no tool, every OMPT step below is one test of a
+   * register (bench/ompt_overhead). */
+  const bool tool = MOCKRT_OMPT_ON;
 
-  mockrt_set_state(self, ompt_state_overhead);
+  if (tool)
+    mockrt_set_state(self, ompt_state_overhead);
   memset(task, 0, sizeof *task);
   task->parent = enc;
   task->team = team;
@@ -62,35 +118,32 @@ void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_
   atomic_signal_fence(memory_order_seq_cst);
   self->task = task;
   atomic_signal_fence(memory_order_seq_cst);
-  if (mockrt_ompt.implicit_task)
-    mockrt_ompt.implicit_task(ompt_scope_begin, &team->parallel_data, &task->task_data,
-                              team->nthreads + mockrt_fault(MOCKRT_FAULT_TEAM_SIZE_WRONG),
-                              mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0 : (unsigned)thread_num,
-                              ompt_task_implicit);
-  mockrt_set_state(self, ompt_state_work_parallel);
+  if (tool)
+    mockrt_implicit_begin_seen(self, team, task, thread_num);
   if (team->preset_ws)
     mockrt_ws_preset_begin(task, team->codeptr);
 }
 
 /* The part of the end of an implicit task that master and workers share. */
-static void mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa,
-                                int after_state, mockrt_task_t *after_task)
+static inline __attribute__((always_inline)) void
+mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa, int after_state,
+                    mockrt_task_t *after_task)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
+  const bool tool = MOCKRT_OMPT_ON; /* as in mockrt_implicit_begin */
   /* While the join barrier waits, everything inward of cfa is runtime. */
-  if (!mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING))
+  if (tool && !mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING))
     mockrt_frame_enter(task, cfa);
   mockrt_barrier_wait(task, ompt_sync_region_barrier_implicit, team->codeptr);
-  mockrt_set_state(self, ompt_state_overhead);
-  if (mockrt_ompt.implicit_task &&
-      !(mockrt_fault(MOCKRT_FAULT_IMPLICIT_TASK_END_DROPPED) && task->thread_num != 0))
-    mockrt_ompt.implicit_task(ompt_scope_end, &team->parallel_data, &task->task_data,
-                              team->nthreads, (unsigned)task->thread_num, ompt_task_implicit);
+  if (tool)
+    mockrt_implicit_end_seen(self, team, task);
   atomic_signal_fence(memory_order_seq_cst);
   self->task = after_task;
   atomic_signal_fence(memory_order_seq_cst);
-  mockrt_frame_leave(task);
-  mockrt_set_state(self, after_state);
+  if (tool) {
+    mockrt_frame_leave(task);
+    mockrt_set_state(self, after_state);
+  }
 }
 
 void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
@@ -112,19 +165,18 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
   mockrt_task_t *enc = self->task;
   unsigned want = requested ? requested : (unsigned)enc->nthreads_var;
   unsigned nthreads;
+  const bool tool = MOCKRT_OMPT_ON; /* as in mockrt_implicit_begin */
 
-  mockrt_set_state(self, ompt_state_overhead);
+  if (tool)
+    mockrt_set_state(self, ompt_state_overhead);
 
   if (want > (unsigned)mockrt_icv.thread_limit)
     want = (unsigned)mockrt_icv.thread_limit;
   if (want < 1)
     want = 1;
   team->parallel_data.value = 0;
-  if (mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_FLAGS_WRONG))
-    enc->frame.enter_frame_flags = ompt_frame_runtime;
-  if (mockrt_ompt.parallel_begin)
-    mockrt_ompt.parallel_begin(&enc->task_data, &enc->frame, &team->parallel_data, want,
-                               ompt_parallel_invoker_program | ompt_parallel_team, codeptr);
+  if (tool)
+    mockrt_parallel_begin_seen(team, enc, want, codeptr);
   /*
    * parallel_begin may already have stored into parallel_data, so team
    * setup leaves it alone.  A region nested deeper than max-active-levels
@@ -153,7 +205,6 @@ void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_task_t *enc = team->encountering;
-  int after = enc->team->level > 0 ? ompt_state_work_parallel : ompt_state_work_serial;
 
   mockrt_implicit_end(team, master_task, cfa, ompt_state_overhead, enc);
   /* Workers still read the team until they have left it. */
@@ -164,11 +215,6 @@ void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
   }
   while ((left = atomic_load_explicit(&team->left, memory_order_acquire)) != want)
     mockrt_futex_wait(&team->left, left);
-  if (mockrt_ompt.parallel_end && !mockrt_fault(MOCKRT_FAULT_PARALLEL_END_DROPPED))
-    mockrt_ompt.parallel_end(mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH)
-                                 ? &mockrt_fault_stray_data
-                                 : &team->parallel_data,
-                             &enc->task_data,
-                             ompt_parallel_invoker_program | ompt_parallel_team, team->codeptr);
-  mockrt_set_state(self, after);
+  if (MOCKRT_OMPT_ON)
+    mockrt_parallel_end_seen(self, team, enc);
 }

@@ -22,15 +22,23 @@ mockrt_gomp_run_region(void (*fn)(void *), void *data, unsigned nthreads, void *
   mockrt_team_t team;
   mockrt_task_t task;
 
-  mockrt_frame_enter(enc, cfa);
+  /* Read once: with no tool no frame is kept (bench/ompt_overhead). */
+  const bool tool = MOCKRT_OMPT_ON;
+
+  if (tool)
+    mockrt_frame_enter(enc, cfa);
   mockrt_fork_ex(&team, &task, fn, data, nthreads, ra, init, arg);
-  mockrt_frame_exit(&task, cfa);
-  if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
-    mockrt_fault_wrong_exit_frame(&task, cfa);
+  if (tool) {
+    mockrt_frame_exit(&task, cfa);
+    if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
+      mockrt_fault_wrong_exit_frame(&task, cfa);
+  }
   fn(data);
-  mockrt_frame_unexit(&task);
+  if (tool)
+    mockrt_frame_unexit(&task);
   mockrt_join(&team, &task, cfa);
-  mockrt_frame_leave(enc);
+  if (tool)
+    mockrt_frame_leave(enc);
 }
 
 #endif
