@@ -239,7 +239,10 @@ __attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *ca
     }
     uint64_t cfa = base + (uint64_t)(int64_t)e->cfa_offset;
     uint64_t ra, caller_fp = fp;
-    /* As knit_recipe_apply: the caller's frame lies above; a 0 return
+    /* knit_recipe_apply's step, written out on the entry's fields: calling
+     * it on a recipe built from them measured 0.93-1.13 against
+     * libunwind, this 0.80-0.89 (bench_unwind_cost). test_unwind_walk holds
+     * the two to the same frames. The caller's frame lies above; a 0 return
      * address ends the stack (the general loop says so). */
     if (cfa <= sp || cfa >= stop_from ||
         !knit_read_word_(knit_read_own_memory, NULL, cfa + (uint64_t)(int64_t)e->ra_offset, &ra) ||
