@@ -220,12 +220,81 @@ static void test_split_function_of_this_test(void **state) {
   knit_audit_close(t);
 }
 
+/* A chain of parts, as gcc 12 -O2 lays out a function whose unlikely
+ * branch tail-calls a cold function called from nowhere else (the mock
+ * runtime's barrier): the parent pushes three registers and jumps into its
+ * .cold part, which pops them and jumps to the cold function. The bounds
+ * make the .cold part the parent of the cold function; the cold function's
+ * entry state is the parent's state handed on through the .cold part, and
+ * taking the .cold part as entered by a call would misplace its frame by
+ * the 24 bytes it pops. Module vaddrs 0x1000.. in a buffer of the test. */
+static const uint8_t chain_code[] = {
+  /* 0x1000 parent */
+  0x55,                               /* push %rbp */
+  0x53,                               /* push %rbx */
+  0x50,                               /* push %rax */
+  0x85, 0xff,                         /* test %edi,%edi */
+  0x0f, 0x85, 0x05, 0x00, 0x00, 0x00, /* jne 0x1010 (the .cold part) */
+  0x58,                               /* pop %rax */
+  0x5b,                               /* pop %rbx */
+  0x5d,                               /* pop %rbp */
+  0xc3,                               /* ret */
+  0xcc,
+  /* 0x1010 the parent's .cold part */
+  0x58,                               /* pop %rax */
+  0x5b,                               /* pop %rbx */
+  0x5d,                               /* pop %rbp */
+  0xe9, 0x08, 0x00, 0x00, 0x00,       /* jmp 0x1020 (a tail call) */
+  0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+  /* 0x1020 the cold function */
+  0x41, 0x57,                         /* push %r15 */
+  0x41, 0x56,                         /* push %r14 */
+  0x48, 0x83, 0xec, 0x18,             /* sub $0x18,%rsp */
+  0x90,                               /* 0x1028: nop */
+  0x48, 0x83, 0xc4, 0x18,             /* add $0x18,%rsp */
+  0x41, 0x5e,                         /* pop %r14 */
+  0x41, 0x5f,                         /* pop %r15 */
+  0xc3,                               /* ret */
+};
+
+static void test_part_of_a_part(void **state) {
+  (void)state;
+  uint64_t starts[] = {0x1000, 0x1010, 0x1020}, ends[] = {0x100f, 0x1018, 0x1032};
+  uint64_t parents[] = {0, 0x1000, 0x1010};
+  knit_func_table funcs = {.start = starts, .end = ends, .count = 3, .parent = parents};
+  const uint64_t base = (uint64_t)(uintptr_t)chain_code - 0x1000;
+
+  assert_true(knit_decoder_setup());
+  knit_decoder dec;
+  memset(&dec, 0, sizeof dec);
+  assert_true(knit_decoder_open(&dec, &knit_isa_x86_64));
+  static knit_recipe_scratch scratch;
+  uint64_t built = 0;
+  /* Module 8: the cache is process-wide, and module 7 is the test's own. */
+  const knit_recipe *r = knit_recipe_cache_get_in(&dec, &scratch, 8, &funcs, base,
+                                                  base + 0x1020, base + 0x1032, base + 0x1028,
+                                                  &built);
+  assert_non_null(r);
+  assert_int_equal(built, 3); /* the parent, its .cold part, the cold function */
+  /* Entered with the caller's frame: 8 (return address) + 16 + 0x18. */
+  assert_int_equal(r->cfa_base, KNIT_CFA_SP);
+  assert_int_equal(r->cfa_offset, 0x30);
+  assert_int_equal(r->ra_offset, -8);
+  /* The .cold part, published on the way, pops the parent's registers. */
+  r = knit_recipe_cache_get_in(&dec, &scratch, 8, &funcs, base, base + 0x1010, base + 0x1018,
+                               base + 0x1010, &built);
+  assert_non_null(r);
+  assert_int_equal(r->cfa_offset, 32);
+  knit_decoder_close(&dec);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cold_part_from_frameless_parent),
     cmocka_unit_test(test_cold_part_from_frame_pointer_parent),
     cmocka_unit_test(test_no_jump_found),
     cmocka_unit_test(test_split_function_of_this_test),
+    cmocka_unit_test(test_part_of_a_part),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -369,19 +369,25 @@ static void skip(knit_audit_result *res, knit_audit_skip why) {
 
 /* When the function is a part entered by jumps from a parent (a hot/cold
  * split, unwind/bounds.h), the parent's state at its first jump into it,
- * as the recipe cache finds it at run time. */
-static bool jump_entered(knit_audit_target *t, uint64_t start, knit_jump_state *entry) {
+ * as the recipe cache finds it at run time (part_entry in
+ * unwind/recipe_cache.c): a parent that is a part itself is analyzed from
+ * its own entry state, up to the same depth. */
+#define MAX_PART_DEPTH 4
+static bool jump_entered(knit_audit_target *t, uint64_t start, int depth,
+                         knit_jump_state *entry) {
   uint64_t pstart, pend;
   size_t plen;
-  if (!t->isa->analyze_entered ||
+  if (depth >= MAX_PART_DEPTH || !t->isa->analyze_entered ||
       !knit_bounds_parent(&t->funcs, start, &pstart, &pend))
     return false;
   const uint8_t *pcode = code_at(t, pstart, pend, &plen);
   if (!pcode || plen == 0)
     return false;
+  knit_jump_state parent_entry;
+  bool parent_is_part = jump_entered(t, pstart, depth + 1, &parent_entry);
   int n = t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, pcode,
-                                  plen, pstart, NULL, start, entry, t->recipes,
-                                  MAX_RECIPES);
+                                  plen, pstart, parent_is_part ? &parent_entry : NULL,
+                                  start, entry, t->recipes, MAX_RECIPES);
   return n > 0 && entry->found;
 }
 
@@ -396,7 +402,7 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
   if (!t->isa->analyze)
     return false;
   knit_jump_state entry;
-  int n = jump_entered(t, start, &entry)
+  int n = jump_entered(t, start, 0, &entry)
               ? t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, code,
                                         len, start, &entry, 0, NULL, t->recipes,
                                         MAX_RECIPES)

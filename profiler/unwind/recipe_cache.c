@@ -91,26 +91,43 @@ static bool analyzable(const knit_decoder *dec, uint64_t start, uint64_t end)
          end - start <= KNIT_MAX_FUNCTION_BYTES;
 }
 
-/* The state at the parent's first jump into the part at `part`. The
- * parent's recipes come out of the same analysis: they are published too,
- * when no thread has done so yet. */
-static bool parent_state(knit_decoder *dec, knit_recipe_scratch *scratch, uint32_t module,
-                         uint64_t pstart, uint64_t pend, uint64_t part,
-                         knit_jump_state *state, uint64_t *built)
+/* How many parts deep a chain of parents is followed: foo jumps into
+ * foo.cold, which tail-jumps into a function reached from nowhere else. */
+#define MAX_PART_DEPTH 4
+
+/* The state at which the function at start is entered, when it is a part
+ * of another (bounds.h, parent): the state at its parent's first jump into
+ * it. The parent may be a part itself, entered with a state of its own, so
+ * that is worked out first: analyzed as if called, a part that pops its
+ * parent's registers before a tail jump hands on a state off by what it
+ * popped. The parents' recipes come out of the same analyses: they are
+ * published too, when no thread has done so yet. */
+static bool part_entry(knit_decoder *dec, knit_recipe_scratch *scratch, uint32_t module,
+                       const knit_func_table *funcs, uint64_t base, uint64_t start, int depth,
+                       knit_jump_state *entry, uint64_t *built)
 {
+  uint64_t pstart, pend;
+  if (depth >= MAX_PART_DEPTH || !funcs || !dec->isa->analyze_entered ||
+      !knit_bounds_parent(funcs, start - base, &pstart, &pend))
+    return false;
+  pstart += base;
+  pend += base;
   if (!analyzable(dec, pstart, pend))
     return false;
+  knit_jump_state parent_entry;
+  bool parent_is_part =
+      part_entry(dec, scratch, module, funcs, base, pstart, depth + 1, &parent_entry, built);
   int n = dec->isa->analyze_entered(dec->handle, dec->insn,
-                                    (const uint8_t *)(uintptr_t)pstart, pend - pstart,
-                                    pstart, NULL, part, state, scratch->recipes,
-                                    KNIT_RECIPE_SCRATCH);
+                                    (const uint8_t *)(uintptr_t)pstart, pend - pstart, pstart,
+                                    parent_is_part ? &parent_entry : NULL, start, entry,
+                                    scratch->recipes, KNIT_RECIPE_SCRATCH);
   if (n <= 0)
     return false;
   (*built)++;
   slot *claimed;
   if (!find_or_claim(key_of(module, pstart), &claimed) && claimed)
     publish(claimed, scratch->recipes, n);
-  return state->found;
+  return entry->found;
 }
 
 const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scratch *scratch,
@@ -126,11 +143,7 @@ const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scrat
   int n = -1;
   if (analyzable(dec, start, end)) {
     knit_jump_state entry;
-    uint64_t pstart, pend;
-    bool jumped = funcs && dec->isa->analyze_entered &&
-                  knit_bounds_parent(funcs, start - base, &pstart, &pend) &&
-                  parent_state(dec, scratch, module, pstart + base, pend + base, start,
-                               &entry, built);
+    bool jumped = part_entry(dec, scratch, module, funcs, base, start, 0, &entry, built);
     const uint8_t *code = (const uint8_t *)(uintptr_t)start;
     if (jumped)
       n = dec->isa->analyze_entered(dec->handle, dec->insn, code, end - start, start,
