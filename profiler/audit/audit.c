@@ -372,12 +372,11 @@ static void skip(knit_audit_result *res, knit_audit_skip why) {
  * as the recipe cache finds it at run time (part_entry in
  * unwind/recipe_cache.c): a parent that is a part itself is analyzed from
  * its own entry state, up to the same depth. */
-#define MAX_PART_DEPTH 4
 static bool jump_entered(knit_audit_target *t, uint64_t start, int depth,
                          knit_jump_state *entry) {
   uint64_t pstart, pend;
   size_t plen;
-  if (depth >= MAX_PART_DEPTH || !t->isa->analyze_entered ||
+  if (depth >= KNIT_MAX_PART_DEPTH || !t->isa->analyze_entered ||
       !knit_bounds_parent(&t->funcs, start, &pstart, &pend))
     return false;
   const uint8_t *pcode = code_at(t, pstart, pend, &plen);

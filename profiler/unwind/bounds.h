@@ -37,6 +37,11 @@ int knit_bounds_read(const char *path, knit_func_table *out, char *err,
 bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
                         uint64_t *start, uint64_t *end);
 
+/* How many parts deep a chain of parents is followed (foo jumps into
+ * foo.cold, which tail-jumps into a function reached from nowhere else):
+ * the recipe cache and the audit analyze each from its own entry state. */
+#define KNIT_MAX_PART_DEPTH 4
+
 /* The parent of the function that starts at start (see parent above), with
  * its bounds. Async-signal-safe (binary searches). */
 bool knit_bounds_parent(const knit_func_table *t, uint64_t start,

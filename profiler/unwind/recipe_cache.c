@@ -91,10 +91,6 @@ static bool analyzable(const knit_decoder *dec, uint64_t start, uint64_t end)
          end - start <= KNIT_MAX_FUNCTION_BYTES;
 }
 
-/* How many parts deep a chain of parents is followed: foo jumps into
- * foo.cold, which tail-jumps into a function reached from nowhere else. */
-#define MAX_PART_DEPTH 4
-
 /* The state at which the function at start is entered, when it is a part
  * of another (bounds.h, parent): the state at its parent's first jump into
  * it. The parent may be a part itself, entered with a state of its own, so
@@ -107,7 +103,7 @@ static bool part_entry(knit_decoder *dec, knit_recipe_scratch *scratch, uint32_t
                        knit_jump_state *entry, uint64_t *built)
 {
   uint64_t pstart, pend;
-  if (depth >= MAX_PART_DEPTH || !funcs || !dec->isa->analyze_entered ||
+  if (depth >= KNIT_MAX_PART_DEPTH || !funcs || !dec->isa->analyze_entered ||
       !knit_bounds_parent(funcs, start - base, &pstart, &pend))
     return false;
   pstart += base;
