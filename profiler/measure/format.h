@@ -101,11 +101,17 @@ enum knit_metric {
   KNIT_METRIC_SAMPLES = 0,     /* periods of the event that ended at this node
                                   (exclusive): 1 per probe; for a timer, 1 +
                                   the overruns its signal stood for */
-  KNIT_METRIC_OMP_IDLE = 1,    /* reserved for blame: idle threads x period */
-  KNIT_METRIC_OMP_MUTEX_WAIT = 2,
-  KNIT_METRIC_OMP_MUTEX_BLAME = 3,
+  /* Blame metrics, in milli-periods (KNIT_BLAME_SCALE per period of the
+   * event), so that a sample's share of idleness keeps three decimals: */
+  KNIT_METRIC_OMP_IDLE = 1,        /* undirected: charged to a working thread's
+                                      sample, periods x idle / working threads */
+  KNIT_METRIC_OMP_MUTEX_WAIT = 2,  /* a sample waiting for a lock, critical,
+                                      ordered or atomic (at the waiter) */
+  KNIT_METRIC_OMP_MUTEX_BLAME = 3, /* directed: the waits on a mutex, charged
+                                      where its holder released it */
   KNIT_METRIC_COUNT = 4,
 };
+#define KNIT_BLAME_SCALE 1000u
 
 typedef struct knit_metric_record {
   uint32_t node;
@@ -122,7 +128,13 @@ enum knit_stat {
   KNIT_STAT_FRAMES = 4,         /* frames unwound, all samples together */
   KNIT_STAT_RECIPES_BUILT = 5,  /* functions analyzed by this thread */
   KNIT_STAT_TRUNCATED = 6,      /* paths longer than the frame limit */
-  KNIT_STAT_COUNT = 7,
+  KNIT_STAT_BLAME_LOST = 7,     /* milli-periods of mutex wait whose wait id
+                                   found no room in the blame table (its
+                                   OMP_MUTEX_WAIT is kept, its blame is lost) */
+  KNIT_STAT_BLAME_UNCLAIMED = 8,/* milli-periods of mutex wait no release
+                                   claimed before the process ended (on the
+                                   main thread's file only) */
+  KNIT_STAT_COUNT = 9,
 };
 
 typedef struct knit_stat_record {
