@@ -41,3 +41,10 @@ endif()
 knit_unit_test(test_unwind_walk
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_unwind_walk.c
   LIBS knit_unwind ${CMAKE_DL_LIBS})
+
+# knit_native_regs_here, the capture's registers without getcontext's
+# system call: against getcontext, and walked, on a live stack of the
+# test's own (natively, or under QEMU in a cross tree).
+knit_unit_test(test_regs_here
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_regs_here.c
+  LIBS knit_unwind ${CMAKE_DL_LIBS})
