@@ -1,16 +1,20 @@
-/* Capturing and interning the call path where a parallel region begins. */
+/* Capturing and interning the call path where a parallel region begins
+ * (or an explicit task is created): a walk of the thread's own stack, or,
+ * when the same capture was made before, its remembered result
+ * (capture_cache.h). */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <string.h>
-#include <ucontext.h>
 
 #include "core/arena.h"
 #include "core/thread.h"
 #include "measure/format.h"
 #include "ompt/attribution.h"
+#include "ompt/capture_cache.h"
 #include "ompt/ompt_state.h"
 #include "unwind/isa.h"
 #include "unwind/loadmap.h"
+#include "unwind/walk_deps.h"
 
 #define CAPTURE_MAX_FRAMES KNIT_CAPTURE_FRAMES
 #define INTERN_SLOTS (1u << 14)
@@ -73,42 +77,84 @@ static const knit_call_path *intern(const knit_path_frame *f, uint32_t n)
   return fresh;
 }
 
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer)
-{
-  knit_thread *t = knit_thread_self();
-  if (!t)
-    return NULL;
-  /* The sample handler shares this thread's unwinder: claim it, so a sample
-   * that arrives meanwhile is dropped (and counted) instead of interleaved. */
-  int idle = 0;
-  if (!atomic_compare_exchange_strong(&t->in_handler, &idle, 1))
-    return NULL;
+/* A thread's capture state: its cache, the scratch a miss describes its
+ * walk in (too large for the stack of a runtime's callback), and the
+ * runtime's module as knit_unwind_limit gives it, which costs an OMPT
+ * inquiry and a look-up: kept for the map and the thread's kind it was
+ * found under. */
+typedef struct knit_capture_state knit_capture_state;
+struct knit_capture_state {
+  knit_capture_cache cache;
+  knit_walk_deps deps;
+  const knit_loadmap *module_map;
+  uint32_t module_kind; /* 1 + the thread's OpenMP bit, 2 if OMPT is active; 0: none yet */
+  uint32_t stop_module;
+};
 
+static uint32_t runtime_module(knit_thread *t, knit_capture_state *st, const knit_loadmap *map)
+{
+  uint32_t kind = 1u + ((atomic_load(&t->flags) & KNIT_THREAD_OPENMP) ? 1u : 0u) +
+                  (knit_ompt_active() ? 2u : 0u);
+  if (st->module_map != map || st->module_kind != kind) {
+    uint64_t unused_at;
+    bool unused_is_cfa;
+    knit_unwind_limit(&unused_at, &unused_is_cfa, &st->stop_module);
+    st->module_map = map;
+    st->module_kind = kind;
+  }
+  return st->stop_module;
+}
+
+/* The cache's answer, under the fault guard: an entry's words may lie in
+ * memory that is gone by now (a stack that was unmapped), and a fault then
+ * means only that the entry does not hold. */
+__attribute__((noinline)) static const knit_call_path *
+remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
+           const knit_regs *regs)
+{
+  t->in_unwind = 1;
+  if (sigsetjmp(t->fault_jump, 0) != 0)
+    return NULL; /* the guard cleared in_unwind */
+  const knit_call_path *p = knit_capture_cache_find(c, k, regs);
+  t->in_unwind = 0;
+  return p;
+}
+
+/* The capture the slow way: a walk from regs (the registers of
+ * knit_capture_call_path's own frame, which is live below this one), the
+ * encountering task's frames, the path, interned; and, when st is given,
+ * the walk's description, so that the path is remembered. */
+__attribute__((noinline)) static const knit_call_path *
+walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
+       const knit_call_path *outer, const knit_regs *regs, const knit_capture_key *key)
+{
   knit_frame *frames = t->capture_frames;
-  ucontext_t uc;
   int n = 0;
   knit_unwind_end end = KNIT_UNWIND_PARTIAL;
-  getcontext(&uc);
-  knit_regs regs;
-  knit_native_regs_from_ucontext(&uc, &regs);
+  volatile bool described = false; /* read after a fault's jump */
   t->in_unwind = 1;
-  if (sigsetjmp(t->fault_jump, 1) == 0) {
+  /* No signal mask saved (a system call per region): the fault guard
+   * restores the mask itself (core/fault_guard.c). */
+  if (sigsetjmp(t->fault_jump, 0) == 0) {
     /* The encountering task's own frames end at its exit frame. */
-    t->unwinder.stop_at = here && here->exit_frame.ptr ? (uint64_t)(uintptr_t)here->exit_frame.ptr : 0;
-    t->unwinder.stop_is_cfa = here && (here->exit_frame_flags & ompt_frame_cfa);
+    t->unwinder.stop_at = key->exit;
+    t->unwinder.stop_is_cfa = (key->exit_flags & ompt_frame_cfa) != 0;
     /* The runtime's module, as for a sample's walk (knit_unwind_limit): a
      * frame of the runtime whose recipe is uncertain (libomp's
      * __kmp_invoke_microtask on aarch64) is then known as the exit frame's
      * own, which matters when the encountering task is a worker's implicit
      * task (a task created inside `single`, say). */
-    uint64_t unused_at;
-    bool unused_is_cfa;
-    knit_unwind_limit(&unused_at, &unused_is_cfa, &t->unwinder.stop_module);
-    n = knit_unwind(&t->unwinder, &regs, frames, CAPTURE_MAX_FRAMES, &end);
+    t->unwinder.stop_module = key->stop_module;
+    n = knit_unwind(&t->unwinder, regs, frames, CAPTURE_MAX_FRAMES, &end);
+    /* Described only under the map the key names: another thread may have
+     * published a new one since the key was made. */
+    described = st && knit_loadmap_current() == key->map &&
+                knit_walk_deps_of(&t->unwinder, key->map, regs, frames, n, end, &st->deps);
   } else {
+    /* A read faulted: the frames found so far are a partial walk. */
     t->stats[KNIT_STAT_FAULTS]++;
     n = t->unwinder.progress;
+    end = KNIT_UNWIND_PARTIAL;
   }
   t->in_unwind = 0;
 
@@ -117,7 +163,7 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
   uint32_t len = 0;
   int first, last;
   bool any = knit_task_frame_range(frames, n, here, &first, &last);
-  bool found_exit = here && here->exit_frame.ptr && last < n - 1;
+  bool found_exit = here->exit_frame.ptr && last < n - 1;
   if (end == KNIT_UNWIND_PARTIAL && !found_exit) {
     path[len].module = KNIT_MODULE_PLACEHOLDER;
     path[len].offset = KNIT_PH_PARTIAL;
@@ -139,6 +185,52 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
     len++;
   }
   const knit_call_path *result = intern(path, len);
+  if (described && result)
+    knit_capture_cache_add(&st->cache, key, regs, &st->deps, result);
+  return result;
+}
+
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
+                                             const knit_call_path *outer)
+{
+  knit_thread *t = knit_thread_self();
+  if (!t)
+    return NULL;
+  /* The sample handler shares this thread's unwinder and fault guard:
+   * claim them, so a sample that arrives meanwhile is dropped (and
+   * counted) instead of interleaved. */
+  int idle = 0;
+  if (!atomic_compare_exchange_strong(&t->in_handler, &idle, 1))
+    return NULL;
+  /* Not getcontext: it saves the signal mask, a system call per region. */
+  knit_regs regs;
+  knit_native_regs_here(&regs);
+
+  const ompt_frame_t none = {{0}, {0}, 0, 0};
+  if (!here)
+    here = &none;
+  knit_capture_state *st = t->capture;
+  if (!st)
+    st = t->capture = knit_arena_alloc(&t->arena, sizeof *st, 64);
+  knit_capture_key key;
+  memset(&key, 0, sizeof key);
+  key.map = knit_loadmap_current();
+  key.outer = outer;
+  key.enter = (uint64_t)(uintptr_t)here->enter_frame.ptr;
+  key.exit = (uint64_t)(uintptr_t)here->exit_frame.ptr;
+  key.enter_flags = here->enter_frame_flags;
+  key.exit_flags = here->exit_frame_flags;
+  const knit_call_path *result = NULL;
+  if (st) {
+    key.stop_module = runtime_module(t, st, key.map);
+    result = remembered(t, &st->cache, &key, &regs);
+  } else {
+    uint64_t unused_at;
+    bool unused_is_cfa;
+    knit_unwind_limit(&unused_at, &unused_is_cfa, &key.stop_module);
+  }
+  if (!result)
+    result = walked(t, st, here, outer, &regs, &key);
   atomic_store(&t->in_handler, 0);
   return result;
 }
