@@ -1,0 +1,249 @@
+/* What knit costs a program per parallel region: tiny regions on 2 threads,
+ * each runtime alone against the same runtime with knit attached
+ * (libknit.so preloaded, sampling, every region's call path captured and
+ * stitched), on a shallow stack and on one DEEP calls deeper.
+ *
+ * Pairs, each measured in the same run, in turn, round after round (and in
+ * alternating order), so that whatever else the machine does falls on both
+ * alike; each figure is the median of its rounds:
+ *   mock-gomp  the mock GNU runtime built without OMPT (lib/mock-gomp-noompt)
+ *              against the mock with OMPT and knit attached (lib/mock-gomp)
+ *   libomp     LLVM's libomp with its tool interface off (OMP_TOOL=disabled)
+ *              against libomp with knit attached, when the tree has it
+ *
+ * Waiting: OMP_WAIT_POLICY=active, so that libomp's workers spin between
+ * regions instead of sleeping. Passive waiting puts a futex wake-up and a
+ * reschedule into every region (microseconds), which would hide what a
+ * tool adds to the region's own path; active waiting is also libomp's
+ * default for its first 200 ms of idleness. The mock ignores the variable:
+ * its workers spin briefly, then sleep, under every policy.
+ *
+ *   bench_region_overhead [ROUNDS [REGIONS]]   prints a table and the ratios
+ */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CHILD
+#error "CHILD: the path of bench_region_overhead_child"
+#endif
+#ifndef KNIT_LIB
+#error "KNIT_LIB: the path of libknit.so"
+#endif
+#ifndef MOCK_DIR
+#error "MOCK_DIR, MOCK_NOOMPT_DIR: the mock libgomp.so.1 with and without OMPT"
+#endif
+#ifndef LIBOMP_DIR
+#error "LIBOMP_DIR: a folder whose libgomp.so.1 is LLVM's libomp, or \"\""
+#endif
+
+#define MAX_ROUNDS 64
+#define EVENT "CPUTIME@1000"
+#define THREADS "2"
+
+/* One way to run the child. */
+typedef struct setup {
+  const char *label;   /* what the table says it is */
+  const char *libdir;  /* LD_LIBRARY_PATH: which libgomp.so.1 */
+  bool knit;           /* libknit.so preloaded */
+  bool tool_disabled;  /* OMP_TOOL=disabled */
+} setup;
+
+static char scratch[4096]; /* knit's measurements go here, one folder a run */
+static unsigned runs;
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+/* Whether the measurement in dir shows knit's OMPT tool at work: without
+ * it no region would be stitched, and the figure would not be knit's. */
+static bool tool_was_active(const char *dir)
+{
+  char path[4300];
+  snprintf(path, sizeof path, "%s/knit.log", dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  char line[512];
+  bool active = false;
+  while (fgets(line, sizeof line, f))
+    active |= strncmp(line, "ompt: tool initialized", 22) == 0;
+  fclose(f);
+  return active;
+}
+
+/* Runs the child once; returns its ns per region (negative on failure) and
+ * its checksum line in sum. */
+static double run_child(const setup *s, const char *stack, long count, char *sum, size_t sum_len)
+{
+  char out_dir[4200];
+  snprintf(out_dir, sizeof out_dir, "%s/run-%u", scratch, runs++);
+  int fds[2];
+  if (pipe(fds) != 0)
+    return -1;
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    char n[32];
+    snprintf(n, sizeof n, "%ld", count);
+    setenv("LD_LIBRARY_PATH", s->libdir, 1);
+    setenv("OMP_NUM_THREADS", THREADS, 1);
+    setenv("OMP_WAIT_POLICY", "active", 1);
+    unsetenv("OMP_TOOL_LIBRARIES");
+    unsetenv("KNIT_ROOT_PID");
+    if (s->tool_disabled)
+      setenv("OMP_TOOL", "disabled", 1);
+    else
+      unsetenv("OMP_TOOL");
+    if (s->knit) {
+      setenv("LD_PRELOAD", KNIT_LIB, 1);
+      setenv("KNIT_EVENT", EVENT, 1);
+      setenv("KNIT_OUTPUT", out_dir, 1);
+    } else {
+      unsetenv("LD_PRELOAD");
+      unsetenv("KNIT_EVENT");
+      unsetenv("KNIT_OUTPUT");
+    }
+    execl(CHILD, CHILD, stack, n, (char *)NULL);
+    _exit(127);
+  }
+  close(fds[1]);
+  char out[256];
+  size_t len = 0;
+  ssize_t r;
+  while (len + 1 < sizeof out && (r = read(fds[0], out + len, sizeof out - 1 - len)) > 0)
+    len += (size_t)r;
+  out[len] = 0;
+  close(fds[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (ok && s->knit && !tool_was_active(out_dir)) {
+    fprintf(stderr, "bench_region_overhead: %s: knit's OMPT tool was not initialized (%s)\n",
+            s->label, out_dir);
+    ok = false;
+  }
+  nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  const char *line = strstr(out, "checksum ");
+  if (!ok || !line)
+    return -1;
+  snprintf(sum, sum_len, "%.*s", (int)strcspn(line, "\n"), line);
+  return atof(out);
+}
+
+static int by_value(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Measures one pair on one stack; prints a line and returns the ratio
+ * (knit attached / runtime alone), or a negative value on failure. */
+static double compare(const char *runtime, const setup pair[2], const char *stack, long count,
+                      int rounds)
+{
+  double ns[2][MAX_ROUNDS];
+  char sums[2][64] = {"", ""};
+  for (int k = 0; k < rounds; k++) {
+    for (int b = 0; b < 2; b++) {
+      /* The order alternates too: the second of two runs may find the
+       * machine warmer. */
+      int which = (k & 1) ? 1 - b : b;
+      char sum[64];
+      ns[which][k] = run_child(&pair[which], stack, count, sum, sizeof sum);
+      if (ns[which][k] < 0) {
+        fprintf(stderr, "bench_region_overhead: %s, %s stack, failed\n", pair[which].label,
+                stack);
+        return -1;
+      }
+      if (k == 0)
+        snprintf(sums[which], sizeof sums[which], "%s", sum);
+      else if (strcmp(sums[which], sum) != 0) {
+        fprintf(stderr, "bench_region_overhead: %s: results differ between runs (%s, %s)\n",
+                pair[which].label, sums[which], sum);
+        return -1;
+      }
+    }
+  }
+  if (strcmp(sums[0], sums[1]) != 0) {
+    fprintf(stderr, "bench_region_overhead: %s, %s stack: knit changed the result (%s, %s)\n",
+            runtime, stack, sums[0], sums[1]);
+    return -1;
+  }
+  double median[2];
+  for (int b = 0; b < 2; b++) {
+    qsort(ns[b], (size_t)rounds, sizeof ns[b][0], by_value);
+    median[b] = ns[b][rounds / 2];
+  }
+  double ratio = median[1] / median[0];
+  printf("  %-9s %-4s  %-34s %9.1f   %-28s %9.1f   %.3f\n", runtime, stack, pair[0].label,
+         median[0], pair[1].label, median[1], ratio);
+  return ratio;
+}
+
+int main(int argc, char **argv)
+{
+  int rounds = argc > 1 ? atoi(argv[1]) : 11;
+  long nregions = argc > 2 ? atol(argv[2]) : 200000;
+  if (rounds < 1 || rounds > MAX_ROUNDS || nregions < 1) {
+    fprintf(stderr, "usage: bench_region_overhead [ROUNDS (1-%d) [REGIONS]]\n", MAX_ROUNDS);
+    return 2;
+  }
+  const char *tmp = getenv("TMPDIR");
+  snprintf(scratch, sizeof scratch, "%s/knit-region-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(scratch)) {
+    perror("bench_region_overhead: mkdtemp");
+    return 1;
+  }
+  const setup mock[2] = {
+      {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false},
+      {"mock-gomp + knit", MOCK_DIR, true, false},
+  };
+  const setup libomp[2] = {
+      {"libomp, OMP_TOOL=disabled", LIBOMP_DIR, false, true},
+      {"libomp + knit", LIBOMP_DIR, true, false},
+  };
+  printf("knit attached against the runtime alone: %ld tiny regions on %s threads, "
+         "OMP_WAIT_POLICY=active,\nknit sampling %s with every region's path captured; "
+         "flat: regions opened near main, deep: %s\n(ns per region, median of %d interleaved "
+         "runs each)\n",
+         nregions, THREADS, EVENT, "the same 20 calls deeper", rounds);
+  printf("  %-9s %-4s  %-34s %9s   %-28s %9s   %s\n", "runtime", "stack", "runtime alone",
+         "ns", "knit attached", "ns", "ratio");
+  double worst = 0;
+  bool failed = false;
+  const char *stacks[2] = {"flat", "deep"};
+  for (int s = 0; s < 2; s++) {
+    double r = compare("mock-gomp", mock, stacks[s], nregions, rounds);
+    failed |= r < 0;
+    worst = r > worst ? r : worst;
+  }
+  if (LIBOMP_DIR[0]) {
+    for (int s = 0; s < 2; s++) {
+      double r = compare("libomp", libomp, stacks[s], nregions, rounds);
+      failed |= r < 0;
+      worst = r > worst ? r : worst;
+    }
+  } else {
+    printf("  libomp: not in this tree (lib/real-libomp); not measured\n");
+  }
+  nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  if (failed)
+    return 1;
+  printf("knit attached / runtime alone: worst ratio %.3f (target: at most 1.100)\n", worst);
+  return 0;
+}
