@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/safe_format.h"
+#include "core/session.h"
 #include "core/thread.h"
 #include "measure/format.h"
 #include "ompt/attribution.h"
@@ -89,6 +91,8 @@ struct knit_capture_state {
   const knit_loadmap *module_map;
   uint32_t module_kind; /* 1 + the thread's OpenMP bit, 2 if OMPT is active; 0: none yet */
   uint32_t stop_module;
+  /* How captures were answered (knit_capture_log). */
+  uint64_t walked, remembered, checked, differed;
 };
 
 static uint32_t runtime_module(knit_thread *t, knit_capture_state *st, const knit_loadmap *map)
@@ -229,8 +233,44 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
     bool unused_is_cfa;
     knit_unwind_limit(&unused_at, &unused_is_cfa, &key.stop_module);
   }
-  if (!result)
+  if (!result) {
     result = walked(t, st, here, outer, &regs, &key);
+    if (st)
+      st->walked++;
+  } else {
+    st->remembered++;
+    if (knit_the_session.check_captures) {
+      /* The walk the cache stood in for, and its path: the same path is
+       * the same interned object (or, when the table was full, equal). */
+      const knit_call_path *truth = walked(t, NULL, here, outer, &regs, &key);
+      st->checked++;
+      if (truth != result &&
+          !(truth && same(result, truth->frames, truth->length, truth->hash))) {
+        st->differed++;
+        result = truth;
+      }
+    }
+  }
   atomic_store(&t->in_handler, 0);
   return result;
+}
+
+void knit_capture_log(void)
+{
+  uint64_t walks = 0, hits = 0, checked = 0, differed = 0;
+  for (knit_thread *t = knit_thread_list(); t; t = t->next) {
+    const knit_capture_state *st = t->capture;
+    if (!st)
+      continue;
+    walks += st->walked;
+    hits += st->remembered;
+    checked += st->checked;
+    differed += st->differed;
+  }
+  char line[256];
+  knit_safe_snprintf(line, sizeof line,
+                     "captures: walked=%llu remembered=%llu checked=%llu differed=%llu",
+                     (unsigned long long)walks, (unsigned long long)hits,
+                     (unsigned long long)checked, (unsigned long long)differed);
+  knit_log_line(line);
 }
