@@ -48,3 +48,11 @@ knit_unit_test(test_unwind_walk
 knit_unit_test(test_regs_here
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_regs_here.c
   LIBS knit_unwind ${CMAKE_DL_LIBS})
+
+# Walk descriptions (what a walk depended on): on live chains of the test's
+# own, a description that holds gives the same frames, one from another
+# chain at the same depth refuses, a changed word makes it refuse, and the
+# registers it leaves out do not change the walk.
+knit_unit_test(test_walk_deps
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_walk_deps.c
+  LIBS knit_unwind ${CMAKE_DL_LIBS})
