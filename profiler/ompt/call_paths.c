@@ -10,6 +10,7 @@
 #include "core/safe_format.h"
 #include "core/session.h"
 #include "core/thread.h"
+#include "core/unloads.h"
 #include "measure/format.h"
 #include "ompt/attribution.h"
 #include "ompt/capture_cache.h"
@@ -97,8 +98,11 @@ struct knit_capture_state {
 
 static uint32_t runtime_module(knit_thread *t, knit_capture_state *st, const knit_loadmap *map)
 {
-  uint32_t kind = 1u + ((atomic_load(&t->flags) & KNIT_THREAD_OPENMP) ? 1u : 0u) +
-                  (knit_ompt_active() ? 2u : 0u);
+  uint32_t kind = 1u +
+                  ((atomic_load_explicit(&t->flags, memory_order_relaxed) & KNIT_THREAD_OPENMP)
+                       ? 1u
+                       : 0u) +
+                  (knit_ompt_runtime.active ? 2u : 0u);
   if (st->module_map != map || st->module_kind != kind) {
     uint64_t unused_at;
     bool unused_is_cfa;
@@ -122,6 +126,14 @@ remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
   const knit_call_path *p = knit_capture_cache_find(c, k, regs);
   t->in_unwind = 0;
   return p;
+}
+
+/* The walk ended at code in no library the map knows: one loaded since
+ * the map was built may hold it, and a remembered result, which is used
+ * without a look at the libraries, would go on hiding it. */
+static bool ends_in_unknown_code(const knit_frame *frames, int n, knit_unwind_end end)
+{
+  return end == KNIT_UNWIND_PARTIAL && n > 0 && frames[n - 1].module == KNIT_MODULE_UNKNOWN;
 }
 
 /* The capture the slow way: a walk from regs (the registers of
@@ -150,9 +162,13 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
      * task (a task created inside `single`, say). */
     t->unwinder.stop_module = key->stop_module;
     n = knit_unwind(&t->unwinder, regs, frames, CAPTURE_MAX_FRAMES, &end);
-    /* Described only under the map the key names: another thread may have
-     * published a new one since the key was made. */
+    /* Described only under the map the key names (another thread may have
+     * published a new one since the key was made), and when no library
+     * was unloaded since the key was made, nor is being (core/unloads.h). */
+    uint64_t unloads;
     described = st && knit_loadmap_current() == key->map &&
+                knit_unloads_settled(&unloads) && unloads == key->unloads &&
+                !ends_in_unknown_code(frames, n, end) &&
                 knit_walk_deps_of(&t->unwinder, key->map, regs, frames, n, end, &st->deps);
   } else {
     /* A read faulted: the frames found so far are a partial walk. */
@@ -194,21 +210,46 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   return result;
 }
 
+static bool claim(knit_thread *t)
+{
+  int idle = 0;
+  return atomic_compare_exchange_strong(&t->in_handler, &idle, 1);
+}
+
+/* Before a walk: the load map brought up to date (a library loaded since
+ * the last look may hold the code that opens the region), outside the
+ * claim, since it takes locks and may allocate. The key follows the map. */
+static bool refresh(knit_thread *t, knit_capture_state *st, knit_capture_key *key)
+{
+  atomic_store(&t->in_handler, 0);
+  knit_loadmap_refresh(knit_self_address());
+  if (!claim(t))
+    return false;
+  key->map = knit_loadmap_current();
+  if (st) {
+    key->stop_module = runtime_module(t, st, key->map);
+  } else {
+    uint64_t unused_at;
+    bool unused_is_cfa;
+    knit_unwind_limit(&unused_at, &unused_is_cfa, &key->stop_module);
+  }
+  return true;
+}
+
 const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
                                              const knit_call_path *outer)
 {
   knit_thread *t = knit_thread_self();
   if (!t)
     return NULL;
-  /* The sample handler shares this thread's unwinder and fault guard:
-   * claim them, so a sample that arrives meanwhile is dropped (and
-   * counted) instead of interleaved. */
-  int idle = 0;
-  if (!atomic_compare_exchange_strong(&t->in_handler, &idle, 1))
-    return NULL;
   /* Not getcontext: it saves the signal mask, a system call per region. */
   knit_regs regs;
   knit_native_regs_here(&regs);
+  /* The sample handler shares this thread's unwinder and fault guard:
+   * claim them, so a sample that arrives meanwhile is dropped (and
+   * counted) instead of interleaved. */
+  if (!claim(t))
+    return NULL;
 
   const ompt_frame_t none = {{0}, {0}, 0, 0};
   if (!here)
@@ -224,25 +265,30 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
   key.exit = (uint64_t)(uintptr_t)here->exit_frame.ptr;
   key.enter_flags = here->enter_frame_flags;
   key.exit_flags = here->exit_frame_flags;
+  /* No entry is looked at while a library is being unloaded: code may be
+   * about to change under the addresses it names (core/unloads.h). */
+  bool settled = knit_unloads_settled(&key.unloads);
   const knit_call_path *result = NULL;
-  if (st) {
+  if (st && settled) {
     key.stop_module = runtime_module(t, st, key.map);
     result = remembered(t, &st->cache, &key, &regs);
-  } else {
-    uint64_t unused_at;
-    bool unused_is_cfa;
-    knit_unwind_limit(&unused_at, &unused_is_cfa, &key.stop_module);
   }
   if (!result) {
+    if (!refresh(t, st, &key))
+      return NULL;
     result = walked(t, st, here, outer, &regs, &key);
     if (st)
       st->walked++;
   } else {
     st->remembered++;
     if (knit_the_session.check_captures) {
-      /* The walk the cache stood in for, and its path: the same path is
-       * the same interned object (or, when the table was full, equal). */
-      const knit_call_path *truth = walked(t, NULL, here, outer, &regs, &key);
+      /* What the capture would have been without the cache: the map
+       * refreshed, the walk, its path. The same path is the same interned
+       * object (or, when the table was full, equal). */
+      knit_capture_key fresh = key;
+      if (!refresh(t, NULL, &fresh))
+        return result;
+      const knit_call_path *truth = walked(t, NULL, here, outer, &regs, &fresh);
       st->checked++;
       if (truth != result &&
           !(truth && same(result, truth->frames, truth->length, truth->hash))) {

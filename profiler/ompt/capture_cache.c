@@ -7,7 +7,8 @@ static bool same_key(const knit_capture_key *a, const knit_capture_key *b)
 {
   return a->map == b->map && a->outer == b->outer && a->enter == b->enter &&
          a->exit == b->exit && a->enter_flags == b->enter_flags &&
-         a->exit_flags == b->exit_flags && a->stop_module == b->stop_module;
+         a->exit_flags == b->exit_flags && a->stop_module == b->stop_module &&
+         a->unloads == b->unloads;
 }
 
 /* Whether entry e stands for a capture from regs with key k now. */

@@ -10,8 +10,15 @@
  * prefix. When all of these are the same again, the walk would be the
  * same, frame for frame, and so would the path: the entry's path is the
  * capture's result, exactly. Anything that differs (another call chain,
- * another depth, a frame pointer a rule uses, a library loaded since) is a
- * miss, and the thread walks.
+ * another depth, a frame pointer a rule uses, a map rebuilt, a library
+ * unloaded since) is a miss, and the thread walks.
+ *
+ * A hit needs no look at the loaded libraries: every pc of the remembered
+ * walk lay in a library of its map, and a library loaded since cannot have
+ * taken those addresses; only an unload can free them for other code, and
+ * unloads are counted in the key. A walk that ended in code of no known
+ * library may have ended there only because that library is new: it is
+ * not remembered. Every miss refreshes the map before it walks.
  *
  * Per thread: no locks; entries hold interned paths, which are never freed.
  */
@@ -35,6 +42,7 @@ typedef struct knit_capture_key {
   uint64_t enter, exit; /* the encountering task's frame addresses */
   int enter_flags, exit_flags;
   uint32_t stop_module; /* the walk's knit_unwinder.stop_module */
+  uint64_t unloads;     /* libraries unloaded so far (core/unloads.h) */
 } knit_capture_key;
 
 typedef struct knit_capture_entry {
