@@ -95,6 +95,17 @@ faults_recovered)
     fail "the region opened after the faults is not whole"
   grep -qE '^thread_fn;outer;inner 1$' <<<"$folded" || fail "the probe after the faults is not whole"
   ;;
+capture_counts)
+  # Region paths are walked for once per call site and remembered after:
+  # callsites opens its region from 5 call sites a round. Round 1 walks 5
+  # times, round 2 remembers all 5 (each checked against a walk, none may
+  # differ); round 3 begins with a dlclose, after which nothing remembered
+  # from before is used: 5 walks again.
+  expect 0 'callsites: 3 rounds' -- env OMP_NUM_THREADS=2 KNIT_CHECK_CAPTURES=1 \
+    "$knit" record -e PROBE --runtime="${RUNTIME:-mock-gomp}" -o "$tmp/m" -- "$wl/callsites" 3
+  grep -q '^captures: walked=10 remembered=5 checked=5 differed=0$' "$tmp/m/knit.log" ||
+    fail "captures were not answered as expected: $(grep '^captures: walked' "$tmp/m/knit.log")"
+  ;;
 probe_without_knit)
   # The probe header needs nothing of knit's: without it, probes do nothing.
   expect 0 'calls: 2 rounds' -- "$wl/calls" 2
