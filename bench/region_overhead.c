@@ -1,15 +1,19 @@
-/* What knit costs a program per parallel region: tiny regions on 2 threads,
- * each runtime alone against the same runtime with knit attached
- * (libknit.so preloaded, sampling, every region's call path captured and
- * stitched), on a shallow stack and on one DEEP calls deeper.
+/* What knit costs a program per parallel region: tiny regions on 2 threads
+ * (or THREADS), each runtime alone against the same runtime with knit
+ * attached (libknit.so preloaded, sampling, every region's call path
+ * captured and stitched), on a shallow stack and on one 20 calls deeper.
  *
- * Pairs, each measured in the same run, in turn, round after round (and in
- * alternating order), so that whatever else the machine does falls on both
- * alike; each figure is the median of its rounds:
- *   mock-gomp  the mock GNU runtime built without OMPT (lib/mock-gomp-noompt)
- *              against the mock with OMPT and knit attached (lib/mock-gomp)
- *   libomp     LLVM's libomp with its tool interface off (OMP_TOOL=disabled)
- *              against libomp with knit attached, when the tree has it
+ * For each runtime, three setups, measured in the same run in turn, round
+ * after round (the order turning too), so that whatever else the machine
+ * does falls on all alike; each figure is the median of its rounds:
+ *   mock-gomp  the mock GNU runtime built without OMPT (lib/mock-gomp-noompt);
+ *              the mock with OMPT and knit attached (lib/mock-gomp); the same
+ *              with knit's capture cache off
+ *   libomp     LLVM's libomp with its tool interface off (OMP_TOOL=disabled);
+ *              libomp with knit attached; the same with the cache off (when
+ *              the tree has libomp)
+ * The cache off (KNIT_CAPTURE_CACHE=0) walks the stack for every region's
+ * path: the difference is what remembering paths saves.
  *
  * Waiting: OMP_WAIT_POLICY=active, so that libomp's workers spin between
  * regions instead of sleeping. Passive waiting puts a futex wake-up and a
@@ -18,7 +22,7 @@
  * default for its first 200 ms of idleness. The mock ignores the variable:
  * its workers spin briefly, then sleep, under every policy.
  *
- *   bench_region_overhead [ROUNDS [REGIONS]]   prints a table and the ratios
+ *   bench_region_overhead [ROUNDS [REGIONS [THREADS]]]   prints a table and the ratios
  */
 #define _GNU_SOURCE
 #include <ftw.h>
@@ -44,18 +48,21 @@
 
 #define MAX_ROUNDS 64
 #define EVENT "CPUTIME@1000"
-#define THREADS "2"
 
 /* One way to run the child. */
 typedef struct setup {
   const char *label;   /* what the table says it is */
   const char *libdir;  /* LD_LIBRARY_PATH: which libgomp.so.1 */
   bool knit;           /* libknit.so preloaded */
+  bool walk_always;    /* KNIT_CAPTURE_CACHE=0: every region's path walked for */
   bool tool_disabled;  /* OMP_TOOL=disabled */
 } setup;
 
+#define SETUPS 3 /* per runtime: alone, knit, knit walking every time */
+
 static char scratch[4096]; /* knit's measurements go here, one folder a run */
 static unsigned runs;
+static const char *threads = "2";
 
 static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -101,7 +108,7 @@ static double run_child(const setup *s, const char *stack, long count, char *sum
     char n[32];
     snprintf(n, sizeof n, "%ld", count);
     setenv("LD_LIBRARY_PATH", s->libdir, 1);
-    setenv("OMP_NUM_THREADS", THREADS, 1);
+    setenv("OMP_NUM_THREADS", threads, 1);
     setenv("OMP_WAIT_POLICY", "active", 1);
     unsetenv("OMP_TOOL_LIBRARIES");
     unsetenv("KNIT_ROOT_PID");
@@ -113,6 +120,7 @@ static double run_child(const setup *s, const char *stack, long count, char *sum
       setenv("LD_PRELOAD", KNIT_LIB, 1);
       setenv("KNIT_EVENT", EVENT, 1);
       setenv("KNIT_OUTPUT", out_dir, 1);
+      setenv("KNIT_CAPTURE_CACHE", s->walk_always ? "0" : "1", 1);
     } else {
       unsetenv("LD_PRELOAD");
       unsetenv("KNIT_EVENT");
@@ -151,56 +159,58 @@ static int by_value(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* Measures one pair on one stack; prints a line and returns the ratio
- * (knit attached / runtime alone), or a negative value on failure. */
-static double compare(const char *runtime, const setup pair[2], const char *stack, long count,
-                      int rounds)
+/* Measures one runtime's setups on one stack; prints a line and returns
+ * the ratio knit attached / runtime alone, or a negative value on failure. */
+static double compare(const char *runtime, const setup set[SETUPS], const char *stack,
+                      long count, int rounds)
 {
-  double ns[2][MAX_ROUNDS];
-  char sums[2][64] = {"", ""};
+  double ns[SETUPS][MAX_ROUNDS];
+  char sums[SETUPS][64];
   for (int k = 0; k < rounds; k++) {
-    for (int b = 0; b < 2; b++) {
-      /* The order alternates too: the second of two runs may find the
-       * machine warmer. */
-      int which = (k & 1) ? 1 - b : b;
+    for (int b = 0; b < SETUPS; b++) {
+      /* The order turns too: a later run may find the machine warmer. */
+      int which = (b + k) % SETUPS;
       char sum[64];
-      ns[which][k] = run_child(&pair[which], stack, count, sum, sizeof sum);
+      ns[which][k] = run_child(&set[which], stack, count, sum, sizeof sum);
       if (ns[which][k] < 0) {
-        fprintf(stderr, "bench_region_overhead: %s, %s stack, failed\n", pair[which].label,
-                stack);
+        fprintf(stderr, "bench_region_overhead: %s, %s stack, failed\n", set[which].label, stack);
         return -1;
       }
       if (k == 0)
         snprintf(sums[which], sizeof sums[which], "%s", sum);
       else if (strcmp(sums[which], sum) != 0) {
         fprintf(stderr, "bench_region_overhead: %s: results differ between runs (%s, %s)\n",
-                pair[which].label, sums[which], sum);
+                set[which].label, sums[which], sum);
         return -1;
       }
     }
   }
-  if (strcmp(sums[0], sums[1]) != 0) {
-    fprintf(stderr, "bench_region_overhead: %s, %s stack: knit changed the result (%s, %s)\n",
-            runtime, stack, sums[0], sums[1]);
-    return -1;
-  }
-  double median[2];
-  for (int b = 0; b < 2; b++) {
+  for (int b = 1; b < SETUPS; b++)
+    if (strcmp(sums[0], sums[b]) != 0) {
+      fprintf(stderr, "bench_region_overhead: %s, %s stack: knit changed the result (%s, %s)\n",
+              runtime, stack, sums[0], sums[b]);
+      return -1;
+    }
+  double median[SETUPS];
+  for (int b = 0; b < SETUPS; b++) {
     qsort(ns[b], (size_t)rounds, sizeof ns[b][0], by_value);
     median[b] = ns[b][rounds / 2];
   }
-  double ratio = median[1] / median[0];
-  printf("  %-9s %-4s  %-34s %9.1f   %-28s %9.1f   %.3f\n", runtime, stack, pair[0].label,
-         median[0], pair[1].label, median[1], ratio);
-  return ratio;
+  printf("  %-9s %-4s  %-29s %8.1f   %-16s %8.1f  %5.3f   %8.1f  %5.3f\n", runtime, stack,
+         set[0].label, median[0], set[1].label, median[1], median[1] / median[0], median[2],
+         median[2] / median[0]);
+  return median[1] / median[0];
 }
 
 int main(int argc, char **argv)
 {
   int rounds = argc > 1 ? atoi(argv[1]) : 11;
   long nregions = argc > 2 ? atol(argv[2]) : 200000;
-  if (rounds < 1 || rounds > MAX_ROUNDS || nregions < 1) {
-    fprintf(stderr, "usage: bench_region_overhead [ROUNDS (1-%d) [REGIONS]]\n", MAX_ROUNDS);
+  if (argc > 3)
+    threads = argv[3];
+  if (rounds < 1 || rounds > MAX_ROUNDS || nregions < 1 || atoi(threads) < 1) {
+    fprintf(stderr, "usage: bench_region_overhead [ROUNDS (1-%d) [REGIONS [THREADS]]]\n",
+            MAX_ROUNDS);
     return 2;
   }
   const char *tmp = getenv("TMPDIR");
@@ -209,21 +219,24 @@ int main(int argc, char **argv)
     perror("bench_region_overhead: mkdtemp");
     return 1;
   }
-  const setup mock[2] = {
-      {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false},
-      {"mock-gomp + knit", MOCK_DIR, true, false},
+  const setup mock[SETUPS] = {
+      {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false, false},
+      {"mock-gomp + knit", MOCK_DIR, true, false, false},
+      {"mock-gomp + knit, walking", MOCK_DIR, true, true, false},
   };
-  const setup libomp[2] = {
-      {"libomp, OMP_TOOL=disabled", LIBOMP_DIR, false, true},
-      {"libomp + knit", LIBOMP_DIR, true, false},
+  const setup libomp[SETUPS] = {
+      {"libomp, OMP_TOOL=disabled", LIBOMP_DIR, false, false, true},
+      {"libomp + knit", LIBOMP_DIR, true, false, false},
+      {"libomp + knit, walking", LIBOMP_DIR, true, true, false},
   };
-  printf("knit attached against the runtime alone: %ld tiny regions on %s threads, "
-         "OMP_WAIT_POLICY=active,\nknit sampling %s with every region's path captured; "
-         "flat: regions opened near main, deep: %s\n(ns per region, median of %d interleaved "
-         "runs each)\n",
-         nregions, THREADS, EVENT, "the same 20 calls deeper", rounds);
-  printf("  %-9s %-4s  %-34s %9s   %-28s %9s   %s\n", "runtime", "stack", "runtime alone",
-         "ns", "knit attached", "ns", "ratio");
+  printf("knit attached against the runtime alone: %ld tiny regions on %s thread%s, "
+         "OMP_WAIT_POLICY=active,\nknit sampling %s and capturing every region's path "
+         "(remembered, or with KNIT_CAPTURE_CACHE=0\nwalked for every time); flat: regions "
+         "opened near main, deep: the same 20 calls deeper\n(ns per region, median of %d "
+         "interleaved runs each; ratios against the runtime alone)\n",
+         nregions, threads, strcmp(threads, "1") == 0 ? "" : "s", EVENT, rounds);
+  printf("  %-9s %-4s  %-29s %8s   %-16s %8s  %5s   %8s  %5s\n", "runtime", "stack",
+         "runtime alone", "ns", "knit attached", "ns", "ratio", "walking", "ratio");
   double worst = 0;
   bool failed = false;
   const char *stacks[2] = {"flat", "deep"};

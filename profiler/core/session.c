@@ -110,6 +110,10 @@ __attribute__((constructor)) static void knit_session_start(void)
   s->check_captures = check && atoi(check) > 0;
   if (s->check_captures)
     knit_log_line("captures: every remembered path is checked against a walk");
+  const char *cache = getenv("KNIT_CAPTURE_CACHE");
+  s->remember_captures = !(cache && strcmp(cache, "0") == 0);
+  if (!s->remember_captures)
+    knit_log_line("captures: none remembered (KNIT_CAPTURE_CACHE=0): every capture walks");
 
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())

@@ -269,14 +269,15 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
    * about to change under the addresses it names (core/unloads.h). */
   bool settled = knit_unloads_settled(&key.unloads);
   const knit_call_path *result = NULL;
-  if (st && settled) {
+  knit_capture_state *cache = knit_the_session.remember_captures ? st : NULL;
+  if (cache && settled) {
     key.stop_module = runtime_module(t, st, key.map);
     result = remembered(t, &st->cache, &key, &regs);
   }
   if (!result) {
     if (!refresh(t, st, &key))
       return NULL;
-    result = walked(t, st, here, outer, &regs, &key);
+    result = walked(t, cache, here, outer, &regs, &key);
     if (st)
       st->walked++;
   } else {
