@@ -128,14 +128,6 @@ remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
   return p;
 }
 
-/* The walk ended at code in no library the map knows: one loaded since
- * the map was built may hold it, and a remembered result, which is used
- * without a look at the libraries, would go on hiding it. */
-static bool ends_in_unknown_code(const knit_frame *frames, int n, knit_unwind_end end)
-{
-  return end == KNIT_UNWIND_PARTIAL && n > 0 && frames[n - 1].module == KNIT_MODULE_UNKNOWN;
-}
-
 /* The capture the slow way: a walk from regs (the registers of
  * knit_capture_call_path's own frame, which is live below this one), the
  * encountering task's frames, the path, interned; and, when st is given,
@@ -168,7 +160,6 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
     uint64_t unloads;
     described = st && knit_loadmap_current() == key->map &&
                 knit_unloads_settled(&unloads) && unloads == key->unloads &&
-                !ends_in_unknown_code(frames, n, end) &&
                 knit_walk_deps_of(&t->unwinder, key->map, regs, frames, n, end, &st->deps);
   } else {
     /* A read faulted: the frames found so far are a partial walk. */

@@ -16,9 +16,9 @@
  * A hit needs no look at the loaded libraries: every pc of the remembered
  * walk lay in a library of its map, and a library loaded since cannot have
  * taken those addresses; only an unload can free them for other code, and
- * unloads are counted in the key. A walk that ended in code of no known
- * library may have ended there only because that library is new: it is
- * not remembered. Every miss refreshes the map before it walks.
+ * unloads are counted in the key. A walk that ended partial (in code of no
+ * known library, say, which may be new) is not remembered
+ * (unwind/walk_deps.h). Every miss refreshes the map before it walks.
  *
  * Per thread: no locks; entries hold interned paths, which are never freed.
  */

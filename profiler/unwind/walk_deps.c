@@ -35,7 +35,9 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
   out->needs_fp = false;
   out->needs_lr = false;
   out->count = 0;
-  if (n < 1)
+  /* A partial walk ended on something that may not last: code of a library
+   * loaded since the map was built, a recipe that could not be built. */
+  if (n < 1 || end == KNIT_UNWIND_PARTIAL)
     return false;
   knit_regs cur = *regs;
   /* Where the frame-pointer value the next step sees came from: the
@@ -52,9 +54,9 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
     knit_recipe r;
     knit_rule_kind kind = knit_unwind_rule(u, map, cur.pc, i == 0, &r);
     if (kind == KNIT_RULE_NONE)
-      return last && end == KNIT_UNWIND_PARTIAL;
+      return false;
     if (kind == KNIT_RULE_ROOT)
-      return last && end == KNIT_UNWIND_COMPLETE;
+      return last && end == KNIT_UNWIND_COMPLETE && !(f->flags & KNIT_FRAME_AT_LIMIT);
 
     /* The CFA, as knit_recipe_cfa_ computes it. */
     uint64_t base;
@@ -71,12 +73,12 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
       }
     } else if (r.cfa_base == KNIT_CFA_SP_DEREF) {
       if (!readable(cur.sp))
-        return last; /* the step failed: the walk ended here */
+        return last && (f->flags & KNIT_FRAME_AT_LIMIT); /* the step failed here */
       base = read_word(cur.sp);
       if (!keep(out, cur.sp, base))
         return false;
     } else {
-      return last;
+      return false;
     }
     uint64_t cfa = base + (uint64_t)(int64_t)r.cfa_offset;
 
@@ -91,7 +93,7 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
     } else {
       uint64_t at = cfa + (uint64_t)(int64_t)r.ra_offset;
       if (!readable(at))
-        return last;
+        return last && (f->flags & KNIT_FRAME_AT_LIMIT);
       ra = read_word(at);
       if (!keep(out, at, ra))
         return false;
@@ -100,18 +102,20 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
     if (r.fp_rule == KNIT_FP_AT_CFA) {
       uint64_t at = cfa + (uint64_t)(int64_t)r.fp_offset;
       if (!readable(at))
-        return last;
+        return last && (f->flags & KNIT_FRAME_AT_LIMIT);
       fp = read_word(at);
       fp_word.addr = at;
       fp_word.value = fp;
       fp_from_word = true;
       fp_word_kept = false;
     }
-    /* The last frame's step decided how the walk ended (a limit reached,
-     * a zero return address, a frame that did not grow, or no room left),
-     * from the values kept so far. */
+    /* The last frame's step decided how the walk ended, from the values
+     * kept so far: a limit reached, no room left for more frames, or a
+     * zero return address (the ABIs' end of the stack). Anything else is
+     * not what the walk did. */
     if (last)
-      return true;
+      return (f->flags & KNIT_FRAME_AT_LIMIT) || end == KNIT_UNWIND_TRUNCATED ||
+             (end == KNIT_UNWIND_COMPLETE && ra == 0);
     /* The walk went on: the step must have given the next frame. */
     if (ra != frames[i + 1].pc || (f->cfa != UINT64_MAX && f->cfa != cfa))
       return false;

@@ -41,10 +41,12 @@ typedef struct knit_walk_deps {
 } knit_walk_deps;
 
 /* Describes the walk u just made under map from regs (frames[0..n), ended
- * as end) into *out. Returns false when it cannot be described: it went
- * through a signal frame (whose step reads a whole saved context), it read
- * more words than fit, or the steps worked out here do not give exactly the
- * walk's frames (a check, so that a description is never wrong). Reads the
+ * as end) into *out. Returns false when it is not described: it ended
+ * partial (on something that may not last: code of a library loaded since
+ * the map was built, a recipe that could not be built), it went through a
+ * signal frame (whose step reads a whole saved context), it read more words
+ * than fit, or the steps worked out here do not give exactly the walk's
+ * frames and end (a check, so that a description is never wrong). Reads the
  * words the walk read, directly: call it right after the walk, under the
  * same fault guard, while those frames are live. Async-signal-safe. */
 bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_regs *regs,
