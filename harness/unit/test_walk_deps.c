@@ -241,6 +241,31 @@ static void test_unused_registers(void **state)
   assert_true(odd_same);
 }
 
+/* A walk that ended partial is not described (it may have ended on
+ * something that does not last: code of a library loaded later); one cut
+ * short by the room for frames is. */
+static void test_partial_and_truncated(void **state)
+{
+  (void)state;
+  walk w;
+  memset(&w, 0, sizeof w);
+  knit_native_regs_here(&w.regs);
+  /* In no library, and readable: the walk reads the code at a pc in no
+   * library, to tell whether it is a signal trampoline. */
+  static uint64_t not_code[8];
+  w.regs.pc = (uint64_t)(uintptr_t)&not_code[2];
+  walk_from(&w);
+  assert_int_equal(w.end, KNIT_UNWIND_PARTIAL);
+  assert_false(knit_walk_deps_of(&unwinder, knit_loadmap_current(), &w.regs, w.frames, w.n,
+                                 w.end, &w.deps));
+  knit_native_regs_here(&w.regs);
+  w.n = knit_unwind(&unwinder, &w.regs, w.frames, 2, &w.end);
+  assert_int_equal(w.end, KNIT_UNWIND_TRUNCATED);
+  assert_true(knit_walk_deps_of(&unwinder, knit_loadmap_current(), &w.regs, w.frames, w.n,
+                                w.end, &w.deps));
+  assert_true(knit_walk_deps_hold(&w.deps));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -249,6 +274,7 @@ int main(void)
       cmocka_unit_test_setup(test_same_depth_other_chain, reset),
       cmocka_unit_test_setup(test_deep_and_changed_word, reset),
       cmocka_unit_test_setup(test_unused_registers, reset),
+      cmocka_unit_test_setup(test_partial_and_truncated, reset),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
