@@ -93,7 +93,9 @@ static bool interposing(void)
       max_threads();
     __atomic_store_n(&runtime_started, 1, __ATOMIC_RELEASE);
   }
-  return knit_the_session.active && !knit_ompt_active() && knit_thread_self();
+  /* OMPT first: with an OMPT runtime every region passes here, and
+   * answers at the first test. */
+  return !knit_ompt_runtime.active && knit_the_session.active && knit_thread_self();
 }
 
 static void *real_symbol(const char *name)
