@@ -30,8 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "child_run.h"
 
 #ifndef CHILD
 #error "CHILD: the path of bench_region_overhead_child"
@@ -89,74 +89,55 @@ static bool tool_was_active(const char *dir)
   return active;
 }
 
+/* One run's setting: the setup, and where knit writes. */
+typedef struct run_env {
+  const setup *s;
+  const char *out_dir;
+} run_env;
+
+static void set_env(const void *arg)
+{
+  const run_env *e = arg;
+  const setup *s = e->s;
+  setenv("LD_LIBRARY_PATH", s->libdir, 1);
+  setenv("OMP_NUM_THREADS", threads, 1);
+  setenv("OMP_WAIT_POLICY", "active", 1);
+  unsetenv("OMP_TOOL_LIBRARIES");
+  unsetenv("KNIT_ROOT_PID");
+  if (s->tool_disabled)
+    setenv("OMP_TOOL", "disabled", 1);
+  else
+    unsetenv("OMP_TOOL");
+  if (s->knit) {
+    setenv("LD_PRELOAD", KNIT_LIB, 1);
+    setenv("KNIT_EVENT", EVENT, 1);
+    setenv("KNIT_OUTPUT", e->out_dir, 1);
+    setenv("KNIT_CAPTURE_CACHE", s->walk_always ? "0" : "1", 1);
+  } else {
+    unsetenv("LD_PRELOAD");
+    unsetenv("KNIT_EVENT");
+    unsetenv("KNIT_OUTPUT");
+  }
+}
+
 /* Runs the child once; returns its ns per region (negative on failure) and
  * its checksum line in sum. */
 static double run_child(const setup *s, const char *stack, long count, char *sum, size_t sum_len)
 {
   char out_dir[4200];
   snprintf(out_dir, sizeof out_dir, "%s/run-%u", scratch, runs++);
-  int fds[2];
-  if (pipe(fds) != 0)
-    return -1;
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    char n[32];
-    snprintf(n, sizeof n, "%ld", count);
-    setenv("LD_LIBRARY_PATH", s->libdir, 1);
-    setenv("OMP_NUM_THREADS", threads, 1);
-    setenv("OMP_WAIT_POLICY", "active", 1);
-    unsetenv("OMP_TOOL_LIBRARIES");
-    unsetenv("KNIT_ROOT_PID");
-    if (s->tool_disabled)
-      setenv("OMP_TOOL", "disabled", 1);
-    else
-      unsetenv("OMP_TOOL");
-    if (s->knit) {
-      setenv("LD_PRELOAD", KNIT_LIB, 1);
-      setenv("KNIT_EVENT", EVENT, 1);
-      setenv("KNIT_OUTPUT", out_dir, 1);
-      setenv("KNIT_CAPTURE_CACHE", s->walk_always ? "0" : "1", 1);
-    } else {
-      unsetenv("LD_PRELOAD");
-      unsetenv("KNIT_EVENT");
-      unsetenv("KNIT_OUTPUT");
-    }
-    execl(CHILD, CHILD, stack, n, (char *)NULL);
-    _exit(127);
-  }
-  close(fds[1]);
-  char out[256];
-  size_t len = 0;
-  ssize_t r;
-  while (len + 1 < sizeof out && (r = read(fds[0], out + len, sizeof out - 1 - len)) > 0)
-    len += (size_t)r;
-  out[len] = 0;
-  close(fds[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (ok && s->knit && !tool_was_active(out_dir)) {
+  char n[32];
+  snprintf(n, sizeof n, "%ld", count);
+  char *argv[] = {CHILD, (char *)stack, n, NULL};
+  run_env e = {s, out_dir};
+  double ns = bench_run_child(CHILD, argv, set_env, &e, sum, sum_len);
+  if (ns >= 0 && s->knit && !tool_was_active(out_dir)) {
     fprintf(stderr, "bench_region_overhead: %s: knit's OMPT tool was not initialized (%s)\n",
             s->label, out_dir);
-    ok = false;
+    ns = -1;
   }
   nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-  const char *line = strstr(out, "checksum ");
-  if (!ok || !line)
-    return -1;
-  snprintf(sum, sum_len, "%.*s", (int)strcspn(line, "\n"), line);
-  return atof(out);
-}
-
-static int by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+  return ns;
 }
 
 /* Measures one runtime's setups on one stack; prints a line and returns
@@ -192,10 +173,8 @@ static double compare(const char *runtime, const setup set[SETUPS], const char *
       return -1;
     }
   double median[SETUPS];
-  for (int b = 0; b < SETUPS; b++) {
-    qsort(ns[b], (size_t)rounds, sizeof ns[b][0], by_value);
-    median[b] = ns[b][rounds / 2];
-  }
+  for (int b = 0; b < SETUPS; b++)
+    median[b] = bench_median(ns[b], rounds);
   printf("  %-9s %-4s  %-29s %8.1f   %-16s %8.1f  %5.3f   %8.1f  %5.3f\n", runtime, stack,
          set[0].label, median[0], set[1].label, median[1], median[1] / median[0], median[2],
          median[2] / median[0]);

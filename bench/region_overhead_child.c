@@ -14,27 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "tiny_regions.h"
 
 #define DEEP 20
-
-static double now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* Tiny regions: each thread adds its number once. */
-__attribute__((noinline)) static long regions(long n)
-{
-  long sum = 0;
-  for (long i = 0; i < n; i++) {
-#pragma omp parallel reduction(+ : sum)
-    sum += omp_get_thread_num() + 1;
-  }
-  return sum;
-}
 
 /* depth more frames above the loop; each adds after its call, so none is a
  * tail call and every frame stays on the stack. */

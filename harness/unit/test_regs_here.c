@@ -18,10 +18,7 @@
 #include <cmocka.h>
 
 #include "measure/format.h"
-#include "unwind/decoder.h"
-#include "unwind/isa.h"
-#include "unwind/loadmap.h"
-#include "unwind/recipe_cache.h"
+#include "live_unwinder.h"
 #include "unwind/unwinder.h"
 
 #define MAX_FRAMES 128
@@ -96,13 +93,7 @@ static void walk_both(void)
 static int setup(void **state)
 {
   (void)state;
-  knit_decoder_setup();
-  knit_loadmap_refresh((const void *)setup);
-  if (!knit_decoder_open(&unwinder.decoder, knit_isa_native()))
-    return -1;
-  unwinder.scratch = malloc(sizeof *unwinder.scratch);
-  unwinder.read = knit_read_own_memory;
-  return unwinder.scratch ? 0 : -1;
+  return live_unwinder_setup(&unwinder);
 }
 
 /* The walk from knit_native_regs_here starts in its caller and finds the

@@ -18,10 +18,7 @@
 #include <cmocka.h>
 
 #include "measure/format.h"
-#include "unwind/decoder.h"
-#include "unwind/isa.h"
-#include "unwind/loadmap.h"
-#include "unwind/recipe_cache.h"
+#include "live_unwinder.h"
 #include "unwind/unwinder.h"
 #include "unwind/walk_deps.h"
 
@@ -155,14 +152,7 @@ __attribute__((noinline)) static int deep(int depth, int v)
 static int setup(void **state)
 {
   (void)state;
-  knit_decoder_setup();
-  knit_loadmap_refresh((const void *)setup);
-  if (!knit_decoder_open(&unwinder.decoder, knit_isa_native()))
-    return -1;
-  unwinder.scratch = malloc(sizeof *unwinder.scratch);
-  unwinder.cache = calloc(KNIT_STEP_CACHE_SIZE, sizeof *unwinder.cache);
-  unwinder.read = knit_read_own_memory;
-  return unwinder.scratch && unwinder.cache ? 0 : -1;
+  return live_unwinder_setup(&unwinder);
 }
 
 static int reset(void **state)

@@ -124,6 +124,25 @@ void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out);
  * async-signal-safe. */
 void knit_native_regs_here(knit_regs *out);
 
+/* Each <isa>_context.c defines knit_native_regs_here in top-level
+ * assembly, its body between these two, storing pc, sp, fp and lr at the
+ * offsets checked here. */
+_Static_assert(offsetof(knit_regs, pc) == 0 && offsetof(knit_regs, sp) == 8 &&
+                   offsetof(knit_regs, fp) == 16 && offsetof(knit_regs, lr) == 24,
+               "knit_native_regs_here stores knit_regs at offsets 0, 8, 16 and 24");
+#define KNIT_REGS_HERE_BEGIN                                                                     \
+  ".pushsection .text\n"                                                                        \
+  ".globl knit_native_regs_here\n"                                                              \
+  ".hidden knit_native_regs_here\n"                                                             \
+  ".type knit_native_regs_here, %function\n"                                                    \
+  ".p2align 4\n"                                                                                \
+  "knit_native_regs_here:\n"                                                                    \
+  ".cfi_startproc\n"
+#define KNIT_REGS_HERE_END                                                                       \
+  ".cfi_endproc\n"                                                                              \
+  ".size knit_native_regs_here, .-knit_native_regs_here\n"                                      \
+  ".popsection\n"
+
 /* The ops for an ELF e_machine value, or NULL. */
 const knit_isa_ops *knit_isa_for_machine(uint16_t elf_machine);
 

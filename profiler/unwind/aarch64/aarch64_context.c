@@ -1,6 +1,5 @@
 /* Native aarch64 glue: this library's ISA, the registers of a ucontext, and
  * the registers of the caller without a ucontext. */
-#include <stddef.h>
 #include <ucontext.h>
 
 #include "unwind/isa.h"
@@ -16,22 +15,10 @@ void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out) {
 }
 
 /* knit_native_regs_here (isa.h). A leaf: x30 holds the return address, sp
- * and x29 are still the caller's (a bl moves neither). The offsets are
- * knit_regs's, checked below. */
-_Static_assert(offsetof(knit_regs, pc) == 0 && offsetof(knit_regs, sp) == 8 &&
-                   offsetof(knit_regs, fp) == 16 && offsetof(knit_regs, lr) == 24,
-               "knit_native_regs_here stores knit_regs at these offsets");
-__asm__(".pushsection .text\n"
-        ".globl knit_native_regs_here\n"
-        ".hidden knit_native_regs_here\n"
-        ".type knit_native_regs_here, %function\n"
-        ".p2align 2\n"
-        "knit_native_regs_here:\n"
-        ".cfi_startproc\n"
+ * and x29 are still the caller's (a bl moves neither). */
+__asm__(KNIT_REGS_HERE_BEGIN
         "  mov x1, sp\n"
         "  stp x30, x1, [x0]\n"       /* pc, sp */
         "  stp x29, x30, [x0, #16]\n" /* fp, lr */
         "  ret\n"
-        ".cfi_endproc\n"
-        ".size knit_native_regs_here, .-knit_native_regs_here\n"
-        ".popsection\n");
+        KNIT_REGS_HERE_END);

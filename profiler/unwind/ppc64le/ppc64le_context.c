@@ -1,6 +1,5 @@
 /* Native ppc64le glue: this library's ISA, the registers of a ucontext, and
  * the registers of the caller without a ucontext. */
-#include <stddef.h>
 #include <ucontext.h>
 
 #include "unwind/isa.h"
@@ -25,24 +24,12 @@ void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out) {
 
 /* knit_native_regs_here (isa.h). A leaf that needs no TOC (so one entry
  * point serves local and external callers): the link register holds the
- * return address, r1 and r31 are still the caller's (a bl moves neither).
- * The offsets are knit_regs's, checked below. */
-_Static_assert(offsetof(knit_regs, pc) == 0 && offsetof(knit_regs, sp) == 8 &&
-                   offsetof(knit_regs, fp) == 16 && offsetof(knit_regs, lr) == 24,
-               "knit_native_regs_here stores knit_regs at these offsets");
-__asm__(".pushsection .text\n"
-        ".globl knit_native_regs_here\n"
-        ".hidden knit_native_regs_here\n"
-        ".type knit_native_regs_here, @function\n"
-        ".p2align 4\n"
-        "knit_native_regs_here:\n"
-        ".cfi_startproc\n"
+ * return address, r1 and r31 are still the caller's (a bl moves neither). */
+__asm__(KNIT_REGS_HERE_BEGIN
         "  mflr 0\n"
         "  std 0, 0(3)\n"   /* pc */
         "  std 1, 8(3)\n"   /* sp */
         "  std 31, 16(3)\n" /* fp */
         "  std 0, 24(3)\n"  /* lr */
         "  blr\n"
-        ".cfi_endproc\n"
-        ".size knit_native_regs_here, .-knit_native_regs_here\n"
-        ".popsection\n");
+        KNIT_REGS_HERE_END);

@@ -1,7 +1,6 @@
 /* Native x86-64 glue: this library's ISA, the registers of a ucontext, and
  * the registers of the caller without a ucontext. */
 #define _GNU_SOURCE /* REG_RIP and friends */
-#include <stddef.h>
 #include <ucontext.h>
 
 #include "unwind/isa.h"
@@ -19,17 +18,8 @@ void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out) {
 
 /* knit_native_regs_here (isa.h). At entry the return address is at (%rsp)
  * and the caller's sp, once the call returns, is %rsp + 8; %rbp is the
- * caller's own. The offsets are knit_regs's, checked below. */
-_Static_assert(offsetof(knit_regs, pc) == 0 && offsetof(knit_regs, sp) == 8 &&
-                   offsetof(knit_regs, fp) == 16 && offsetof(knit_regs, lr) == 24,
-               "knit_native_regs_here stores knit_regs at these offsets");
-__asm__(".pushsection .text\n"
-        ".globl knit_native_regs_here\n"
-        ".hidden knit_native_regs_here\n"
-        ".type knit_native_regs_here, @function\n"
-        ".p2align 4\n"
-        "knit_native_regs_here:\n"
-        ".cfi_startproc\n"
+ * caller's own. */
+__asm__(KNIT_REGS_HERE_BEGIN
         "  movq (%rsp), %rax\n"
         "  movq %rax, 0(%rdi)\n"
         "  leaq 8(%rsp), %rax\n"
@@ -37,6 +27,4 @@ __asm__(".pushsection .text\n"
         "  movq %rbp, 16(%rdi)\n"
         "  movq $0, 24(%rdi)\n"
         "  ret\n"
-        ".cfi_endproc\n"
-        ".size knit_native_regs_here, .-knit_native_regs_here\n"
-        ".popsection\n");
+        KNIT_REGS_HERE_END);
