@@ -1,0 +1,230 @@
+/* Blame shifting: see blame.h. */
+#include "ompt/blame.h"
+
+#include <omp-tools.h>
+#include <stdatomic.h>
+
+#include "cct/cct.h"
+#include "core/thread.h"
+#include "measure/format.h"
+
+/* --- idleness --- */
+
+/* OpenMP threads counted, and how many of them are idle. Updated only when a
+ * thread's own situation changes, by that thread. */
+static _Atomic int64_t omp_threads;
+static _Atomic int64_t omp_idle;
+
+/* A thread is idle in the runtime's pool (no implicit task, and not the
+ * initial thread) and while it waits in a barrier, taskwait or taskgroup. */
+static void update_idle(knit_thread *t)
+{
+  if (!t->omp_counted)
+    return;
+  bool idle = (!t->omp_initial && t->omp_depth <= 0) || t->omp_waits > 0;
+  if (idle != t->omp_idle) {
+    t->omp_idle = idle;
+    atomic_fetch_add_explicit(&omp_idle, idle ? 1 : -1, memory_order_relaxed);
+  }
+}
+
+void knit_blame_thread_begin(knit_thread *t, bool initial)
+{
+  if (!t || t->omp_counted)
+    return;
+  t->omp_initial = initial;
+  t->omp_counted = true;
+  atomic_fetch_add_explicit(&omp_threads, 1, memory_order_relaxed);
+  update_idle(t);
+}
+
+void knit_blame_thread_end(knit_thread *t)
+{
+  if (!t || !t->omp_counted)
+    return;
+  if (t->omp_idle)
+    atomic_fetch_sub_explicit(&omp_idle, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&omp_threads, 1, memory_order_relaxed);
+  t->omp_idle = false;
+  t->omp_counted = false;
+}
+
+void knit_blame_implicit_task(knit_thread *t, bool begin)
+{
+  if (!t)
+    return;
+  t->omp_depth += begin ? 1 : -1;
+  update_idle(t);
+}
+
+void knit_blame_wait(knit_thread *t, bool begin)
+{
+  if (!t)
+    return;
+  t->omp_waits += begin ? 1 : -1;
+  update_idle(t);
+}
+
+/* --- waits per mutex --- */
+
+/* Open addressing on the wait id; a slot, once keyed, keeps its key (a
+ * mutex waited for once is likely waited for again), so a lookup never
+ * races with a removal.
+ *
+ * Waits are kept per holding of the mutex (epoch): the runtime tells the
+ * tool of a release after the mutex is free, and a waiter woken by it may
+ * take the mutex, and release it, before the releaser's callback runs (on
+ * two cores the woken thread often preempts its waker). Waits are filed
+ * under the epoch current when they were sampled, each acquisition opens
+ * the next, and a release takes its own holding's epoch: a late callback
+ * still finds what was waited for while its thread held the mutex. */
+#define BLAME_SLOTS 4096u
+#define BLAME_PROBES 64u
+#define BLAME_EPOCHS 4u
+
+typedef struct blame_slot {
+  _Atomic uint64_t wait_id;                 /* 0: free */
+  _Atomic uint32_t epoch;                   /* acquisitions seen */
+  _Atomic uint64_t waited[BLAME_EPOCHS];    /* milli-periods by epoch */
+} blame_slot;
+
+static blame_slot blame_table[BLAME_SLOTS];
+/* Waits left in an epoch's bucket when it came round again. */
+static _Atomic uint64_t blame_overwritten;
+
+static uint32_t slot_of(uint64_t id)
+{
+  id ^= id >> 33;
+  id *= 0xff51afd7ed558ccdull;
+  id ^= id >> 33;
+  return (uint32_t)id & (BLAME_SLOTS - 1);
+}
+
+/* The slot of wait_id, keyed now if needed (insert) or NULL. */
+static blame_slot *find_slot(uint64_t id, bool insert)
+{
+  uint32_t at = slot_of(id);
+  for (uint32_t i = 0; i < BLAME_PROBES; i++) {
+    blame_slot *s = &blame_table[(at + i) & (BLAME_SLOTS - 1)];
+    uint64_t key = atomic_load_explicit(&s->wait_id, memory_order_acquire);
+    if (key == id)
+      return s;
+    if (key != 0)
+      continue;
+    if (!insert)
+      return NULL;
+    uint64_t expected = 0;
+    if (atomic_compare_exchange_strong(&s->wait_id, &expected, id) || expected == id)
+      return s;
+  }
+  return NULL;
+}
+
+/* The calling thread's record of the epoch it holds wait_id in: found, or
+ * (make) a free one; NULL when all are taken. */
+static knit_held_mutex *held_record(knit_thread *t, uint64_t id, bool make)
+{
+  knit_held_mutex *free_one = NULL;
+  for (unsigned i = 0; i < KNIT_HELD_MUTEXES; i++) {
+    if (t->held[i].wait_id == id)
+      return &t->held[i];
+    if (!t->held[i].wait_id && !free_one)
+      free_one = &t->held[i];
+  }
+  return make ? free_one : NULL;
+}
+
+void knit_blame_acquired(knit_thread *t, uint64_t wait_id)
+{
+  if (!t || !wait_id)
+    return;
+  /* A mutex nobody waited for has no slot, and its holder no epoch: its
+   * release takes the current one, which no acquisition has moved on. */
+  blame_slot *slot = find_slot(wait_id, false);
+  knit_held_mutex *h = held_record(t, wait_id, slot != NULL);
+  if (!slot) {
+    if (h)
+      h->wait_id = 0;
+    return;
+  }
+  uint32_t epoch = atomic_fetch_add(&slot->epoch, 1) + 1;
+  uint64_t left = atomic_exchange(&slot->waited[epoch % BLAME_EPOCHS], 0);
+  if (left)
+    atomic_fetch_add_explicit(&blame_overwritten, left, memory_order_relaxed);
+  if (h) {
+    h->wait_id = wait_id;
+    h->epoch = epoch;
+  }
+}
+
+uint64_t knit_blame_take(knit_thread *t, uint64_t wait_id)
+{
+  if (!wait_id)
+    return 0;
+  knit_held_mutex *h = t ? held_record(t, wait_id, false) : NULL;
+  blame_slot *slot = find_slot(wait_id, false);
+  uint32_t epoch = h ? h->epoch : 0;
+  if (h)
+    h->wait_id = 0;
+  if (!slot)
+    return 0;
+  if (!h)
+    epoch = atomic_load(&slot->epoch);
+  _Atomic uint64_t *bucket = &slot->waited[epoch % BLAME_EPOCHS];
+  if (!atomic_load_explicit(bucket, memory_order_relaxed))
+    return 0;
+  return atomic_exchange(bucket, 0);
+}
+
+uint64_t knit_blame_unclaimed(void)
+{
+  uint64_t sum = atomic_load(&blame_overwritten);
+  for (uint32_t i = 0; i < BLAME_SLOTS; i++)
+    for (uint32_t e = 0; e < BLAME_EPOCHS; e++)
+      sum += atomic_load_explicit(&blame_table[i].waited[e], memory_order_relaxed);
+  return sum;
+}
+
+static bool is_mutex_wait(int state)
+{
+  return state == ompt_state_wait_mutex || state == ompt_state_wait_lock ||
+         state == ompt_state_wait_critical || state == ompt_state_wait_atomic ||
+         state == ompt_state_wait_ordered;
+}
+
+static bool is_working(int state)
+{
+  return state == ompt_state_work_serial || state == ompt_state_work_parallel ||
+         state == ompt_state_work_reduction;
+}
+
+void knit_blame_sample(knit_thread *t, knit_cct_node *node, uint64_t periods,
+                       const knit_sample_state *s)
+{
+  if (!s->openmp || !node)
+    return;
+  uint64_t amount = periods * KNIT_BLAME_SCALE;
+  if (is_mutex_wait(s->state)) {
+    node->metrics[KNIT_METRIC_OMP_MUTEX_WAIT] += amount;
+    blame_slot *slot = s->wait_id ? find_slot(s->wait_id, true) : NULL;
+    if (slot) {
+      uint32_t epoch = atomic_load_explicit(&slot->epoch, memory_order_relaxed);
+      atomic_fetch_add_explicit(&slot->waited[epoch % BLAME_EPOCHS], amount,
+                                memory_order_relaxed);
+    } else
+      t->stats[KNIT_STAT_BLAME_LOST] += amount;
+    return;
+  }
+  if (!is_working(s->state))
+    return;
+  int64_t threads = atomic_load_explicit(&omp_threads, memory_order_relaxed);
+  int64_t idle = atomic_load_explicit(&omp_idle, memory_order_relaxed);
+  /* A thread counted idle may still work: an explicit task run inside a
+   * barrier. Its state says so; it is one of the working ones now. */
+  if (t->omp_idle && idle > 0)
+    idle--;
+  int64_t working = threads - idle;
+  if (idle <= 0 || working <= 0)
+    return;
+  node->metrics[KNIT_METRIC_OMP_IDLE] += amount * (uint64_t)idle / (uint64_t)working;
+}
