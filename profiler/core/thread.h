@@ -70,6 +70,11 @@ typedef struct knit_thread {
   bool omp_counted;    /* counted among the OpenMP threads */
   bool omp_idle;       /* counted among the idle ones */
   knit_held_mutex held[KNIT_HELD_MUTEXES];
+  /* The mutex the thread waits for, as the mutex_acquire callback named
+   * it (0: none): runtimes may name it otherwise in the wait state (libomp
+   * gives an indirect lock's internal address), and the release names it
+   * as the callback does. */
+  uint64_t waiting_for;
   /* Unwind steps by module (index: load map id; the last slot, code in no
    * known module) and class (confirmed, probable, wrong). A flat array is
    * the signal-safe choice: 96 KiB of the arena's lazily mapped memory, of

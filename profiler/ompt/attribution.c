@@ -19,6 +19,8 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
   return NULL;
 }
 
+static uint32_t module_of(const void *addr);
+
 static bool is_knit_frame(const knit_frame *f)
 {
   const knit_module *m = knit_loadmap_module(f->module);
@@ -79,6 +81,27 @@ static int append_placeholder(knit_path_frame *out, int len, int max, uint64_t w
   return len;
 }
 
+/* The first frame after the runtime's innermost frames in [first, last]
+ * (with what they called: the C library's sched_yield or futex wait), or
+ * first when the innermost frames are not the runtime's. A runtime that
+ * sets no enter frame while a task waits in it (libomp in a lock) leaves
+ * its frames to be cut this way, so that the wait's placeholder stands for
+ * them as on every other runtime. */
+static int skip_runtime_frames(const knit_frame *frames, int first, int last)
+{
+  uint32_t runtime = module_of((const void *)knit_ompt_runtime.get_task_info);
+  if (runtime == KNIT_MODULE_UNKNOWN)
+    return first;
+  int i = first;
+  while (i <= last && frames[i].module != runtime)
+    i++;
+  if (i > last)
+    return first;
+  while (i <= last && frames[i].module == runtime)
+    i++;
+  return i;
+}
+
 /* The path of a sample taken while a task runs: the task's own frames
  * (between its enter and exit frames) under its prefix, with a placeholder
  * leaf when the task is inside the runtime. */
@@ -97,6 +120,11 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
     tf = &own;
   }
   bool any = knit_task_frame_range(frames, n, tf, &first, &last);
+  bool waiting = state >= ompt_state_wait_barrier && state <= ompt_state_wait_atomic;
+  if (any && runtime_leaf && waiting && !(tf && tf->enter_frame.ptr)) {
+    first = skip_runtime_frames(frames, first, last);
+    any = first <= last;
+  }
   /* An implicit or explicit task without an exit frame is not running its
    * own code (it is in a barrier after its body, say): none of the frames
    * below the runtime are its own. Only the initial task runs to the
@@ -119,10 +147,9 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   if (any)
     len = append_frames(out, len, max, frames, first, last, sample_index);
   /* Inside the runtime: named by what the thread is doing there. Runtimes
-   * do not all set an enter frame while a task without frames of its own
-   * waits (libomp in a join barrier), so a wait state says it too. */
-  bool waiting = state >= ompt_state_wait_barrier && state <= ompt_state_wait_atomic;
-  if (runtime_leaf && ((tf && tf->enter_frame.ptr) || (!any && waiting)))
+   * do not all set an enter frame while a task waits (libomp in a join
+   * barrier or a lock), so a wait state says it too. */
+  if (runtime_leaf && ((tf && tf->enter_frame.ptr) || waiting))
     len = append_placeholder(out, len, max, placeholder_for_state(state));
   return len;
 }

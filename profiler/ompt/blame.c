@@ -134,8 +134,16 @@ static knit_held_mutex *held_record(knit_thread *t, uint64_t id, bool make)
   return make ? free_one : NULL;
 }
 
+void knit_blame_acquire(knit_thread *t, uint64_t wait_id)
+{
+  if (t)
+    t->waiting_for = wait_id;
+}
+
 void knit_blame_acquired(knit_thread *t, uint64_t wait_id)
 {
+  if (t)
+    t->waiting_for = 0;
   if (!t || !wait_id)
     return;
   /* A mutex nobody waited for has no slot, and its holder no epoch: its
@@ -206,7 +214,8 @@ void knit_blame_sample(knit_thread *t, knit_cct_node *node, uint64_t periods,
   uint64_t amount = periods * KNIT_BLAME_SCALE;
   if (is_mutex_wait(s->state)) {
     node->metrics[KNIT_METRIC_OMP_MUTEX_WAIT] += amount;
-    blame_slot *slot = s->wait_id ? find_slot(s->wait_id, true) : NULL;
+    uint64_t id = t->waiting_for ? t->waiting_for : s->wait_id;
+    blame_slot *slot = id ? find_slot(id, true) : NULL;
     if (slot) {
       uint32_t epoch = atomic_load_explicit(&slot->epoch, memory_order_relaxed);
       atomic_fetch_add_explicit(&slot->waited[epoch % BLAME_EPOCHS], amount,

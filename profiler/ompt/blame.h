@@ -51,6 +51,8 @@ void knit_blame_sample(struct knit_thread *t, struct knit_cct_node *node, uint64
                        const knit_sample_state *s);
 
 /* --- holders (from the mutex callbacks) --- */
+/* The calling thread is about to wait for (or try) the mutex wait_id. */
+void knit_blame_acquire(struct knit_thread *t, uint64_t wait_id);
 /* The calling thread acquired the mutex wait_id: a new holding begins. */
 void knit_blame_acquired(struct knit_thread *t, uint64_t wait_id);
 /* The calling thread released wait_id: takes the waits filed under its

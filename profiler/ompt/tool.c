@@ -57,6 +57,16 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
   knit_blame_wait(knit_thread_self(), endpoint == ompt_scope_begin);
 }
 
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+                             ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+  (void)kind;
+  (void)hint;
+  (void)impl;
+  (void)codeptr_ra;
+  knit_blame_acquire(knit_thread_self(), wait_id);
+}
+
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
 {
   (void)kind;
@@ -165,6 +175,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   if (!idleness)
     knit_log_line("ompt: implicit_task or sync_region_wait is not always dispatched; "
                   "OMP_IDLE blame may be wrong");
+  set_callback(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
   set_callback(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
   if (set_callback(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released) ==
       ompt_set_never)
