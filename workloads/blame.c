@@ -32,8 +32,10 @@
 
 #define LONG_MS 40      /* the master's operation under the lock */
 #define GAP_MS 2        /* the master's work outside it, between rounds */
+#define PAUSE_MS 0.5    /* a contender's work outside the lock */
+#define SHORT_STEPS 64  /* a contender's work inside it: a few microseconds */
 #define EVEN_MS 10      /* every thread's share of the uneven loop */
-#define EXCESS_MS 40    /* the first thread's extra share */
+#define EXCESS_MS 60    /* the first thread's extra share */
 
 static double now_ms(void)
 {
@@ -66,7 +68,19 @@ NOINLINE static uint64_t hold_long(uint64_t x)
   return x;
 }
 
-NOINLINE static uint64_t short_operation(uint64_t x) { return knit_work_unit(x) + 3; }
+/* A fixed, tiny amount of work: short under QEMU too, so that contenders
+ * seldom wait for each other and the master's holding is what they wait
+ * for. */
+NOINLINE static uint64_t short_operation(uint64_t x)
+{
+  for (int i = 0; i < SHORT_STEPS; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    __asm__ __volatile__("" : "+r"(x));
+  }
+  return x + 3;
+}
+
+NOINLINE static uint64_t contender_pause(uint64_t x) { return work_for(x, PAUSE_MS); }
 
 NOINLINE static uint64_t contend_short(uint64_t x)
 {
@@ -74,6 +88,7 @@ NOINLINE static uint64_t contend_short(uint64_t x)
     omp_set_lock(&lock);
     x = short_operation(x);
     omp_unset_lock(&lock);
+    x = contender_pause(x);
   }
   return x;
 }

@@ -28,13 +28,15 @@
  * rather than on the stack or in TLS, which may be small. */
 #define KNIT_CAPTURE_FRAMES 256
 
-/* Mutexes a thread holds at once whose holding blame tracks (blame.c);
- * beyond that, a release takes the mutex's current holding. */
+/* Mutexes a thread holds at once whose holdings blame tracks (blame.c);
+ * waits on more are counted as unclaimed. */
 #define KNIT_HELD_MUTEXES 8
 
+/* One holding of a mutex: the waits other threads' samples filed under it.
+ * Written by samples of every thread, hence atomic. */
 typedef struct knit_held_mutex {
-  uint64_t wait_id; /* 0: free */
-  uint32_t epoch;   /* the holding it began */
+  _Atomic uint64_t wait_id; /* 0: free */
+  _Atomic uint64_t waited;  /* milli-periods */
 } knit_held_mutex;
 
 /* Slots of knit_thread.steps: one per module id, one for unknown code. */

@@ -67,30 +67,27 @@ void knit_blame_wait(knit_thread *t, bool begin)
 
 /* --- waits per mutex --- */
 
-/* Open addressing on the wait id; a slot, once keyed, keeps its key (a
- * mutex waited for once is likely waited for again), so a lookup never
- * races with a removal.
+/* Open addressing on the wait id; a slot, once keyed, keeps its key, so a
+ * lookup never races with a removal.
  *
- * Waits are kept per holding of the mutex (epoch): the runtime tells the
- * tool of a release after the mutex is free, and a waiter woken by it may
- * take the mutex, and release it, before the releaser's callback runs (on
- * two cores the woken thread often preempts its waker). Waits are filed
- * under the epoch current when they were sampled, each acquisition opens
- * the next, and a release takes its own holding's epoch: a late callback
- * still finds what was waited for while its thread held the mutex. */
+ * Waits go to the holding under way: each acquisition makes the acquiring
+ * thread's record of it (knit_held_mutex) the slot's holder, a waiting
+ * sample adds to the holder's record, and the release takes its own
+ * record. The runtime tells the tool of a release after the mutex is free,
+ * and waiters woken by it may take the mutex, and release it, several times
+ * before the releaser's callback runs (on two cores the woken thread often
+ * preempts its waker): a record of its own keeps each holding's waits
+ * apart whenever its release is reported. */
 #define BLAME_SLOTS 4096u
 #define BLAME_PROBES 64u
-#define BLAME_EPOCHS 4u
 
 typedef struct blame_slot {
-  _Atomic uint64_t wait_id;                 /* 0: free */
-  _Atomic uint32_t epoch;                   /* acquisitions seen */
-  _Atomic uint64_t waited[BLAME_EPOCHS];    /* milli-periods by epoch */
+  _Atomic uint64_t wait_id;               /* 0: free */
+  _Atomic(knit_held_mutex *) holder;      /* the holding under way, or NULL */
+  _Atomic uint64_t orphan;                /* waits with no holder known */
 } blame_slot;
 
 static blame_slot blame_table[BLAME_SLOTS];
-/* Waits left in an epoch's bucket when it came round again. */
-static _Atomic uint64_t blame_overwritten;
 
 static uint32_t slot_of(uint64_t id)
 {
@@ -100,8 +97,9 @@ static uint32_t slot_of(uint64_t id)
   return (uint32_t)id & (BLAME_SLOTS - 1);
 }
 
-/* The slot of wait_id, keyed now if needed (insert) or NULL. */
-static blame_slot *find_slot(uint64_t id, bool insert)
+/* The slot of wait_id, keyed now if needed, or NULL when the table has no
+ * room near its place. */
+static blame_slot *find_slot(uint64_t id)
 {
   uint32_t at = slot_of(id);
   for (uint32_t i = 0; i < BLAME_PROBES; i++) {
@@ -111,8 +109,6 @@ static blame_slot *find_slot(uint64_t id, bool insert)
       return s;
     if (key != 0)
       continue;
-    if (!insert)
-      return NULL;
     uint64_t expected = 0;
     if (atomic_compare_exchange_strong(&s->wait_id, &expected, id) || expected == id)
       return s;
@@ -120,15 +116,16 @@ static blame_slot *find_slot(uint64_t id, bool insert)
   return NULL;
 }
 
-/* The calling thread's record of the epoch it holds wait_id in: found, or
- * (make) a free one; NULL when all are taken. */
+/* The calling thread's record of its holding of wait_id: found, or (make)
+ * a free one; NULL when all are taken. */
 static knit_held_mutex *held_record(knit_thread *t, uint64_t id, bool make)
 {
   knit_held_mutex *free_one = NULL;
   for (unsigned i = 0; i < KNIT_HELD_MUTEXES; i++) {
-    if (t->held[i].wait_id == id)
+    uint64_t held = atomic_load_explicit(&t->held[i].wait_id, memory_order_relaxed);
+    if (held == id)
       return &t->held[i];
-    if (!t->held[i].wait_id && !free_one)
+    if (!held && !free_one)
       free_one = &t->held[i];
   }
   return make ? free_one : NULL;
@@ -146,50 +143,46 @@ void knit_blame_acquired(knit_thread *t, uint64_t wait_id)
     t->waiting_for = 0;
   if (!t || !wait_id)
     return;
-  /* A mutex nobody waited for has no slot, and its holder no epoch: its
-   * release takes the current one, which no acquisition has moved on. */
-  blame_slot *slot = find_slot(wait_id, false);
-  knit_held_mutex *h = held_record(t, wait_id, slot != NULL);
-  if (!slot) {
-    if (h)
-      h->wait_id = 0;
+  blame_slot *slot = find_slot(wait_id);
+  knit_held_mutex *h = held_record(t, wait_id, true);
+  if (!slot)
     return;
-  }
-  uint32_t epoch = atomic_fetch_add(&slot->epoch, 1) + 1;
-  uint64_t left = atomic_exchange(&slot->waited[epoch % BLAME_EPOCHS], 0);
-  if (left)
-    atomic_fetch_add_explicit(&blame_overwritten, left, memory_order_relaxed);
   if (h) {
-    h->wait_id = wait_id;
-    h->epoch = epoch;
+    atomic_store_explicit(&h->waited, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->wait_id, wait_id, memory_order_relaxed);
   }
+  /* More mutexes held at once than records: waits on this one are
+   * orphans, counted as unclaimed. */
+  atomic_store_explicit(&slot->holder, h, memory_order_release);
 }
 
 uint64_t knit_blame_take(knit_thread *t, uint64_t wait_id)
 {
-  if (!wait_id)
+  if (!t || !wait_id)
     return 0;
-  knit_held_mutex *h = t ? held_record(t, wait_id, false) : NULL;
-  blame_slot *slot = find_slot(wait_id, false);
-  uint32_t epoch = h ? h->epoch : 0;
-  if (h)
-    h->wait_id = 0;
-  if (!slot)
-    return 0;
+  knit_held_mutex *h = held_record(t, wait_id, false);
   if (!h)
-    epoch = atomic_load(&slot->epoch);
-  _Atomic uint64_t *bucket = &slot->waited[epoch % BLAME_EPOCHS];
-  if (!atomic_load_explicit(bucket, memory_order_relaxed))
     return 0;
-  return atomic_exchange(bucket, 0);
+  blame_slot *slot = find_slot(wait_id);
+  if (slot) {
+    /* Waits that come after this, before the next acquisition, have no
+     * holder: the mutex is free. */
+    knit_held_mutex *mine = h;
+    atomic_compare_exchange_strong(&slot->holder, &mine, NULL);
+  }
+  uint64_t waited = atomic_exchange(&h->waited, 0);
+  atomic_store_explicit(&h->wait_id, 0, memory_order_relaxed);
+  return waited;
 }
 
 uint64_t knit_blame_unclaimed(void)
 {
-  uint64_t sum = atomic_load(&blame_overwritten);
+  uint64_t sum = 0;
   for (uint32_t i = 0; i < BLAME_SLOTS; i++)
-    for (uint32_t e = 0; e < BLAME_EPOCHS; e++)
-      sum += atomic_load_explicit(&blame_table[i].waited[e], memory_order_relaxed);
+    sum += atomic_load_explicit(&blame_table[i].orphan, memory_order_relaxed);
+  for (knit_thread *t = knit_thread_list(); t; t = t->next)
+    for (unsigned i = 0; i < KNIT_HELD_MUTEXES; i++)
+      sum += atomic_load_explicit(&t->held[i].waited, memory_order_relaxed);
   return sum;
 }
 
@@ -215,13 +208,17 @@ void knit_blame_sample(knit_thread *t, knit_cct_node *node, uint64_t periods,
   if (is_mutex_wait(s->state)) {
     node->metrics[KNIT_METRIC_OMP_MUTEX_WAIT] += amount;
     uint64_t id = t->waiting_for ? t->waiting_for : s->wait_id;
-    blame_slot *slot = id ? find_slot(id, true) : NULL;
-    if (slot) {
-      uint32_t epoch = atomic_load_explicit(&slot->epoch, memory_order_relaxed);
-      atomic_fetch_add_explicit(&slot->waited[epoch % BLAME_EPOCHS], amount,
-                                memory_order_relaxed);
-    } else
+    blame_slot *slot = id ? find_slot(id) : NULL;
+    if (!slot) {
       t->stats[KNIT_STAT_BLAME_LOST] += amount;
+      return;
+    }
+    knit_held_mutex *h = atomic_load_explicit(&slot->holder, memory_order_acquire);
+    /* The record may have moved on to another mutex since it was read. */
+    if (h && atomic_load_explicit(&h->wait_id, memory_order_relaxed) == id)
+      atomic_fetch_add_explicit(&h->waited, amount, memory_order_relaxed);
+    else
+      atomic_fetch_add_explicit(&slot->orphan, amount, memory_order_relaxed);
     return;
   }
   if (!is_working(s->state))

@@ -56,7 +56,9 @@ void knit_blame_acquire(struct knit_thread *t, uint64_t wait_id);
 /* The calling thread acquired the mutex wait_id: a new holding begins. */
 void knit_blame_acquired(struct knit_thread *t, uint64_t wait_id);
 /* The calling thread released wait_id: takes the waits filed under its
- * holding (0 when there are none). */
+ * holding (0 when there are none). Acquisitions find the mutex a slot of
+ * the table whether or not anybody waits: a table full of mutexes loses
+ * the waits of the others (KNIT_STAT_BLAME_LOST). */
 uint64_t knit_blame_take(struct knit_thread *t, uint64_t wait_id);
 
 /* The waits still in the table: what no release claimed. */
