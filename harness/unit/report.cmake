@@ -39,4 +39,8 @@ if(NOT CMAKE_CROSSCOMPILING)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_metrics.c
             ${CMAKE_CURRENT_LIST_DIR}/blame_measurement.c
     LIBS knit_report knit_cct)
+  knit_unit_test(test_metric_share
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_metric_share.c
+            ${CMAKE_CURRENT_LIST_DIR}/blame_measurement.c
+    LIBS knit_report knit_cct)
 endif()

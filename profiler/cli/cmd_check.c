@@ -73,14 +73,18 @@ static int update_golden(const char *golden_path, const knit_folded *measured)
     have_old = 1;
   }
   int rc = knit_golden_write(golden_path, have_old ? &old : NULL, measured, err, sizeof err);
+  int paths_ignored = have_old && old.paths_ignored;
   if (have_old)
     knit_golden_free(&old);
   if (rc != 0) {
     fprintf(stderr, "knit check: error: %s\n", err);
     return 1;
   }
-  printf("knit check: wrote %s (%zu paths, %llu samples)\n", golden_path, measured->count,
-         (unsigned long long)measured->total);
+  if (paths_ignored)
+    printf("knit check: wrote %s (its directives only: it ignores paths)\n", golden_path);
+  else
+    printf("knit check: wrote %s (%zu paths, %llu samples)\n", golden_path, measured->count,
+           (unsigned long long)measured->total);
   return 0;
 }
 
@@ -97,30 +101,49 @@ static int compare(const char *dir, const char *golden_path, const knit_profile 
   if (mode == KNIT_CHECK_BY_EVENT)
     mode = strcmp(profile->measurement.event, "PROBE") == 0 ? KNIT_CHECK_EXACT
                                                             : KNIT_CHECK_SHARES;
-  char how[96];
-  if (mode == KNIT_CHECK_EXACT)
-    snprintf(how, sizeof how, "exact");
+  char how[128];
+  int n = 0;
+  if (golden.paths_ignored)
+    n = snprintf(how, sizeof how, "paths ignored");
+  else if (mode == KNIT_CHECK_EXACT)
+    n = snprintf(how, sizeof how, "exact");
   else
-    snprintf(how, sizeof how, "shares, tolerance %.3g, min-share %.3g", golden.tolerance,
-             golden.min_share);
+    n = snprintf(how, sizeof how, "shares, tolerance %.3g, min-share %.3g", golden.tolerance,
+                 golden.min_share);
+  if (golden.share_count > 0 && n > 0 && (size_t)n < sizeof how)
+    snprintf(how + n, sizeof how - (size_t)n, ", %zu metric share%s", golden.share_count,
+             golden.share_count == 1 ? "" : "s");
 
-  /* The diff goes to a buffer first so the verdict line can come first. */
-  char *diff = NULL;
-  size_t diff_len = 0;
+  /* The diff goes to a buffer first so the verdict line can come first;
+   * so do the metric shares that hold, which follow it. */
+  char *diff = NULL, *held = NULL;
+  size_t diff_len = 0, held_len = 0;
   FILE *diff_out = open_memstream(&diff, &diff_len);
-  size_t differences = knit_golden_compare(&golden, measured, mode, diff_out);
+  FILE *held_out = open_memstream(&held, &held_len);
+  size_t differences = 0;
+  if (!golden.paths_ignored)
+    differences += knit_golden_compare(&golden, measured, mode, diff_out);
+  differences += knit_metric_shares_check(golden.shares, golden.share_count, profile,
+                                          diff_out, held_out);
   if (diff_out != NULL)
     fclose(diff_out);
-  if (differences == 0) {
+  if (held_out != NULL)
+    fclose(held_out);
+  if (differences == 0 && golden.paths_ignored) {
+    printf("knit check: %s matches %s (%s)\n", dir, golden_path, how);
+  } else if (differences == 0) {
     printf("knit check: %s matches %s (%s; %zu paths, %llu samples)\n", dir, golden_path,
            how, measured->count, (unsigned long long)measured->total);
   } else {
     printf("knit check: %s does not match %s (%s): %zu difference%s\n", dir, golden_path,
            how, differences, differences == 1 ? "" : "s");
-    if (diff != NULL)
-      fputs(diff, stdout);
   }
+  if (held != NULL)
+    fputs(held, stdout);
+  if (differences > 0 && diff != NULL)
+    fputs(diff, stdout);
   free(diff);
+  free(held);
   knit_golden_free(&golden);
   return differences == 0 ? 0 : 1;
 }
