@@ -1,5 +1,6 @@
-/* knit check: compares a measurement with its golden CCT (the rules are in
- * report/golden.h and in the help text below), or with --update rewrites
+/* knit check: compares a measurement with its golden CCT and checks the
+ * golden's metric shares (the rules are in report/golden.h,
+ * report/metric_share.h and the help text below), or with --update rewrites
  * the golden from the measurement. */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,8 @@ static void usage(FILE *out)
           "usage: knit check [--update] DIR GOLDEN\n"
           "\n"
           "Compares the normalized folded call paths of the measurement in DIR\n"
-          "(as `knit report --format=folded DIR` prints them) with GOLDEN.\n"
+          "(as `knit report --format=folded DIR` prints them) with GOLDEN, and\n"
+          "checks GOLDEN's metric shares.\n"
           "\n"
           "GOLDEN holds lines \"frame;frame;... count\". Lines starting with '#'\n"
           "are comments; these are directives:\n"
@@ -27,6 +29,14 @@ static void usage(FILE *out)
           "  # min-share: 0.02   see rules 2 and 3 (default)\n"
           "  # runtime-share: 0.15  see rule 4 (default)\n"
           "  # mode: exact       or \"shares\": overrides the choice by event\n"
+          "  # paths: ignore     compare no paths, only metric shares (the golden\n"
+          "                      then lists none); \"compare\" is the default\n"
+          "  # metric-share: METRIC PREFIX >= SHARE    (or <= SHARE)\n"
+          "                      of METRIC's total over the whole measurement, the\n"
+          "                      share under the paths that begin with PREFIX must\n"
+          "                      be at least (at most) SHARE, from 0 to 1; any number\n"
+          "                      of them, e.g.\n"
+          "                      # metric-share: OMP_MUTEX_BLAME main;run_locks;hold >= 0.9\n"
           "\n"
           "PROBE measurements must match exactly: the same paths, the same counts.\n"
           "Timer measurements (CPUTIME, REALTIME) are compared by shares:\n"
@@ -40,13 +50,23 @@ static void usage(FILE *out)
           "     <omp-barrier>, <omp-lock-wait>, <omp-overhead>: the runtime's own\n"
           "     waiting and work, which timers see) hold at most runtime-share.\n"
           "\n"
+          "Metric shares are checked in either mode. METRIC is the event's name\n"
+          "(CPUTIME, REALTIME, PROBE), OMP_IDLE, OMP_MUTEX_WAIT or OMP_MUTEX_BLAME\n"
+          "(see `knit report --help`). PREFIX is frames separated by ';', named as\n"
+          "in the folded form (an outlined body as omp.outlined; its compiled name\n"
+          "is normalized too), matched by whole frames. A failing share prints the\n"
+          "share found, the metric's total and its heaviest paths; a metric with a\n"
+          "total of zero (\"no OMP_MUTEX_BLAME in the measurement\") fails whatever\n"
+          "the limit.\n"
+          "\n"
           "  --update     write the measurement's folded paths to GOLDEN instead,\n"
-          "               keeping GOLDEN's comment lines (UPDATE_GOLDEN=1 runs this)\n"
+          "               keeping GOLDEN's comment lines (UPDATE_GOLDEN=1 runs this);\n"
+          "               a golden that ignores paths keeps its comment lines alone\n"
           "  -h, --help   print this help\n"
           "\n"
           "A mismatch prints one line per difference: '-' a golden path that is\n"
-          "missing, '+' a path the golden does not have, '~' a count or share that\n"
-          "differs.\n"
+          "missing (or a metric-share's metric), '+' a path the golden does not\n"
+          "have, '~' a count or share that differs.\n"
           "Exit status: 0 match (or golden written), 1 mismatch or unreadable\n"
           "input, 2 bad usage.\n");
 }
