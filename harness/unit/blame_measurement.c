@@ -76,14 +76,31 @@ static const thread_spec threads[] = {
      worker_metrics, LEN(worker_metrics), worker_stats, LEN(worker_stats)},
 };
 
-static int is_blame_metric(uint32_t metric)
+/* Whether a record of a METRICS or STATS section is one of blame's. */
+static int is_blame_record(uint32_t section, const void *record)
 {
-  return metric != KNIT_METRIC_SAMPLES;
+  if (section == KNIT_SECTION_METRICS)
+    return ((const knit_metric_record *)record)->metric != KNIT_METRIC_SAMPLES;
+  uint32_t key = ((const knit_stat_record *)record)->key;
+  return key == KNIT_STAT_BLAME_LOST || key == KNIT_STAT_BLAME_UNCLAIMED;
 }
 
-static int is_blame_stat(uint32_t key)
+/* A section of count records of size bytes; without blame, the blame
+ * records are left out: records are sparse, as libknit writes them, so
+ * blame that is not there is absent, not zero. */
+static void put_records(knit_writer *w, uint32_t section, const void *records, size_t count,
+                        size_t size, int with_blame)
 {
-  return key == KNIT_STAT_BLAME_LOST || key == KNIT_STAT_BLAME_UNCLAIMED;
+  const uint8_t *bytes = records;
+  uint32_t kept = 0;
+  for (size_t i = 0; i < count; i++)
+    kept += with_blame || !is_blame_record(section, bytes + i * size);
+  knit_writer_begin_section(w, section);
+  knit_writer_put_u32(w, kept);
+  for (size_t i = 0; i < count; i++)
+    if (with_blame || !is_blame_record(section, bytes + i * size))
+      knit_writer_put(w, bytes + i * size, size);
+  knit_writer_end_section(w);
 }
 
 static void write_thread(const char *dir, const thread_spec *t, const char *event,
@@ -96,7 +113,7 @@ static void write_thread(const char *dir, const thread_spec *t, const char *even
   h.thread_flags = t->flags;
   h.elf_machine = 62;
   h.period = period;
-  memcpy(h.event, event, strnlen(event, sizeof h.event)); /* NUL-padded, not ended */
+  memcpy(h.event, event, strnlen(event, sizeof h.event)); /* needs no final NUL */
   knit_writer w;
   assert_int_equal(knit_writer_open(&w, dir, t->name, &h), 0);
 
@@ -113,27 +130,9 @@ static void write_thread(const char *dir, const thread_spec *t, const char *even
   knit_writer_put(&w, t->nodes, t->node_count * sizeof *t->nodes);
   knit_writer_end_section(&w);
 
-  /* Records are sparse, as libknit writes them: blame left out is absent,
-   * not zero. */
-  uint32_t count = 0;
-  for (size_t i = 0; i < t->metric_count; i++)
-    count += with_blame || !is_blame_metric(t->metrics[i].metric);
-  knit_writer_begin_section(&w, KNIT_SECTION_METRICS);
-  knit_writer_put_u32(&w, count);
-  for (size_t i = 0; i < t->metric_count; i++)
-    if (with_blame || !is_blame_metric(t->metrics[i].metric))
-      knit_writer_put(&w, &t->metrics[i], sizeof t->metrics[i]);
-  knit_writer_end_section(&w);
-
-  count = 0;
-  for (size_t i = 0; i < t->stat_count; i++)
-    count += with_blame || !is_blame_stat(t->stats[i].key);
-  knit_writer_begin_section(&w, KNIT_SECTION_STATS);
-  knit_writer_put_u32(&w, count);
-  for (size_t i = 0; i < t->stat_count; i++)
-    if (with_blame || !is_blame_stat(t->stats[i].key))
-      knit_writer_put(&w, &t->stats[i], sizeof t->stats[i]);
-  knit_writer_end_section(&w);
+  put_records(&w, KNIT_SECTION_METRICS, t->metrics, t->metric_count, sizeof *t->metrics,
+              with_blame);
+  put_records(&w, KNIT_SECTION_STATS, t->stats, t->stat_count, sizeof *t->stats, with_blame);
   assert_int_equal(knit_writer_close(&w), 0);
 }
 
