@@ -19,6 +19,8 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
   return NULL;
 }
 
+static uint32_t module_of(const void *addr);
+
 static bool is_knit_frame(const knit_frame *f)
 {
   const knit_module *m = knit_loadmap_module(f->module);
@@ -79,16 +81,50 @@ static int append_placeholder(knit_path_frame *out, int len, int max, uint64_t w
   return len;
 }
 
+/* The first frame after the runtime's innermost frames in [first, last]
+ * (with what they called: the C library's sched_yield or futex wait), or
+ * first when the innermost frames are not the runtime's. A runtime that
+ * sets no enter frame while a task waits in it (libomp in a lock) leaves
+ * its frames to be cut this way, so that the wait's placeholder stands for
+ * them as on every other runtime. */
+static int skip_runtime_frames(const knit_frame *frames, int first, int last)
+{
+  uint32_t runtime = module_of((const void *)knit_ompt_runtime.get_task_info);
+  if (runtime == KNIT_MODULE_UNKNOWN)
+    return first;
+  int i = first;
+  while (i <= last && frames[i].module != runtime)
+    i++;
+  if (i > last)
+    return first;
+  while (i <= last && frames[i].module == runtime)
+    i++;
+  return i;
+}
+
 /* The path of a sample taken while a task runs: the task's own frames
  * (between its enter and exit frames) under its prefix, with a placeholder
  * leaf when the task is inside the runtime. */
 static int place_task(const knit_frame *frames, int n, knit_unwind_end end, const ompt_frame_t *tf,
                       int flags, const knit_call_path *prefix, int state, int sample_index,
-                      knit_path_frame *out, int max, bool *partial)
+                      bool runtime_leaf, knit_path_frame *out, int max, bool *partial)
 {
   int len = 0;
   int first, last;
+  /* A call's walk starts at the program's call into the runtime: the
+   * runtime's frames, which the enter frame would cut, are gone already. */
+  ompt_frame_t own;
+  if (!runtime_leaf && tf) {
+    own = *tf;
+    own.enter_frame.ptr = NULL;
+    tf = &own;
+  }
   bool any = knit_task_frame_range(frames, n, tf, &first, &last);
+  bool waiting = state >= ompt_state_wait_barrier && state <= ompt_state_wait_atomic;
+  if (any && runtime_leaf && waiting && !(tf && tf->enter_frame.ptr)) {
+    first = skip_runtime_frames(frames, first, last);
+    any = first <= last;
+  }
   /* An implicit or explicit task without an exit frame is not running its
    * own code (it is in a barrier after its body, say): none of the frames
    * below the runtime are its own. Only the initial task runs to the
@@ -99,7 +135,9 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
    * frames, before the runtime frame that called the task: past that point
    * the prefix stands for the rest of the path. */
   bool found_exit = tf && tf->exit_frame.ptr && last < n - 1;
-  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && any;
+  /* A task with an exit frame has frames of its own: a walk that stopped
+   * before them (inside the runtime, say) lost them all. */
+  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && (any || (tf && tf->exit_frame.ptr));
   if (*partial) {
     len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
   } else if (prefix) {
@@ -109,32 +147,26 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   if (any)
     len = append_frames(out, len, max, frames, first, last, sample_index);
   /* Inside the runtime: named by what the thread is doing there. Runtimes
-   * do not all set an enter frame while a task without frames of its own
-   * waits (libomp in a join barrier), so a wait state says it too. */
-  bool waiting = state >= ompt_state_wait_barrier && state <= ompt_state_wait_atomic;
-  if ((tf && tf->enter_frame.ptr) || (!any && waiting))
+   * do not all set an enter frame while a task waits (libomp in a join
+   * barrier or a lock), so a wait state says it too. */
+  if (runtime_leaf && ((tf && tf->enter_frame.ptr) || waiting))
     len = append_placeholder(out, len, max, placeholder_for_state(state));
   return len;
 }
 
-int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
-                          knit_path_frame *out, int max, bool *partial)
+/* The path of frames[top..n): the first is the innermost frame kept, an
+ * exact pc when top is 0 (a sample), else a return address. runtime_leaf:
+ * a sample inside the runtime ends in a placeholder that says what the
+ * thread does there. */
+static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, int top,
+                          bool runtime_leaf, knit_path_frame *out, int max, bool *partial,
+                          knit_sample_state *st)
 {
   *partial = false;
-  /* A probe's sample starts inside knit_probe_fire: cut every frame up to
-   * and including the innermost run of knit's own frames; the next is the
-   * program's call to the probe. (Only that run: knit frames further out,
-   * such as a thread start wrapper, are not the probe's.) */
-  int top = 0;
-  if (probe) {
-    while (top < n && !is_knit_frame(&frames[top]))
-      top++;
-  }
-  /* A timer sample that lands in knit's own code (a probe call in a timer
-   * run) is charged to the program's call into knit, the same way. */
-  while (top < n && is_knit_frame(&frames[top]))
-    top++;
-  if (top == n)
+  st->openmp = false;
+  st->state = ompt_state_undefined;
+  st->wait_id = 0;
+  if (top >= n)
     top = 0; /* nothing but knit: keep the stack as it is */
   frames += top;
   n -= top;
@@ -150,7 +182,7 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
     const knit_call_path *region_path = NULL;
     if (knit_gomp_current_task(&synth, &region_path))
       return place_task(frames, n, end, &synth, ompt_task_implicit, region_path,
-                        ompt_state_work_parallel, sample_index, out, max, partial);
+                        ompt_state_work_parallel, sample_index, runtime_leaf, out, max, partial);
     if (knit_gomp_is_worker() && !(thread_flags & KNIT_THREAD_MAIN))
       return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
     *partial = end == KNIT_UNWIND_PARTIAL;
@@ -161,6 +193,9 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
 
   ompt_wait_id_t wait_id = 0;
   int state = knit_ompt_runtime.get_state(&wait_id);
+  st->openmp = true;
+  st->state = state;
+  st->wait_id = wait_id;
   int flags = 0, thread_num = 0;
   ompt_data_t *task_data = NULL, *parallel_data = NULL;
   ompt_frame_t *tf = NULL;
@@ -171,7 +206,58 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
   }
 
   const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
-  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, out, max, partial);
+  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, runtime_leaf, out,
+                    max, partial);
+}
+
+/* The innermost frame of knit's own after which the program's begin. */
+static int first_after_knit(const knit_frame *frames, int n, bool probe)
+{
+  /* A probe's sample starts inside knit_probe_fire: cut every frame up to
+   * and including the innermost run of knit's own frames; the next is the
+   * program's call to the probe. (Only that run: knit frames further out,
+   * such as a thread start wrapper, are not the probe's.) */
+  int top = 0;
+  if (probe) {
+    while (top < n && !is_knit_frame(&frames[top]))
+      top++;
+  }
+  /* A timer sample that lands in knit's own code (a probe call in a timer
+   * run) is charged to the program's call into knit, the same way. */
+  while (top < n && is_knit_frame(&frames[top]))
+    top++;
+  return top;
+}
+
+int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
+                          knit_path_frame *out, int max, bool *partial, knit_sample_state *st)
+{
+  return attribute_from(frames, n, end, first_after_knit(frames, n, probe), true, out, max,
+                        partial, st);
+}
+
+int knit_attribute_call(const knit_frame *frames, int n, knit_unwind_end end, uint64_t call_ra,
+                        uint32_t runtime_module, knit_path_frame *out, int max, bool *partial,
+                        knit_sample_state *st)
+{
+  /* The runtime's call to the tool starts in knit's callback; the program's
+   * call into the runtime returns to call_ra. */
+  int top = -1;
+  for (int i = 1; i < n && call_ra; i++) {
+    if (frames[i].pc == call_ra) {
+      top = i;
+      break;
+    }
+  }
+  if (top < 0) {
+    /* No such frame (the runtime gave no return address): cut knit's frames
+     * and the runtime's innermost ones. */
+    top = first_after_knit(frames, n, false);
+    while (top < n - 1 && frames[top].module == runtime_module)
+      top++;
+  }
+  /* The call's own path: no placeholder for the runtime it is in. */
+  return attribute_from(frames, n, end, top, false, out, max, partial, st);
 }
 
 /* The load map id of the module holding code at addr, or

@@ -9,6 +9,7 @@
 #include "measure/format.h"
 #include "ompt/attribution.h"
 #include "ompt/ompt_state.h"
+#include "ompt/walk_here.h"
 #include "unwind/isa.h"
 #include "unwind/loadmap.h"
 
@@ -79,38 +80,23 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
   knit_thread *t = knit_thread_self();
   if (!t)
     return NULL;
-  /* The sample handler shares this thread's unwinder: claim it, so a sample
-   * that arrives meanwhile is dropped (and counted) instead of interleaved. */
-  int idle = 0;
-  if (!atomic_compare_exchange_strong(&t->in_handler, &idle, 1))
-    return NULL;
-
+  /* The encountering task's own frames end at its exit frame. The
+   * runtime's module, as for a sample's walk (knit_unwind_limit): a frame
+   * of the runtime whose recipe is uncertain (libomp's
+   * __kmp_invoke_microtask on aarch64) is then known as the exit frame's
+   * own, which matters when the encountering task is a worker's implicit
+   * task (a task created inside `single`, say). */
+  uint64_t unused_at;
+  bool unused_is_cfa;
+  uint32_t runtime_module;
+  knit_unwind_limit(&unused_at, &unused_is_cfa, &runtime_module);
   knit_frame *frames = t->capture_frames;
-  ucontext_t uc;
-  int n = 0;
-  knit_unwind_end end = KNIT_UNWIND_PARTIAL;
-  getcontext(&uc);
-  knit_regs regs;
-  knit_native_regs_from_ucontext(&uc, &regs);
-  t->in_unwind = 1;
-  if (sigsetjmp(t->fault_jump, 1) == 0) {
-    /* The encountering task's own frames end at its exit frame. */
-    t->unwinder.stop_at = here && here->exit_frame.ptr ? (uint64_t)(uintptr_t)here->exit_frame.ptr : 0;
-    t->unwinder.stop_is_cfa = here && (here->exit_frame_flags & ompt_frame_cfa);
-    /* The runtime's module, as for a sample's walk (knit_unwind_limit): a
-     * frame of the runtime whose recipe is uncertain (libomp's
-     * __kmp_invoke_microtask on aarch64) is then known as the exit frame's
-     * own, which matters when the encountering task is a worker's implicit
-     * task (a task created inside `single`, say). */
-    uint64_t unused_at;
-    bool unused_is_cfa;
-    knit_unwind_limit(&unused_at, &unused_is_cfa, &t->unwinder.stop_module);
-    n = knit_unwind(&t->unwinder, &regs, frames, CAPTURE_MAX_FRAMES, &end);
-  } else {
-    t->stats[KNIT_STAT_FAULTS]++;
-    n = t->unwinder.progress;
-  }
-  t->in_unwind = 0;
+  knit_unwind_end end;
+  int n = knit_walk_here(t, here && here->exit_frame.ptr ? (uint64_t)(uintptr_t)here->exit_frame.ptr : 0,
+                         here && (here->exit_frame_flags & ompt_frame_cfa), runtime_module, frames,
+                         CAPTURE_MAX_FRAMES, &end);
+  if (n < 0)
+    return NULL;
 
   /* The encountering task's own frames, under that task's own prefix. */
   knit_path_frame *path = t->capture_path;
@@ -139,6 +125,6 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
     len++;
   }
   const knit_call_path *result = intern(path, len);
-  atomic_store(&t->in_handler, 0);
+  knit_walk_here_done(t);
   return result;
 }
