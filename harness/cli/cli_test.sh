@@ -110,6 +110,27 @@ run_runtimes)
   expect 0 'calls: 1 rounds' -- "$knit" run --runtime=mock-gomp -- "$wl/calls" 1
   expect 2 'no program given' -- "$knit" run --runtime=libomp
   ;;
+report_metrics)
+  # Metric names are the measurement's: a wrong one is bad usage and the
+  # message lists the right ones; blame goldens check shares alone.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  names='\(this measurement has: PROBE, OMP_IDLE, OMP_MUTEX_WAIT, OMP_MUTEX_BLAME\)'
+  expect 2 "unknown metric 'BOGUS' $names" -- "$knit" report --metrics=PROBE,BOGUS "$tmp/m"
+  expect 2 "unknown metric 'CPUTIME' $names" -- "$knit" report --sort=CPUTIME:excl "$tmp/m"
+  expect 2 "unknown metric 'BOGUS' $names" -- "$knit" report --format=folded --metric=BOGUS "$tmp/m"
+  expect 2 "after the metric comes :incl or :excl" -- "$knit" report --sort=PROBE:up "$tmp/m"
+  expect 2 'chooses what --format=folded counts' -- "$knit" report --metric=PROBE "$tmp/m"
+  expect 2 "chooses the tree's columns" -- "$knit" report --format=folded --metrics=all "$tmp/m"
+  expect 0 'OMP_MUTEX_BLAME' -- "$knit" report --metrics=all "$tmp/m"
+  expect 0 'incl   incl%  excl  function' -- "$knit" report --sort=probe:excl "$tmp/m"
+  [ "$("$knit" report --format=folded --metric=probe "$tmp/m")" = \
+    "$("$knit" report --format=folded "$tmp/m")" ] || fail "--metric=probe is not the folded form of old"
+  expect 0 '^$' -- "$knit" report --format=folded --metric=OMP_MUTEX_BLAME "$tmp/m"
+  printf '# paths: ignore\n# metric-share: PROBE main;run_calls;recurse >= 0.3\n' >"$tmp/shares.folded"
+  expect 0 'matches .* \(paths ignored, 1 metric share\)' -- "$knit" check "$tmp/m" "$tmp/shares.folded"
+  printf '# paths: ignore\n# metric-share: OMP_MUTEX_BLAME main >= 0\n' >"$tmp/blame.folded"
+  expect 1 'no OMP_MUTEX_BLAME in the measurement' -- "$knit" check "$tmp/m" "$tmp/blame.folded"
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2
