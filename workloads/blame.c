@@ -30,12 +30,12 @@
 
 #define NOINLINE __attribute__((noinline))
 
-#define LONG_MS 40      /* the master's operation under the lock */
+#define LONG_MS 60      /* the master's operation under the lock */
 #define GAP_MS 2        /* the master's work outside it, between rounds */
-#define PAUSE_MS 0.5    /* a contender's work outside the lock */
+#define PAUSE_MS 2       /* a contender's work outside the lock */
 #define SHORT_STEPS 64  /* a contender's work inside it: a few microseconds */
 #define EVEN_MS 10      /* every thread's share of the uneven loop */
-#define EXCESS_MS 60    /* the first thread's extra share */
+#define EXCESS_MS 100   /* the first thread's extra share */
 
 static double now_ms(void)
 {

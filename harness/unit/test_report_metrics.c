@@ -178,8 +178,8 @@ static void test_header_lines(void **state)
   expect_contains(text, "CPUTIME every 1 ms: 26 samples (26 periods, 26.0 ms), 2 threads, "
                         "0 partial unwinds\n"
                         "blame: 1.5 ms of mutex wait lost (no room in the blame table), "
-                        "0.5 ms of mutex wait unclaimed (no release before the process "
-                        "ended); counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n");
+                        "0.5 ms of mutex wait unclaimed (the mutex was free, or not "
+                        "released before the end); counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n");
   free(text);
   knit_metric_columns_default(&f->profile, &o.columns);
   text = render(f, TOTALS, &o);

@@ -49,7 +49,7 @@ void knit_view_blame_line(const knit_profile *p, FILE *out)
   }
   if (unclaimed != 0) {
     knit_metric_format(m, KNIT_METRIC_OMP_MUTEX_WAIT, unclaimed, value, sizeof value);
-    fprintf(out, "%s %s of mutex wait unclaimed (no release before the process ended)",
+    fprintf(out, "%s %s of mutex wait unclaimed (the mutex was free, or not released before the end)",
             value, unit);
   }
   fputs("; counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n", out);
