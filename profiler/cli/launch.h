@@ -14,6 +14,10 @@ typedef struct knit_launch {
   const char *program;  /* resolved path */
   char **argv;          /* argv[0] as the user wrote it */
   const char *output;   /* measurement directory */
+  const char *runtime_path; /* a folder holding a runtime under its soname: used
+                               instead of runtime's folder, with no ABI check */
+  const char *log;      /* file that takes the program's stdout and stderr, or NULL */
+  unsigned timeout;     /* seconds before the program is killed; 0: none */
 
   /* Filled in by knit_launch_prepare. */
   const char *isa;             /* the program's ISA */
@@ -31,8 +35,10 @@ bool knit_find_program(const char *name, char *out, size_t outlen);
  * (an ISA with no libknit.so built, an unknown runtime, no qemu). */
 bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen);
 
-/* Runs the program and waits for it. Returns its wait status, or -1 with a
- * message when it could not be started. */
+/* Runs the program and waits for it. Returns its wait status (a program
+ * killed for its timeout ends by SIGKILL), or -1 with a message when it
+ * could not be started. The environment it gets is this process's, plus
+ * what the launch adds; this process's own is left as it was. */
 int knit_launch_run(const knit_launch *l, char *err, size_t errlen);
 
 #endif /* KNIT_CLI_LAUNCH_H */
