@@ -26,19 +26,16 @@ extern int omp_control_tool(int command, int modifier, void *arg) __attribute__(
 #define CONTROL_TOOL_FLUSH() (omp_control_tool ? omp_control_tool(3 /* flush */, 0, NULL) : 0)
 #endif
 
-#define BIT(cb) (1ull << (cb))
 /* The events this program causes on any runtime that offers them; a
  * single's or a loop's work events come on every runtime that sees the
  * construct, and gcc calls the runtime for every construct but master,
  * flush and reductions (checker_callbacks.c leaves those out there). */
 static const unsigned long long exercised =
-    BIT(ompt_callback_thread_begin) | BIT(ompt_callback_parallel_begin) |
-    BIT(ompt_callback_parallel_end) | BIT(ompt_callback_implicit_task) |
-    BIT(ompt_callback_sync_region) | BIT(ompt_callback_sync_region_wait) |
-    BIT(ompt_callback_mutex_acquire) | BIT(ompt_callback_mutex_acquired) |
-    BIT(ompt_callback_mutex_released) | BIT(ompt_callback_lock_init) |
-    BIT(ompt_callback_lock_destroy) | BIT(ompt_callback_nest_lock) | BIT(ompt_callback_work) |
-    BIT(ompt_callback_masked) | BIT(ompt_callback_control_tool) | BIT(ompt_callback_cancel);
+    KNIT_CHECKER_REGION_EVENTS | KNIT_CHECKER_EVENT(ompt_callback_sync_region) |
+    KNIT_CHECKER_EVENT(ompt_callback_sync_region_wait) |
+    KNIT_CHECKER_EVENT(ompt_callback_lock_init) | KNIT_CHECKER_EVENT(ompt_callback_lock_destroy) |
+    KNIT_CHECKER_EVENT(ompt_callback_nest_lock) | KNIT_CHECKER_EVENT(ompt_callback_work) |
+    KNIT_CHECKER_EVENT(ompt_callback_control_tool) | KNIT_CHECKER_EVENT(ompt_callback_cancel);
 
 int main(void)
 {

@@ -35,15 +35,11 @@ static int sum_tree(int depth)
   return a + b;
 }
 
-#define BIT(cb) (1ull << (cb))
 /* The events this program causes on any runtime that offers them. */
 static const unsigned long long exercised =
-    BIT(ompt_callback_thread_begin) | BIT(ompt_callback_parallel_begin) |
-    BIT(ompt_callback_parallel_end) | BIT(ompt_callback_implicit_task) |
-    BIT(ompt_callback_task_create) | BIT(ompt_callback_task_schedule) |
-    BIT(ompt_callback_dependences) | BIT(ompt_callback_mutex_acquire) |
-    BIT(ompt_callback_mutex_acquired) | BIT(ompt_callback_mutex_released) |
-    BIT(ompt_callback_masked);
+    KNIT_CHECKER_REGION_EVENTS | KNIT_CHECKER_EVENT(ompt_callback_task_create) |
+    KNIT_CHECKER_EVENT(ompt_callback_task_schedule) |
+    KNIT_CHECKER_EVENT(ompt_callback_dependences);
 
 int main(void)
 {

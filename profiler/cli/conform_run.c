@@ -82,25 +82,6 @@ void knit_conform_mutation_score(const knit_conform_report *r, int *caught, int 
   }
 }
 
-/* The folder holding knit's own bin/ and lib/. */
-static bool own_tree(char *out, size_t len)
-{
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0)
-    return false;
-  self[n] = '\0';
-  char *slash = strrchr(self, '/');
-  if (!slash)
-    return false;
-  *slash = '\0';
-  slash = strrchr(self, '/');
-  if (!slash)
-    return false;
-  *slash = '\0';
-  return knit_path_printf(out, len, "%s", self);
-}
-
 static bool exists(const char *path)
 {
   return access(path, F_OK) == 0;
@@ -154,7 +135,7 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
   }
   t->qemu = strcmp(t->isa, native) != 0;
   char root[PATH_MAX];
-  if (!own_tree(root, sizeof root)) {
+  if (!knit_tree_root(root, sizeof root)) {
     snprintf(err, errlen, "cannot tell where knit is installed (/proc/self/exe)");
     return false;
   }

@@ -48,9 +48,7 @@ bool knit_find_program(const char *name, char *out, size_t outlen)
   return false;
 }
 
-/* The folder that holds knit's own build products (bin/ and lib/ side by
- * side): the command finds libknit.so and the mock runtimes from itself. */
-static bool tree_root(char *out, size_t outlen)
+bool knit_tree_root(char *out, size_t outlen)
 {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -172,7 +170,7 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
   }
 
   char root[PATH_MAX];
-  if (!tree_root(root, sizeof root)) {
+  if (!knit_tree_root(root, sizeof root)) {
     snprintf(err, errlen, "cannot tell where knit is installed (/proc/self/exe)");
     return false;
   }

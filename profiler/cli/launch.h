@@ -31,6 +31,11 @@ typedef struct knit_launch {
  * executable regular file. */
 bool knit_find_program(const char *name, char *out, size_t outlen);
 
+/* The folder that holds knit's own build products (bin/ and lib/ side by
+ * side, as "<bin>/.."): the command finds libknit.so, the mock runtimes and
+ * the conformance programs from itself. */
+bool knit_tree_root(char *out, size_t outlen);
+
 /* Works out what to load; false with a message when something is missing
  * (an ISA with no libknit.so built, an unknown runtime, no qemu). */
 bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen);
