@@ -1,7 +1,6 @@
 /*
  * Fault injection: MOCKRT_FAULT=name makes the mock break exactly one OMPT
- * promise, so that a checker (harness/mockrt/ompt_checker.c, the
- * conformance suite) can be shown to catch each one.  The name is read once,
+ * promise, so that a checker (the conformance suite, harness/conform) can be shown to catch each one.  The name is read once,
  * when the library is loaded; an unknown name is reported on stderr with the
  * list of valid names and the run goes on without a fault.
  * docs/mockrt-faults.md says which check catches which fault.

@@ -3,12 +3,13 @@
  * run by any thread (some while others wait in a barrier), recursive tasks
  * with taskwait, dependences, if(0), final (included) tasks, a taskgroup, a
  * taskloop and a taskyield.  Every task body probes the checker
- * (ompt_checker.h) with the address of one of its locals.  Built by gcc
+ * (checker.h) with the address of one of its locals.  Built by gcc
  * and by clang; the checker decides pass or fail, and this program only
  * checks that the tasks computed the right results.
  */
-#include "ompt_checker.h"
+#include "checker.h"
 
+#include <omp-tools.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,10 +35,18 @@ static int sum_tree(int depth)
   return a + b;
 }
 
+/* The events this program causes on any runtime that offers them. */
+static const unsigned long long exercised =
+    KNIT_CHECKER_REGION_EVENTS | KNIT_CHECKER_EVENT(ompt_callback_task_create) |
+    KNIT_CHECKER_EVENT(ompt_callback_task_schedule) |
+    KNIT_CHECKER_EVENT(ompt_callback_dependences);
+
 int main(void)
 {
   int count = 0, x = 0, tree = 0, looped = 0;
   omp_lock_t lock;
+
+  knit_ompt_checker_program(KNIT_CHECKER_ABI, exercised);
 
   /* Registered before omp_init_lock, whose lock_init event names it. */
   memset(&lock, 0, sizeof lock);
@@ -85,7 +94,7 @@ int main(void)
   }
   omp_destroy_lock(&lock);
   if (count != 16 + 1 + 1 + 1 + 1 || x != 3 || tree != 32 || looped != 32) {
-    fprintf(stderr, "ompt_checker_tasks_prog: count %d x %d tree %d looped %d are wrong\n", count,
+    fprintf(stderr, "prog_tasks: count %d x %d tree %d looped %d are wrong\n", count,
             x, tree, looped);
     return 1;
   }

@@ -1,0 +1,140 @@
+/*
+ * The program the OMPT checker watches: regions with a probe from every
+ * outlined body (two levels deep in a nested region), a dynamic loop (work
+ * and dispatch events), an ordered loop, sections, a single, a master, a
+ * reduction, a flush, a cancelled loop (with OMP_CANCELLATION=true),
+ * explicit and implicit barriers, a contended lock, a nestable lock and a
+ * control_tool call.  Built by gcc (GOMP_* ABI) and by clang (__kmpc_*
+ * ABI); the checker decides pass or fail, and this program only checks
+ * that OpenMP computed the right results.
+ */
+#include "checker.h"
+
+#include <omp-tools.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#define REGIONS 3
+#define ITERS 64
+
+#if defined(__clang__)
+#define CONTROL_TOOL_FLUSH() omp_control_tool(omp_control_tool_flush, 0, NULL)
+#else
+/* libgomp 12 has no omp_control_tool (the mock has): call it where it exists. */
+extern int omp_control_tool(int command, int modifier, void *arg) __attribute__((weak));
+#define CONTROL_TOOL_FLUSH() (omp_control_tool ? omp_control_tool(3 /* flush */, 0, NULL) : 0)
+#endif
+
+/* The events this program causes on any runtime that offers them; a
+ * single's or a loop's work events come on every runtime that sees the
+ * construct, and gcc calls the runtime for every construct but master,
+ * flush and reductions (checker_callbacks.c leaves those out there). */
+static const unsigned long long exercised =
+    KNIT_CHECKER_REGION_EVENTS | KNIT_CHECKER_EVENT(ompt_callback_sync_region) |
+    KNIT_CHECKER_EVENT(ompt_callback_sync_region_wait) |
+    KNIT_CHECKER_EVENT(ompt_callback_lock_init) | KNIT_CHECKER_EVENT(ompt_callback_lock_destroy) |
+    KNIT_CHECKER_EVENT(ompt_callback_nest_lock) | KNIT_CHECKER_EVENT(ompt_callback_work) |
+    KNIT_CHECKER_EVENT(ompt_callback_control_tool) | KNIT_CHECKER_EVENT(ompt_callback_cancel);
+
+int main(void)
+{
+  omp_lock_t lock;
+  omp_nest_lock_t nest;
+  long sum = 0, ord_next = 0, ord_bad = 0, reduced = 0;
+  int sections = 0, singles = 0, masters = 0, inner = 0, nested_locks = 0;
+
+  knit_ompt_checker_program(KNIT_CHECKER_ABI, exercised);
+
+  /* Registered before omp_init_lock, whose lock_init event names it. */
+  memset(&lock, 0, sizeof lock);
+  knit_ompt_checker_lock(&lock);
+  omp_init_lock(&lock);
+  omp_init_nest_lock(&nest);
+  for (int r = 0; r < REGIONS; r++) {
+#pragma omp parallel
+    {
+      /* Its address is on the body's own frame, which the exit frame must be above. */
+      volatile int local = r;
+      knit_ompt_checker_probe((const void *)&local, __builtin_dwarf_cfa(), omp_get_thread_num(),
+                              omp_get_num_threads());
+#pragma omp for schedule(dynamic, 1)
+      for (int i = 0; i < ITERS; i++) {
+        omp_set_lock(&lock);
+        sum += i + local - r;
+        omp_unset_lock(&lock);
+      }
+#pragma omp for ordered schedule(dynamic, 2)
+      for (int i = 0; i < ITERS; i++) {
+#pragma omp ordered
+        {
+          if (ord_next != (long)r * ITERS + i)
+            ord_bad++;
+          ord_next++;
+        }
+      }
+#pragma omp sections
+      {
+#pragma omp section
+        __atomic_add_fetch(&sections, 1, __ATOMIC_RELAXED);
+#pragma omp section
+        __atomic_add_fetch(&sections, 1, __ATOMIC_RELAXED);
+      }
+#pragma omp single
+      singles++;
+#pragma omp master
+      {
+        masters++;
+        omp_set_nest_lock(&nest);
+        omp_set_nest_lock(&nest);
+        nested_locks++;
+        omp_unset_nest_lock(&nest);
+        omp_unset_nest_lock(&nest);
+        /* From inside a region: libomp answers notool before its first one. */
+        CONTROL_TOOL_FLUSH();
+      }
+#pragma omp flush
+#pragma omp for reduction(+ : reduced)
+      for (int i = 0; i < ITERS; i++)
+        reduced += i;
+#pragma omp barrier
+      knit_ompt_checker_probe((const void *)&local, __builtin_dwarf_cfa(), omp_get_thread_num(),
+                              omp_get_num_threads());
+    }
+  }
+  /* Cancel constructs (active with OMP_CANCELLATION=true). */
+#pragma omp parallel
+  {
+#pragma omp for schedule(dynamic, 1)
+    for (int i = 0; i < ITERS; i++) {
+#pragma omp cancel for if (i == 3)
+    }
+  }
+  /* A nested region with two active levels. */
+  omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp parallel num_threads(2)
+    {
+      volatile int local = 0;
+      knit_ompt_checker_probe((const void *)&local, __builtin_dwarf_cfa(), omp_get_thread_num(),
+                              omp_get_num_threads());
+      __atomic_add_fetch(&inner, 1, __ATOMIC_RELAXED);
+    }
+  }
+  omp_destroy_lock(&lock);
+  omp_destroy_nest_lock(&nest);
+  if (reduced != (long)REGIONS * ITERS * (ITERS - 1) / 2 || nested_locks != REGIONS) {
+    fprintf(stderr, "prog_regions: wrong results: reduction %ld nested locks %d\n", reduced,
+            nested_locks);
+    return 1;
+  }
+  if (sum != (long)REGIONS * ITERS * (ITERS - 1) / 2 || ord_bad || ord_next != REGIONS * ITERS ||
+      sections != 2 * REGIONS || singles != REGIONS || masters != REGIONS || inner != 4) {
+    fprintf(stderr, "prog_regions: wrong results: sum %ld ordered %ld/%ld sections %d "
+            "singles %d masters %d inner %d\n", sum, ord_next, ord_bad, sections, singles,
+            masters, inner);
+    return 1;
+  }
+  return 0;
+}
