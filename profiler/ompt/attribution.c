@@ -43,10 +43,11 @@ static uint64_t placeholder_for_state(int state)
  * through keeps its frame on ISAs where the call cannot be a tail call
  * (ppc64le restores its TOC pointer after an indirect call). */
 static int append_frames(knit_path_frame *out, int len, int max, const knit_frame *frames,
-                         int first, int last, int sample_index)
+                         int first, int last, int sample_index, uint32_t skip_module)
 {
   for (int i = last; i >= first && len < max; i--) {
-    if (is_knit_frame(&frames[i]))
+    if (is_knit_frame(&frames[i]) ||
+        (skip_module != KNIT_MODULE_UNKNOWN && frames[i].module == skip_module))
       continue;
     /* A signal trampoline is the kernel's (or QEMU's, or the C library's)
      * plumbing, not a call of the program's: it becomes <signal>, so that
@@ -102,19 +103,55 @@ static int skip_runtime_frames(const knit_frame *frames, int first, int last)
   return i;
 }
 
+/* The task a sample is placed by: the running one (level 0). But an
+ * undeferred task (if(0)) without an exit frame or a creation path runs
+ * called from its creator's frames (libomp gives it no frames: the runtime
+ * call that began it has returned before its body is called): its creator,
+ * one level up, stands for it then, and *through_creator says so. */
+static bool sample_task(int *flags, ompt_data_t **task_data, ompt_frame_t **tf,
+                        ompt_data_t **parallel_data, bool *through_creator)
+{
+  int thread_num = 0;
+  *through_creator = false;
+  if (knit_ompt_runtime.get_task_info(0, flags, task_data, tf, parallel_data, &thread_num) != 2)
+    return false;
+  bool own_path = *task_data && (*task_data)->ptr && *tf && (*tf)->exit_frame.ptr;
+  if ((*flags & ompt_task_explicit) && (*flags & ompt_task_undeferred) && !own_path) {
+    int up_flags = 0;
+    ompt_data_t *up_task = NULL, *up_region = NULL;
+    ompt_frame_t *up_frame = NULL;
+    if (knit_ompt_runtime.get_task_info(1, &up_flags, &up_task, &up_frame, &up_region,
+                                        &thread_num) == 2) {
+      *flags = up_flags;
+      *task_data = up_task;
+      *tf = up_frame;
+      *parallel_data = up_region;
+      *through_creator = true;
+    }
+  }
+  return true;
+}
+
 /* The path of a sample taken while a task runs: the task's own frames
  * (between its enter and exit frames) under its prefix, with a placeholder
  * leaf when the task is inside the runtime. */
 static int place_task(const knit_frame *frames, int n, knit_unwind_end end, const ompt_frame_t *tf,
                       int flags, const knit_call_path *prefix, int state, int sample_index,
-                      bool runtime_leaf, knit_path_frame *out, int max, bool *partial)
+                      bool runtime_leaf, bool through_creator, knit_path_frame *out, int max,
+                      bool *partial)
 {
   int len = 0;
   int first, last;
   /* A call's walk starts at the program's call into the runtime: the
-   * runtime's frames, which the enter frame would cut, are gone already. */
+   * runtime's frames, which the enter frame would cut, are gone already.
+   * An undeferred task placed through its creator runs above the creator's
+   * enter frame, which must not cut it either; the runtime's frames between
+   * the two (gcc's GOMP_task) are left out instead. */
+  uint32_t skip_module = KNIT_MODULE_UNKNOWN;
+  if (through_creator)
+    skip_module = module_of((const void *)knit_ompt_runtime.get_task_info);
   ompt_frame_t own;
-  if (!runtime_leaf && tf) {
+  if ((!runtime_leaf || through_creator) && tf) {
     own = *tf;
     own.enter_frame.ptr = NULL;
     tf = &own;
@@ -145,7 +182,7 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
       out[len++] = prefix->frames[i];
   }
   if (any)
-    len = append_frames(out, len, max, frames, first, last, sample_index);
+    len = append_frames(out, len, max, frames, first, last, sample_index, skip_module);
   /* Inside the runtime: named by what the thread is doing there. Runtimes
    * do not all set an enter frame while a task waits (libomp in a join
    * barrier or a lock), so a wait state says it too. */
@@ -182,13 +219,14 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     const knit_call_path *region_path = NULL;
     if (knit_gomp_current_task(&synth, &region_path))
       return place_task(frames, n, end, &synth, ompt_task_implicit, region_path,
-                        ompt_state_work_parallel, sample_index, runtime_leaf, out, max, partial);
+                        ompt_state_work_parallel, sample_index, runtime_leaf, false, out, max,
+                        partial);
     if (knit_gomp_is_worker() && !(thread_flags & KNIT_THREAD_MAIN))
       return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
     *partial = end == KNIT_UNWIND_PARTIAL;
     if (*partial)
       len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
-    return append_frames(out, len, max, frames, 0, n - 1, sample_index);
+    return append_frames(out, len, max, frames, 0, n - 1, sample_index, KNIT_MODULE_UNKNOWN);
   }
 
   ompt_wait_id_t wait_id = 0;
@@ -196,18 +234,18 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
   st->openmp = true;
   st->state = state;
   st->wait_id = wait_id;
-  int flags = 0, thread_num = 0;
+  int flags = 0;
   ompt_data_t *task_data = NULL, *parallel_data = NULL;
   ompt_frame_t *tf = NULL;
-  if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &tf, &parallel_data, &thread_num) !=
-      2) {
+  bool through_creator;
+  if (!sample_task(&flags, &task_data, &tf, &parallel_data, &through_creator)) {
     /* No task: a pool thread waiting for work, or runtime bookkeeping. */
     return append_placeholder(out, len, max, placeholder_for_state(state));
   }
 
   const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
-  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, runtime_leaf, out,
-                    max, partial);
+  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, runtime_leaf,
+                    through_creator, out, max, partial);
 }
 
 /* The innermost frame of knit's own after which the program's begin. */
@@ -279,12 +317,12 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
   ompt_frame_t synth;
   const knit_call_path *prefix;
   if ((thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active) {
-    int flags = 0, thread_num = 0;
+    int flags = 0;
     ompt_data_t *task_data = NULL, *parallel_data = NULL;
     ompt_frame_t *frame = NULL;
+    bool through_creator;
     /* The initial task has no exit frame: its walk goes to the bottom. */
-    if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &frame, &parallel_data,
-                                        &thread_num) == 2 &&
+    if (sample_task(&flags, &task_data, &frame, &parallel_data, &through_creator) &&
         !(flags & ompt_task_initial))
       tf = frame;
     /* The runtime is the module that answers OMPT's inquiries. */

@@ -119,20 +119,27 @@ static void on_task_create(ompt_data_t *encountering_task_data,
                            const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
                            int flags, int has_dependences, const void *codeptr_ra)
 {
-  (void)encountering_task_data;
+  (void)encountering_task_data; /* libomp may pass a copy: not comparable */
   (void)has_dependences;
   (void)codeptr_ra;
   if (!(flags & ompt_task_explicit) || !new_task_data)
     return;
+  /* The encountering task: the current one, unless the runtime has made
+   * the new task current already (libomp does for an undeferred task). */
   int task_flags = 0, thread_num = 0;
   ompt_data_t *task_data = NULL, *region = NULL;
   ompt_frame_t *tf = NULL, here = {0};
   const knit_call_path *outer = NULL;
-  if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &region, &thread_num) ==
-      2) {
+  for (int level = 0; level < 2; level++) {
+    if (knit_ompt_runtime.get_task_info(level, &task_flags, &task_data, &tf, &region,
+                                        &thread_num) != 2)
+      break;
+    if (task_data == new_task_data)
+      continue;
     outer = knit_task_prefix(task_flags, task_data, region);
     if (tf)
       here = *tf;
+    break;
   }
   if (encountering_task_frame && encountering_task_frame->enter_frame.ptr) {
     here.enter_frame = encountering_task_frame->enter_frame;
