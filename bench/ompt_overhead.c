@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "child_run.h"
 
 #ifndef CHILD
 #error "CHILD: the path of bench_ompt_overhead_child"
@@ -26,56 +26,34 @@
 
 #define MAX_ROUNDS 64
 
+/* One run's setting: the runtime build and the team size. */
+typedef struct run_env {
+  const char *libdir;
+  const char *threads;
+} run_env;
+
+static void set_env(const void *arg)
+{
+  const run_env *e = arg;
+  setenv("LD_LIBRARY_PATH", e->libdir, 1);
+  /* At most one thread per core of the 2-core budget: the figure is the
+   * runtime's cost, not the scheduler's. Passive: waiting threads sleep. */
+  setenv("OMP_NUM_THREADS", e->threads, 1);
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  unsetenv("OMP_TOOL_LIBRARIES");
+  unsetenv("LD_PRELOAD");
+}
+
 /* Runs the child once; returns its ns per item (negative on failure) and
  * its checksum line in sum. */
 static double run_child(const char *libdir, const char *what, long count, const char *threads,
                         char *sum, size_t sum_len)
 {
-  int fds[2];
-  if (pipe(fds) != 0)
-    return -1;
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    char n[32];
-    snprintf(n, sizeof n, "%ld", count);
-    setenv("LD_LIBRARY_PATH", libdir, 1);
-    /* At most one thread per core of the 2-core budget: the figure is the
-     * runtime's cost, not the scheduler's. Passive: waiting threads sleep. */
-    setenv("OMP_NUM_THREADS", threads, 1);
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    unsetenv("OMP_TOOL_LIBRARIES");
-    unsetenv("LD_PRELOAD");
-    execl(CHILD, CHILD, what, n, (char *)NULL);
-    _exit(127);
-  }
-  close(fds[1]);
-  char out[256];
-  size_t len = 0;
-  ssize_t r;
-  while (len + 1 < sizeof out && (r = read(fds[0], out + len, sizeof out - 1 - len)) > 0)
-    len += (size_t)r;
-  out[len] = 0;
-  close(fds[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return -1;
-  const char *line = strstr(out, "checksum ");
-  if (!line)
-    return -1;
-  snprintf(sum, sum_len, "%.*s", (int)strcspn(line, "\n"), line);
-  return atof(out);
-}
-
-static int by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+  char n[32];
+  snprintf(n, sizeof n, "%ld", count);
+  char *argv[] = {CHILD, (char *)what, n, NULL};
+  run_env e = {libdir, threads};
+  return bench_run_child(CHILD, argv, set_env, &e, sum, sum_len);
 }
 
 /* Measures one workload on both builds; prints a line and returns the
@@ -111,10 +89,8 @@ static double compare(const char *what, long count, const char *threads, int rou
     return -1;
   }
   double median[2];
-  for (int b = 0; b < 2; b++) {
-    qsort(ns[b], (size_t)rounds, sizeof ns[b][0], by_value);
-    median[b] = ns[b][rounds / 2];
-  }
+  for (int b = 0; b < 2; b++)
+    median[b] = bench_median(ns[b], rounds);
   double ratio = median[1] / median[0];
   printf("  %-8s %s thread%s %8ld  without OMPT %9.1f ns  with OMPT, no tool %9.1f ns  "
          "ratio %.3f\n", what, threads, strcmp(threads, "1") == 0 ? " " : "s", count, median[0],

@@ -12,25 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* Tiny regions: each thread adds its number once. */
-__attribute__((noinline)) static long regions(long n)
-{
-  long sum = 0;
-  for (long i = 0; i < n; i++) {
-#pragma omp parallel reduction(+ : sum)
-    sum += omp_get_thread_num() + 1;
-  }
-  return sum;
-}
+#include "tiny_regions.h"
 
 /* Fine-grained tasks: one thread creates them, the team runs them. */
 __attribute__((noinline)) static long tasks(long n)

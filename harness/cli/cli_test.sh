@@ -70,6 +70,42 @@ crash_keeps_data)
   grep -q '^SUMMARY samples=5 partial=0' "$tmp/m/knit.log" || fail "the probes before the crash are lost"
   expect 0 'main;before_crash[.a-z0-9]* 5' -- "$knit" report --format=folded "$tmp/m"
   ;;
+faults_recovered)
+  # Walks that fault, one after another (workloads/unreadable: two probes
+  # and two region captures whose walks reach unreadable stack pages): each
+  # fault is recovered, counted and ends its walk partial; the program's
+  # signal mask is unchanged (else it exits 3), and the walks after the
+  # pages are readable again are whole. RUNTIME picks the OpenMP runtime
+  # (default mock-gomp); KNIT_QEMU=1 runs another ISA's tree under QEMU
+  # (run_cross.sh sets KNIT_LIBDIR to it).
+  opts=(-e PROBE --runtime="${RUNTIME:-mock-gomp}" -o "$tmp/m")
+  [ "${KNIT_QEMU:-0}" = 1 ] && opts+=(--qemu)
+  expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record "${opts[@]}" -- "$wl/unreadable"
+  grep -q '^SUMMARY samples=11 partial=2 blocked=0 faults=4 ' "$tmp/m/knit.log" ||
+    fail "not every fault was recovered and counted: $(grep '^SUMMARY' "$tmp/m/knit.log")"
+  expect 0 '' -- "$knit" report --format=folded "$tmp/m"
+  folded=$out_last
+  # The regions opened in the window sit under a partial path (the capture
+  # faulted), their bodies' own samples whole; those opened after, whole.
+  # region_probe's call of the runtime is a tail call but where the caller
+  # must restore its TOC pointer (ppc64le).
+  grep -qE '^<partial>;(thread_fn;)?(outer;)?inner;(region_probe;)?omp.outlined 4$' <<<"$folded" ||
+    fail "the regions whose capture faulted are not under a partial path"
+  grep -qE '^thread_fn;outer;inner;(region_probe;)?omp.outlined 2$' <<<"$folded" ||
+    fail "the region opened after the faults is not whole"
+  grep -qE '^thread_fn;outer;inner 1$' <<<"$folded" || fail "the probe after the faults is not whole"
+  ;;
+capture_counts)
+  # Region paths are walked for once per call site and remembered after:
+  # callsites opens its region from 5 call sites a round. Round 1 walks 5
+  # times, round 2 remembers all 5 (each checked against a walk, none may
+  # differ); round 3 begins with a dlclose, after which nothing remembered
+  # from before is used: 5 walks again.
+  expect 0 'callsites: 3 rounds' -- env OMP_NUM_THREADS=2 KNIT_CHECK_CAPTURES=1 \
+    "$knit" record -e PROBE --runtime="${RUNTIME:-mock-gomp}" -o "$tmp/m" -- "$wl/callsites" 3
+  grep -q '^captures: walked=10 remembered=5 checked=5 differed=0$' "$tmp/m/knit.log" ||
+    fail "captures were not answered as expected: $(grep '^captures: walked' "$tmp/m/knit.log")"
+  ;;
 probe_without_knit)
   # The probe header needs nothing of knit's: without it, probes do nothing.
   expect 0 'calls: 2 rounds' -- "$wl/calls" 2

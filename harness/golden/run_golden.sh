@@ -5,7 +5,9 @@
 #   run_golden.sh KNIT EVENT RUNTIME QEMU GOLDEN -- PROGRAM [ARGS...]
 #
 # QEMU is 1 to run under qemu-<isa>, 0 natively. A PROBE run must also show
-# 0 partial unwinds and 0 wrong unwind steps in its SUMMARY line.
+# 0 partial unwinds and 0 wrong unwind steps in its SUMMARY line; and in
+# any run checked with KNIT_CHECK_CAPTURES=1, no region path knit remembered
+# may differ from the one a walk gives.
 # UPDATE_GOLDEN=1 rewrites the golden
 # from this run instead of comparing (a changed golden is a reviewed change).
 set -uo pipefail
@@ -41,6 +43,17 @@ if [ "$event" = PROBE ] && ! grep -q ' wrong=0 ' <<<"$summary"; then
   "$knit" report --steps --min=100 "$dir/m"
   exit 1
 fi
+# With KNIT_CHECK_CAPTURES=1, every region path knit took from its capture
+# cache was walked for too: the log says how many differed, and none may.
+for log in "$dir"/m/knit.log "$dir"/m/process-*/knit.log; do
+  [ -f "$log" ] || continue
+  captures=$(grep '^captures: walked=' "$log" | tail -n 1)
+  if [ -n "$captures" ] && ! grep -q ' differed=0$' <<<"$captures"; then
+    echo "FAIL: a remembered region path is not the one a walk gives: $captures ($log)"
+    exit 1
+  fi
+  [ -n "$captures" ] && echo "  ${log#"$dir"/m/}: $captures"
+done
 # Processes the program started and exec'ed have measurements of their own
 # (process-PID directories): each is checked against GOLDEN's sibling
 # NAME.exec.folded, which must then exist, and which asks for at least one.

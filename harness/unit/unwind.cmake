@@ -41,3 +41,18 @@ endif()
 knit_unit_test(test_unwind_walk
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_unwind_walk.c
   LIBS knit_unwind ${CMAKE_DL_LIBS})
+
+# knit_native_regs_here, the capture's registers without getcontext's
+# system call: against getcontext, and walked, on a live stack of the
+# test's own (natively, or under QEMU in a cross tree).
+knit_unit_test(test_regs_here
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_regs_here.c
+  LIBS knit_unwind ${CMAKE_DL_LIBS})
+
+# Walk descriptions (what a walk depended on): on live chains of the test's
+# own, a description that holds gives the same frames, one from another
+# chain at the same depth refuses, a changed word makes it refuse, and the
+# registers it leaves out do not change the walk.
+knit_unit_test(test_walk_deps
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_walk_deps.c
+  LIBS knit_unwind ${CMAKE_DL_LIBS})

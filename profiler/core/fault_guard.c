@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "core/sampler.h"
 #include "core/session.h"
@@ -18,6 +19,17 @@ KNIT_ALIGNED_ENTRY static void on_fault(int sig, siginfo_t *info, void *uc)
   knit_thread *t = knit_thread_self();
   if (t && t->in_unwind) {
     t->in_unwind = 0;
+    /* The jump goes back to a sigsetjmp that saved no signal mask (saving
+     * it is a system call on every sample and every region), so the mask
+     * is put back here, on the rare fault, to the one the faulting read ran
+     * with: the mask at the sigsetjmp, since nothing in between changes it.
+     * The mask in force now is that one plus sa_mask plus the signal unless
+     * SA_NODEFER; with the flags installed below that adds nothing, but a
+     * guard left with a blocked SIGSEGV would turn the next fault in an
+     * unwind into the death of the process, so the recovery does not rest
+     * on those flags. */
+    const ucontext_t *interrupted = uc;
+    sigprocmask(SIG_SETMASK, &interrupted->uc_sigmask, NULL);
     siglongjmp(t->fault_jump, 1);
   }
   const struct sigaction *prev = &previous[slot_of(sig)];

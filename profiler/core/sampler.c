@@ -141,7 +141,9 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   knit_unwind_end end = KNIT_UNWIND_PARTIAL;
   uint64_t built_before = t->unwinder.recipes_built;
   t->in_unwind = 1;
-  if (sigsetjmp(t->fault_jump, 1) == 0) {
+  /* No mask saved: the fault guard restores it (core/fault_guard.c), and
+   * saving it here would cost a system call per sample. */
+  if (sigsetjmp(t->fault_jump, 0) == 0) {
     knit_unwind_limit(&t->unwinder.stop_at, &t->unwinder.stop_is_cfa,
                       &t->unwinder.stop_module);
     n = knit_unwind(&t->unwinder, &regs, frames, MAX_FRAMES, &end);

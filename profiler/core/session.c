@@ -15,6 +15,7 @@
 #include "core/sampler.h"
 #include "core/thread.h"
 #include "core/writer.h"
+#include "ompt/ompt_state.h"
 #include "unwind/decoder.h"
 #include "unwind/loadmap.h"
 
@@ -105,6 +106,15 @@ __attribute__((constructor)) static void knit_session_start(void)
                      (unsigned long long)s->event.period_ns, program_invocation_name);
   knit_log_line(line);
 
+  const char *check = getenv("KNIT_CHECK_CAPTURES");
+  s->check_captures = check && atoi(check) > 0;
+  if (s->check_captures)
+    knit_log_line("captures: every remembered path is checked against a walk");
+  const char *cache = getenv("KNIT_CAPTURE_CACHE");
+  s->remember_captures = !(cache && strcmp(cache, "0") == 0);
+  if (!s->remember_captures)
+    knit_log_line("captures: none remembered (KNIT_CAPTURE_CACHE=0): every capture walks");
+
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())
     return give_up("cannot route Capstone's memory to signal-safe allocators");
@@ -137,6 +147,7 @@ void knit_session_finish(const char *why)
     for (uint32_t m = 0; t->steps && m < KNIT_STEP_SLOTS; m++)
       wrong += t->steps[m][2];
   }
+  knit_capture_log();
   char line[4600];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);

@@ -17,6 +17,14 @@ typedef struct knit_session {
   const knit_isa_ops *isa;
   _Atomic bool stopping;      /* no new samples; data is being written */
   _Atomic unsigned threads;   /* threads seen */
+  /* KNIT_CHECK_CAPTURES=1: every region path the capture cache answers is
+   * walked for too, and the two compared (ompt/call_paths.c); the log says
+   * how many differed. For tests: it costs the walk the cache saves. */
+  bool check_captures;
+  /* Region paths are remembered (ompt/capture_cache.h) unless
+   * KNIT_CAPTURE_CACHE=0: then every capture walks, as a baseline for
+   * bench_region_overhead and a way to rule the cache out. */
+  bool remember_captures;
 } knit_session;
 
 extern knit_session knit_the_session;

@@ -85,6 +85,9 @@ typedef struct knit_thread {
   uint64_t (*steps)[3];
   knit_frame capture_frames[KNIT_CAPTURE_FRAMES];
   knit_path_frame capture_path[KNIT_CAPTURE_FRAMES * 2];
+  /* The captures' cache (ompt/call_paths.c), from the arena at the first
+   * capture: most threads never open a region. */
+  struct knit_capture_state *capture;
   struct knit_thread *next; /* registry link */
 } knit_thread;
 

@@ -1,17 +1,23 @@
-/* Capturing and interning the call path where a parallel region begins. */
+/* Capturing and interning the call path where a parallel region begins
+ * (or an explicit task is created): a walk of the thread's own stack, or,
+ * when the same capture was made before, its remembered result
+ * (capture_cache.h). */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <string.h>
-#include <ucontext.h>
 
 #include "core/arena.h"
+#include "core/safe_format.h"
+#include "core/session.h"
 #include "core/thread.h"
+#include "core/unloads.h"
 #include "measure/format.h"
 #include "ompt/attribution.h"
+#include "ompt/capture_cache.h"
 #include "ompt/ompt_state.h"
-#include "ompt/walk_here.h"
 #include "unwind/isa.h"
 #include "unwind/loadmap.h"
+#include "unwind/walk_deps.h"
 
 #define CAPTURE_MAX_FRAMES KNIT_CAPTURE_FRAMES
 #define INTERN_SLOTS (1u << 14)
@@ -74,36 +80,101 @@ static const knit_call_path *intern(const knit_path_frame *f, uint32_t n)
   return fresh;
 }
 
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer)
+/* A thread's capture state: its cache, the scratch a miss describes its
+ * walk in (too large for the stack of a runtime's callback), and the
+ * runtime's module as knit_unwind_limit gives it, which costs an OMPT
+ * inquiry and a look-up: kept for the map and the thread's kind it was
+ * found under. */
+typedef struct knit_capture_state knit_capture_state;
+struct knit_capture_state {
+  knit_capture_cache cache;
+  knit_walk_deps deps;
+  const knit_loadmap *module_map;
+  uint32_t module_kind; /* 1 + the thread's OpenMP bit, 2 if OMPT is active; 0: none yet */
+  uint32_t stop_module;
+  /* How captures were answered (knit_capture_log). */
+  uint64_t walked, remembered, checked, differed;
+};
+
+static uint32_t runtime_module(knit_thread *t, knit_capture_state *st, const knit_loadmap *map)
 {
-  knit_thread *t = knit_thread_self();
-  if (!t)
-    return NULL;
-  /* The encountering task's own frames end at its exit frame. The
-   * runtime's module, as for a sample's walk (knit_unwind_limit): a frame
-   * of the runtime whose recipe is uncertain (libomp's
-   * __kmp_invoke_microtask on aarch64) is then known as the exit frame's
-   * own, which matters when the encountering task is a worker's implicit
-   * task (a task created inside `single`, say). */
-  uint64_t unused_at;
-  bool unused_is_cfa;
-  uint32_t runtime_module;
-  knit_unwind_limit(&unused_at, &unused_is_cfa, &runtime_module);
+  uint32_t kind = 1u +
+                  ((atomic_load_explicit(&t->flags, memory_order_relaxed) & KNIT_THREAD_OPENMP)
+                       ? 1u
+                       : 0u) +
+                  (knit_ompt_runtime.active ? 2u : 0u);
+  if (st->module_map != map || st->module_kind != kind) {
+    uint64_t unused_at;
+    bool unused_is_cfa;
+    knit_unwind_limit(&unused_at, &unused_is_cfa, &st->stop_module);
+    st->module_map = map;
+    st->module_kind = kind;
+  }
+  return st->stop_module;
+}
+
+/* The cache's answer, under the fault guard: an entry's words may lie in
+ * memory that is gone by now (a stack that was unmapped), and a fault then
+ * means only that the entry does not hold. */
+__attribute__((noinline)) static const knit_call_path *
+remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
+           const knit_regs *regs)
+{
+  t->in_unwind = 1;
+  if (sigsetjmp(t->fault_jump, 0) != 0)
+    return NULL; /* the guard cleared in_unwind */
+  const knit_call_path *p = knit_capture_cache_find(c, k, regs);
+  t->in_unwind = 0;
+  return p;
+}
+
+/* The capture the slow way: a walk from regs (the registers of
+ * knit_capture_call_path's own frame, which is live below this one), the
+ * encountering task's frames, the path, interned; and, when st is given,
+ * the walk's description, so that the path is remembered. */
+__attribute__((noinline)) static const knit_call_path *
+walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
+       const knit_call_path *outer, const knit_regs *regs, const knit_capture_key *key)
+{
   knit_frame *frames = t->capture_frames;
-  knit_unwind_end end;
-  int n = knit_walk_here(t, here && here->exit_frame.ptr ? (uint64_t)(uintptr_t)here->exit_frame.ptr : 0,
-                         here && (here->exit_frame_flags & ompt_frame_cfa), runtime_module, frames,
-                         CAPTURE_MAX_FRAMES, &end);
-  if (n < 0)
-    return NULL;
+  int n = 0;
+  knit_unwind_end end = KNIT_UNWIND_PARTIAL;
+  volatile bool described = false; /* read after a fault's jump */
+  t->in_unwind = 1;
+  /* No signal mask saved (a system call per region): the fault guard
+   * restores the mask itself (core/fault_guard.c). */
+  if (sigsetjmp(t->fault_jump, 0) == 0) {
+    /* The encountering task's own frames end at its exit frame. */
+    t->unwinder.stop_at = key->exit;
+    t->unwinder.stop_is_cfa = (key->exit_flags & ompt_frame_cfa) != 0;
+    /* The runtime's module, as for a sample's walk (knit_unwind_limit): a
+     * frame of the runtime whose recipe is uncertain (libomp's
+     * __kmp_invoke_microtask on aarch64) is then known as the exit frame's
+     * own, which matters when the encountering task is a worker's implicit
+     * task (a task created inside `single`, say). */
+    t->unwinder.stop_module = key->stop_module;
+    n = knit_unwind(&t->unwinder, regs, frames, CAPTURE_MAX_FRAMES, &end);
+    /* Described only under the map the key names (another thread may have
+     * published a new one since the key was made), and when no library
+     * was unloaded since the key was made, nor is being (core/unloads.h). */
+    uint64_t unloads;
+    described = st && knit_loadmap_current() == key->map &&
+                knit_unloads_settled(&unloads) && unloads == key->unloads &&
+                knit_walk_deps_of(&t->unwinder, key->map, regs, frames, n, end, &st->deps);
+  } else {
+    /* A read faulted: the frames found so far are a partial walk. */
+    t->stats[KNIT_STAT_FAULTS]++;
+    n = t->unwinder.progress;
+    end = KNIT_UNWIND_PARTIAL;
+  }
+  t->in_unwind = 0;
 
   /* The encountering task's own frames, under that task's own prefix. */
   knit_path_frame *path = t->capture_path;
   uint32_t len = 0;
   int first, last;
   bool any = knit_task_frame_range(frames, n, here, &first, &last);
-  bool found_exit = here && here->exit_frame.ptr && last < n - 1;
+  bool found_exit = here->exit_frame.ptr && last < n - 1;
   if (end == KNIT_UNWIND_PARTIAL && !found_exit) {
     path[len].module = KNIT_MODULE_PLACEHOLDER;
     path[len].offset = KNIT_PH_PARTIAL;
@@ -125,6 +196,135 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
     len++;
   }
   const knit_call_path *result = intern(path, len);
-  knit_walk_here_done(t);
+  if (described && result)
+    knit_capture_cache_add(&st->cache, key, regs, &st->deps, result);
   return result;
+}
+
+/* The thread's unwinder and fault guard, claimed from its own sample
+ * handler and given back. Only the thread and that handler write
+ * in_handler, and a handler that runs between the load and the store below
+ * has given it back before the store: no locked instruction is needed (a
+ * compare-and-swap and a sequentially consistent store cost about 15 ns a
+ * region). The fences keep the compiler from moving the capture's work
+ * across the claim; other threads only wait for it to clear. */
+static bool claim(knit_thread *t)
+{
+  if (atomic_load_explicit(&t->in_handler, memory_order_relaxed) != 0)
+    return false;
+  atomic_store_explicit(&t->in_handler, 1, memory_order_relaxed);
+  atomic_signal_fence(memory_order_seq_cst);
+  return true;
+}
+
+static void give_back(knit_thread *t)
+{
+  atomic_signal_fence(memory_order_seq_cst);
+  atomic_store_explicit(&t->in_handler, 0, memory_order_release);
+}
+
+/* Before a walk: the load map brought up to date (a library loaded since
+ * the last look may hold the code that opens the region), outside the
+ * claim, since it takes locks and may allocate. The key follows the map. */
+static bool refresh(knit_thread *t, knit_capture_state *st, knit_capture_key *key)
+{
+  give_back(t);
+  knit_loadmap_refresh(knit_self_address());
+  if (!claim(t))
+    return false;
+  key->map = knit_loadmap_current();
+  if (st) {
+    key->stop_module = runtime_module(t, st, key->map);
+  } else {
+    uint64_t unused_at;
+    bool unused_is_cfa;
+    knit_unwind_limit(&unused_at, &unused_is_cfa, &key->stop_module);
+  }
+  return true;
+}
+
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
+                                             const knit_call_path *outer)
+{
+  knit_thread *t = knit_thread_self();
+  if (!t)
+    return NULL;
+  /* Not getcontext: it saves the signal mask, a system call per region. */
+  knit_regs regs;
+  knit_native_regs_here(&regs);
+  /* The sample handler shares this thread's unwinder and fault guard:
+   * claim them, so a sample that arrives meanwhile is dropped (and
+   * counted) instead of interleaved. */
+  if (!claim(t))
+    return NULL;
+
+  const ompt_frame_t none = {{0}, {0}, 0, 0};
+  if (!here)
+    here = &none;
+  knit_capture_state *st = t->capture;
+  if (!st)
+    st = t->capture = knit_arena_alloc(&t->arena, sizeof *st, 64);
+  knit_capture_key key;
+  memset(&key, 0, sizeof key);
+  key.map = knit_loadmap_current();
+  key.outer = outer;
+  key.enter = (uint64_t)(uintptr_t)here->enter_frame.ptr;
+  key.exit = (uint64_t)(uintptr_t)here->exit_frame.ptr;
+  key.enter_flags = here->enter_frame_flags;
+  key.exit_flags = here->exit_frame_flags;
+  /* No entry is looked at while a library is being unloaded: code may be
+   * about to change under the addresses it names (core/unloads.h). */
+  bool settled = knit_unloads_settled(&key.unloads);
+  const knit_call_path *result = NULL;
+  knit_capture_state *cache = knit_the_session.remember_captures ? st : NULL;
+  if (cache && settled) {
+    key.stop_module = runtime_module(t, st, key.map);
+    result = remembered(t, &st->cache, &key, &regs);
+  }
+  if (!result) {
+    if (!refresh(t, st, &key))
+      return NULL;
+    result = walked(t, cache, here, outer, &regs, &key);
+    if (st)
+      st->walked++;
+  } else {
+    st->remembered++;
+    if (knit_the_session.check_captures) {
+      /* What the capture would have been without the cache: the map
+       * refreshed, the walk, its path. The same path is the same interned
+       * object (or, when the table was full, equal). */
+      knit_capture_key fresh = key;
+      if (!refresh(t, NULL, &fresh))
+        return result;
+      const knit_call_path *truth = walked(t, NULL, here, outer, &regs, &fresh);
+      st->checked++;
+      if (truth != result &&
+          !(truth && same(result, truth->frames, truth->length, truth->hash))) {
+        st->differed++;
+        result = truth;
+      }
+    }
+  }
+  give_back(t);
+  return result;
+}
+
+void knit_capture_log(void)
+{
+  uint64_t walks = 0, hits = 0, checked = 0, differed = 0;
+  for (knit_thread *t = knit_thread_list(); t; t = t->next) {
+    const knit_capture_state *st = t->capture;
+    if (!st)
+      continue;
+    walks += st->walked;
+    hits += st->remembered;
+    checked += st->checked;
+    differed += st->differed;
+  }
+  char line[256];
+  knit_safe_snprintf(line, sizeof line,
+                     "captures: walked=%llu remembered=%llu checked=%llu differed=%llu",
+                     (unsigned long long)walks, (unsigned long long)hits,
+                     (unsigned long long)checked, (unsigned long long)differed);
+  knit_log_line(line);
 }

@@ -9,7 +9,6 @@
 #include "core/session.h"
 #include "core/thread.h"
 #include "ompt/ompt_state.h"
-#include "unwind/loadmap.h"
 
 /* What a thread knows of the region body it is running. Written only by the
  * thread itself, outside its handler, and read by its handler. */
@@ -78,7 +77,6 @@ static const knit_call_path *region_path(uintptr_t entry_cfa)
     here.exit_frame_flags = ompt_frame_runtime | ompt_frame_cfa;
     outer = current.prefix;
   }
-  knit_loadmap_refresh(knit_self_address());
   return knit_capture_call_path(&here, outer);
 }
 
@@ -95,7 +93,9 @@ static bool interposing(void)
       max_threads();
     __atomic_store_n(&runtime_started, 1, __ATOMIC_RELEASE);
   }
-  return knit_the_session.active && !knit_ompt_active() && knit_thread_self();
+  /* OMPT first: with an OMPT runtime every region passes here, and
+   * answers at the first test. */
+  return !knit_ompt_runtime.active && knit_the_session.active && knit_thread_self();
 }
 
 static void *real_symbol(const char *name)

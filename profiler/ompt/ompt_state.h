@@ -35,4 +35,10 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
 const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
                                              const knit_call_path *outer);
 
+/* Logs how captures were answered, over every thread: walked, remembered
+ * (the capture cache), and in check mode (KNIT_CHECK_CAPTURES) how many
+ * remembered paths were checked against a walk and how many differed.
+ * Async-signal-safe (the crash path finishes the session). */
+void knit_capture_log(void);
+
 #endif /* KNIT_OMPT_STATE_H */

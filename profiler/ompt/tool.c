@@ -6,7 +6,6 @@
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
 #include "ompt/ompt_state.h"
-#include "unwind/loadmap.h"
 
 knit_ompt knit_ompt_runtime;
 
@@ -91,7 +90,6 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
   (void)requested_parallelism;
   (void)flags;
   (void)codeptr_ra;
-  knit_loadmap_refresh(knit_self_address());
   /* The encountering task: its frame record (with the enter frame the
    * runtime set for this call) and its own prefix. */
   int task_flags = 0, thread_num = 0;

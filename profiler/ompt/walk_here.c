@@ -3,7 +3,6 @@
 #include "ompt/walk_here.h"
 
 #include <stdatomic.h>
-#include <ucontext.h>
 
 #include "core/thread.h"
 #include "unwind/isa.h"
@@ -15,16 +14,16 @@ __attribute__((noinline)) int knit_walk_here(knit_thread *t, uint64_t stop_at, b
   int idle = 0;
   if (!atomic_compare_exchange_strong(&t->in_handler, &idle, 1))
     return -1;
-  ucontext_t uc;
   int n = 0;
   *end = KNIT_UNWIND_PARTIAL;
   /* This function's frame stays in place during the walk, so the walk may
    * start from it. */
-  getcontext(&uc);
   knit_regs regs;
-  knit_native_regs_from_ucontext(&uc, &regs);
+  knit_native_regs_here(&regs);
   t->in_unwind = 1;
-  if (sigsetjmp(t->fault_jump, 1) == 0) {
+  /* No signal mask saved (a system call): the fault guard restores the
+   * interrupted mask itself (core/fault_guard.c). */
+  if (sigsetjmp(t->fault_jump, 0) == 0) {
     t->unwinder.stop_at = stop_at;
     t->unwinder.stop_is_cfa = stop_is_cfa;
     t->unwinder.stop_module = runtime_module;

@@ -106,13 +106,42 @@ extern const knit_isa_ops knit_isa_x86_64;
 extern const knit_isa_ops knit_isa_aarch64;
 extern const knit_isa_ops knit_isa_ppc64le;
 
-/* The ops of the ISA this library was built for. Defined, with the two
+/* The ops of the ISA this library was built for. Defined, with the three
  * functions below, in <isa>/<isa>_context.c of the native ISA only. */
 const knit_isa_ops *knit_isa_native(void);
 
 /* Copies pc, sp, fp and lr out of a ucontext_t of the native ISA (from a
  * signal handler or getcontext). Async-signal-safe. */
 void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out);
+
+/* The caller's registers as getcontext would give them, without its system
+ * call (getcontext saves the signal mask, an rt_sigprocmask every time): pc
+ * is the return address of this call, sp the caller's stack pointer once
+ * the call has returned, fp its frame-pointer register and lr its link
+ * register (the return address again on aarch64 and ppc64le, which a call
+ * sets; 0 on x86-64). A few instructions of assembly, so that no compiler
+ * frame comes between: no system call, no memory but *out touched, so
+ * async-signal-safe. */
+void knit_native_regs_here(knit_regs *out);
+
+/* Each <isa>_context.c defines knit_native_regs_here in top-level
+ * assembly, its body between these two, storing pc, sp, fp and lr at the
+ * offsets checked here. */
+_Static_assert(offsetof(knit_regs, pc) == 0 && offsetof(knit_regs, sp) == 8 &&
+                   offsetof(knit_regs, fp) == 16 && offsetof(knit_regs, lr) == 24,
+               "knit_native_regs_here stores knit_regs at offsets 0, 8, 16 and 24");
+#define KNIT_REGS_HERE_BEGIN                                                                     \
+  ".pushsection .text\n"                                                                        \
+  ".globl knit_native_regs_here\n"                                                              \
+  ".hidden knit_native_regs_here\n"                                                             \
+  ".type knit_native_regs_here, %function\n"                                                    \
+  ".p2align 4\n"                                                                                \
+  "knit_native_regs_here:\n"                                                                    \
+  ".cfi_startproc\n"
+#define KNIT_REGS_HERE_END                                                                       \
+  ".cfi_endproc\n"                                                                              \
+  ".size knit_native_regs_here, .-knit_native_regs_here\n"                                      \
+  ".popsection\n"
 
 /* The ops for an ELF e_machine value, or NULL. */
 const knit_isa_ops *knit_isa_for_machine(uint16_t elf_machine);

@@ -15,7 +15,6 @@ static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static knit_module *modules[KNIT_MAX_MODULES];
 static _Atomic uint32_t module_count;
 static _Atomic(const knit_loadmap *) current_map;
-static unsigned long long last_adds = ~0ull, last_subs = ~0ull;
 
 /* Functions in which stacks begin. Stepping out of them reads whatever lies
  * above the stack (argc on the initial thread), so the unwind stops there. */
@@ -146,10 +145,19 @@ static int counters(struct dl_phdr_info *info, size_t size, void *arg)
 
 void knit_loadmap_refresh(const void *self_addr)
 {
-  pthread_mutex_lock(&refresh_lock);
-  unsigned long long c[2] = {0, 0};
+  unsigned long long c[2] = {~0ull, ~0ull};
   dl_iterate_phdr(counters, c);
-  if (c[0] == last_adds && c[1] == last_subs && atomic_load(&current_map)) {
+  /* The counts travel with the map they describe, published by one atomic
+   * store: the common case, nothing loaded or unloaded, needs no lock. */
+  const knit_loadmap *now = atomic_load_explicit(&current_map, memory_order_acquire);
+  if (now && now->adds == c[0] && now->subs == c[1])
+    return;
+  pthread_mutex_lock(&refresh_lock);
+  /* Another thread may have rebuilt it meanwhile; the counts are read again
+   * under the lock, so that the map built is at least as new as they are. */
+  dl_iterate_phdr(counters, c);
+  now = atomic_load_explicit(&current_map, memory_order_acquire);
+  if (now && now->adds == c[0] && now->subs == c[1]) {
     pthread_mutex_unlock(&refresh_lock);
     return;
   }
@@ -162,13 +170,13 @@ void knit_loadmap_refresh(const void *self_addr)
   dl_iterate_phdr(visit, st);
   knit_loadmap *map = malloc(sizeof *map + st->seen_count * sizeof map->by_address[0]);
   if (map) {
+    map->adds = c[0];
+    map->subs = c[1];
     map->count = st->seen_count;
     memcpy(map->by_address, st->seen, st->seen_count * sizeof st->seen[0]);
     qsort(map->by_address, map->count, sizeof map->by_address[0], by_text_lo);
     /* The old map is not freed: a handler may be reading it. */
     atomic_store_explicit(&current_map, map, memory_order_release);
-    last_adds = c[0];
-    last_subs = c[1];
   }
   free(st);
   pthread_mutex_unlock(&refresh_lock);

@@ -32,6 +32,9 @@ typedef struct knit_module {
 } knit_module;
 
 typedef struct knit_loadmap {
+  /* glibc's counts of objects loaded and unloaded when the map was built:
+   * while they stand, the map is current. */
+  unsigned long long adds, subs;
   uint32_t count;
   const knit_module *by_address[]; /* sorted by text_lo */
 } knit_loadmap;
@@ -39,7 +42,8 @@ typedef struct knit_loadmap {
 /* Rebuilds the map from dl_iterate_phdr when the set of loaded objects
  * changed. self_addr is any address inside knit's own module (its frames are
  * marked so probes can cut them away). Not async-signal-safe: takes a lock
- * and allocates. */
+ * and allocates when something changed. Finding that nothing did takes no
+ * lock of knit's (it runs at every parallel region). */
 void knit_loadmap_refresh(const void *self_addr);
 
 /* The current map (NULL before the first refresh). Async-signal-safe. */

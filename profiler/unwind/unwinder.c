@@ -462,3 +462,30 @@ int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int
   }
   return max;
 }
+
+knit_rule_kind knit_unwind_rule(knit_unwinder *u, const knit_loadmap *map, uint64_t pc,
+                                bool innermost, knit_recipe *rule)
+{
+  memset(rule, 0, sizeof *rule);
+  uint64_t key = pc ^ (innermost ? 1ull : 0);
+  const knit_step_cache_entry *e =
+      u->cache && u->cache_map == map ? &u->cache[(key ^ key >> 10) % KNIT_STEP_CACHE_SIZE] : NULL;
+  if (e && e->key == key && e->module) {
+    if (e->root)
+      return KNIT_RULE_ROOT;
+    rule->cfa_base = e->cfa_base;
+    rule->ra_rule = e->ra_rule;
+    rule->fp_rule = e->fp_rule;
+    rule->cfa_offset = e->cfa_offset;
+    rule->ra_offset = e->ra_offset;
+    rule->fp_offset = e->fp_offset;
+    rule->flags = e->uncertain ? KNIT_RECIPE_UNCERTAIN : 0;
+    return KNIT_RULE_STEP;
+  }
+  const knit_module *m;
+  bool root, cacheable;
+  uint64_t func = 0;
+  if (!find_step(u, map, pc, innermost, &m, rule, &root, &cacheable, &func))
+    return KNIT_RULE_NONE;
+  return root ? KNIT_RULE_ROOT : KNIT_RULE_STEP;
+}

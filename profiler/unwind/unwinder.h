@@ -104,4 +104,20 @@ typedef struct knit_unwinder {
 int knit_unwind(knit_unwinder *u, const knit_regs *regs, knit_frame *frames, int max,
                 knit_unwind_end *end);
 
+/* What a walk does at one pc (see knit_unwind_rule). */
+typedef enum knit_rule_kind {
+  KNIT_RULE_NONE = 0, /* the code cannot be placed: the walk ends, partial */
+  KNIT_RULE_ROOT = 1, /* a function where stacks begin: the walk ends, complete */
+  KNIT_RULE_STEP = 2, /* the walk applies *rule (its rule fields; start and end unused) */
+} knit_rule_kind;
+
+/* The rule a walk under map applies at pc, for a frame that is the innermost
+ * (pc exact) or a caller (pc a return address): from the step cache when it
+ * holds the pc, else found as a cache miss finds it. Not the walk's own
+ * path: for describing a finished walk (unwind/walk_deps.h). A signal
+ * trampoline's pc gets the rule of ordinary code: the caller tells such
+ * frames by their flags. Async-signal-safe. */
+knit_rule_kind knit_unwind_rule(knit_unwinder *u, const knit_loadmap *map, uint64_t pc,
+                                bool innermost, knit_recipe *rule);
+
 #endif /* KNIT_UNWIND_UNWINDER_H */

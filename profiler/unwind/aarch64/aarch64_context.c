@@ -1,4 +1,5 @@
-/* Native aarch64 glue: this library's ISA and the registers of a ucontext. */
+/* Native aarch64 glue: this library's ISA, the registers of a ucontext, and
+ * the registers of the caller without a ucontext. */
 #include <ucontext.h>
 
 #include "unwind/isa.h"
@@ -12,3 +13,12 @@ void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out) {
   out->fp = uc->uc_mcontext.regs[29]; /* x29, the frame pointer */
   out->lr = uc->uc_mcontext.regs[30]; /* x30, the link register */
 }
+
+/* knit_native_regs_here (isa.h). A leaf: x30 holds the return address, sp
+ * and x29 are still the caller's (a bl moves neither). */
+__asm__(KNIT_REGS_HERE_BEGIN
+        "  mov x1, sp\n"
+        "  stp x30, x1, [x0]\n"       /* pc, sp */
+        "  stp x29, x30, [x0, #16]\n" /* fp, lr */
+        "  ret\n"
+        KNIT_REGS_HERE_END);

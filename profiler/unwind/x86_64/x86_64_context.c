@@ -1,4 +1,5 @@
-/* Native x86-64 glue: this library's ISA and the registers of a ucontext. */
+/* Native x86-64 glue: this library's ISA, the registers of a ucontext, and
+ * the registers of the caller without a ucontext. */
 #define _GNU_SOURCE /* REG_RIP and friends */
 #include <ucontext.h>
 
@@ -14,3 +15,16 @@ void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out) {
   /* x86-64 has no link register: the return address is always in memory. */
   out->lr = 0;
 }
+
+/* knit_native_regs_here (isa.h). At entry the return address is at (%rsp)
+ * and the caller's sp, once the call returns, is %rsp + 8; %rbp is the
+ * caller's own. */
+__asm__(KNIT_REGS_HERE_BEGIN
+        "  movq (%rsp), %rax\n"
+        "  movq %rax, 0(%rdi)\n"
+        "  leaq 8(%rsp), %rax\n"
+        "  movq %rax, 8(%rdi)\n"
+        "  movq %rbp, 16(%rdi)\n"
+        "  movq $0, 24(%rdi)\n"
+        "  ret\n"
+        KNIT_REGS_HERE_END);

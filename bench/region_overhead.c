@@ -1,0 +1,241 @@
+/* What knit costs a program per parallel region: tiny regions on 2 threads
+ * (or THREADS), each runtime alone against the same runtime with knit
+ * attached (libknit.so preloaded, sampling, every region's call path
+ * captured and stitched), on a shallow stack and on one 20 calls deeper.
+ *
+ * For each runtime, three setups, measured in the same run in turn, round
+ * after round (the order turning too), so that whatever else the machine
+ * does falls on all alike; each figure is the median of its rounds:
+ *   mock-gomp  the mock GNU runtime built without OMPT (lib/mock-gomp-noompt);
+ *              the mock with OMPT and knit attached (lib/mock-gomp); the same
+ *              with knit's capture cache off
+ *   libomp     LLVM's libomp with its tool interface off (OMP_TOOL=disabled);
+ *              libomp with knit attached; the same with the cache off (when
+ *              the tree has libomp)
+ * The cache off (KNIT_CAPTURE_CACHE=0) walks the stack for every region's
+ * path: the difference is what remembering paths saves.
+ *
+ * Waiting: OMP_WAIT_POLICY=active, so that libomp's workers spin between
+ * regions instead of sleeping. Passive waiting puts a futex wake-up and a
+ * reschedule into every region (microseconds), which would hide what a
+ * tool adds to the region's own path; active waiting is also libomp's
+ * default for its first 200 ms of idleness. The mock ignores the variable:
+ * its workers spin briefly, then sleep, under every policy.
+ *
+ *   bench_region_overhead [ROUNDS [REGIONS [THREADS]]]   prints a table and the ratios
+ */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "child_run.h"
+
+#ifndef CHILD
+#error "CHILD: the path of bench_region_overhead_child"
+#endif
+#ifndef KNIT_LIB
+#error "KNIT_LIB: the path of libknit.so"
+#endif
+#ifndef MOCK_DIR
+#error "MOCK_DIR, MOCK_NOOMPT_DIR: the mock libgomp.so.1 with and without OMPT"
+#endif
+#ifndef LIBOMP_DIR
+#error "LIBOMP_DIR: a folder whose libgomp.so.1 is LLVM's libomp, or \"\""
+#endif
+
+#define MAX_ROUNDS 64
+#define EVENT "CPUTIME@1000"
+
+/* One way to run the child. */
+typedef struct setup {
+  const char *label;   /* what the table says it is */
+  const char *libdir;  /* LD_LIBRARY_PATH: which libgomp.so.1 */
+  bool knit;           /* libknit.so preloaded */
+  bool walk_always;    /* KNIT_CAPTURE_CACHE=0: every region's path walked for */
+  bool tool_disabled;  /* OMP_TOOL=disabled */
+} setup;
+
+#define SETUPS 3 /* per runtime: alone, knit, knit walking every time */
+
+static char scratch[4096]; /* knit's measurements go here, one folder a run */
+static unsigned runs;
+static const char *threads = "2";
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+/* Whether the measurement in dir shows knit's OMPT tool at work: without
+ * it no region would be stitched, and the figure would not be knit's. */
+static bool tool_was_active(const char *dir)
+{
+  char path[4300];
+  snprintf(path, sizeof path, "%s/knit.log", dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  char line[512];
+  bool active = false;
+  while (fgets(line, sizeof line, f))
+    active |= strncmp(line, "ompt: tool initialized", 22) == 0;
+  fclose(f);
+  return active;
+}
+
+/* One run's setting: the setup, and where knit writes. */
+typedef struct run_env {
+  const setup *s;
+  const char *out_dir;
+} run_env;
+
+static void set_env(const void *arg)
+{
+  const run_env *e = arg;
+  const setup *s = e->s;
+  setenv("LD_LIBRARY_PATH", s->libdir, 1);
+  setenv("OMP_NUM_THREADS", threads, 1);
+  setenv("OMP_WAIT_POLICY", "active", 1);
+  unsetenv("OMP_TOOL_LIBRARIES");
+  unsetenv("KNIT_ROOT_PID");
+  if (s->tool_disabled)
+    setenv("OMP_TOOL", "disabled", 1);
+  else
+    unsetenv("OMP_TOOL");
+  if (s->knit) {
+    setenv("LD_PRELOAD", KNIT_LIB, 1);
+    setenv("KNIT_EVENT", EVENT, 1);
+    setenv("KNIT_OUTPUT", e->out_dir, 1);
+    setenv("KNIT_CAPTURE_CACHE", s->walk_always ? "0" : "1", 1);
+  } else {
+    unsetenv("LD_PRELOAD");
+    unsetenv("KNIT_EVENT");
+    unsetenv("KNIT_OUTPUT");
+  }
+}
+
+/* Runs the child once; returns its ns per region (negative on failure) and
+ * its checksum line in sum. */
+static double run_child(const setup *s, const char *stack, long count, char *sum, size_t sum_len)
+{
+  char out_dir[4200];
+  snprintf(out_dir, sizeof out_dir, "%s/run-%u", scratch, runs++);
+  char n[32];
+  snprintf(n, sizeof n, "%ld", count);
+  char *argv[] = {CHILD, (char *)stack, n, NULL};
+  run_env e = {s, out_dir};
+  double ns = bench_run_child(CHILD, argv, set_env, &e, sum, sum_len);
+  if (ns >= 0 && s->knit && !tool_was_active(out_dir)) {
+    fprintf(stderr, "bench_region_overhead: %s: knit's OMPT tool was not initialized (%s)\n",
+            s->label, out_dir);
+    ns = -1;
+  }
+  nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  return ns;
+}
+
+/* Measures one runtime's setups on one stack; prints a line and returns
+ * the ratio knit attached / runtime alone, or a negative value on failure. */
+static double compare(const char *runtime, const setup set[SETUPS], const char *stack,
+                      long count, int rounds)
+{
+  double ns[SETUPS][MAX_ROUNDS];
+  char sums[SETUPS][64];
+  for (int k = 0; k < rounds; k++) {
+    for (int b = 0; b < SETUPS; b++) {
+      /* The order turns too: a later run may find the machine warmer. */
+      int which = (b + k) % SETUPS;
+      char sum[64];
+      ns[which][k] = run_child(&set[which], stack, count, sum, sizeof sum);
+      if (ns[which][k] < 0) {
+        fprintf(stderr, "bench_region_overhead: %s, %s stack, failed\n", set[which].label, stack);
+        return -1;
+      }
+      if (k == 0)
+        snprintf(sums[which], sizeof sums[which], "%s", sum);
+      else if (strcmp(sums[which], sum) != 0) {
+        fprintf(stderr, "bench_region_overhead: %s: results differ between runs (%s, %s)\n",
+                set[which].label, sums[which], sum);
+        return -1;
+      }
+    }
+  }
+  for (int b = 1; b < SETUPS; b++)
+    if (strcmp(sums[0], sums[b]) != 0) {
+      fprintf(stderr, "bench_region_overhead: %s, %s stack: knit changed the result (%s, %s)\n",
+              runtime, stack, sums[0], sums[b]);
+      return -1;
+    }
+  double median[SETUPS];
+  for (int b = 0; b < SETUPS; b++)
+    median[b] = bench_median(ns[b], rounds);
+  printf("  %-9s %-4s  %-29s %8.1f   %-16s %8.1f  %5.3f   %8.1f  %5.3f\n", runtime, stack,
+         set[0].label, median[0], set[1].label, median[1], median[1] / median[0], median[2],
+         median[2] / median[0]);
+  return median[1] / median[0];
+}
+
+int main(int argc, char **argv)
+{
+  int rounds = argc > 1 ? atoi(argv[1]) : 11;
+  long nregions = argc > 2 ? atol(argv[2]) : 200000;
+  if (argc > 3)
+    threads = argv[3];
+  if (rounds < 1 || rounds > MAX_ROUNDS || nregions < 1 || atoi(threads) < 1) {
+    fprintf(stderr, "usage: bench_region_overhead [ROUNDS (1-%d) [REGIONS [THREADS]]]\n",
+            MAX_ROUNDS);
+    return 2;
+  }
+  const char *tmp = getenv("TMPDIR");
+  snprintf(scratch, sizeof scratch, "%s/knit-region-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(scratch)) {
+    perror("bench_region_overhead: mkdtemp");
+    return 1;
+  }
+  const setup mock[SETUPS] = {
+      {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false, false},
+      {"mock-gomp + knit", MOCK_DIR, true, false, false},
+      {"mock-gomp + knit, walking", MOCK_DIR, true, true, false},
+  };
+  const setup libomp[SETUPS] = {
+      {"libomp, OMP_TOOL=disabled", LIBOMP_DIR, false, false, true},
+      {"libomp + knit", LIBOMP_DIR, true, false, false},
+      {"libomp + knit, walking", LIBOMP_DIR, true, true, false},
+  };
+  printf("knit attached against the runtime alone: %ld tiny regions on %s thread%s, "
+         "OMP_WAIT_POLICY=active,\nknit sampling %s and capturing every region's path "
+         "(remembered, or with KNIT_CAPTURE_CACHE=0\nwalked for every time); flat: regions "
+         "opened near main, deep: the same 20 calls deeper\n(ns per region, median of %d "
+         "interleaved runs each; ratios against the runtime alone)\n",
+         nregions, threads, strcmp(threads, "1") == 0 ? "" : "s", EVENT, rounds);
+  printf("  %-9s %-4s  %-29s %8s   %-16s %8s  %5s   %8s  %5s\n", "runtime", "stack",
+         "runtime alone", "ns", "knit attached", "ns", "ratio", "walking", "ratio");
+  double worst = 0;
+  bool failed = false;
+  const char *stacks[2] = {"flat", "deep"};
+  for (int s = 0; s < 2; s++) {
+    double r = compare("mock-gomp", mock, stacks[s], nregions, rounds);
+    failed |= r < 0;
+    worst = r > worst ? r : worst;
+  }
+  if (LIBOMP_DIR[0]) {
+    for (int s = 0; s < 2; s++) {
+      double r = compare("libomp", libomp, stacks[s], nregions, rounds);
+      failed |= r < 0;
+      worst = r > worst ? r : worst;
+    }
+  } else {
+    printf("  libomp: not in this tree (lib/real-libomp); not measured\n");
+  }
+  nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  if (failed)
+    return 1;
+  printf("knit attached / runtime alone: worst ratio %.3f (target: at most 1.100)\n", worst);
+  return 0;
+}
