@@ -120,7 +120,8 @@ gomp_wrappers)
   expect 0 "$want" -- env OMP_NUM_THREADS=4 "$wl/sync" 30 old
   expect 0 "$want" -- env OMP_NUM_THREADS=4 \
     "$knit" record -e REALTIME@100 --runtime=system -o "$tmp/libgomp" -- "$wl/sync" 30 old
-  grep -q '^gomp: no OMPT' "$tmp/libgomp/knit.log" || fail "knit did not stand in for OMPT on libgomp"
+  grep -q '^gomp: no OMPT' "$tmp/libgomp/knit.log" ||
+    fail "knit did not stand in for OMPT on libgomp"
   for rt in mock-gomp libomp; do
     expect 0 'sync: 30 rounds, 0 failed checks' -- env OMP_NUM_THREADS=4 \
       "$knit" record -e REALTIME@100 --runtime=$rt -o "$tmp/$rt" -- "$wl/sync" 30
