@@ -66,27 +66,27 @@ static void locks(void)
   omp_unset_nest_lock(&nest);
 }
 
+/* A named critical section inside the unnamed one (two mutexes held at
+ * once), in a region whose reduction over two variables merges under
+ * GOMP_atomic_start/end. */
 static void critical_atomic(void)
 {
   long a = 0, b = 0, c = 0, d = 0;
-#pragma omp parallel num_threads(NT)
+#pragma omp parallel num_threads(NT) reduction(+ : c, d)
   {
     for (int i = 0; i < 200; i++) {
 #pragma omp critical
-      a++;
+      {
+        a++;
 #pragma omp critical(sync_named)
-      b += 2;
+        b += 2;
+      }
     }
-  }
-  CHECK(a == NT * 200);
-  CHECK(b == NT * 400);
-#pragma omp parallel num_threads(NT) reduction(+ : c, d)
-  {
     c += omp_get_thread_num();
     d += 1;
   }
-  CHECK(c == NT * (NT - 1) / 2);
-  CHECK(d == NT);
+  CHECK(a == NT * 200 && b == NT * 400);
+  CHECK(c == NT * (NT - 1) / 2 && d == NT);
 }
 
 /* Barriers, the implicit ones of a dynamic loop and of sections, and tasks

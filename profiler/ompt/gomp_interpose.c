@@ -23,7 +23,7 @@ typedef struct gomp_task {
 
 static __thread gomp_task current __attribute__((tls_model("initial-exec")));
 static __thread bool ran_as_worker __attribute__((tls_model("initial-exec")));
-/* The wrapped wait under way, if any (gomp_wrap.h). */
+/* The wrapped wait under way, if any (enter_cfa 0: none). */
 static __thread knit_gomp_wait waiting __attribute__((tls_model("initial-exec")));
 
 /* Set once a wrapper finds no OMPT runtime: from then on the wrappers'
