@@ -116,7 +116,7 @@ gomp_wrappers)
   # OMPT there; the first lock ABI's nested locks must still reach libgomp's
   # own functions) and on runtimes with OMPT, where they pass straight
   # through and leave the events to knit's tool.
-  want='sync: 30 rounds \(with the old nested locks\), 0 failed checks'
+  want='rounds \(with the old nested locks\), 0 failed checks'
   expect 0 "$want" -- env OMP_NUM_THREADS=4 "$wl/sync" 30 old
   expect 0 "$want" -- env OMP_NUM_THREADS=4 \
     "$knit" record -e REALTIME@100 --runtime=system -o "$tmp/libgomp" -- "$wl/sync" 30 old
@@ -129,6 +129,14 @@ gomp_wrappers)
     if grep -q '^gomp:' "$tmp/$rt/knit.log"; then
       fail "the GOMP wrappers stood in for OMPT on $rt, which has it"
     fi
+  done
+  # The other ISAs' wrappers (ppc64le's cannot tail-call), under QEMU, when
+  # their trees are built beside this one.
+  for isa in aarch64 ppc64le; do
+    tree=$wl/../../$isa
+    [ -f "$tree/lib/libknit.so" ] || continue
+    expect 0 "$want" -- env OMP_NUM_THREADS=4 KNIT_LIBDIR="$tree/lib" "$knit" record \
+      -e REALTIME@200 --runtime=system --qemu -o "$tmp/$isa" -- "$tree/workloads/sync" 5 old
   done
   ;;
 report_metrics)
