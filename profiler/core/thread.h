@@ -64,8 +64,8 @@ typedef struct knit_thread {
   _Atomic bool write_done; /* its file is on disk (or failed: write_rc) */
 
   uint64_t stats[KNIT_STAT_COUNT];
-  /* What OMPT callbacks say the thread does, for blame (ompt/blame.c);
-   * changed by the thread itself only. */
+  /* What OMPT callbacks (or the GOMP wrappers) say the thread does, for
+   * blame (ompt/blame.c); changed by the thread itself only. */
   int32_t omp_depth;   /* implicit tasks begun and not ended */
   int32_t omp_waits;   /* barrier, taskwait and taskgroup waits under way */
   bool omp_initial;    /* runs the initial task: never in the pool */

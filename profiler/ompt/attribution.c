@@ -191,6 +191,22 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   return len;
 }
 
+/* Whether a sample of a thread inside a wrapped GOMP wait is in the wait
+ * itself: every frame inward of the wrapper is the runtime's, the C
+ * library's or knit's (the runtime starting a thread). Any other frame
+ * there is the program's: an explicit task that libgomp runs while the
+ * thread waits at a barrier. The thread works then, and the path is the
+ * task's own, as before the wait. */
+static bool in_gomp_wait(const knit_frame *frames, int n, const knit_gomp_view *v)
+{
+  for (int i = 0; i < n && frames[i].cfa < (uint64_t)v->wait.enter_cfa; i++) {
+    if (frames[i].module != v->runtime_module && frames[i].module != v->libc_module &&
+        !is_knit_frame(&frames[i]))
+      return false;
+  }
+  return true;
+}
+
 /* The path of frames[top..n): the first is the innermost frame kept, an
  * exact pc when top is 0 (a sample), else a return address. runtime_leaf:
  * a sample inside the runtime ends in a placeholder that says what the
@@ -214,19 +230,25 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
   bool openmp = (thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active;
   int len = 0;
   if (!openmp) {
-    /* No OMPT: the GOMP wrappers may know the region (GNU libgomp). */
-    ompt_frame_t synth;
-    const knit_call_path *region_path = NULL;
-    if (knit_gomp_current_task(&synth, &region_path))
-      return place_task(frames, n, end, &synth, ompt_task_implicit, region_path,
-                        ompt_state_work_parallel, sample_index, runtime_leaf, false, out, max,
-                        partial);
-    if (knit_gomp_is_worker() && !(thread_flags & KNIT_THREAD_MAIN))
+    /* No OMPT: the GOMP wrappers may know the region and the wait (GNU
+     * libgomp). */
+    knit_gomp_view v;
+    knit_gomp_view_self(t, &v);
+    st->openmp = v.openmp;
+    st->state = v.state;
+    ompt_frame_t tf = v.frame;
+    /* A sample in knit's own code (top > 0: a wrapper about to wait, or
+     * back from it) is not in the wait yet, nor is the walk of a call. */
+    if (v.wait.enter_cfa && runtime_leaf && top == 0 && in_gomp_wait(frames, n, &v)) {
+      st->state = v.wait.state;
+      st->wait_id = v.wait.wait_id;
+      tf.enter_frame.ptr = (void *)v.wait.enter_cfa;
+      tf.enter_frame_flags = ompt_frame_runtime | ompt_frame_cfa;
+    }
+    if (!v.task_flags && !tf.enter_frame.ptr)
       return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
-    *partial = end == KNIT_UNWIND_PARTIAL;
-    if (*partial)
-      len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
-    return append_frames(out, len, max, frames, 0, n - 1, sample_index, KNIT_MODULE_UNKNOWN);
+    return place_task(frames, n, end, &tf, v.task_flags ? v.task_flags : ompt_task_initial,
+                      v.prefix, st->state, sample_index, runtime_leaf, false, out, max, partial);
   }
 
   ompt_wait_id_t wait_id = 0;

@@ -3,7 +3,8 @@
  *
  * Undirected blame (OMP_IDLE): every OpenMP thread is counted as working or
  * idle (in the runtime's pool, or waiting in a barrier, taskwait or
- * taskgroup), from OMPT callbacks. A working thread's sample is charged
+ * taskgroup), from OMPT callbacks, or on GNU libgomp, which has none, from
+ * the GOMP wrappers (gomp_interpose.h). A working thread's sample is charged
  * periods x idle / working: idleness lands on the code the working threads
  * ran meanwhile, the serial code or the longest share of a loop.
  *
@@ -33,7 +34,8 @@ typedef struct knit_sample_state {
   uint64_t wait_id;  /* for wait states */
 } knit_sample_state;
 
-/* --- idleness, from OMPT callbacks (not for signal handlers) --- */
+/* --- idleness, from OMPT callbacks or GOMP wrappers (not for signal
+ * handlers) --- */
 /* The calling thread became an OpenMP thread; initial says it runs the
  * initial task (working from the start), otherwise it is a pool thread. */
 void knit_blame_thread_begin(struct knit_thread *t, bool initial);
@@ -50,7 +52,7 @@ void knit_blame_wait(struct knit_thread *t, bool begin);
 void knit_blame_sample(struct knit_thread *t, struct knit_cct_node *node, uint64_t periods,
                        const knit_sample_state *s);
 
-/* --- holders (from the mutex callbacks) --- */
+/* --- holders (from the mutex callbacks, or the GOMP wrappers) --- */
 /* The calling thread is about to wait for (or try) the mutex wait_id. */
 void knit_blame_acquire(struct knit_thread *t, uint64_t wait_id);
 /* The calling thread acquired the mutex wait_id: a new holding begins. */

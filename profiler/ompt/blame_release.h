@@ -8,7 +8,8 @@
  * at codeptr_ra (the callback's return address, or NULL): the waits
  * accumulated against it are charged, as OMP_MUTEX_BLAME, to the calling
  * thread's path at that call. Costs one table lookup when nobody waited.
- * From the mutex_released callback; not for signal handlers. */
+ * From the mutex_released callback or a GOMP wrapper of a release; not for
+ * signal handlers. */
 void knit_blame_release(uint64_t wait_id, const void *codeptr_ra);
 
 #endif /* KNIT_OMPT_BLAME_RELEASE_H */
