@@ -38,14 +38,13 @@ void knit_ompt_checker_program(const char *abi, unsigned long long exercised);
 
 /*
  * Called from an outlined body: local is the address of one of the body's
- * own locals, cfa the body's canonical frame address
- * (__builtin_dwarf_cfa()), ra its return address (__builtin_return_address(0),
- * into the runtime function that called it), thread_num and team_size what
+ * own locals, ra its return address (__builtin_return_address(0), into the
+ * runtime function that called it), thread_num and team_size what
  * omp_get_thread_num() and omp_get_num_threads() said.  The checker asks
  * the runtime's inquiry functions and compares.
  */
-void knit_ompt_checker_probe(const void *local, const void *cfa, const void *ra,
-                             int thread_num, int team_size);
+void knit_ompt_checker_probe(const void *local, const void *ra, int thread_num,
+                             int team_size);
 
 /*
  * Called from an explicit task's body: local is the address of one of its

@@ -24,7 +24,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-#define REACH_MS 3000.0
+#define REACH_MS 10000.0
 #define JUDGE_MS 300.0
 #define IDLE_MS 500.0
 #define BRIEF_MS 30.0

@@ -1,7 +1,8 @@
 /*
  * The runtime function that called an outlined body, found by unwinding
- * (libgcc's DWARF unwinder, from the probe) up to the body's frame, whose
- * CFA the program passed, and one frame further.  OpenMP 5.0 defines an
+ * (libgcc's DWARF unwinder, from the probe) up to the frame the body
+ * returns into: the program passes its return address, not its CFA, as
+ * clang's __builtin_dwarf_cfa() is 16 bytes off the DWARF CFA on aarch64.  OpenMP 5.0 defines an
  * implicit task's exit frame as that caller's frame, read as its canonical
  * frame address or as its frame pointer as the flags say; a range around
  * the body cannot tell that frame from the next one out, so the checker
@@ -17,14 +18,12 @@
 
 #include "checker_state.h"
 
-/* The DWARF number of the register __builtin_frame_address(0) reads. */
+/* The DWARF number of the frame pointer register. */
 #if defined(__x86_64__)
 #define FP_REGISTER 6    /* rbp */
 #elif defined(__aarch64__)
 #define FP_REGISTER 29   /* x29 */
-#elif defined(__powerpc64__)
-#define FP_REGISTER 31   /* r31 */
-#else
+#elif !defined(__powerpc64__)
 #error "the frame pointer register of this ISA is not known"
 #endif
 
@@ -40,30 +39,45 @@ void checker_note_runtime_module(const void *fn)
 }
 
 typedef struct walk {
-  const void *body_cfa;
+  const void *ra;
   bool past_body;
   int frames;
   body_caller_t *caller;
 } walk_t;
 
 /*
+ * A frame's address as __builtin_frame_address(0) gives it there.  On
+ * PowerPC that is the stack pointer r1, which points to the frame's back
+ * chain (gcc copies it to r31 when it keeps a frame pointer; libomp stores
+ * r1 itself); at a call it is the callee's CFA, which libgcc keeps as the
+ * context's CFA (it has no slot for r1 to read).
+ */
+static const void *frame_address(struct _Unwind_Context *ctx)
+{
+#if defined(__powerpc64__)
+  return (const void *)_Unwind_GetCFA(ctx);
+#else
+  return (const void *)_Unwind_GetGR(ctx, FP_REGISTER);
+#endif
+}
+
+/*
  * libgcc hands the trace a context whose registers and pc are a frame's at
  * its call, and whose CFA is that of the frame it called (the one just
- * unwound): the context whose CFA is the body's is its caller's, and the
- * caller's own CFA comes with the next context.
+ * unwound): the context whose pc is the body's return address is its
+ * caller's, and the caller's own CFA comes with the next context.
  */
 static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *arg)
 {
   walk_t *w = arg;
-  const void *cfa = (const void *)_Unwind_GetCFA(ctx);
   if (w->past_body) {
     w->caller->found = true;
-    w->caller->cfa = cfa;
+    w->caller->cfa = (const void *)_Unwind_GetCFA(ctx);
     return _URC_END_OF_STACK;
   }
-  if (cfa == w->body_cfa) {
+  if ((const void *)_Unwind_GetIP(ctx) == w->ra) {
     w->past_body = true;
-    w->caller->fp = (const void *)_Unwind_GetGR(ctx, FP_REGISTER);
+    w->caller->fp = frame_address(ctx);
   }
   return ++w->frames < MAX_FRAMES ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
@@ -86,7 +100,7 @@ static void describe(const void *addr, char *buf, size_t len)
              (unsigned long)((const char *)addr - (const char *)info.dli_fbase));
 }
 
-void checker_find_body_caller(const void *body_cfa, const void *ra, body_caller_t *c)
+void checker_find_body_caller(const void *ra, body_caller_t *c)
 {
   memset(c, 0, sizeof *c);
   /* One byte back: the call, not what follows it (which may be another function). */
@@ -94,10 +108,10 @@ void checker_find_body_caller(const void *body_cfa, const void *ra, body_caller_
   describe(call, c->name, sizeof c->name);
   Dl_info info;
   c->in_runtime = runtime_base && dladdr(call, &info) && info.dli_fbase == runtime_base;
-  walk_t w = {body_cfa, false, 0, c};
+  walk_t w = {ra, false, 0, c};
   _Unwind_Backtrace(step, &w);
   if (!c->found)
     snprintf(c->why, sizeof c->why, w.past_body ? "the unwinder stopped in the body's caller "
-             "(it has no unwind information)" : "the unwinder found no frame with the body's "
-             "CFA in %d frames", w.frames);
+             "(it has no unwind information)" : "the unwinder found no frame the body returns "
+             "into in %d frames", w.frames);
 }

@@ -53,8 +53,8 @@ static void check_exit_frame_locked(const ompt_frame_t *frame, const char *local
                caller->name, frame_kind(flags));
 }
 
-EXPORT void knit_ompt_checker_probe(const void *local, const void *cfa, const void *ra,
-                                    int thread_num, int team_size)
+EXPORT void knit_ompt_checker_probe(const void *local, const void *ra, int thread_num,
+                                    int team_size)
 {
   if (!checker_get_task_info)
     return;                       /* no tool session: nothing to compare */
@@ -68,7 +68,7 @@ EXPORT void knit_ompt_checker_probe(const void *local, const void *cfa, const vo
   ancestry_t a;
   checker_ask_ancestry(&a);
   body_caller_t caller;
-  checker_find_body_caller(cfa, ra, &caller);
+  checker_find_body_caller(ra, &caller);
 
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_me_locked();

@@ -196,8 +196,8 @@ void checker_check_ancestry_locked(const thread_rec_t *t, const ancestry_t *a, u
                                    bool from_task, bool level1_right);
 
 /* The runtime function that called an outlined body (checker_caller.c):
- * found by unwinding from the probe to the frame whose CFA is the body's,
- * one frame further.  Called without checker_mu. */
+ * found by unwinding from the probe to the frame the body returns into (ra).
+ * Called without checker_mu. */
 typedef struct body_caller {
   bool found;                     /* the unwinder reached the body's caller */
   const void *cfa, *fp;           /* its CFA and frame pointer */
@@ -205,7 +205,7 @@ typedef struct body_caller {
   char name[96];                  /* what dladdr says of the return address */
   char why[96];                   /* when not found: how far the unwinder came */
 } body_caller_t;
-void checker_find_body_caller(const void *body_cfa, const void *ra, body_caller_t *c);
+void checker_find_body_caller(const void *ra, body_caller_t *c);
 /* Remembers which module is the runtime: the one that holds fn. */
 void checker_note_runtime_module(const void *fn);
 

@@ -11,9 +11,10 @@ set(CONFORM_KNIT $<TARGET_FILE:knit_cli>)
 foreach(isa x86_64 aarch64 ppc64le)
   foreach(rt mock-gomp mock-intel mock-pgi libomp libomp:gomp libgomp)
     set(extra "")
-    # The mutation suite runs natively: faults are in the mocks' shared core,
-    # the same on every ISA, and QEMU would multiply its cost.
-    if(isa STREQUAL KNIT_ISA AND rt MATCHES "^mock-")
+    # The mutation suite runs on every ISA: the faults are in the mocks'
+    # shared core, but what catches them (frames, unwinding, signals under
+    # QEMU) is each ISA's own; under QEMU it takes some 16 s per mock.
+    if(rt MATCHES "^mock-")
       set(extra --mutations)
     endif()
     string(REPLACE ":" "-" name ${rt})
