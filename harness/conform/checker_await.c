@@ -120,35 +120,33 @@ typedef struct target {
   bool kind_seen;           /* a barrier wait showed its kind */
 } target_t;
 
-/* The threads to watch: teammates in the caller's innermost region, or the
- * creator of the task the caller runs.  Returns how many. */
-static int find_targets_locked(const thread_rec_t *me, int what, target_t *out, int max)
+static bool is_task_wait(int what)
 {
-  int n = 0;
-  if (what == KNIT_CHECKER_WAIT_TASKWAIT || what == KNIT_CHECKER_WAIT_TASKGROUP) {
+  return what == KNIT_CHECKER_WAIT_TASKWAIT || what == KNIT_CHECKER_WAIT_TASKGROUP;
+}
+
+/* Adds the threads to watch not yet in ts: teammates in the caller's
+ * innermost region, or the creator of the task the caller runs. */
+static void add_targets_locked(const thread_rec_t *me, int what, target_t *ts, int *n, int max)
+{
+  bool known[MAX_THREADS] = {false};
+  for (int i = 0; i < *n; i++)
+    known[ts[i].index] = true;
+  if (is_task_wait(what)) {
     int creator = checker_current_task_creator_locked(me);
-    if (creator >= 0 && creator != me->index)
-      out[n++] = (target_t){.index = creator};
-    return n;
+    if (creator >= 0 && creator != me->index && !known[creator] && *n < max)
+      ts[(*n)++] = (target_t){.index = creator};
+    return;
   }
   int top = (me->nimp < MAX_OPEN ? me->nimp : MAX_OPEN) - 1;
   if (top < 0 || me->imp[top].key == 0)
-    return 0;
-  for (int i = 0; i < checker_n_threads && n < max; i++) {
+    return;
+  for (int i = 0; i < checker_n_threads && *n < max; i++) {
     const thread_rec_t *t = &checker_threads[i];
     int ttop = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
-    if (t != me && ttop >= 0 && t->imp[ttop].key == me->imp[top].key)
-      out[n++] = (target_t){.index = i};
+    if (t != me && !known[i] && ttop >= 0 && t->imp[ttop].key == me->imp[top].key)
+      ts[(*n)++] = (target_t){.index = i};
   }
-  return n;
-}
-
-static bool known_locked(const target_t *ts, int n, int index)
-{
-  for (int i = 0; i < n; i++)
-    if (ts[i].index == index)
-      return true;
-  return false;
 }
 
 /* Judges one sample of target x; true once x is decided (always when final). */
@@ -214,8 +212,8 @@ static void check_critical_id_locked(target_t *ts, int n, const void *object)
   }
 }
 
-/* Samples targets until each is decided or REACH_MS passes; the caller is
- * already in ts (or finds them as they join its region). */
+/* Samples targets until each is decided or REACH_MS passes; teammates
+ * still on their way into the caller's region join as they arrive. */
 static void watch(int what, const void *object, target_t *ts, int n, int max)
 {
   check_id check = wait_check[what];
@@ -229,14 +227,7 @@ static void watch(int what, const void *object, target_t *ts, int n, int max)
   for (;;) {
     bool open = false;
     pthread_mutex_lock(&checker_mu);
-    /* Teammates still on their way into the region join the watch. */
-    if (what != KNIT_CHECKER_WAIT_TASKWAIT && what != KNIT_CHECKER_WAIT_TASKGROUP) {
-      target_t more[MAX_THREADS];
-      int m = find_targets_locked(checker_me_locked(), what, more, max);
-      for (int i = 0; i < m && n < max; i++)
-        if (!known_locked(ts, n, more[i].index))
-          ts[n++] = more[i];
-    }
+    add_targets_locked(checker_me_locked(), what, ts, &n, max);
     pthread_mutex_unlock(&checker_mu);
     for (int i = 0; i < n; i++) {
       if (ts[i].done)
@@ -289,13 +280,12 @@ EXPORT void knit_ompt_checker_await(int what, const void *object)
   static target_t ts[MAX_THREADS];
   static pthread_mutex_t await_mu = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&await_mu);
+  int n = 0;
   pthread_mutex_lock(&checker_mu);
-  int n = find_targets_locked(checker_me_locked(), what, ts, MAX_THREADS);
+  add_targets_locked(checker_me_locked(), what, ts, &n, MAX_THREADS);
   pthread_mutex_unlock(&checker_mu);
   /* A task its own creator runs: no one waits for it where it can be seen. */
-  bool watchable = n > 0 || (what != KNIT_CHECKER_WAIT_TASKWAIT &&
-                             what != KNIT_CHECKER_WAIT_TASKGROUP);
-  if (watchable)
+  if (n > 0 || !is_task_wait(what))
     watch(what, object, ts, n, MAX_THREADS);
   pthread_mutex_unlock(&await_mu);
 }
@@ -304,7 +294,7 @@ EXPORT void knit_ompt_checker_await_idle(void)
 {
   if (!checker_get_state)
     return;
-  target_t ts[MAX_THREADS];
+  static target_t ts[MAX_THREADS];
   int n = 0;
   pthread_mutex_lock(&checker_mu);
   bool brief = checker_checks[CHK_IDLE_BETWEEN_REGIONS].violated > 0;
