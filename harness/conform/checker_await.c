@@ -52,15 +52,6 @@ static bool is_barrier_state(int s)
   return s >= ompt_state_wait_barrier && s <= ompt_state_wait_barrier_teams;
 }
 
-static bool is_barrier_kind(int kind)
-{
-  return kind == ompt_sync_region_barrier || kind == ompt_sync_region_barrier_implicit ||
-         kind == ompt_sync_region_barrier_explicit ||
-         kind == ompt_sync_region_barrier_implementation ||
-         kind == ompt_sync_region_barrier_implicit_workshare ||
-         kind == ompt_sync_region_barrier_implicit_parallel;
-}
-
 /* The state OpenMP 5.0 defines for the wait. */
 static bool spec_state(int what, int s)
 {
@@ -106,7 +97,7 @@ static bool started_locked(const thread_rec_t *t, int what)
     return kind == ompt_sync_region_taskwait;
   if (what == KNIT_CHECKER_WAIT_TASKGROUP)
     return kind == ompt_sync_region_taskgroup;
-  return is_barrier_kind(kind);
+  return checker_is_barrier_kind(kind);
 }
 
 /* One thread being watched. */

@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
-#include <string.h>
 #include <time.h>
 
 #include "checker_state.h"
@@ -45,10 +44,8 @@ static void on_sample(int sig, siginfo_t *info, void *uc)
 
 void checker_sample_install(void)
 {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sample;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  /* SA_RESTART: the runtime's own waits and system calls go on after a sample. */
+  struct sigaction sa = {.sa_sigaction = on_sample, .sa_flags = SA_SIGINFO | SA_RESTART};
   sigemptyset(&sa.sa_mask);
   sigaction(SAMPLE_SIGNAL, &sa, NULL);
 }

@@ -156,6 +156,8 @@ const char *checker_state_name(int state);
 double checker_now_ms(void);
 /* The address of a lock the program registered. */
 bool checker_is_lock(ompt_wait_id_t id);
+/* A sync region kind that is a barrier (checker_sync.c). */
+bool checker_is_barrier_kind(int kind);
 
 /* Registration, per concern; each remembers its answers in checker_set_answer. */
 void checker_register_thread_callbacks(void);  /* checker_threads.c */

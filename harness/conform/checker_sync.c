@@ -12,7 +12,7 @@
 
 #include "checker_state.h"
 
-static bool is_barrier(ompt_sync_region_t kind)
+bool checker_is_barrier_kind(int kind)
 {
   return kind == ompt_sync_region_barrier || kind == ompt_sync_region_barrier_implicit ||
          kind == ompt_sync_region_barrier_explicit ||
@@ -127,7 +127,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     wait_begin_locked(t, (int)kind);
   else
     pop_sync_locked(t, CHK_SYNC_WAIT_NESTED, (int)kind, true, "sync_region_wait");
-  if (endpoint == ompt_scope_begin && is_barrier(kind)) {
+  if (endpoint == ompt_scope_begin && checker_is_barrier_kind((int)kind)) {
     bool set = have && frame && frame->enter_frame.ptr;
     check_id which = kind == ompt_sync_region_barrier_explicit ? CHK_ENTER_FRAME_IN_BARRIER
                                                                : CHK_ENTER_FRAME_IN_IMPLICIT_BARRIER;

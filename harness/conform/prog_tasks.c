@@ -14,7 +14,6 @@
 
 #include <omp-tools.h>
 #include <omp.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,17 +40,30 @@ static int sum_tree(int depth)
 
 /*
  * Spins until another thread has started the task that sets *started, so
- * that its creator goes on to wait for it rather than run it; false after
- * a second (a runtime may run a task only on its creator, as the mock's
- * deterministic mode does: the task then runs in the wait, unsampled).
+ * that its creator goes on to wait for it rather than run it; gives up
+ * after a second (a runtime may run a task only on its creator, as the
+ * mock's deterministic mode does: the task then runs in the wait, and the
+ * checker sees no one to sample).
  */
-static bool taken_elsewhere(const int *started)
+static void taken_elsewhere(const int *started)
 {
   double give_up = omp_get_wtime() + 1.0;
-  while (!__atomic_load_n(started, __ATOMIC_ACQUIRE))
-    if (omp_get_wtime() > give_up)
-      return false;
-  return true;
+  while (!__atomic_load_n(started, __ATOMIC_ACQUIRE) && omp_get_wtime() < give_up)
+    ;
+}
+
+/* A task that has the checker sample its creator while the creator waits
+ * for it (what: a taskwait or the end of a taskgroup that follows). */
+static void watched_child(int what, int *count, int *started)
+{
+  __atomic_store_n(started, 0, __ATOMIC_RELAXED);
+#pragma omp task
+  {
+    __atomic_store_n(started, 1, __ATOMIC_RELEASE);
+    knit_ompt_checker_await(what, NULL);
+    __atomic_add_fetch(count, probe(1), __ATOMIC_RELAXED);
+  }
+  taken_elsewhere(started);
 }
 
 /* The events this program causes on any runtime that offers them. */
@@ -80,25 +92,10 @@ int main(void)
 #pragma omp single
     {
       /* First, while no other task is queued: the creator waits with nothing else to run. */
-#pragma omp task shared(count, started)
-      {
-        __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
-        knit_ompt_checker_await(KNIT_CHECKER_WAIT_TASKWAIT, NULL);
-        __atomic_add_fetch(&count, probe(1), __ATOMIC_RELAXED);
-      }
-      taken_elsewhere(&started);
+      watched_child(KNIT_CHECKER_WAIT_TASKWAIT, &count, &started);
 #pragma omp taskwait
-      started = 0;
 #pragma omp taskgroup
-      {
-#pragma omp task shared(count, started)
-        {
-          __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
-          knit_ompt_checker_await(KNIT_CHECKER_WAIT_TASKGROUP, NULL);
-          __atomic_add_fetch(&count, probe(1), __ATOMIC_RELAXED);
-        }
-        taken_elsewhere(&started);
-      }
+      watched_child(KNIT_CHECKER_WAIT_TASKGROUP, &count, &started);
       for (int i = 0; i < 16; i++) {
 #pragma omp task shared(count, lock)
         {
