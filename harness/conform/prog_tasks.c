@@ -41,13 +41,13 @@ static int sum_tree(int depth)
 /*
  * Spins until another thread has started the task that sets *started, so
  * that its creator goes on to wait for it rather than run it; gives up
- * after a second (a runtime may run a task only on its creator, as the
+ * after half a second (a runtime may run a task only on its creator, as the
  * mock's deterministic mode does: the task then runs in the wait, and the
  * checker sees no one to sample).
  */
 static void taken_elsewhere(const int *started)
 {
-  double give_up = omp_get_wtime() + 1.0;
+  double give_up = omp_get_wtime() + 0.5;
   while (!__atomic_load_n(started, __ATOMIC_ACQUIRE) && omp_get_wtime() < give_up)
     ;
 }
