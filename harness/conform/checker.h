@@ -69,6 +69,7 @@ enum knit_checker_wait {
   KNIT_CHECKER_WAIT_BARRIER_IMPLICIT, /* teammates in a worksharing loop's implicit barrier */
   KNIT_CHECKER_WAIT_TASKWAIT,         /* from a task's body: its creator in a taskwait */
   KNIT_CHECKER_WAIT_TASKGROUP,        /* from a task's body: its creator ending a taskgroup */
+  KNIT_CHECKER_WAIT_ORDERED,          /* teammates waiting for their turn in an ordered region */
 };
 /* object: the critical's lock (the address of its name) or the lock, else NULL. */
 void knit_ompt_checker_await(int what, const void *object);

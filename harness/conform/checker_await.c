@@ -36,6 +36,7 @@ static const char *const wait_what[] = {
   [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = "waiting in a loop's implicit barrier",
   [KNIT_CHECKER_WAIT_TASKWAIT] = "waiting in a taskwait",
   [KNIT_CHECKER_WAIT_TASKGROUP] = "waiting at the end of a taskgroup",
+  [KNIT_CHECKER_WAIT_ORDERED] = "waiting for its turn in an ordered region",
 };
 
 static const check_id wait_check[] = {
@@ -45,6 +46,18 @@ static const check_id wait_check[] = {
   [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = CHK_WAIT_STATE_BARRIER,
   [KNIT_CHECKER_WAIT_TASKWAIT] = CHK_WAIT_STATE_TASKWAIT,
   [KNIT_CHECKER_WAIT_TASKGROUP] = CHK_WAIT_STATE_TASKGROUP,
+  [KNIT_CHECKER_WAIT_ORDERED] = CHK_WAIT_STATE_ORDERED,
+};
+
+/* The mutex kind whose mutex_acquire starts the wait, or -1: a sync_region_wait does. */
+static const int wait_mutex[] = {
+  [KNIT_CHECKER_WAIT_CRITICAL] = ompt_mutex_critical,
+  [KNIT_CHECKER_WAIT_LOCK] = ompt_mutex_lock,
+  [KNIT_CHECKER_WAIT_BARRIER_EXPLICIT] = -1,
+  [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = -1,
+  [KNIT_CHECKER_WAIT_TASKWAIT] = -1,
+  [KNIT_CHECKER_WAIT_TASKGROUP] = -1,
+  [KNIT_CHECKER_WAIT_ORDERED] = ompt_mutex_ordered,
 };
 
 static bool is_barrier_state(int s)
@@ -60,6 +73,7 @@ static bool spec_state(int what, int s)
   case KNIT_CHECKER_WAIT_LOCK: return s == ompt_state_wait_lock;
   case KNIT_CHECKER_WAIT_TASKWAIT: return s == ompt_state_wait_taskwait;
   case KNIT_CHECKER_WAIT_TASKGROUP: return s == ompt_state_wait_taskgroup;
+  case KNIT_CHECKER_WAIT_ORDERED: return s == ompt_state_wait_ordered;
   default: return is_barrier_state(s);
   }
 }
@@ -81,14 +95,8 @@ static bool is_barrier_wait(int what)
 /* The thread has started to wait, as its events say. */
 static bool started_locked(const thread_rec_t *t, int what)
 {
-  switch (what) {
-  case KNIT_CHECKER_WAIT_CRITICAL:
-    return t->acq_pending && t->acq_kind == ompt_mutex_critical;
-  case KNIT_CHECKER_WAIT_LOCK:
-    return t->acq_pending && t->acq_kind == ompt_mutex_lock;
-  default:
-    break;
-  }
+  if (wait_mutex[what] >= 0)
+    return t->acq_pending && t->acq_kind == wait_mutex[what];
   int top = (t->nsync < MAX_OPEN ? t->nsync : MAX_OPEN) - 1;
   if (top < 0 || !t->sync[top].wait)
     return false;
@@ -151,11 +159,11 @@ static bool judge_locked(target_t *x, int what, const void *object, int state,
   x->last_id = id;
   if (!x->started && started_locked(t, what))
     x->started = now;
-  /* The wait id is the object waited for: the lock, or what the critical's mutex_acquire named. */
+  /* The wait id is the object waited for: the lock, or what the mutex_acquire named. */
   ompt_wait_id_t want = 0;
   if (what == KNIT_CHECKER_WAIT_LOCK)
     want = (ompt_wait_id_t)(uintptr_t)object;
-  else if (what == KNIT_CHECKER_WAIT_CRITICAL && x->started && t->acq_pending)
+  else if (wait_mutex[what] >= 0 && x->started && t->acq_pending)
     want = t->acq_id;
   bool right = spec_state(what, state);
   bool id_right = !want || id == want;
@@ -165,7 +173,7 @@ static bool judge_locked(target_t *x, int what, const void *object, int state,
   bool complete = right && (!is_barrier_wait(what) || x->kind_seen);
   if (!complete && !final && !(x->started && now - x->started >= judge_ms))
     return false;
-  const char *event = what <= KNIT_CHECKER_WAIT_LOCK ? "mutex_acquire" : "sync_region_wait begin";
+  const char *event = wait_mutex[what] >= 0 ? "mutex_acquire" : "sync_region_wait begin";
   char since[64];
   if (x->started)
     snprintf(since, sizeof since, "for %.0f ms after its %s", now - x->started, event);
@@ -266,7 +274,7 @@ static void watch(int what, const void *object, target_t *ts, int n, int max)
 
 EXPORT void knit_ompt_checker_await(int what, const void *object)
 {
-  if (!checker_get_state || what < 0 || what > KNIT_CHECKER_WAIT_TASKGROUP)
+  if (!checker_get_state || what < 0 || what > KNIT_CHECKER_WAIT_ORDERED)
     return;
   static target_t ts[MAX_THREADS];
   static pthread_mutex_t await_mu = PTHREAD_MUTEX_INITIALIZER;

@@ -6,8 +6,8 @@
  * explicit and implicit barriers, a contended lock, a nestable lock, a
  * named critical region, an atomic the compiler cannot do without the
  * runtime (gcc's long double) and a control_tool call.  One thread holds
- * the critical region and the lock, and stays out of a barrier, while the
- * checker samples the others waiting there; after the regions it samples
+ * the critical region, the lock and the first ordered turn, and stays out
+ * of a barrier, while the checker samples the others waiting there; after the regions it samples
  * the idle pool.  Built by gcc (GOMP_* ABI) and by clang (__kmpc_* ABI);
  * the checker decides pass or fail, and this program only checks that
  * OpenMP computed the right results.
@@ -117,6 +117,9 @@ int main(void)
       for (int i = 0; i < ITERS; i++) {
 #pragma omp ordered
         {
+          /* The first turn's holder: the others wait for theirs. */
+          if (i == 0)
+            knit_ompt_checker_await(KNIT_CHECKER_WAIT_ORDERED, NULL);
           if (ord_next != (long)r * ITERS + i)
             ord_bad++;
           ord_next++;

@@ -71,7 +71,9 @@
   X(SYNC_WAIT_BEFORE_REGION, "sync_wait_before_region",                                         \
     "a barrier's sync_region_wait begins before its sync_region")                             \
   X(ANCESTOR_LEVEL_WRONG, "ancestor_level_wrong",                                               \
-    "ompt_get_task_info and ompt_get_parallel_info skip a level beyond level 1")
+    "ompt_get_task_info and ompt_get_parallel_info skip a level beyond level 1")               \
+  X(ORDERED_STATE_WRONG, "ordered_state_wrong",                                                 \
+    "a thread waiting for its ordered turn reports wait_lock")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,
