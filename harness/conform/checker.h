@@ -38,12 +38,12 @@ void knit_ompt_checker_program(const char *abi, unsigned long long exercised);
 
 /*
  * Called from an outlined body: local is the address of one of the body's
- * own locals, cfa the body's canonical frame address
- * (__builtin_dwarf_cfa()), thread_num and team_size what
+ * own locals, ra its return address (__builtin_return_address(0), into the
+ * runtime function that called it), thread_num and team_size what
  * omp_get_thread_num() and omp_get_num_threads() said.  The checker asks
  * the runtime's inquiry functions and compares.
  */
-void knit_ompt_checker_probe(const void *local, const void *cfa, int thread_num,
+void knit_ompt_checker_probe(const void *local, const void *ra, int thread_num,
                              int team_size);
 
 /*
@@ -55,5 +55,25 @@ void knit_ompt_checker_task_probe(const void *local);
 
 /* Called before omp_init_lock(lock): the lock's address is its wait id. */
 void knit_ompt_checker_lock(const void *lock);
+
+/*
+ * What a thread that makes others wait expects them to report while they
+ * wait (checker_await.c).  The caller holds what they wait for, or stays
+ * away from the barrier they wait in, until the checker has sampled each
+ * of them in the expected state, or given up.
+ */
+enum knit_checker_wait {
+  KNIT_CHECKER_WAIT_CRITICAL,         /* teammates blocked entering a critical region */
+  KNIT_CHECKER_WAIT_LOCK,             /* teammates blocked in omp_set_lock */
+  KNIT_CHECKER_WAIT_BARRIER_EXPLICIT, /* teammates in an explicit barrier */
+  KNIT_CHECKER_WAIT_BARRIER_IMPLICIT, /* teammates in a worksharing loop's implicit barrier */
+  KNIT_CHECKER_WAIT_TASKWAIT,         /* from a task's body: its creator in a taskwait */
+  KNIT_CHECKER_WAIT_TASKGROUP,        /* from a task's body: its creator ending a taskgroup */
+  KNIT_CHECKER_WAIT_ORDERED,          /* teammates waiting for their turn in an ordered region */
+};
+/* object: the critical's lock (the address of its name) or the lock, else NULL. */
+void knit_ompt_checker_await(int what, const void *object);
+/* From serial code after a region: the pool's threads are idle. */
+void knit_ompt_checker_await_idle(void);
 
 #endif

@@ -3,6 +3,7 @@
  * what the run showed.  OpenMP 5.0 lets a runtime answer never, sometimes
  * (or sometimes_paired) or always; mandatory callbacks must be always.
  *   always    and events came                   pass
+ *   always    gcc open-codes it (GOMP ABI)      not observable
  *   always    the program exercises it, none    fail (the answer lies)
  *   always    not exercised, none               not observable
  *   sometimes                                   pass (any count)
@@ -89,6 +90,11 @@ static const char *verdict_of(const callback_info *c, char *evidence, size_t len
   case ompt_set_always:
     if (events > 0)
       return VERDICT_PASS;
+    if (checker_open_coded(c->id)) {
+      snprintf(evidence, len, "set_callback answered always; under the GOMP ABI gcc open-codes "
+               "the construct, so no runtime can see it");
+      return VERDICT_UNOBSERVABLE;
+    }
     return exercised ? VERDICT_FAIL : VERDICT_UNOBSERVABLE;
   case ompt_set_sometimes:
   case ompt_set_sometimes_paired:

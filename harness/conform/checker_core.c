@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checker.h"
 #include "checker_state.h"
@@ -48,7 +49,8 @@ ompt_get_unique_id_t checker_get_unique_id;
 check_rec_t checker_checks[CHK_COUNT];
 thread_rec_t checker_threads[MAX_THREADS];
 int checker_n_threads;
-static __thread thread_rec_t *self_rec;
+/* Initial-exec: the sampling signal's handler reaches the record through it. */
+static __thread __attribute__((tls_model("initial-exec"))) thread_rec_t *self_rec;
 region_rec_t checker_regions[MAX_REGIONS];
 uint64_t checker_n_regions;
 uint64_t checker_ids[MAX_IDS];
@@ -75,6 +77,17 @@ void checker_violate(check_id id, const char *fmt, ...)
   va_end(ap);
 }
 
+void checker_note(check_id id, const char *fmt, ...)
+{
+  check_rec_t *c = &checker_checks[id];
+  if (c->note[0])
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->note, sizeof c->note, fmt, ap);
+  va_end(ap);
+}
+
 bool checker_is_failure(check_id id)
 {
   return checker_checks[id].violated > 0 && (checker_strict || checker_catalog[id].level == SPEC);
@@ -88,8 +101,32 @@ thread_rec_t *checker_me_locked(void)
       abort();
     self_rec = &checker_threads[checker_n_threads];
     self_rec->index = checker_n_threads++;
+    self_rec->pthread = pthread_self();
+    checker_sample_attach(self_rec);
   }
   return self_rec;
+}
+
+thread_rec_t *checker_thread_at(int i)
+{
+  return i >= 0 && i < checker_n_threads ? &checker_threads[i] : NULL;
+}
+
+const char *checker_state_name(int state)
+{
+  switch (state) {
+#define STATE_NAME(name, value) case value: return #name + sizeof "ompt_state_" - 1;
+    FOREACH_OMPT_STATE(STATE_NAME)
+#undef STATE_NAME
+  default: return "unknown";
+  }
+}
+
+double checker_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* Every event on a thread comes after its thread_begin.  Called with checker_mu held. */

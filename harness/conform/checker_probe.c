@@ -3,9 +3,11 @@
  * functions' answers compared with what the program knows there.  Level 0
  * must be the implicit task whose begin this thread saw, with the thread
  * number and team size OpenMP gave the body, an exit frame that is the
- * frame of the runtime function that called the body, no enter frame and
- * state work_parallel; level 1 (the encountering task) must be waiting in
- * the runtime, so it has an enter frame.
+ * frame of the runtime function that called the body (checker_caller.c
+ * finds it), no enter frame and state work_parallel; level 1 (the
+ * encountering task) must be waiting in the runtime, so it has an enter
+ * frame; every level further out is what the events said
+ * (checker_ancestors.c).
  */
 #include <stdio.h>
 
@@ -14,30 +16,44 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* How far above the body's CFA its caller's frame may reach: a runtime
- * function that calls a body has a small frame (the trampolines pass a few
- * stack arguments), and the fault exit_frame_wrong is 64 KiB off. */
-#define CALLER_FRAME_MAX 65536
+static const char *frame_kind(int flags)
+{
+  return flags & ompt_frame_cfa ? "CFA" : "frame pointer";
+}
 
 static void check_exit_frame_locked(const ompt_frame_t *frame, const char *local,
-                                    const char *cfa, int thread_num)
+                                    const body_caller_t *caller, int thread_num)
 {
   const char *exit = frame->exit_frame.ptr;
+  int flags = frame->exit_frame_flags;
   /* Stacks grow down on every ISA knit supports: the body is below its exit frame. */
   EXPECT(CHK_EXIT_FRAME_ABOVE_BODY, exit && exit > local, "thread %d: exit frame %p is not "
          "above the body's local at %p", thread_num, (const void *)exit, (const void *)local);
   if (!exit)
     return;
-  /* A frame pointer may sit a few words below the CFA of its frame. */
-  EXPECT(CHK_EXIT_FRAME_IS_CALLERS, exit + 32 >= cfa && exit < cfa + CALLER_FRAME_MAX,
-         "thread %d: exit frame %p is not the frame of the body's caller (the body's CFA is "
-         "%p)", thread_num, (const void *)exit, (const void *)cfa);
-  EXPECT(CHK_EXIT_FRAME_FLAGS, checker_frame_flags_valid(frame->exit_frame_flags),
-         "thread %d: exit frame %p has flags 0x%x", thread_num, (const void *)exit,
-         frame->exit_frame_flags);
+  bool valid = checker_frame_flags_valid(flags);
+  EXPECT(CHK_EXIT_FRAME_FLAGS, valid, "thread %d: exit frame %p has flags 0x%x", thread_num,
+         (const void *)exit, flags);
+  if (!valid)
+    return;
+  if (!caller->found) {
+    checker_violate(CHK_EXIT_FRAME_IS_CALLERS, "thread %d: the body returns into %s, but %s",
+                    thread_num, caller->name, caller->why);
+    return;
+  }
+  /* An application frame is the program's own: its body is called by the program. */
+  bool app = (flags & ompt_frame_application) != 0;
+  const void *want = flags & ompt_frame_cfa ? caller->cfa : caller->fp;
+  EXPECT(CHK_EXIT_FRAME_IS_CALLERS, exit == want && caller->in_runtime != app, "thread %d: "
+         "exit frame %p, flags 0x%x (a %s); the body returns into %s%s, whose CFA is %p and "
+         "frame pointer %p", thread_num, (const void *)exit, flags, frame_kind(flags),
+         caller->name, caller->in_runtime ? "" : ", outside the runtime", caller->cfa,
+         caller->fp);
+  checker_note(CHK_EXIT_FRAME_IS_CALLERS, "the body's caller: %s; the exit frame is its %s",
+               caller->name, frame_kind(flags));
 }
 
-EXPORT void knit_ompt_checker_probe(const void *local, const void *cfa, int thread_num,
+EXPORT void knit_ompt_checker_probe(const void *local, const void *ra, int thread_num,
                                     int team_size)
 {
   if (!checker_get_task_info)
@@ -49,6 +65,10 @@ EXPORT void knit_ompt_checker_probe(const void *local, const void *cfa, int thre
   int have1 = checker_get_task_info(1, NULL, &td1, &frame1, NULL, NULL);
   int havep = checker_get_parallel_info(0, &pd2, &size);
   int state = checker_get_state(NULL);
+  ancestry_t a;
+  checker_ask_ancestry(&a);
+  body_caller_t caller;
+  checker_find_body_caller(ra, &caller);
 
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_me_locked();
@@ -66,7 +86,7 @@ EXPORT void knit_ompt_checker_probe(const void *local, const void *cfa, int thre
            top >= 0 ? (void *)t->imp[top].td : NULL);
     EXPECT(CHK_TASK_INFO_THREAD_NUM, tn == thread_num, "get_task_info(0) says thread_num %d, "
            "omp_get_thread_num() %d", tn, thread_num);
-    check_exit_frame_locked(frame, local, cfa, thread_num);
+    check_exit_frame_locked(frame, local, &caller, thread_num);
     EXPECT(CHK_ENTER_FRAME_CLEAR_IN_BODY, !frame->enter_frame.ptr, "thread %d: enter frame %p "
            "set while the body runs", thread_num, frame->enter_frame.ptr);
   }
@@ -75,6 +95,8 @@ EXPORT void knit_ompt_checker_probe(const void *local, const void *cfa, int thre
   EXPECT(CHK_PARALLEL_INFO_LEVEL0, havep && size == team_size && pd2 == pd, "thread %d: "
          "get_parallel_info(0) says team size %d parallel_data %p; omp_get_num_threads() %d, "
          "get_task_info %p", thread_num, size, (void *)pd2, team_size, (void *)pd);
+  if (answered)
+    checker_check_ancestry_locked(t, &a, td->value, false, true);
   if (top >= 0)
     EXPECT(CHK_TEAM_SIZE_CONSISTENT, t->imp[top].size == (unsigned)team_size, "thread %d: "
            "implicit_task said team size %u, omp_get_num_threads() %d", thread_num,

@@ -26,7 +26,7 @@ static void emit(const char *name, const char *category, const char *verdict,
             evidence);
   if (!results)
     return;
-  char clean[EVIDENCE_LEN + 64];
+  char clean[2 * EVIDENCE_LEN + 64];
   snprintf(clean, sizeof clean, "%s", evidence);
   for (char *p = clean; *p; p++)
     if (*p == '\t' || *p == '\n')
@@ -51,7 +51,7 @@ static const char *verdict_of(check_id id, char *buf, size_t len, const char **e
     return fail ? VERDICT_FAIL : VERDICT_UNSUPPORTED;
   }
   if (c->held > 0) {
-    snprintf(buf, len, "held in %lu observations", c->held);
+    snprintf(buf, len, "held in %lu observations%s%s", c->held, c->note[0] ? "; " : "", c->note);
     return VERDICT_PASS;
   }
   int cb = info->callback;
@@ -80,7 +80,7 @@ int checker_write_results_locked(void)
   }
   int failures = 0;
   for (int id = 0; id < CHK_COUNT; id++) {
-    char buf[EVIDENCE_LEN + 64];
+    char buf[2 * EVIDENCE_LEN + 64];
     const char *evidence;
     const char *verdict = verdict_of((check_id)id, buf, sizeof buf, &evidence);
     emit(checker_catalog[id].name, checker_catalog[id].category, verdict, evidence);

@@ -29,6 +29,7 @@ static void report_and_exit_locked(void)
   checker_held(CHK_FINALIZE_CALLED);
   checker_thread_final_checks_locked();
   checker_task_final_checks_locked();
+  checker_sync_final_checks_locked();
   int failures = checker_write_results_locked();
   if (failures == 0) {
     fprintf(stderr, "ompt_checker: PASS (%d threads, %llu regions, %zu ids)\n", checker_n_threads,
@@ -81,6 +82,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
     _exit(1);
   }
   checker_held(CHK_ENTRY_POINTS);
+  /* The inquiry functions live in the runtime: their module is the runtime's. */
+  checker_note_runtime_module((const void *)checker_get_state);
+  checker_sample_install();
   checker_register_thread_callbacks();
   checker_register_sync_callbacks();
   checker_register_work_callbacks();
@@ -121,6 +125,7 @@ __attribute__((destructor)) static void check_finalize_called(void)
     checker_violate(CHK_FINALIZE_CALLED, "the runtime never called the tool's finalize");
     checker_thread_final_checks_locked();
     checker_task_final_checks_locked();
+    checker_sync_final_checks_locked();
     checker_write_results_locked();
     fflush(NULL);
     _exit(1);

@@ -6,6 +6,7 @@
 
 #include <omp-tools.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,11 +37,21 @@ typedef struct check_info {
 
 extern const check_info checker_catalog[CHK_COUNT];
 
-/* How often a check held and was broken, and the first evidence of each. */
+/* How often a check held and was broken, the first evidence of a break,
+ * and what a pass can say beyond a count (checker_note). */
 typedef struct check_rec {
   unsigned long held, violated;
   char evidence[EVIDENCE_LEN];
+  char note[EVIDENCE_LEN];
 } check_rec_t;
+
+/* What a signal handler read on a thread (checker_sample.c): a request
+ * number, answered by the same number once state and wait id are in. */
+typedef struct sample_slot {
+  atomic_uint req, ack;
+  atomic_int state;
+  atomic_ullong wait_id;
+} sample_slot_t;
 
 /* What one thread has seen: its begin/end and its open regions and tasks. */
 typedef struct thread_rec {
@@ -63,10 +74,23 @@ typedef struct thread_rec {
   int work[MAX_OPEN];             /* ompt_work_t of the open worksharing constructs */
   int nwork;
   int nmasked;                    /* open masked (master) regions */
+  struct {
+    int kind;                     /* ompt_sync_region_t */
+    bool wait;                    /* a sync_region_wait inside the region */
+  } sync[MAX_OPEN];               /* open sync regions and waits, innermost last */
+  int nsync;
+  /* A mutex_acquire whose acquired has not come: the thread waits for it. */
+  bool acq_pending;
+  int acq_kind;                   /* ompt_mutex_t */
+  ompt_wait_id_t acq_id;
+  pthread_t pthread;              /* the thread itself, for sampling signals */
+  sample_slot_t slot;
 } thread_rec_t;
 
 /* A parallel region, keyed by the number stored in its parallel_data at begin. */
 typedef struct region_rec {
+  uint64_t enc_value;             /* what the encountering task's task_data held */
+  uint64_t outer_key;             /* the region of that task, 0 for the initial task's */
   unsigned actual;                /* actual_parallelism its first implicit task said */
   unsigned begins;                /* implicit tasks that began in it */
   uint64_t indices[4];            /* thread_num bits seen (up to 256) */
@@ -103,6 +127,8 @@ extern int checker_set_answer[MAX_CALLBACK];
  * checker_mu held. */
 void checker_held(check_id id);
 void checker_violate(check_id id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What a passing check's verdict adds to its count; the first note stays. */
+void checker_note(check_id id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define EXPECT(id, ok, ...)                                                                     \
   do {                                                                                          \
     if (ok)                                                                                     \
@@ -122,8 +148,16 @@ thread_rec_t *checker_event_locked(ompt_callbacks_t which, const char *what);
 void checker_note_id_locked(uint64_t id);
 /* A frame address's flags say how to read it: a CFA or a frame pointer. */
 bool checker_frame_flags_valid(int flags);
+/* The record of thread index i, or NULL. */
+thread_rec_t *checker_thread_at(int i);
+/* The name of a state, for evidence. */
+const char *checker_state_name(int state);
+/* Milliseconds on a monotonic clock. */
+double checker_now_ms(void);
 /* The address of a lock the program registered. */
 bool checker_is_lock(ompt_wait_id_t id);
+/* A sync region kind that is a barrier (checker_sync.c). */
+bool checker_is_barrier_kind(int kind);
 
 /* Registration, per concern; each remembers its answers in checker_set_answer. */
 void checker_register_thread_callbacks(void);  /* checker_threads.c */
@@ -135,6 +169,54 @@ void checker_register_other_callbacks(void);   /* checker_callbacks.c */
 /* Final checks that need the whole run, per concern. */
 void checker_thread_final_checks_locked(void);
 void checker_task_final_checks_locked(void);
+void checker_sync_final_checks_locked(void);
+
+/* The region key of an implicit task by the value the checker stored in
+ * its task_data (checker_threads.c); false if no implicit task had it.
+ * The initial task's key is 0. */
+bool checker_implicit_key_locked(uint64_t value, uint64_t *key);
+/* The creator's value of an explicit task by its value (checker_tasks.c). */
+bool checker_task_creator_locked(uint64_t value, uint64_t *creator);
+/* The thread that created the explicit task the calling thread runs, or -1. */
+int checker_current_task_creator_locked(const thread_rec_t *t);
+
+/* The inquiry answers for levels 0.. of a thread at one moment (checker_ancestors.c). */
+#define ANCESTOR_LEVELS 6
+typedef struct ancestry {
+  int have_task[ANCESTOR_LEVELS];
+  uint64_t task[ANCESTOR_LEVELS];          /* task_data's value, 0 without task_data */
+  int have_par[ANCESTOR_LEVELS];
+  uint64_t par[ANCESTOR_LEVELS];           /* parallel_data's value */
+  int size[ANCESTOR_LEVELS];
+} ancestry_t;
+/* Asks get_task_info and get_parallel_info for every level; no lock held. */
+void checker_ask_ancestry(ancestry_t *a);
+/* Compares levels above 0 with the records: from an outlined body
+ * (from_task false) every level; from a task's body levels above 1, and
+ * only if level 1 was its creator.  value is level 0's. */
+void checker_check_ancestry_locked(const thread_rec_t *t, const ancestry_t *a, uint64_t value,
+                                   bool from_task, bool level1_right);
+
+/* The runtime function that called an outlined body (checker_caller.c):
+ * found by unwinding from the probe to the frame the body returns into (ra).
+ * Called without checker_mu. */
+typedef struct body_caller {
+  bool found;                     /* the unwinder reached the body's caller */
+  const void *cfa, *fp;           /* its CFA and frame pointer */
+  bool in_runtime;                /* the body's return address is in the runtime's module */
+  char name[96];                  /* what dladdr says of the return address */
+  char why[96];                   /* when not found: how far the unwinder came */
+} body_caller_t;
+void checker_find_body_caller(const void *ra, body_caller_t *c);
+/* Remembers which module is the runtime: the one that holds fn. */
+void checker_note_runtime_module(const void *fn);
+
+/* Sampling another thread's state by a signal (checker_sample.c). */
+void checker_sample_install(void);
+/* Makes the calling thread answer samples into t's slot; called on t's thread. */
+void checker_sample_attach(thread_rec_t *t);
+/* Asks thread index i for its state and wait id; false if it did not answer. */
+bool checker_sample(int i, int *state, ompt_wait_id_t *wait_id);
 
 /* Verdicts, as the reports spell them. */
 #define VERDICT_PASS "pass"

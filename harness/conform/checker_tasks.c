@@ -37,6 +37,7 @@
 
 typedef struct task_rec {
   uint64_t parent;                /* the creator's task_data value */
+  int creator_thread;             /* the index of the thread that created it */
   int flags;
   bool has_deps;
   int scheduled, completed;
@@ -55,6 +56,25 @@ static task_rec_t *task_of(const ompt_data_t *td)
     return NULL;
   uint64_t i = td->value & ~TASK_TAG;
   return i < n_tasks ? &tasks[i] : NULL;
+}
+
+bool checker_task_creator_locked(uint64_t value, uint64_t *creator)
+{
+  ompt_data_t d = {.value = value};
+  task_rec_t *r = task_of(&d);
+  if (r)
+    *creator = r->parent;
+  return r != NULL;
+}
+
+int checker_current_task_creator_locked(const thread_rec_t *t)
+{
+  int d = running[t->index].depth;
+  if (d <= 0 || d > MAX_DEPTH)
+    return -1;
+  ompt_data_t cur = {.value = running[t->index].stack[d - 1]};
+  task_rec_t *r = task_of(&cur);
+  return r ? r->creator_thread : -1;
 }
 
 /* The thread's current task as its events say: running explicit task, else implicit. */
@@ -87,6 +107,7 @@ static void on_task_create(ompt_data_t *enc_td, const ompt_frame_t *enc_frame,
   new_td->value = TASK_TAG | n_tasks++;
   checker_note_id_locked(checker_get_unique_id());
   r->parent = enc_td ? enc_td->value : 0;
+  r->creator_thread = t->index;
   r->flags = flags;
   r->has_deps = has_deps != 0;
   EXPECT(CHK_TASK_CREATE_CODEPTR, codeptr != NULL, "task_create on thread #%d without a "
@@ -199,10 +220,11 @@ EXPORT void knit_ompt_checker_task_probe(const void *local)
   if (!checker_get_task_info)
     return;
   int flags = 0;
-  ompt_data_t *td = NULL, *td1 = NULL;
+  ompt_data_t *td = NULL;
   ompt_frame_t *frame = NULL;
   int have0 = checker_get_task_info(0, &flags, &td, &frame, NULL, NULL);
-  int have1 = checker_get_task_info(1, NULL, &td1, NULL, NULL, NULL);
+  ancestry_t a;
+  checker_ask_ancestry(&a);
 
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_me_locked();
@@ -220,10 +242,12 @@ EXPORT void knit_ompt_checker_task_probe(const void *local)
          (void *)td, td ? (unsigned long long)td->value : 0ull, flags,
          d > 0 && d <= MAX_DEPTH ? (unsigned long long)running[t->index].stack[d - 1] : 0ull);
   if (is_task) {
-    EXPECT(CHK_TASK_INFO_PARENT, have1 && td1 && td1->value == r->parent, "thread #%d in a "
-           "task body: get_task_info(1) gave 0x%llx, the task's creator is 0x%llx", t->index,
-           td1 ? (unsigned long long)td1->value : 0ull, (unsigned long long)r->parent);
+    bool parent = a.have_task[1] && a.task[1] == r->parent;
+    EXPECT(CHK_TASK_INFO_PARENT, parent, "thread #%d in a task body: get_task_info(1) gave "
+           "0x%llx, the task's creator is 0x%llx", t->index, (unsigned long long)a.task[1],
+           (unsigned long long)r->parent);
     task_frames_locked(t, frame, local);
+    checker_check_ancestry_locked(t, &a, td->value, true, parent);
   }
   pthread_mutex_unlock(&checker_mu);
 }

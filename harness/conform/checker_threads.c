@@ -8,13 +8,44 @@
  * passes copies of parallel_data and of a worker's late task_data: the
  * value the checker stored is matched (parallel_data_same,
  * implicit_task_paired), and the address is a check of its own
- * (parallel_data_address, implicit_task_data_address).
+ * (parallel_data_address, implicit_task_data_address).  Each region keeps
+ * what its encountering task held and which region that task is in, and
+ * each implicit task's value maps to its region, so that the ancestors a
+ * thread is told of can be followed out to the initial task
+ * (checker_ancestors.c).  The runtime's own work (fork, join, an implicit
+ * task's start and end) is where it reports state overhead, if it does.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checker_state.h"
+
+#define MAX_IMPLICIT 8192
+
+/* Every implicit task's value and the key of its region (0: an initial task). */
+static struct {
+  uint64_t value, key;
+} implicit_keys[MAX_IMPLICIT];
+static size_t n_implicit_keys;
+
+bool checker_implicit_key_locked(uint64_t value, uint64_t *key)
+{
+  for (size_t i = n_implicit_keys; i-- > 0;) {
+    if (implicit_keys[i].value == value) {
+      *key = implicit_keys[i].key;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The runtime's own work is overhead (OpenMP 5.0 ompt_state_t), where it says so. */
+static void check_overhead_locked(const thread_rec_t *t, const char *what, int state)
+{
+  EXPECT(CHK_OVERHEAD_IN_RUNTIME, state == ompt_state_overhead, "%s on thread #%d: state %s "
+         "(0x%x), not overhead", what, t->index, checker_state_name(state), state);
+}
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
@@ -41,9 +72,11 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
                               ompt_data_t *parallel_data, unsigned int requested, int flags,
                               const void *codeptr)
 {
-  (void)enc_task_data, (void)requested, (void)flags, (void)codeptr;
+  (void)requested, (void)flags, (void)codeptr;
+  int state = checker_get_state(NULL);
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_parallel_begin, "parallel_begin");
+  check_overhead_locked(t, "parallel_begin", state);
   bool have = enc_frame && enc_frame->enter_frame.ptr;
   EXPECT(CHK_ENTER_FRAME_AT_FORK, have, "parallel_begin on thread #%d: encountering task's "
          "enter frame is NULL", t->index);
@@ -53,6 +86,14 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
            "framepointer)", t->index, enc_frame->enter_frame.ptr, enc_frame->enter_frame_flags);
   uint64_t key = ++checker_n_regions;
   parallel_data->value = key;
+  if (key <= MAX_REGIONS) {
+    int top = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
+    region_rec_t *r = &checker_regions[key - 1];
+    r->enc_value = enc_task_data ? enc_task_data->value : 0;
+    /* The encountering task is the thread's innermost implicit task, or an explicit one. */
+    if (!checker_implicit_key_locked(r->enc_value, &r->outer_key))
+      r->outer_key = top >= 0 ? t->imp[top].key : 0;
+  }
   checker_note_id_locked(checker_get_unique_id());
   if (t->npar < MAX_OPEN) {
     t->par[t->npar].pd = parallel_data;
@@ -66,8 +107,10 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task_da
                             const void *codeptr)
 {
   (void)enc_task_data, (void)flags, (void)codeptr;
+  int state = checker_get_state(NULL);
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_parallel_end, "parallel_end");
+  check_overhead_locked(t, "parallel_end", state);
   EXPECT(CHK_PARALLEL_PAIRED, t->npar > 0, "parallel_end(%p) on thread #%d, which has no "
          "open region", (void *)parallel_data, t->index);
   if (t->npar > 0) {
@@ -125,6 +168,10 @@ static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
     else
       key = 0;
   }
+  if (n_implicit_keys < MAX_IMPLICIT) {
+    implicit_keys[n_implicit_keys].value = task_data->value;
+    implicit_keys[n_implicit_keys++].key = key;
+  }
   if (t->nimp < MAX_OPEN) {
     t->imp[t->nimp].td = task_data;
     t->imp[t->nimp].value = task_data->value;
@@ -163,8 +210,12 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              ompt_data_t *task_data, unsigned int actual, unsigned int index,
                              int flags)
 {
+  int state = checker_get_state(NULL);
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_implicit_task, "implicit_task");
+  if (!(flags & ompt_task_initial))
+    check_overhead_locked(t, endpoint == ompt_scope_begin ? "implicit_task begin"
+                                                          : "implicit_task end", state);
   if (endpoint == ompt_scope_begin)
     implicit_begin_locked(t, parallel_data, task_data, actual, index, flags);
   else

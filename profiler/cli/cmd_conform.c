@@ -9,11 +9,12 @@
 #include "cli/commands.h"
 #include "cli/conform.h"
 #include "cli/paths.h"
+#include "cli/runtimes.h"
 
 static void usage(FILE *to)
 {
   fprintf(to,
-          "usage: knit conform --runtime=NAME|PATH [--isa=ISA] [--mutations]\n"
+          "usage: knit conform --runtime=NAME|PATH [--isa=ISA] [--abi=gomp|kmpc] [--mutations]\n"
           "                    [--format=md|json|junit|html|all] [-o FILE]\n"
           "       knit conform --summary=DIR [--format=md|json|junit|html|all] [-o FILE]\n"
           "\n"
@@ -27,6 +28,9 @@ static void usage(FILE *to)
           "  --runtime=PATH   a folder holding libgomp.so.1 and/or libomp.so.5, or one of them\n"
           "  --isa=ISA        x86_64, aarch64 or ppc64le (default: this machine's); another\n"
           "                   ISA runs under QEMU with the programs of build/<ISA>\n"
+          "  --abi=ABI        gomp (gcc-built programs) or kmpc (clang-built): for a runtime\n"
+          "                   that speaks both, as libomp does, the one to check (default:\n"
+          "                   kmpc, its own compiler's); its reports are named RUNTIME/ABI\n"
           "  --mutations      also run the suite against every fault the mock runtime can\n"
           "                   inject (MOCKRT_FAULT) and report how many it caught\n"
           "  --format=F       md (default), json, junit (JUnit XML), html, or all: with -o\n"
@@ -128,8 +132,10 @@ int knit_cmd_conform(int argc, char **argv)
     {"runtime", required_argument, NULL, 'r'}, {"isa", required_argument, NULL, 'i'},
     {"format", required_argument, NULL, 'f'},  {"summary", required_argument, NULL, 's'},
     {"mutations", no_argument, NULL, 'm'},     {"keep", no_argument, NULL, 'k'},
-    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    {"abi", required_argument, NULL, 'a'},     {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
   const char *runtime = NULL, *isa = NULL, *format = "md", *out = NULL, *summary_dir = NULL;
+  const char *abi = NULL;
   bool mutations = false, keep = false;
   optind = 1;
   opterr = 0;
@@ -138,6 +144,7 @@ int knit_cmd_conform(int argc, char **argv)
     switch (c) {
     case 'r': runtime = optarg; break;
     case 'i': isa = optarg; break;
+    case 'a': abi = optarg; break;
     case 'f': format = optarg; break;
     case 's': summary_dir = optarg; break;
     case 'm': mutations = true; break;
@@ -168,6 +175,12 @@ int knit_cmd_conform(int argc, char **argv)
 
   knit_conform_target t;
   memset(&t, 0, sizeof t);
+  if (abi && strcmp(abi, "gomp") != 0 && strcmp(abi, "kmpc") != 0) {
+    fprintf(stderr, "knit conform: unknown ABI '%s' (gomp, kmpc)\n", abi);
+    return 2;
+  }
+  if (abi)
+    t.abi_wanted = strcmp(abi, "gomp") == 0 ? KNIT_ABI_GOMP : KNIT_ABI_KMPC;
   if (strchr(runtime, '/'))
     snprintf(t.runtime_path, sizeof t.runtime_path, "%s", runtime);
   else
@@ -190,6 +203,8 @@ int knit_cmd_conform(int argc, char **argv)
     return 2;
   }
   snprintf(r->runtime, sizeof r->runtime, "%s", runtime);
+  snprintf(r->label, sizeof r->label, "%s%s%s", runtime, t.two_abis ? "/" : "",
+           t.two_abis ? (t.abis == KNIT_ABI_GOMP ? "gomp" : "kmpc") : "");
   snprintf(r->isa, sizeof r->isa, "%s", t.isa);
   bool ran = knit_conform_run(&t, NULL, r, err, sizeof err) &&
              (!mutations || knit_conform_mutations(&t, r, err, sizeof err));
@@ -202,6 +217,7 @@ int knit_cmd_conform(int argc, char **argv)
     free(r);
     return 2;
   }
+  knit_conform_explain(r);
   for (int i = 0; i < o.n; i++)
     knit_conform_write(r, o.format[i], o.file[i]);
   if (!close_outputs(&o)) {
@@ -213,7 +229,7 @@ int knit_cmd_conform(int argc, char **argv)
   knit_conform_mutation_score(r, &caught, &applicable);
   int fails = knit_conform_count(r, KNIT_V_FAIL);
   fprintf(stderr, "knit conform: %s on %s: %d pass, %d fail, %d not supported, %d not observable%s",
-          runtime, t.isa, knit_conform_count(r, KNIT_V_PASS), fails,
+          r->label, t.isa, knit_conform_count(r, KNIT_V_PASS), fails,
           knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE),
           r->ompt ? "" : " (no OMPT)");
   if (r->mutated)

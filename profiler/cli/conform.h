@@ -27,7 +27,7 @@ typedef struct knit_check {
   char name[64];
   char category[24];
   knit_verdict verdict;
-  char evidence[400];
+  char evidence[800];
   char source[40];      /* the program run that gave the verdict */
 } knit_check;
 
@@ -44,6 +44,7 @@ typedef struct knit_mutation {
 
 typedef struct knit_conform_report {
   char runtime[256];
+  char label[280];      /* its name in a summary: the runtime, "/ABI" where it speaks two */
   char isa[16];
   char runtime_version[160];
   char omp_version[16];
@@ -55,6 +56,12 @@ typedef struct knit_conform_report {
   knit_mutation faults[KNIT_MAX_FAULTS];
   int n_faults;
 } knit_conform_report;
+
+/* What a report is called in titles and summaries. */
+static inline const char *knit_conform_label(const knit_conform_report *r)
+{
+  return r->label[0] ? r->label : r->runtime;
+}
 
 /* Adds a verdict; a check seen before keeps the stronger verdict (fail,
  * then not supported, pass, not observable) with that verdict's evidence. */
@@ -72,7 +79,9 @@ typedef struct knit_conform_target {
   const char *isa;
   char tree[PATH_MAX];       /* the build tree of that ISA */
   bool qemu;
+  unsigned abi_wanted;       /* KNIT_ABI_* asked for by --abi, or 0: the runtime's own */
   unsigned abis;             /* KNIT_ABI_* to run */
+  bool two_abis;             /* the runtime speaks both: reports name the ABI too */
   char work[PATH_MAX];       /* a private folder for verdict files and logs */
   unsigned timeout;          /* seconds per program */
   bool keep_logs;
@@ -95,6 +104,14 @@ bool knit_conform_run_log(const knit_conform_target *t, const char *program, con
 bool knit_conform_mutations(const knit_conform_target *t, knit_conform_report *r, char *err,
                             size_t errlen);
 
+/* The categories of checks, in the order reports list them. */
+#define KNIT_CONFORM_CATEGORIES 11
+extern const char *const knit_conform_categories[KNIT_CONFORM_CATEGORIES];
+
+/* Puts what knit knows of a runtime's departure from OpenMP 5.0 in front
+ * of the evidence of each failed check it explains (conform_departures.c). */
+void knit_conform_explain(knit_conform_report *r);
+
 /* Writes r as md, json, junit, html or tsv (what --summary reads). */
 bool knit_conform_write(const knit_conform_report *r, const char *format, FILE *out);
 /* Reads a report written as tsv. */
@@ -103,6 +120,11 @@ bool knit_conform_read_tsv(const char *path, knit_conform_report *r);
  * returns false with a message. */
 bool knit_conform_summary(const char *dir, const char *format, FILE *out, char *err,
                           size_t errlen);
+
+/* The check-by-runtime table of a summary, in md or html (conform_matrix.c):
+ * a row per check, a column per report, a verdict in each cell. */
+void knit_conform_matrix(const knit_conform_report *const *reports, int n, const char *format,
+                         FILE *out);
 
 /* Text escaped for the formats. */
 void knit_put_json_string(FILE *out, const char *s);

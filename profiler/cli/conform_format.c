@@ -6,7 +6,7 @@
 
 #include "cli/conform.h"
 
-static const char *const categories[] = {
+const char *const knit_conform_categories[KNIT_CONFORM_CATEGORIES] = {
   "lifecycle", "discovery", "callbacks", "pairing", "ids", "links", "teams",
   "frames", "states", "ancestors", "platform",
 };
@@ -59,18 +59,18 @@ static void write_md(const knit_conform_report *r, FILE *out)
   char head[512];
   headline(r, head, sizeof head);
   fprintf(out, "# Conformance: %s on %s\n\n%s\n\nABI checked: %s. Verdicts: %d pass, %d fail, "
-          "%d not supported, %d not observable.\n", r->runtime, r->isa, head, r->abis,
+          "%d not supported, %d not observable.\n", knit_conform_label(r), r->isa, head, r->abis,
           knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
           knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE));
-  for (size_t c = 0; c < sizeof categories / sizeof categories[0]; c++) {
+  for (size_t c = 0; c < KNIT_CONFORM_CATEGORIES; c++) {
     bool any = false;
     for (int i = 0; i < r->n_checks; i++) {
       const knit_check *k = &r->checks[i];
-      if (strcmp(k->category, categories[c]) != 0)
+      if (strcmp(k->category, knit_conform_categories[c]) != 0)
         continue;
       if (!any)
         fprintf(out, "\n## %s\n\n| check | verdict | evidence | run |\n|---|---|---|---|\n",
-                categories[c]);
+                knit_conform_categories[c]);
       any = true;
       fprintf(out, "| %s | %s%s%s | ", k->name, k->verdict == KNIT_V_FAIL ? "**" : "",
               knit_verdict_name(k->verdict), k->verdict == KNIT_V_FAIL ? "**" : "");
@@ -95,6 +95,8 @@ static void write_json(const knit_conform_report *r, FILE *out)
 {
   fputs("{\"runtime\": ", out);
   knit_put_json_string(out, r->runtime);
+  fputs(", \"label\": ", out);
+  knit_put_json_string(out, knit_conform_label(r));
   fputs(", \"isa\": ", out);
   knit_put_json_string(out, r->isa);
   fputs(", \"runtime_version\": ", out);
@@ -148,7 +150,7 @@ static void write_junit(const knit_conform_report *r, FILE *out)
     faults_missed += r->faults[i].state == KNIT_FAULT_MISSED;
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
           "<testsuite name=\"knit conform ");
-  knit_put_xml_text(out, r->runtime);
+  knit_put_xml_text(out, knit_conform_label(r));
   fprintf(out, " %s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n", r->isa,
           r->n_checks + r->n_faults, knit_conform_count(r, KNIT_V_FAIL) + faults_missed,
           r->n_checks - knit_conform_count(r, KNIT_V_FAIL) - knit_conform_count(r, KNIT_V_PASS));
@@ -185,9 +187,9 @@ static void write_html(const knit_conform_report *r, FILE *out)
   char head[512];
   headline(r, head, sizeof head);
   fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>knit conform ", out);
-  knit_put_xml_text(out, r->runtime);
+  knit_put_xml_text(out, knit_conform_label(r));
   fprintf(out, " %s</title></head><body>\n<h1>Conformance: ", r->isa);
-  knit_put_xml_text(out, r->runtime);
+  knit_put_xml_text(out, knit_conform_label(r));
   fprintf(out, " on %s</h1>\n<p>", r->isa);
   knit_put_xml_text(out, head);
   fprintf(out, "</p><p>ABI checked: %s. %d pass, %d fail, %d not supported, %d not observable."
@@ -195,10 +197,10 @@ static void write_html(const knit_conform_report *r, FILE *out)
           "<th>check</th><th>verdict</th><th>evidence</th><th>run</th></tr>\n", r->abis,
           knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
           knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE));
-  for (size_t c = 0; c < sizeof categories / sizeof categories[0]; c++) {
+  for (size_t c = 0; c < KNIT_CONFORM_CATEGORIES; c++) {
     for (int i = 0; i < r->n_checks; i++) {
       const knit_check *k = &r->checks[i];
-      if (strcmp(k->category, categories[c]) != 0)
+      if (strcmp(k->category, knit_conform_categories[c]) != 0)
         continue;
       fprintf(out, "<tr><td>%s</td><td>%s</td><td style=\"background:%s\">%s</td><td>",
               k->category, k->name, colour[k->verdict], knit_verdict_name(k->verdict));
@@ -226,6 +228,7 @@ static void write_html(const knit_conform_report *r, FILE *out)
 
 static void write_tsv(const knit_conform_report *r, FILE *out)
 {
+  fprintf(out, "report\tlabel\t%s\n", knit_conform_label(r));
   fprintf(out, "report\truntime\t%s\nreport\tisa\t%s\nreport\truntime_version\t%s\n"
           "report\tomp_version\t%s\nreport\tabis\t%s\nreport\tompt\t%d\nreport\tmutated\t%d\n",
           r->runtime, r->isa, r->runtime_version, r->omp_version, r->abis, r->ompt, r->mutated);
@@ -283,6 +286,7 @@ bool knit_conform_read_tsv(const char *path, knit_conform_report *r)
     int n = split(line, x, 6);
     if (n == 3 && strcmp(x[0], "report") == 0) {
       if (strcmp(x[1], "runtime") == 0) snprintf(r->runtime, sizeof r->runtime, "%s", x[2]);
+      else if (strcmp(x[1], "label") == 0) snprintf(r->label, sizeof r->label, "%s", x[2]);
       else if (strcmp(x[1], "isa") == 0) snprintf(r->isa, sizeof r->isa, "%s", x[2]);
       else if (strcmp(x[1], "runtime_version") == 0)
         snprintf(r->runtime_version, sizeof r->runtime_version, "%s", x[2]);

@@ -115,12 +115,32 @@ static bool prepare_path_runtime(knit_conform_target *t, const char *path, char 
   if (knit_path_printf(probe, sizeof probe, "%s/libgomp.so.1", t->runtime_path) && exists(probe))
     t->abis |= KNIT_ABI_GOMP;
   if (knit_path_printf(probe, sizeof probe, "%s/libomp.so.5", t->runtime_path) && exists(probe))
-    t->abis = KNIT_ABI_KMPC;  /* a runtime speaking both is checked in its own ABI */
+    t->abis |= KNIT_ABI_KMPC;
   if (!t->abis) {
     snprintf(err, errlen, "runtime %s: no libgomp.so.1 or libomp.so.5 in %s", path,
              t->runtime_path);
     return false;
   }
+  return true;
+}
+
+static const char *abi_name(unsigned abi)
+{
+  return abi == KNIT_ABI_KMPC ? "kmpc" : "gomp";
+}
+
+/* The ABI to check in: --abi's if the runtime speaks it; else, for a
+ * runtime that speaks both, its own compiler's (__kmpc_*). */
+static bool choose_abi(knit_conform_target *t, const char *name, char *err, size_t errlen)
+{
+  unsigned spoken = t->abis;
+  t->two_abis = spoken == (KNIT_ABI_GOMP | KNIT_ABI_KMPC);
+  if (t->abi_wanted && !(spoken & t->abi_wanted)) {
+    snprintf(err, errlen, "runtime %s does not speak the %s ABI (it speaks %s)", name,
+             abi_name(t->abi_wanted), abi_name(spoken));
+    return false;
+  }
+  t->abis = t->abi_wanted ? t->abi_wanted : spoken & KNIT_ABI_KMPC ? KNIT_ABI_KMPC : KNIT_ABI_GOMP;
   return true;
 }
 
@@ -152,7 +172,7 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
   if (t->runtime_path[0]) {
     char given[PATH_MAX];
     snprintf(given, sizeof given, "%s", t->runtime_path);
-    if (!prepare_path_runtime(t, given, err, errlen))
+    if (!prepare_path_runtime(t, given, err, errlen) || !choose_abi(t, given, err, errlen))
       return false;
   } else {
     const knit_runtime *rt = knit_runtime_find(t->runtime);
@@ -163,8 +183,9 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
                names);
       return false;
     }
-    /* A runtime that speaks both ABIs is checked in the one of its own compiler. */
-    t->abis = rt->abis & KNIT_ABI_KMPC ? KNIT_ABI_KMPC : KNIT_ABI_GOMP;
+    t->abis = rt->abis;
+    if (!choose_abi(t, rt->name, err, errlen))
+      return false;
     if (rt->dir && (!knit_path_printf(probe, sizeof probe, "%s/lib/%s/%s", t->tree, rt->dir,
                                       rt->soname) || !exists(probe))) {
       snprintf(err, errlen, "runtime %s is missing for %s (no %s)", rt->name, t->isa, probe);
@@ -297,7 +318,7 @@ static int merge_file(const char *path, const char *source, bool no_ompt, knit_c
       knit_verdict v;
       if (!knit_verdict_parse(field[3], &v))
         continue;
-      char evidence[400];
+      char evidence[800];
       snprintf(evidence, sizeof evidence, "%s", field[4]);
       /* Without OMPT no tool can be found, declined or disabled: not a failure of discovery. */
       if (no_ompt && strcmp(field[2], "discovery") == 0) {
@@ -338,7 +359,7 @@ static bool run_and_merge(const knit_conform_target *t, const run_spec *spec, co
   if (ok || fails > 0)
     return true;
   /* A run that ended badly without saying why is a failure of its own. */
-  char tail[300], evidence[400], name[64];
+  char tail[300], evidence[800], name[64];
   last_line(log, tail, sizeof tail);
   if (WIFSIGNALED(status))
     snprintf(evidence, sizeof evidence, "killed by signal %d%s after %d verdicts; last output: %s",

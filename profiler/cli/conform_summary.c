@@ -1,5 +1,6 @@
 /* knit conform --summary: one table across every report of a folder (the
- * .tsv form each report is also written in), one row per runtime and ISA. */
+ * .tsv form each report is also written in), one row per runtime and ISA,
+ * and in md and html the check-by-runtime table (conform_matrix.c). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -46,7 +47,7 @@ static int by_name(const void *a, const void *b)
 {
   const knit_conform_report *x = *(knit_conform_report *const *)a;
   const knit_conform_report *y = *(knit_conform_report *const *)b;
-  int c = strcmp(x->runtime, y->runtime);
+  int c = strcmp(knit_conform_label(x), knit_conform_label(y));
   return c ? c : strcmp(x->isa, y->isa);
 }
 
@@ -58,7 +59,7 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
           out);
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
-      fprintf(out, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", r->runtime, r->isa,
+      fprintf(out, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", knit_conform_label(r), r->isa,
               rows[i].ompt, knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
               knit_conform_count(r, KNIT_V_UNSUPPORTED),
               knit_conform_count(r, KNIT_V_UNOBSERVABLE), rows[i].mutation, rows[i].failed);
@@ -68,7 +69,7 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
       fputs(i ? ",\n {\"runtime\": " : "\n {\"runtime\": ", out);
-      knit_put_json_string(out, r->runtime);
+      knit_put_json_string(out, knit_conform_label(r));
       fprintf(out, ", \"isa\": \"%s\", \"ompt\": ", r->isa);
       knit_put_json_string(out, rows[i].ompt);
       fprintf(out, ", \"pass\": %d, \"fail\": %d, \"not supported\": %d, \"not observable\": %d, "
@@ -85,7 +86,7 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
       fputs("  <testcase classname=\"summary\" name=\"", out);
-      knit_put_xml_text(out, r->runtime);
+      knit_put_xml_text(out, knit_conform_label(r));
       fprintf(out, " %s\">", r->isa);
       if (rows[i].failed[0]) {
         fputs("<failure message=\"failed: ", out);
@@ -104,7 +105,7 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
       fputs("<tr><td>", out);
-      knit_put_xml_text(out, r->runtime);
+      knit_put_xml_text(out, knit_conform_label(r));
       fprintf(out, "</td><td>%s</td><td>", r->isa);
       knit_put_xml_text(out, rows[i].ompt);
       fprintf(out, "</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td>",
@@ -114,7 +115,7 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
       knit_put_xml_text(out, rows[i].failed);
       fputs("</td></tr>\n", out);
     }
-    fputs("</table>\n</body></html>\n", out);
+    fputs("</table>\n", out);
   }
 }
 
@@ -150,8 +151,12 @@ bool knit_conform_summary(const char *dir, const char *format, FILE *out, char *
   row *rows = calloc((size_t)n, sizeof *rows);
   for (int i = 0; rows && i < n; i++)
     describe(reports[i], &rows[i]);
-  if (rows)
+  if (rows) {
     write_rows(rows, n, format, out);
+    knit_conform_matrix((const knit_conform_report *const *)reports, n, format, out);
+    if (strcmp(format, "html") == 0)
+      fputs("</body></html>\n", out);
+  }
   free(rows);
   for (int i = 0; i < n; i++)
     free(reports[i]);
