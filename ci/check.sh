@@ -52,6 +52,13 @@ for t in "${built[@]}"; do
   test_tree "$t"
 done
 
+# The conformance reports the native tree's tests wrote (docs/conform.md).
+if [ -d "$build/native/reports" ]; then
+  rm -rf "$build/reports"
+  cp -r "$build/native/reports" "$build/reports"
+  echo "check: conformance reports in $build/reports (summary: $build/reports/summary.md)"
+fi
+
 echo
 echo "check: took $(( $(date +%s) - start )) s"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "check: failed: $f"; done

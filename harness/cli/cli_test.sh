@@ -146,6 +146,56 @@ run_runtimes)
   expect 0 'calls: 1 rounds' -- "$knit" run --runtime=mock-gomp -- "$wl/calls" 1
   expect 2 'no program given' -- "$knit" run --runtime=libomp
   ;;
+gomp_wrappers)
+  # The GOMP wrappers change nothing a program sees: every entry point they
+  # wrap, sampled 10000 times a second, on GNU libgomp (knit stands in for
+  # OMPT there; the first lock ABI's nested locks must still reach libgomp's
+  # own functions) and on runtimes with OMPT, where they pass straight
+  # through and leave the events to knit's tool.
+  want='rounds \(with the old nested locks\), 0 failed checks'
+  expect 0 "$want" -- env OMP_NUM_THREADS=4 "$wl/sync" 30 old
+  expect 0 "$want" -- env OMP_NUM_THREADS=4 \
+    "$knit" record -e REALTIME@100 --runtime=system -o "$tmp/libgomp" -- "$wl/sync" 30 old
+  grep -q '^gomp: no OMPT' "$tmp/libgomp/knit.log" ||
+    fail "knit did not stand in for OMPT on libgomp"
+  for rt in mock-gomp libomp; do
+    expect 0 'sync: 30 rounds, 0 failed checks' -- env OMP_NUM_THREADS=4 \
+      "$knit" record -e REALTIME@100 --runtime=$rt -o "$tmp/$rt" -- "$wl/sync" 30
+    grep -q '^ompt: tool initialized' "$tmp/$rt/knit.log" || fail "no OMPT tool on $rt"
+    if grep -q '^gomp:' "$tmp/$rt/knit.log"; then
+      fail "the GOMP wrappers stood in for OMPT on $rt, which has it"
+    fi
+  done
+  # The other ISAs' wrappers (ppc64le's cannot tail-call), under QEMU, when
+  # their trees are built beside this one.
+  for isa in aarch64 ppc64le; do
+    tree=$wl/../../$isa
+    [ -f "$tree/lib/libknit.so" ] || continue
+    expect 0 "$want" -- env OMP_NUM_THREADS=4 KNIT_LIBDIR="$tree/lib" "$knit" record \
+      -e REALTIME@200 --runtime=system --qemu -o "$tmp/$isa" -- "$tree/workloads/sync" 5 old
+  done
+  ;;
+report_metrics)
+  # Metric names are the measurement's: a wrong one is bad usage and the
+  # message lists the right ones; blame goldens check shares alone.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  names='\(this measurement has: PROBE, OMP_IDLE, OMP_MUTEX_WAIT, OMP_MUTEX_BLAME\)'
+  expect 2 "unknown metric 'BOGUS' $names" -- "$knit" report --metrics=PROBE,BOGUS "$tmp/m"
+  expect 2 "unknown metric 'CPUTIME' $names" -- "$knit" report --sort=CPUTIME:excl "$tmp/m"
+  expect 2 "unknown metric 'BOGUS' $names" -- "$knit" report --format=folded --metric=BOGUS "$tmp/m"
+  expect 2 "after the metric comes :incl or :excl" -- "$knit" report --sort=PROBE:up "$tmp/m"
+  expect 2 'chooses what --format=folded counts' -- "$knit" report --metric=PROBE "$tmp/m"
+  expect 2 "chooses the tree's columns" -- "$knit" report --format=folded --metrics=all "$tmp/m"
+  expect 0 'OMP_MUTEX_BLAME' -- "$knit" report --metrics=all "$tmp/m"
+  expect 0 'incl   incl%  excl  function' -- "$knit" report --sort=probe:excl "$tmp/m"
+  [ "$("$knit" report --format=folded --metric=probe "$tmp/m")" = \
+    "$("$knit" report --format=folded "$tmp/m")" ] || fail "--metric=probe is not the folded form of old"
+  expect 0 '^$' -- "$knit" report --format=folded --metric=OMP_MUTEX_BLAME "$tmp/m"
+  printf '# paths: ignore\n# metric-share: PROBE main;run_calls;recurse >= 0.3\n' >"$tmp/shares.folded"
+  expect 0 'matches .* \(paths ignored, 1 metric share\)' -- "$knit" check "$tmp/m" "$tmp/shares.folded"
+  printf '# paths: ignore\n# metric-share: OMP_MUTEX_BLAME main >= 0\n' >"$tmp/blame.folded"
+  expect 1 'no OMP_MUTEX_BLAME in the measurement' -- "$knit" check "$tmp/m" "$tmp/blame.folded"
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2

@@ -31,3 +31,16 @@ if(NOT CMAKE_CROSSCOMPILING)
     target_compile_options(test_symbolize PRIVATE -g -O0)
   endif()
 endif()
+
+# Metrics in reports and goldens, on a blame measurement written with the
+# writer and read back (blame_measurement.c).
+if(NOT CMAKE_CROSSCOMPILING)
+  knit_unit_test(test_report_metrics
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_metrics.c
+            ${CMAKE_CURRENT_LIST_DIR}/blame_measurement.c
+    LIBS knit_report knit_cct)
+  knit_unit_test(test_metric_share
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_metric_share.c
+            ${CMAKE_CURRENT_LIST_DIR}/blame_measurement.c
+    LIBS knit_report knit_cct)
+endif()

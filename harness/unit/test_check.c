@@ -1,5 +1,6 @@
-/* Golden comparison: parsing golden files, exact and share comparisons, the
- * diff they print, and rewriting a golden. */
+/* Golden comparison: parsing golden files (the metric-share and paths
+ * directives included), exact and share comparisons, the diff they print,
+ * and rewriting a golden. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +52,24 @@ static char *diff_of(const knit_golden *g, const knit_folded *m, knit_check_mode
   *differences = knit_golden_compare(g, m, mode, out);
   fclose(out);
   return text;
+}
+
+/* An empty file named after the template path (its XXXXXX replaced). */
+static void make_temp_file(char *path)
+{
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+}
+
+/* The first len - 1 bytes of the file at path, as a string. */
+static void read_text(const char *path, char *text, size_t len)
+{
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t n = fread(text, 1, len - 1, f);
+  text[n] = '\0';
+  fclose(f);
 }
 
 static void test_parse(void **state)
@@ -192,9 +211,7 @@ static void test_update_keeps_comments(void **state)
 {
   (void)state;
   char path[] = "/tmp/knit-test-golden-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  make_temp_file(path);
   knit_golden old = parse_ok("# the reduce workload\n# tolerance: 0.1\nmain;old 5\n");
   const char *paths[] = {"main;new", "main;a"};
   const uint64_t counts[] = {4, 6};
@@ -202,11 +219,8 @@ static void test_update_keeps_comments(void **state)
   char err[256];
   assert_int_equal(knit_golden_write(path, &old, &m, err, sizeof err), 0);
 
-  FILE *f = fopen(path, "r");
-  char text[256] = "";
-  size_t len = fread(text, 1, sizeof text - 1, f);
-  text[len] = '\0';
-  fclose(f);
+  char text[256];
+  read_text(path, text, sizeof text);
   assert_string_equal(text, "# the reduce workload\n# tolerance: 0.1\nmain;a 6\nmain;new 4\n");
 
   /* What was written reads back and matches exactly. */
@@ -223,6 +237,81 @@ static void test_update_keeps_comments(void **state)
   assert_non_null(strstr(err, "/nonexistent/golden"));
 }
 
+static void test_parse_directives(void **state)
+{
+  (void)state;
+  knit_golden g = parse_ok("# paths: ignore\n"
+                           "# metric-share: OMP_MUTEX_BLAME main;run_locks;hold_long >= 0.90\n"
+                           "#metric-share:\tOMP_IDLE  main;f._omp_fn.2;compute <= 0.5 \n");
+  assert_true(g.paths_ignored);
+  assert_int_equal(g.share_count, 2);
+  assert_string_equal(g.shares[0].metric, "OMP_MUTEX_BLAME");
+  assert_string_equal(g.shares[0].prefix, "main;run_locks;hold_long");
+  assert_false(g.shares[0].at_most);
+  assert_true(g.shares[0].limit > 0.8999 && g.shares[0].limit < 0.9001);
+  assert_string_equal(g.shares[0].text, "OMP_MUTEX_BLAME main;run_locks;hold_long >= 0.90");
+  /* An outlined body may be written as compiled: it is folded's name. */
+  assert_string_equal(g.shares[1].prefix, "main;omp.outlined;compute");
+  assert_true(g.shares[1].at_most);
+  /* The directives are comments too, kept for a rewrite. */
+  assert_int_equal(g.comment_count, 3);
+  knit_golden_free(&g);
+
+  g = parse_ok("# paths: compare\nmain 1\n");
+  assert_false(g.paths_ignored);
+  knit_golden_free(&g);
+}
+
+static void test_parse_share_errors(void **state)
+{
+  (void)state;
+  static const char FORM[] = "expected \"METRIC PREFIX >= SHARE\" or \"... <= SHARE\"";
+  char want[200];
+  snprintf(want, sizeof want, "line 2: metric-share: %s", FORM);
+  expect_parse_error("# ok\n# metric-share: OMP_IDLE main\n", want);
+  snprintf(want, sizeof want, "line 1: metric-share: %s, not '>'", FORM);
+  expect_parse_error("# metric-share: OMP_IDLE main > 0.5\n", want);
+  snprintf(want, sizeof want, "line 1: metric-share: %s", FORM);
+  expect_parse_error("# metric-share: OMP_IDLE main >= 0.5 and more\n", want);
+  expect_parse_error("# metric-share: OMP_IDLE main >= 90%\n",
+                     "line 1: metric-share: the share '90%' must be a number from 0 to 1");
+  expect_parse_error("# metric-share: OMP_IDLE main >= 1.5\n",
+                     "line 1: metric-share: the share '1.5' must be a number from 0 to 1");
+  expect_parse_error("# metric-share: OMP_IDLE main;;work >= 0.5\n",
+                     "line 1: metric-share: the path 'main;;work' has an empty frame");
+  expect_parse_error("# paths: some\n", "line 1: paths must be \"compare\" or \"ignore\"");
+  /* Paths under "paths: ignore" would look checked and never be. */
+  expect_parse_error("main;a 3\n# paths: ignore\nmain;b 1\n",
+                     "the golden says \"paths: ignore\" but lists 2 paths");
+}
+
+static void test_update_keeps_directives_only(void **state)
+{
+  (void)state;
+  char path[] = "/tmp/knit-test-share-XXXXXX";
+  make_temp_file(path);
+  static const char TEXT[] = "# blame of the locks workload\n"
+                             "# paths: ignore\n"
+                             "# metric-share: OMP_MUTEX_BLAME main;hold >= 0.9\n";
+  knit_golden old = parse_ok(TEXT);
+  knit_folded m = {0};
+  assert_int_equal(knit_folded_add(&m, "main;hold", 5), 0);
+  knit_folded_finish(&m);
+  char err[256];
+  assert_int_equal(knit_golden_write(path, &old, &m, err, sizeof err), 0);
+  char text[256];
+  read_text(path, text, sizeof text);
+  /* Writing the paths would make the golden unreadable. */
+  assert_string_equal(text, TEXT);
+  knit_golden back;
+  assert_int_equal(knit_golden_read(path, &back, err, sizeof err), 0);
+  assert_int_equal(back.share_count, 1);
+  knit_golden_free(&back);
+  knit_golden_free(&old);
+  knit_folded_free(&m);
+  unlink(path);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -232,6 +321,9 @@ int main(void)
       cmocka_unit_test(test_shares),
       cmocka_unit_test(test_tolerance_directive),
       cmocka_unit_test(test_update_keeps_comments),
+      cmocka_unit_test(test_parse_directives),
+      cmocka_unit_test(test_parse_share_errors),
+      cmocka_unit_test(test_update_keeps_directives_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,12 +47,18 @@ __attribute__((noinline, cold)) static void mockrt_barrier_wait_observed(mockrt_
 
   /* A single construct's executor is done once it reaches a barrier. */
   mockrt_ws_settle(task);
+  bool early_wait = mockrt_fault(MOCKRT_FAULT_SYNC_WAIT_BEFORE_REGION);
+  if (early_wait && mockrt_ompt.sync_region_wait)
+    mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,
+                                 codeptr);
   if (mockrt_ompt.sync_region)
     mockrt_ompt.sync_region(kind, ompt_scope_begin, &team->parallel_data, &task->task_data, codeptr);
   if (mockrt_fault(MOCKRT_FAULT_BARRIER_STATE_WRONG))
     wait_state = ompt_state_work_parallel;
+  if (mockrt_fault(MOCKRT_FAULT_BARRIER_KIND_WRONG) && kind == ompt_sync_region_barrier_explicit)
+    wait_state = ompt_state_wait_barrier_implicit;
   mockrt_set_wait(self, wait_state, &team->barrier);
-  if (mockrt_ompt.sync_region_wait)
+  if (!early_wait && mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,
                                  codeptr);
   /* Waiting threads run the team's tasks; none leaves while tasks are pending. */
@@ -62,7 +68,8 @@ __attribute__((noinline, cold)) static void mockrt_barrier_wait_observed(mockrt_
     mockrt_ompt.sync_region_wait(kind, ompt_scope_end, &team->parallel_data, &task->task_data,
                                  codeptr);
   mockrt_set_state(self, prev);
-  if (mockrt_ompt.sync_region)
+  if (mockrt_ompt.sync_region && !(mockrt_fault(MOCKRT_FAULT_SYNC_REGION_END_DROPPED) &&
+                                   kind == ompt_sync_region_barrier_explicit))
     mockrt_ompt.sync_region(kind, ompt_scope_end, &team->parallel_data, &task->task_data, codeptr);
 }
 

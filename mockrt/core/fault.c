@@ -41,8 +41,8 @@ __attribute__((constructor)) static void mockrt_fault_init(void)
 /* Where a trampoline stores the right exit frame when it must not count. */
 static MOCKRT_TLS void *mockrt_fault_exit_sink;
 
-void **mockrt_fault_wrong_exit_frame(mockrt_task_t *t, void *cfa)
+void **mockrt_fault_exit_frame(mockrt_task_t *t, void *addr)
 {
-  mockrt_frame_exit(t, (char *)cfa - 65536);
+  mockrt_frame_exit(t, addr);
   return &mockrt_fault_exit_sink;
 }

@@ -1,7 +1,6 @@
 /*
  * Fault injection: MOCKRT_FAULT=name makes the mock break exactly one OMPT
- * promise, so that a checker (harness/mockrt/ompt_checker.c, the
- * conformance suite) can be shown to catch each one.  The name is read once,
+ * promise, so that a checker (the conformance suite, harness/conform) can be shown to catch each one.  The name is read once,
  * when the library is loaded; an unknown name is reported on stderr with the
  * list of valid names and the run goes on without a fault.
  * docs/mockrt-faults.md says which check catches which fault.
@@ -48,7 +47,33 @@
   X(CANCEL_FLAGS_WRONG, "cancel_flags_wrong",                                                   \
     "cancel events name no construct (only activated or detected)") \
   X(TASK_SCHEDULE_PRIOR_WRONG, "task_schedule_prior_wrong",                                     \
-    "a task_schedule with the wrong prior task: the task being started names itself as prior")
+    "a task_schedule with the wrong prior task: the task being started names itself as prior") \
+  X(EXIT_FRAME_NOT_CALLERS, "exit_frame_not_callers",                                           \
+    "the master's exit frame names a frame above the runtime function that calls the body")   \
+  X(CRITICAL_STATE_WRONG, "critical_state_wrong",                                               \
+    "a thread waiting to enter a critical region reports wait_lock")                          \
+  X(LOCK_STATE_MISSING, "lock_state_missing",                                                   \
+    "a thread blocked on a lock keeps reporting the state it worked in")                      \
+  X(STATE_WAIT_ID_WRONG, "state_wait_id_wrong",                                                 \
+    "a thread waiting for a mutex reports a wait id 8 bytes past the one its events name")    \
+  X(ATOMIC_STATE_WRONG, "atomic_state_wrong",                                                   \
+    "a thread waiting for an atomic reports wait_critical")                                   \
+  X(BARRIER_KIND_WRONG, "barrier_kind_wrong",                                                   \
+    "a thread waiting in an explicit barrier reports wait_barrier_implicit")                  \
+  X(TASK_WAIT_STATES_SWAPPED, "task_wait_states_swapped",                                       \
+    "a taskwait reports wait_taskgroup and the end of a taskgroup wait_taskwait")             \
+  X(IDLE_STATE_WRONG, "idle_state_wrong",                                                       \
+    "a pool thread between regions reports wait_barrier_implicit")                            \
+  X(OVERHEAD_STATE_MISSING, "overhead_state_missing",                                           \
+    "fork and join keep the encountering thread's work state instead of overhead")            \
+  X(SYNC_REGION_END_DROPPED, "sync_region_end_dropped",                                         \
+    "the sync_region end of an explicit barrier is never dispatched")                         \
+  X(SYNC_WAIT_BEFORE_REGION, "sync_wait_before_region",                                         \
+    "a barrier's sync_region_wait begins before its sync_region")                             \
+  X(ANCESTOR_LEVEL_WRONG, "ancestor_level_wrong",                                               \
+    "ompt_get_task_info and ompt_get_parallel_info skip a level beyond level 1")               \
+  X(ORDERED_STATE_WRONG, "ordered_state_wrong",                                                 \
+    "a thread waiting for its ordered turn reports wait_lock")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,
@@ -70,10 +95,12 @@ static inline bool mockrt_fault(enum mockrt_fault_id id)
 extern ompt_data_t mockrt_fault_stray_data;
 
 /*
- * exit_frame_wrong: gives t an exit frame 64 KiB below cfa (where the body's
- * callees would live, so it cuts the body away) and returns a scratch slot
- * for a trampoline that would otherwise store the right address over it.
+ * exit_frame_wrong and exit_frame_not_callers: gives t the exit frame addr
+ * (64 KiB below the caller's CFA, where the body's callees would live, so
+ * it cuts the body away; or a frame above the caller) and returns a
+ * scratch slot for a trampoline that would otherwise store the right
+ * address over it.
  */
-void **mockrt_fault_wrong_exit_frame(mockrt_task_t *t, void *cfa);
+void **mockrt_fault_exit_frame(mockrt_task_t *t, void *addr);
 
 #endif

@@ -15,7 +15,14 @@ void mockrt_mutex_acquire(atomic_int *w, int kind, int wait_state, const void *c
 
   if (mockrt_fault(MOCKRT_FAULT_LOCK_WAIT_ID_WRONG))
     id += 8;
-  mockrt_set_wait(self, wait_state, w);
+  if (mockrt_fault(MOCKRT_FAULT_CRITICAL_STATE_WRONG) && wait_state == ompt_state_wait_critical)
+    wait_state = ompt_state_wait_lock;
+  if (mockrt_fault(MOCKRT_FAULT_LOCK_STATE_MISSING) && wait_state == ompt_state_wait_lock)
+    wait_state = prev;
+  if (mockrt_fault(MOCKRT_FAULT_ATOMIC_STATE_WRONG) && wait_state == ompt_state_wait_atomic)
+    wait_state = ompt_state_wait_critical;
+  mockrt_set_wait(self, wait_state,
+                  mockrt_fault(MOCKRT_FAULT_STATE_WAIT_ID_WRONG) ? (char *)w + 8 : (void *)w);
   if (mockrt_ompt.mutex_acquire)
     mockrt_ompt.mutex_acquire(kind, 0 /* no hint */, 0 /* one implementation */, id, codeptr);
   mockrt_word_lock(w);

@@ -30,7 +30,8 @@ static mockrt_task_t *mockrt_task_at(int level)
   mockrt_thread_t *self = mockrt_known_self();
   if (!self || level < 0)
     return NULL;
-  if (mockrt_fault(MOCKRT_FAULT_TASK_INFO_LEVEL_WRONG))
+  if (mockrt_fault(MOCKRT_FAULT_TASK_INFO_LEVEL_WRONG) ||
+      (mockrt_fault(MOCKRT_FAULT_ANCESTOR_LEVEL_WRONG) && level > 1))
     level++;
   mockrt_task_t *t = self->task;
   while (t && level-- > 0)
@@ -75,7 +76,8 @@ int mockrt_ompt_get_parallel_info(int level, ompt_data_t **parallel_data, int *t
   mockrt_thread_t *self = mockrt_known_self();
   if (!self || level < 0)
     return 0;
-  if (mockrt_fault(MOCKRT_FAULT_TASK_INFO_LEVEL_WRONG))
+  if (mockrt_fault(MOCKRT_FAULT_TASK_INFO_LEVEL_WRONG) ||
+      (mockrt_fault(MOCKRT_FAULT_ANCESTOR_LEVEL_WRONG) && level > 0))
     level++;
   mockrt_task_t *t = mockrt_implicit_of(self->task);
   while (t && level-- > 0)

@@ -442,8 +442,10 @@ static void mockrt_task_sync_wait(int kind, int state, mockrt_task_done_t done, 
 void mockrt_task_taskwait(const void *codeptr)
 {
   mockrt_task_t *t = mockrt_self()->task;
-  mockrt_task_sync_wait(ompt_sync_region_taskwait, ompt_state_wait_taskwait, mockrt_counter_zero,
-                        &t->children, codeptr);
+  int state = mockrt_fault(MOCKRT_FAULT_TASK_WAIT_STATES_SWAPPED) ? ompt_state_wait_taskgroup
+                                                                 : ompt_state_wait_taskwait;
+  mockrt_task_sync_wait(ompt_sync_region_taskwait, state, mockrt_counter_zero, &t->children,
+                        codeptr);
 }
 
 typedef struct mockrt_deps_wait {
@@ -493,7 +495,8 @@ void mockrt_task_group_end(const void *codeptr)
 
   if (!g)
     return;                     /* an end without a start: the program's bug */
-  mockrt_set_wait(self, ompt_state_wait_taskgroup, g);
+  mockrt_set_wait(self, mockrt_fault(MOCKRT_FAULT_TASK_WAIT_STATES_SWAPPED)
+                            ? ompt_state_wait_taskwait : ompt_state_wait_taskgroup, g);
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(ompt_sync_region_taskgroup, ompt_scope_begin,
                                  &t->team->parallel_data, &t->task_data, codeptr);

@@ -148,7 +148,10 @@ mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa, int aft
 
 void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
 {
-  mockrt_implicit_end(team, task, cfa, ompt_state_idle, NULL);
+  mockrt_implicit_end(team, task, cfa,
+                      mockrt_fault(MOCKRT_FAULT_IDLE_STATE_WRONG) ? ompt_state_wait_barrier_implicit
+                                                                 : ompt_state_idle,
+                      NULL);
 }
 
 static void mockrt_no_init(mockrt_team_t *team, void *arg)
@@ -167,7 +170,7 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
   unsigned nthreads;
   const bool tool = MOCKRT_OMPT_ON; /* as in mockrt_implicit_begin */
 
-  if (tool)
+  if (tool && !mockrt_fault(MOCKRT_FAULT_OVERHEAD_STATE_MISSING))
     mockrt_set_state(self, ompt_state_overhead);
 
   if (want > (unsigned)mockrt_icv.thread_limit)

@@ -31,7 +31,10 @@ mockrt_gomp_run_region(void (*fn)(void *), void *data, unsigned nthreads, void *
   if (tool) {
     mockrt_frame_exit(&task, cfa);
     if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
-      mockrt_fault_wrong_exit_frame(&task, cfa);
+      mockrt_fault_exit_frame(&task, (char *)cfa - 65536);
+    /* Two words into the program's frame that called the entry point. */
+    if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_NOT_CALLERS))
+      mockrt_fault_exit_frame(&task, (char *)cfa + 16);
   }
   fn(data);
   if (tool)

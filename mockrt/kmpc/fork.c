@@ -59,7 +59,10 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
   /* The trampoline stores the right exit frame; a fault has it stored aside. */
   void **exit_slot = &task.frame.exit_frame.ptr;
   if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
-    exit_slot = mockrt_fault_wrong_exit_frame(&task, entry_cfa);
+    exit_slot = mockrt_fault_exit_frame(&task, (char *)entry_cfa - 65536);
+  /* The entry point's CFA: a runtime frame, above the body, but not its caller's. */
+  if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_NOT_CALLERS))
+    exit_slot = mockrt_fault_exit_frame(&task, entry_cfa);
   mockrt_invoke_microtask(micro.fn, &gtid, &btid, argc, argv, exit_slot);
   mockrt_frame_unexit(&task);
   /* In the join barrier everything inward of the entry point is runtime. */

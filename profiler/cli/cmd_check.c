@@ -1,5 +1,6 @@
-/* knit check: compares a measurement with its golden CCT (the rules are in
- * report/golden.h and in the help text below), or with --update rewrites
+/* knit check: compares a measurement with its golden CCT and checks the
+ * golden's metric shares (the rules are in report/golden.h,
+ * report/metric_share.h and the help text below), or with --update rewrites
  * the golden from the measurement. */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,8 @@ static void usage(FILE *out)
           "usage: knit check [--update] DIR GOLDEN\n"
           "\n"
           "Compares the normalized folded call paths of the measurement in DIR\n"
-          "(as `knit report --format=folded DIR` prints them) with GOLDEN.\n"
+          "(as `knit report --format=folded DIR` prints them) with GOLDEN, and\n"
+          "checks GOLDEN's metric shares.\n"
           "\n"
           "GOLDEN holds lines \"frame;frame;... count\". Lines starting with '#'\n"
           "are comments; these are directives:\n"
@@ -27,6 +29,14 @@ static void usage(FILE *out)
           "  # min-share: 0.02   see rules 2 and 3 (default)\n"
           "  # runtime-share: 0.15  see rule 4 (default)\n"
           "  # mode: exact       or \"shares\": overrides the choice by event\n"
+          "  # paths: ignore     compare no paths, only metric shares (the golden\n"
+          "                      then lists none); \"compare\" is the default\n"
+          "  # metric-share: METRIC PREFIX >= SHARE    (or <= SHARE)\n"
+          "                      of METRIC's total over the whole measurement, the\n"
+          "                      share under the paths that begin with PREFIX must\n"
+          "                      be at least (at most) SHARE, from 0 to 1; any number\n"
+          "                      of them, e.g.\n"
+          "                      # metric-share: OMP_MUTEX_BLAME main;run_locks;hold >= 0.9\n"
           "\n"
           "PROBE measurements must match exactly: the same paths, the same counts.\n"
           "Timer measurements (CPUTIME, REALTIME) are compared by shares:\n"
@@ -40,13 +50,23 @@ static void usage(FILE *out)
           "     <omp-barrier>, <omp-lock-wait>, <omp-overhead>: the runtime's own\n"
           "     waiting and work, which timers see) hold at most runtime-share.\n"
           "\n"
+          "Metric shares are checked in either mode. METRIC is the event's name\n"
+          "(CPUTIME, REALTIME, PROBE), OMP_IDLE, OMP_MUTEX_WAIT or OMP_MUTEX_BLAME\n"
+          "(see `knit report --help`). PREFIX is frames separated by ';', named as\n"
+          "in the folded form (an outlined body as omp.outlined; its compiled name\n"
+          "is normalized too), matched by whole frames. A failing share prints the\n"
+          "share found, the metric's total and its heaviest paths; a metric with a\n"
+          "total of zero (\"no OMP_MUTEX_BLAME in the measurement\") fails whatever\n"
+          "the limit.\n"
+          "\n"
           "  --update     write the measurement's folded paths to GOLDEN instead,\n"
-          "               keeping GOLDEN's comment lines (UPDATE_GOLDEN=1 runs this)\n"
+          "               keeping GOLDEN's comment lines (UPDATE_GOLDEN=1 runs this);\n"
+          "               a golden that ignores paths keeps its comment lines alone\n"
           "  -h, --help   print this help\n"
           "\n"
           "A mismatch prints one line per difference: '-' a golden path that is\n"
-          "missing, '+' a path the golden does not have, '~' a count or share that\n"
-          "differs.\n"
+          "missing (or a metric-share's metric), '+' a path the golden does not\n"
+          "have, '~' a count or share that differs.\n"
           "Exit status: 0 match (or golden written), 1 mismatch or unreadable\n"
           "input, 2 bad usage.\n");
 }
@@ -73,14 +93,18 @@ static int update_golden(const char *golden_path, const knit_folded *measured)
     have_old = 1;
   }
   int rc = knit_golden_write(golden_path, have_old ? &old : NULL, measured, err, sizeof err);
+  int paths_ignored = have_old && old.paths_ignored;
   if (have_old)
     knit_golden_free(&old);
   if (rc != 0) {
     fprintf(stderr, "knit check: error: %s\n", err);
     return 1;
   }
-  printf("knit check: wrote %s (%zu paths, %llu samples)\n", golden_path, measured->count,
-         (unsigned long long)measured->total);
+  if (paths_ignored)
+    printf("knit check: wrote %s (its directives only: it ignores paths)\n", golden_path);
+  else
+    printf("knit check: wrote %s (%zu paths, %llu samples)\n", golden_path, measured->count,
+           (unsigned long long)measured->total);
   return 0;
 }
 
@@ -97,30 +121,49 @@ static int compare(const char *dir, const char *golden_path, const knit_profile 
   if (mode == KNIT_CHECK_BY_EVENT)
     mode = strcmp(profile->measurement.event, "PROBE") == 0 ? KNIT_CHECK_EXACT
                                                             : KNIT_CHECK_SHARES;
-  char how[96];
-  if (mode == KNIT_CHECK_EXACT)
-    snprintf(how, sizeof how, "exact");
+  char how[128];
+  int n = 0;
+  if (golden.paths_ignored)
+    n = snprintf(how, sizeof how, "paths ignored");
+  else if (mode == KNIT_CHECK_EXACT)
+    n = snprintf(how, sizeof how, "exact");
   else
-    snprintf(how, sizeof how, "shares, tolerance %.3g, min-share %.3g", golden.tolerance,
-             golden.min_share);
+    n = snprintf(how, sizeof how, "shares, tolerance %.3g, min-share %.3g", golden.tolerance,
+                 golden.min_share);
+  if (golden.share_count > 0 && n > 0 && (size_t)n < sizeof how)
+    snprintf(how + n, sizeof how - (size_t)n, ", %zu metric share%s", golden.share_count,
+             golden.share_count == 1 ? "" : "s");
 
-  /* The diff goes to a buffer first so the verdict line can come first. */
-  char *diff = NULL;
-  size_t diff_len = 0;
+  /* The diff goes to a buffer first so the verdict line can come first;
+   * so do the metric shares that hold, which follow it. */
+  char *diff = NULL, *held = NULL;
+  size_t diff_len = 0, held_len = 0;
   FILE *diff_out = open_memstream(&diff, &diff_len);
-  size_t differences = knit_golden_compare(&golden, measured, mode, diff_out);
+  FILE *held_out = open_memstream(&held, &held_len);
+  size_t differences = 0;
+  if (!golden.paths_ignored)
+    differences += knit_golden_compare(&golden, measured, mode, diff_out);
+  differences += knit_metric_shares_check(golden.shares, golden.share_count, profile,
+                                          diff_out, held_out);
   if (diff_out != NULL)
     fclose(diff_out);
-  if (differences == 0) {
+  if (held_out != NULL)
+    fclose(held_out);
+  if (differences == 0 && golden.paths_ignored) {
+    printf("knit check: %s matches %s (%s)\n", dir, golden_path, how);
+  } else if (differences == 0) {
     printf("knit check: %s matches %s (%s; %zu paths, %llu samples)\n", dir, golden_path,
            how, measured->count, (unsigned long long)measured->total);
   } else {
     printf("knit check: %s does not match %s (%s): %zu difference%s\n", dir, golden_path,
            how, differences, differences == 1 ? "" : "s");
-    if (diff != NULL)
-      fputs(diff, stdout);
   }
+  if (held != NULL)
+    fputs(held, stdout);
+  if (differences > 0 && diff != NULL)
+    fputs(diff, stdout);
   free(diff);
+  free(held);
   knit_golden_free(&golden);
   return differences == 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 /* knit report: prints a measurement as a top-down tree (of functions, or of
- * call sites and sampled instructions with --lines) or as folded stacks. */
+ * call sites and sampled instructions with --lines) with a column pair per
+ * metric, or as folded stacks of one metric. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +12,10 @@
 
 #include "cli/commands.h"
 #include "report/folded.h"
+#include "report/metric_select.h"
+#include "report/metrics.h"
 #include "report/profile.h"
+#include "report/view_metrics.h"
 #include "report/view_steps.h"
 #include "report/view_tree.h"
 
@@ -21,17 +25,28 @@ static void usage(FILE *out)
 {
   fprintf(out,
           "usage: knit report [--format=tree|folded] [--lines] [--all-frames]\n"
-          "                   [--sort=incl|excl|name] [--min=PCT] [--threads] [--steps]\n"
-          "                   [DIR]\n"
+          "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
+          "                   [--steps] [--metric=NAME] [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
           "\n"
-          "  --format=tree    top-down tree of functions (default): inclusive value\n"
-          "                   and share, exclusive value, the function, and the\n"
-          "                   file:line of its call site or sampled instruction\n"
-          "                   (\"+N\": N more lines merged in; the one shown weighs\n"
-          "                   most). Timer events show milliseconds (periods x\n"
-          "                   period), PROBE shows probe counts\n"
+          "Metrics: the time metric, named after the event (CPUTIME, REALTIME or\n"
+          "PROBE: the periods where each sample was taken), and the blame metrics\n"
+          "OMP_IDLE (idle threads' periods, shared out among the working threads'\n"
+          "samples), OMP_MUTEX_WAIT (waiting for a lock, critical, ordered or atomic,\n"
+          "where the waiter waited) and OMP_MUTEX_BLAME (that waiting, charged where\n"
+          "the holder released the mutex). All are shown in one unit: milliseconds\n"
+          "for timer events (periods x period), probe counts for PROBE. Names may be\n"
+          "written in any case.\n"
+          "\n"
+          "  --format=tree    top-down tree of functions (default): per metric, the\n"
+          "                   inclusive and exclusive value, the inclusive share of\n"
+          "                   the sort metric, then the function and the file:line\n"
+          "                   of its call site or sampled instruction (\"+N\": N more\n"
+          "                   lines merged in; the one shown weighs most in the sort\n"
+          "                   metric). With more columns than the time metric's,\n"
+          "                   their names head them, and the header gives each\n"
+          "                   metric's total and unit on a line of its own\n"
           "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
           "                   normalized as golden files are (see `knit check --help`)\n"
           "  --lines          tree: one node per call site and per sampled\n"
@@ -40,20 +55,33 @@ static void usage(FILE *out)
           "                   C library's start-up above main, threads' start_thread\n"
           "                   and clone3), hidden by default as in the folded form;\n"
           "                   with --lines this is the raw calling-context tree\n"
-          "  --sort=KEY       tree: order children by inclusive value (incl, the\n"
-          "                   default), exclusive value (excl) or function name (name)\n"
-          "  --min=PCT        tree: hide nodes below PCT%% of the total\n"
+          "  --metrics=LIST   tree: the metric columns, in order: names separated by\n"
+          "                   commas, or all (default: the time metric and every\n"
+          "                   metric that is non-zero somewhere in the measurement)\n"
+          "  --sort=KEY       tree: order children by the time metric's inclusive\n"
+          "                   value (incl, the default), exclusive value (excl) or\n"
+          "                   function name (name); or by any metric, METRIC[:incl]\n"
+          "                   or METRIC:excl (its column is shown)\n"
+          "  --min=PCT        tree: hide nodes below PCT%% of the sort metric's total\n"
           "                   (default %.1f; 0 shows every node)\n"
-          "  --threads        also print a table of per-thread samples, periods and\n"
-          "                   unwind statistics\n"
+          "  --threads        also print a table of per-thread samples, periods,\n"
+          "                   unwind statistics, and mutex wait whose blame was lost\n"
+          "                   (no room in the blame table) or unclaimed (no release\n"
+          "                   before the process ended)\n"
           "  --steps          also print a table of unwind steps per module: confirmed\n"
           "                   (a call to the function precedes the return address),\n"
           "                   probable (an indirect call, or a tail call in between)\n"
           "                   and wrong (no call precedes it)\n"
+          "  --metric=NAME    folded: count this metric (default: the time metric, in\n"
+          "                   periods); blame metrics count milli-periods, 1000 to a\n"
+          "                   period\n"
           "  -h, --help       print this help\n"
           "\n"
+          "Blame that reached no node (lost or unclaimed mutex wait) is stated in a\n"
+          "header line whenever there is any.\n"
           "Thread files that cannot be read are named in a warning and left out.\n"
-          "Exit status: 0 printed, 1 no usable measurement, 2 bad usage.\n",
+          "Exit status: 0 printed, 1 no usable measurement, 2 bad usage (an unknown\n"
+          "metric name included: the message lists the measurement's names).\n",
           DEFAULT_MIN_PERCENT);
 }
 
@@ -63,6 +91,15 @@ static int bad_usage(const char *fmt, const char *what)
   fprintf(stderr, fmt, what);
   fprintf(stderr, "\n");
   usage(stderr);
+  return 2;
+}
+
+/* A metric name the measurement does not have: the message names those it
+ * has, and the usage, which cannot, is left out. */
+static int bad_metric(knit_profile *profile, const char *err)
+{
+  fprintf(stderr, "knit report: %s\n", err);
+  knit_profile_free(profile);
   return 2;
 }
 
@@ -99,11 +136,16 @@ int knit_cmd_report(int argc, char **argv)
   enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
   knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
                             .min_percent = DEFAULT_MIN_PERCENT};
+  knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
+  const char *metrics_list = NULL, *folded_metric = NULL;
   int threads = 0, steps = 0;
+  char err[400];
   static const struct option options[] = {
       {"format", required_argument, NULL, 'f'},
       {"lines", no_argument, NULL, 'l'},
       {"all-frames", no_argument, NULL, 'a'},
+      {"metrics", required_argument, NULL, 'M'},
+      {"metric", required_argument, NULL, 'n'},
       {"sort", required_argument, NULL, 's'},
       {"min", required_argument, NULL, 'm'},
       {"threads", no_argument, NULL, 't'},
@@ -130,15 +172,15 @@ int knit_cmd_report(int argc, char **argv)
     case 'a':
       view.tree.all_frames = 1;
       break;
+    case 'M':
+      metrics_list = optarg;
+      break;
+    case 'n':
+      folded_metric = optarg;
+      break;
     case 's':
-      if (strcmp(optarg, "incl") == 0)
-        view.tree.sort = KNIT_SORT_INCLUSIVE;
-      else if (strcmp(optarg, "excl") == 0)
-        view.tree.sort = KNIT_SORT_EXCLUSIVE;
-      else if (strcmp(optarg, "name") == 0)
-        view.tree.sort = KNIT_SORT_NAME;
-      else
-        return bad_usage("unknown sort key '%s' (incl, excl or name)", optarg);
+      if (knit_sort_key_parse(optarg, &sort_key, err, sizeof err) != 0)
+        return bad_usage("%s", err);
       break;
     case 'm': {
       char *end;
@@ -164,6 +206,14 @@ int knit_cmd_report(int argc, char **argv)
   }
   if (argc - optind > 1)
     return bad_usage("one measurement directory at most, got '%s' too", argv[optind + 1]);
+  /* --metric and --metrics differ by a letter: the wrong one for the
+   * format is a slip worth stopping on, not an option to ignore. */
+  if (folded_metric != NULL && format != FORMAT_FOLDED)
+    return bad_usage("--metric=%s chooses what --format=folded counts; the tree's "
+                     "columns are chosen with --metrics=LIST", folded_metric);
+  if (metrics_list != NULL && format == FORMAT_FOLDED)
+    return bad_usage("--metrics=%s chooses the tree's columns; --format=folded counts "
+                     "one metric, chosen with --metric=NAME", metrics_list);
 
   char found[PATH_MAX];
   const char *dir = optind < argc ? argv[optind] : NULL;
@@ -181,8 +231,12 @@ int knit_cmd_report(int argc, char **argv)
     return 1;
   int rc = 0;
   if (format == FORMAT_FOLDED) {
+    int metric = KNIT_METRIC_SAMPLES;
+    if (folded_metric != NULL &&
+        (metric = knit_metric_resolve(&profile.measurement, folded_metric, err, sizeof err)) < 0)
+      return bad_metric(&profile, err);
     knit_folded folded;
-    if (knit_folded_from_tree(&profile.tree, &folded) != 0) {
+    if (knit_folded_of_metric(&profile.tree, metric, &folded) != 0) {
       fprintf(stderr, "knit report: error: out of memory\n");
       rc = 1;
     } else {
@@ -190,7 +244,19 @@ int knit_cmd_report(int argc, char **argv)
       knit_folded_free(&folded);
     }
   } else {
+    view.tree.sort = sort_key.sort;
+    view.tree.metric = knit_sort_key_metric(&sort_key, &profile.measurement, err, sizeof err);
+    if (view.tree.metric < 0)
+      return bad_metric(&profile, err);
+    if (metrics_list == NULL)
+      knit_metric_columns_default(&profile, &view.columns);
+    else if (knit_metric_columns_parse(&profile, metrics_list, &view.columns, err,
+                                       sizeof err) != 0)
+      return bad_metric(&profile, err);
+    /* The sort metric is shown, in the header as in the tree. */
+    knit_metric_columns_add(&view.columns, view.tree.metric);
     knit_view_header(&profile, stdout);
+    knit_view_metric_totals(&profile, &view.columns, stdout);
     fputc('\n', stdout);
     if (threads)
       knit_view_threads(&profile, stdout);

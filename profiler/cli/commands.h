@@ -17,4 +17,8 @@ int knit_cmd_report(int argc, char **argv);
 int knit_cmd_check(int argc, char **argv);
 int knit_cmd_audit(int argc, char **argv);
 
+/* knit conform --runtime=NAME|PATH [--isa=ISA] [--mutations] [--format=F] [-o FILE]
+ * knit conform --summary=DIR [--format=F] [-o FILE] */
+int knit_cmd_conform(int argc, char **argv);
+
 #endif /* KNIT_CLI_COMMANDS_H */

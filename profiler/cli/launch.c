@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/paths.h"
@@ -46,9 +48,7 @@ bool knit_find_program(const char *name, char *out, size_t outlen)
   return false;
 }
 
-/* The folder that holds knit's own build products (bin/ and lib/ side by
- * side): the command finds libknit.so and the mock runtimes from itself. */
-static bool tree_root(char *out, size_t outlen)
+bool knit_tree_root(char *out, size_t outlen)
 {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -111,6 +111,40 @@ static size_t native_index(void)
   return 0;
 }
 
+/* A runtime other than the system's is a folder of knit's build holding a
+ * library with the real runtime's soname, put first on the library path. A
+ * program must not run on a runtime that does not speak its ABI: it would
+ * fail to load, or worse. */
+static bool prepare_named_runtime(knit_launch *l, const char *libdir, const char *isa,
+                                  char *err, size_t errlen)
+{
+  const knit_runtime *rt = knit_runtime_find(l->runtime);
+  if (!rt) {
+    char names[256];
+    knit_runtime_names(names, sizeof names);
+    snprintf(err, errlen, "unknown runtime '%s' (%s)", l->runtime, names);
+    return false;
+  }
+  if (rt->dir) {
+    char probe[PATH_MAX + 32];
+    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s/%s", libdir, rt->dir) ||
+        !knit_path_printf(probe, sizeof probe, "%s/%s", l->runtime_dir, rt->soname) ||
+        access(probe, R_OK) != 0) {
+      snprintf(err, errlen, "runtime %s is not built for %s (no %s)", rt->name, isa, probe);
+      return false;
+    }
+  }
+  unsigned needs = knit_program_abis(l->program);
+  if (rt->abis && needs && (needs & ~rt->abis)) {
+    snprintf(err, errlen,
+             "%s uses the %s ABI, which runtime %s does not speak (it is %s)", l->program,
+             needs & KNIT_ABI_KMPC ? "__kmpc_* (clang, libomp.so.5)" : "GOMP_* (gcc, libgomp.so.1)",
+             rt->name, rt->what);
+    return false;
+  }
+  return true;
+}
+
 bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
 {
   /* A script (or anything that is not an ELF program) runs natively: the
@@ -136,7 +170,7 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
   }
 
   char root[PATH_MAX];
-  if (!tree_root(root, sizeof root)) {
+  if (!knit_tree_root(root, sizeof root)) {
     snprintf(err, errlen, "cannot tell where knit is installed (/proc/self/exe)");
     return false;
   }
@@ -162,37 +196,15 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
     return false;
   }
 
-  /* A runtime other than the system's is a folder of knit's build holding
-   * a library with the real runtime's soname, put first on the library
-   * path. A program must not run on a runtime that does not speak its ABI:
-   * it would fail to load, or worse. */
-  const knit_runtime *rt = knit_runtime_find(l->runtime);
-  if (!rt) {
-    char names[256];
-    knit_runtime_names(names, sizeof names);
-    snprintf(err, errlen, "unknown runtime '%s' (%s)", l->runtime, names);
-    return false;
-  }
   l->runtime_dir[0] = '\0';
-  if (rt->dir) {
-    char probe[PATH_MAX + 32];
-    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s/%s", libdir, rt->dir) ||
-        !knit_path_printf(probe, sizeof probe, "%s/%s", l->runtime_dir, rt->soname) ||
-        access(probe, R_OK) != 0) {
-      snprintf(err, errlen, "runtime %s is not built for %s (no %s)", rt->name, isa->name,
-               probe);
+  if (l->runtime_path) {
+    if (!knit_path_printf(l->runtime_dir, sizeof l->runtime_dir, "%s", l->runtime_path)) {
+      snprintf(err, errlen, "the runtime's path is too long");
       return false;
     }
-  }
-  unsigned needs = knit_program_abis(l->program);
-  if (rt->abis && needs && (needs & ~rt->abis)) {
-    snprintf(err, errlen,
-             "%s uses the %s ABI, which runtime %s does not speak (it is %s)", l->program,
-             needs & KNIT_ABI_KMPC ? "__kmpc_* (clang, libomp.so.5)" : "GOMP_* (gcc, libgomp.so.1)",
-             rt->name, rt->what);
+  } else if (!prepare_named_runtime(l, libdir, isa->name, err, errlen)) {
     return false;
   }
-
   if (l->qemu) {
     snprintf(l->qemu_binary, sizeof l->qemu_binary, "%s", isa->qemu);
     snprintf(l->qemu_sysroot, sizeof l->qemu_sysroot, "%s", isa->sysroot);
@@ -215,6 +227,59 @@ static char *joined(const char *name, const char *value)
   return s;
 }
 
+/* In the forked child: the environment, the log, then the program. */
+static void run_child(const knit_launch *l, char **args, const char *ld_path)
+{
+  if (l->profile) {
+    setenv("KNIT_EVENT", l->event, 1);
+    setenv("KNIT_OUTPUT", l->output, 1);
+    /* The measured process is this one (qemu runs the guest in it): its
+     * descendants write their own measurements (profiler/core/session.c). */
+    char self[32];
+    snprintf(self, sizeof self, "%d", (int)getpid());
+    setenv("KNIT_ROOT_PID", self, 1);
+  }
+  if (!l->qemu) {
+    if (l->profile)
+      setenv("LD_PRELOAD", l->tool, 1);
+    if (ld_path[0])
+      setenv("LD_LIBRARY_PATH", ld_path, 1);
+  }
+  if (l->log) {
+    int fd = open(l->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) {
+      fprintf(stderr, "knit: cannot write %s: %s\n", l->log, strerror(errno));
+      _exit(127);
+    }
+  }
+  execvp(args[0], args);
+  fprintf(stderr, "knit: cannot run %s: %s\n", args[0], strerror(errno));
+  _exit(127);
+}
+
+/* Waits for the program; one that outlives its timeout is killed. */
+static int wait_for(pid_t pid, unsigned timeout, char *err, size_t errlen)
+{
+  int status;
+  long waited_ms = 0;
+  for (;;) {
+    pid_t got = waitpid(pid, &status, timeout ? WNOHANG : 0);
+    if (got == pid)
+      return status;
+    if (got < 0 && errno != EINTR) {
+      snprintf(err, errlen, "waitpid: %s", strerror(errno));
+      return -1;
+    }
+    if (got == 0) {
+      if (waited_ms >= (long)timeout * 1000)
+        kill(pid, SIGKILL);
+      struct timespec ten_ms = {0, 10000000};
+      nanosleep(&ten_ms, NULL);
+      waited_ms += 10;
+    }
+  }
+}
+
 int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
 {
   char ld_path[PATH_MAX * 4];
@@ -230,11 +295,8 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
 
   /* The guest's environment: natively the process environment itself; under
    * QEMU it goes in with -E, so that qemu's own (host) loader does not try
-   * to preload a library of the guest's ISA. */
-  if (l->profile) {
-    setenv("KNIT_EVENT", l->event, 1);
-    setenv("KNIT_OUTPUT", l->output, 1);
-  }
+   * to preload a library of the guest's ISA. Natively it is set in the
+   * child, so that a caller that runs many programs keeps its own. */
   char *args[4096];
   int n = 0;
   if (l->qemu) {
@@ -251,14 +313,8 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
       args[n++] = "-E";
       args[n++] = joined("LD_LIBRARY_PATH", ld_path);
     }
-    args[n++] = (char *)l->program;
-  } else {
-    if (l->profile)
-      setenv("LD_PRELOAD", l->tool, 1);
-    if (ld_path[0])
-      setenv("LD_LIBRARY_PATH", ld_path, 1);
-    args[n++] = (char *)l->program;
   }
+  args[n++] = (char *)l->program;
   for (int i = 1; l->argv[i] && n < 4095; i++)
     args[n++] = l->argv[i];
   args[n] = NULL;
@@ -268,27 +324,10 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
     snprintf(err, errlen, "fork: %s", strerror(errno));
     return -1;
   }
-  if (pid == 0) {
-    /* The measured process is this one (qemu runs the guest in it): its
-     * descendants write their own measurements (profiler/core/session.c). */
-    if (l->profile) {
-      char self[32];
-      snprintf(self, sizeof self, "%d", (int)getpid());
-      setenv("KNIT_ROOT_PID", self, 1);
-    }
-    execvp(args[0], args);
-    fprintf(stderr, "knit record: cannot run %s: %s\n", args[0], strerror(errno));
-    _exit(127);
-  }
+  if (pid == 0)
+    run_child(l, args, ld_path);
   /* The program gets the terminal's signals; knit waits for it to end. */
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
-  int status;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      snprintf(err, errlen, "waitpid: %s", strerror(errno));
-      return -1;
-    }
-  }
-  return status;
+  return wait_for(pid, l->timeout, err, errlen);
 }

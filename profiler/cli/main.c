@@ -17,6 +17,7 @@ static void usage(FILE *to)
           "  report   show where a measurement's time went (top-down or folded)\n"
           "  check    compare a measurement with a golden calling-context tree\n"
           "  audit    compare the unwind recipes of ELF files with their CFI\n"
+          "  conform  check a runtime's OMPT and the platform's sampling support\n"
           "\n"
           "`knit <command> --help` describes each command's options.\n"
           "\n"
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
     return knit_cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "audit"))
     return knit_cmd_audit(argc - 1, argv + 1);
+  if (!strcmp(cmd, "conform"))
+    return knit_cmd_conform(argc - 1, argv + 1);
   fprintf(stderr, "knit: unknown command '%s'\n\n", cmd);
   usage(stderr);
   return 2;

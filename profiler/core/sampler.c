@@ -11,6 +11,7 @@
 #include "core/fault_guard.h"
 #include "core/session.h"
 #include "ompt/attribution.h"
+#include "ompt/blame.h"
 #include "unwind/loadmap.h"
 
 #define MAX_FRAMES 256
@@ -73,14 +74,12 @@ void knit_sampler_stop_thread(knit_thread *t)
     sched_yield();
 }
 
-/* Inserts one path (outermost first) into the thread's tree and charges the
- * sample's periods to its last node. */
-static void record_path(knit_thread *t, const knit_path_frame *path, int n, uint64_t periods)
+knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path, int n)
 {
   uint32_t node = 0;
   for (int i = 0; i < n; i++)
     node = knit_cct_child(&t->cct, node, path[i].module, path[i].offset, path[i].kind);
-  knit_cct_node_at(&t->cct, node)->metrics[KNIT_METRIC_SAMPLES] += periods;
+  return knit_cct_node_at(&t->cct, node);
 }
 
 /* How many periods a timer sample stands for. The kernel checks CPU-time
@@ -162,8 +161,13 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   bool is_probe = knit_the_session.event.kind == KNIT_EVENT_PROBE;
   knit_path_frame path[MAX_FRAMES + 8];
   bool partial = false;
-  int len = knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial);
-  record_path(t, path, len, periods_of(info));
+  knit_sample_state state;
+  int len =
+      knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial, &state);
+  uint64_t periods = periods_of(info);
+  knit_cct_node *node = knit_thread_path_node(t, path, len);
+  node->metrics[KNIT_METRIC_SAMPLES] += periods;
+  knit_blame_sample(t, node, periods, &state);
 
   t->stats[KNIT_STAT_SAMPLES]++;
   t->stats[KNIT_STAT_FRAMES] += (uint64_t)n;

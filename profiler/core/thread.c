@@ -13,6 +13,7 @@
 #include "core/sampler.h"
 #include "core/session.h"
 #include "core/writer.h"
+#include "ompt/blame.h"
 #include "unwind/loadmap.h"
 
 static __thread knit_thread *self_state __attribute__((tls_model("initial-exec")));
@@ -85,6 +86,10 @@ void knit_thread_detach(void)
   knit_thread *t = self_state;
   if (!t)
     return;
+  /* An OpenMP thread that ends no longer counts for idleness; OMPT's
+   * thread_end may have said so already, GNU libgomp's pool threads have
+   * nobody else to say it. */
+  knit_blame_thread_end(t);
   knit_sampler_stop_thread(t);
   knit_write_thread(t);
 }

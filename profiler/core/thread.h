@@ -28,6 +28,17 @@
  * rather than on the stack or in TLS, which may be small. */
 #define KNIT_CAPTURE_FRAMES 256
 
+/* Mutexes a thread holds at once whose holdings blame tracks (blame.c);
+ * waits on more are counted as unclaimed. */
+#define KNIT_HELD_MUTEXES 8
+
+/* One holding of a mutex: the waits other threads' samples filed under it.
+ * Written by samples of every thread, hence atomic. */
+typedef struct knit_held_mutex {
+  _Atomic uint64_t wait_id; /* 0: free */
+  _Atomic uint64_t waited;  /* milli-periods */
+} knit_held_mutex;
+
 /* Slots of knit_thread.steps: one per module id, one for unknown code. */
 #define KNIT_STEP_SLOTS (KNIT_MAX_MODULES + 1u)
 
@@ -53,6 +64,19 @@ typedef struct knit_thread {
   _Atomic bool write_done; /* its file is on disk (or failed: write_rc) */
 
   uint64_t stats[KNIT_STAT_COUNT];
+  /* What OMPT callbacks (or the GOMP wrappers) say the thread does, for
+   * blame (ompt/blame.c); changed by the thread itself only. */
+  int32_t omp_depth;   /* implicit tasks begun and not ended */
+  int32_t omp_waits;   /* barrier, taskwait and taskgroup waits under way */
+  bool omp_initial;    /* runs the initial task: never in the pool */
+  bool omp_counted;    /* counted among the OpenMP threads */
+  bool omp_idle;       /* counted among the idle ones */
+  knit_held_mutex held[KNIT_HELD_MUTEXES];
+  /* The mutex the thread waits for, as the mutex_acquire callback named
+   * it (0: none): runtimes may name it otherwise in the wait state (libomp
+   * gives an indirect lock's internal address), and the release names it
+   * as the callback does. */
+  uint64_t waiting_for;
   /* Unwind steps by module (index: load map id; the last slot, code in no
    * known module) and class (confirmed, probable, wrong). A flat array is
    * the signal-safe choice: 96 KiB of the arena's lazily mapped memory, of
@@ -77,6 +101,11 @@ knit_thread *knit_thread_attach(uint32_t flags);
 /* Writes the calling thread's data and releases its timer; called when a
  * thread ends. Not async-signal-safe. */
 void knit_thread_detach(void);
+
+/* The node of path (outermost first) in the thread's tree, made as
+ * needed; the root for an empty path. For the thread itself, in its handler
+ * or with the handler held off (in_handler claimed). */
+knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path, int n);
 
 /* The first thread of the registry (newest first); walk with ->next. */
 knit_thread *knit_thread_list(void);

@@ -7,6 +7,7 @@
 #include "core/safe_format.h"
 #include "core/session.h"
 #include "measure/write_file.h"
+#include "ompt/blame.h"
 #include "unwind/loadmap.h"
 
 static void put_modules(knit_writer *w)
@@ -123,6 +124,10 @@ static int write_thread_file(knit_thread *t)
   h.tid = (uint32_t)t->tid;
   h.thread_index = t->index;
   h.thread_flags = atomic_load(&t->flags);
+  /* What no release claimed belongs to no thread: the main thread's file
+   * carries it, so that the report can say blame was left over. */
+  if (h.thread_flags & KNIT_THREAD_MAIN)
+    t->stats[KNIT_STAT_BLAME_UNCLAIMED] = knit_blame_unclaimed();
   h.elf_machine = knit_the_session.isa ? knit_the_session.isa->elf_machine : 0;
   h.period = knit_the_session.event.period_ns;
   const char *ev = knit_event_name(knit_the_session.event.kind);

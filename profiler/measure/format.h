@@ -132,8 +132,10 @@ enum knit_stat {
                                    found no room in the blame table (its
                                    OMP_MUTEX_WAIT is kept, its blame is lost) */
   KNIT_STAT_BLAME_UNCLAIMED = 8,/* milli-periods of mutex wait no release
-                                   claimed before the process ended (on the
-                                   main thread's file only) */
+                                   claimed: waits while the mutex was free
+                                   (handed from one holder to the next), or
+                                   not released before the process ended
+                                   (on the main thread's file only) */
   KNIT_STAT_COUNT = 9,
 };
 

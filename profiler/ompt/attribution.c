@@ -19,6 +19,8 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
   return NULL;
 }
 
+static uint32_t module_of(const void *addr);
+
 static bool is_knit_frame(const knit_frame *f)
 {
   const knit_module *m = knit_loadmap_module(f->module);
@@ -41,10 +43,11 @@ static uint64_t placeholder_for_state(int state)
  * through keeps its frame on ISAs where the call cannot be a tail call
  * (ppc64le restores its TOC pointer after an indirect call). */
 static int append_frames(knit_path_frame *out, int len, int max, const knit_frame *frames,
-                         int first, int last, int sample_index)
+                         int first, int last, int sample_index, uint32_t skip_module)
 {
   for (int i = last; i >= first && len < max; i--) {
-    if (is_knit_frame(&frames[i]))
+    if (is_knit_frame(&frames[i]) ||
+        (skip_module != KNIT_MODULE_UNKNOWN && frames[i].module == skip_module))
       continue;
     /* A signal trampoline is the kernel's (or QEMU's, or the C library's)
      * plumbing, not a call of the program's: it becomes <signal>, so that
@@ -79,16 +82,86 @@ static int append_placeholder(knit_path_frame *out, int len, int max, uint64_t w
   return len;
 }
 
+/* The first frame after the runtime's innermost frames in [first, last]
+ * (with what they called: the C library's sched_yield or futex wait), or
+ * first when the innermost frames are not the runtime's. A runtime that
+ * sets no enter frame while a task waits in it (libomp in a lock) leaves
+ * its frames to be cut this way, so that the wait's placeholder stands for
+ * them as on every other runtime. */
+static int skip_runtime_frames(const knit_frame *frames, int first, int last)
+{
+  uint32_t runtime = module_of((const void *)knit_ompt_runtime.get_task_info);
+  if (runtime == KNIT_MODULE_UNKNOWN)
+    return first;
+  int i = first;
+  while (i <= last && frames[i].module != runtime)
+    i++;
+  if (i > last)
+    return first;
+  while (i <= last && frames[i].module == runtime)
+    i++;
+  return i;
+}
+
+/* The task a sample is placed by: the running one (level 0). But an
+ * undeferred task (if(0)) without an exit frame or a creation path runs
+ * called from its creator's frames (libomp gives it no frames: the runtime
+ * call that began it has returned before its body is called): its creator,
+ * one level up, stands for it then, and *through_creator says so. */
+static bool sample_task(int *flags, ompt_data_t **task_data, ompt_frame_t **tf,
+                        ompt_data_t **parallel_data, bool *through_creator)
+{
+  int thread_num = 0;
+  *through_creator = false;
+  if (knit_ompt_runtime.get_task_info(0, flags, task_data, tf, parallel_data, &thread_num) != 2)
+    return false;
+  bool own_path = *task_data && (*task_data)->ptr && *tf && (*tf)->exit_frame.ptr;
+  if ((*flags & ompt_task_explicit) && (*flags & ompt_task_undeferred) && !own_path) {
+    int up_flags = 0;
+    ompt_data_t *up_task = NULL, *up_region = NULL;
+    ompt_frame_t *up_frame = NULL;
+    if (knit_ompt_runtime.get_task_info(1, &up_flags, &up_task, &up_frame, &up_region,
+                                        &thread_num) == 2) {
+      *flags = up_flags;
+      *task_data = up_task;
+      *tf = up_frame;
+      *parallel_data = up_region;
+      *through_creator = true;
+    }
+  }
+  return true;
+}
+
 /* The path of a sample taken while a task runs: the task's own frames
  * (between its enter and exit frames) under its prefix, with a placeholder
  * leaf when the task is inside the runtime. */
 static int place_task(const knit_frame *frames, int n, knit_unwind_end end, const ompt_frame_t *tf,
                       int flags, const knit_call_path *prefix, int state, int sample_index,
-                      knit_path_frame *out, int max, bool *partial)
+                      bool runtime_leaf, bool through_creator, knit_path_frame *out, int max,
+                      bool *partial)
 {
   int len = 0;
   int first, last;
+  /* A call's walk starts at the program's call into the runtime: the
+   * runtime's frames, which the enter frame would cut, are gone already.
+   * An undeferred task placed through its creator runs above the creator's
+   * enter frame, which must not cut it either; the runtime's frames between
+   * the two (gcc's GOMP_task) are left out instead. */
+  uint32_t skip_module = KNIT_MODULE_UNKNOWN;
+  if (through_creator)
+    skip_module = module_of((const void *)knit_ompt_runtime.get_task_info);
+  ompt_frame_t own;
+  if ((!runtime_leaf || through_creator) && tf) {
+    own = *tf;
+    own.enter_frame.ptr = NULL;
+    tf = &own;
+  }
   bool any = knit_task_frame_range(frames, n, tf, &first, &last);
+  bool waiting = state >= ompt_state_wait_barrier && state <= ompt_state_wait_atomic;
+  if (any && runtime_leaf && waiting && !(tf && tf->enter_frame.ptr)) {
+    first = skip_runtime_frames(frames, first, last);
+    any = first <= last;
+  }
   /* An implicit or explicit task without an exit frame is not running its
    * own code (it is in a barrier after its body, say): none of the frames
    * below the runtime are its own. Only the initial task runs to the
@@ -99,7 +172,9 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
    * frames, before the runtime frame that called the task: past that point
    * the prefix stands for the rest of the path. */
   bool found_exit = tf && tf->exit_frame.ptr && last < n - 1;
-  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && any;
+  /* A task with an exit frame has frames of its own: a walk that stopped
+   * before them (inside the runtime, say) lost them all. */
+  *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && (any || (tf && tf->exit_frame.ptr));
   if (*partial) {
     len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
   } else if (prefix) {
@@ -107,20 +182,97 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
       out[len++] = prefix->frames[i];
   }
   if (any)
-    len = append_frames(out, len, max, frames, first, last, sample_index);
+    len = append_frames(out, len, max, frames, first, last, sample_index, skip_module);
   /* Inside the runtime: named by what the thread is doing there. Runtimes
-   * do not all set an enter frame while a task without frames of its own
-   * waits (libomp in a join barrier), so a wait state says it too. */
-  bool waiting = state >= ompt_state_wait_barrier && state <= ompt_state_wait_atomic;
-  if ((tf && tf->enter_frame.ptr) || (!any && waiting))
+   * do not all set an enter frame while a task waits (libomp in a join
+   * barrier or a lock), so a wait state says it too. */
+  if (runtime_leaf && ((tf && tf->enter_frame.ptr) || waiting))
     len = append_placeholder(out, len, max, placeholder_for_state(state));
   return len;
 }
 
-int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
-                          knit_path_frame *out, int max, bool *partial)
+/* Whether a sample of a thread inside a wrapped GOMP wait is in the wait
+ * itself: every frame inward of the wrapper is the runtime's, the C
+ * library's or knit's (the runtime starting a thread). Any other frame
+ * there is the program's: an explicit task that libgomp runs while the
+ * thread waits at a barrier. The thread works then, and the path is the
+ * task's own, as before the wait. */
+static bool in_gomp_wait(const knit_frame *frames, int n, const knit_gomp_view *v)
+{
+  for (int i = 0; i < n && frames[i].cfa < (uint64_t)v->wait.enter_cfa; i++) {
+    if (frames[i].module != v->runtime_module && frames[i].module != v->libc_module &&
+        !is_knit_frame(&frames[i]))
+      return false;
+  }
+  return true;
+}
+
+/* The path of frames[top..n): the first is the innermost frame kept, an
+ * exact pc when top is 0 (a sample), else a return address. runtime_leaf:
+ * a sample inside the runtime ends in a placeholder that says what the
+ * thread does there. */
+static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, int top,
+                          bool runtime_leaf, knit_path_frame *out, int max, bool *partial,
+                          knit_sample_state *st)
 {
   *partial = false;
+  st->openmp = false;
+  st->state = ompt_state_undefined;
+  st->wait_id = 0;
+  if (top >= n)
+    top = 0; /* nothing but knit: keep the stack as it is */
+  frames += top;
+  n -= top;
+  int sample_index = top > 0 ? -1 : 0;
+
+  knit_thread *t = knit_thread_self();
+  uint32_t thread_flags = t ? atomic_load(&t->flags) : 0;
+  bool openmp = (thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active;
+  int len = 0;
+  if (!openmp) {
+    /* No OMPT: the GOMP wrappers may know the region and the wait (GNU
+     * libgomp). */
+    knit_gomp_view v;
+    knit_gomp_view_self(t, &v);
+    st->openmp = v.openmp;
+    st->state = v.state;
+    ompt_frame_t tf = v.frame;
+    /* A sample in knit's own code (top > 0: a wrapper about to wait, or
+     * back from it) is not in the wait yet, nor is the walk of a call. */
+    if (v.wait.enter_cfa && runtime_leaf && top == 0 && in_gomp_wait(frames, n, &v)) {
+      st->state = v.wait.state;
+      st->wait_id = v.wait.wait_id;
+      tf.enter_frame.ptr = (void *)v.wait.enter_cfa;
+      tf.enter_frame_flags = ompt_frame_runtime | ompt_frame_cfa;
+    }
+    if (!v.task_flags && !tf.enter_frame.ptr)
+      return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
+    return place_task(frames, n, end, &tf, v.task_flags ? v.task_flags : ompt_task_initial,
+                      v.prefix, st->state, sample_index, runtime_leaf, false, out, max, partial);
+  }
+
+  ompt_wait_id_t wait_id = 0;
+  int state = knit_ompt_runtime.get_state(&wait_id);
+  st->openmp = true;
+  st->state = state;
+  st->wait_id = wait_id;
+  int flags = 0;
+  ompt_data_t *task_data = NULL, *parallel_data = NULL;
+  ompt_frame_t *tf = NULL;
+  bool through_creator;
+  if (!sample_task(&flags, &task_data, &tf, &parallel_data, &through_creator)) {
+    /* No task: a pool thread waiting for work, or runtime bookkeeping. */
+    return append_placeholder(out, len, max, placeholder_for_state(state));
+  }
+
+  const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
+  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, runtime_leaf,
+                    through_creator, out, max, partial);
+}
+
+/* The innermost frame of knit's own after which the program's begin. */
+static int first_after_knit(const knit_frame *frames, int n, bool probe)
+{
   /* A probe's sample starts inside knit_probe_fire: cut every frame up to
    * and including the innermost run of knit's own frames; the next is the
    * program's call to the probe. (Only that run: knit frames further out,
@@ -134,44 +286,38 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
    * run) is charged to the program's call into knit, the same way. */
   while (top < n && is_knit_frame(&frames[top]))
     top++;
-  if (top == n)
-    top = 0; /* nothing but knit: keep the stack as it is */
-  frames += top;
-  n -= top;
-  int sample_index = top > 0 ? -1 : 0;
+  return top;
+}
 
-  knit_thread *t = knit_thread_self();
-  uint32_t thread_flags = t ? atomic_load(&t->flags) : 0;
-  bool openmp = (thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active;
-  int len = 0;
-  if (!openmp) {
-    /* No OMPT: the GOMP wrappers may know the region (GNU libgomp). */
-    ompt_frame_t synth;
-    const knit_call_path *region_path = NULL;
-    if (knit_gomp_current_task(&synth, &region_path))
-      return place_task(frames, n, end, &synth, ompt_task_implicit, region_path,
-                        ompt_state_work_parallel, sample_index, out, max, partial);
-    if (knit_gomp_is_worker() && !(thread_flags & KNIT_THREAD_MAIN))
-      return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
-    *partial = end == KNIT_UNWIND_PARTIAL;
-    if (*partial)
-      len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
-    return append_frames(out, len, max, frames, 0, n - 1, sample_index);
+int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
+                          knit_path_frame *out, int max, bool *partial, knit_sample_state *st)
+{
+  return attribute_from(frames, n, end, first_after_knit(frames, n, probe), true, out, max,
+                        partial, st);
+}
+
+int knit_attribute_call(const knit_frame *frames, int n, knit_unwind_end end, uint64_t call_ra,
+                        uint32_t runtime_module, knit_path_frame *out, int max, bool *partial,
+                        knit_sample_state *st)
+{
+  /* The runtime's call to the tool starts in knit's callback; the program's
+   * call into the runtime returns to call_ra. */
+  int top = -1;
+  for (int i = 1; i < n && call_ra; i++) {
+    if (frames[i].pc == call_ra) {
+      top = i;
+      break;
+    }
   }
-
-  ompt_wait_id_t wait_id = 0;
-  int state = knit_ompt_runtime.get_state(&wait_id);
-  int flags = 0, thread_num = 0;
-  ompt_data_t *task_data = NULL, *parallel_data = NULL;
-  ompt_frame_t *tf = NULL;
-  if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &tf, &parallel_data, &thread_num) !=
-      2) {
-    /* No task: a pool thread waiting for work, or runtime bookkeeping. */
-    return append_placeholder(out, len, max, placeholder_for_state(state));
+  if (top < 0) {
+    /* No such frame (the runtime gave no return address): cut knit's frames
+     * and the runtime's innermost ones. */
+    top = first_after_knit(frames, n, false);
+    while (top < n - 1 && frames[top].module == runtime_module)
+      top++;
   }
-
-  const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
-  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, out, max, partial);
+  /* The call's own path: no placeholder for the runtime it is in. */
+  return attribute_from(frames, n, end, top, false, out, max, partial, st);
 }
 
 /* The load map id of the module holding code at addr, or
@@ -193,12 +339,12 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
   ompt_frame_t synth;
   const knit_call_path *prefix;
   if ((thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active) {
-    int flags = 0, thread_num = 0;
+    int flags = 0;
     ompt_data_t *task_data = NULL, *parallel_data = NULL;
     ompt_frame_t *frame = NULL;
+    bool through_creator;
     /* The initial task has no exit frame: its walk goes to the bottom. */
-    if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &frame, &parallel_data,
-                                        &thread_num) == 2 &&
+    if (sample_task(&flags, &task_data, &frame, &parallel_data, &through_creator) &&
         !(flags & ompt_task_initial))
       tf = frame;
     /* The runtime is the module that answers OMPT's inquiries. */

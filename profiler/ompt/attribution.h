@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ompt/blame.h"
 #include "unwind/unwinder.h"
 
 typedef struct knit_path_frame {
@@ -34,9 +35,18 @@ typedef struct knit_call_path {
  * the unwinder's output; probe says the sample came from knit_probe(), whose
  * own frames are cut. Returns the path's length; *partial says whether the
  * application-level path is incomplete (the unwind stopped inside the
- * program's own frames). Async-signal-safe. */
+ * program's own frames); *st, what the runtime says the thread is doing.
+ * Async-signal-safe. */
 int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
-                          knit_path_frame *out, int max, bool *partial);
+                          knit_path_frame *out, int max, bool *partial, knit_sample_state *st);
+
+/* knit_attribute_sample for a walk taken inside an OMPT callback: the path
+ * of the program's call into the runtime, the frame that returns to call_ra
+ * (a callback's codeptr_ra); without one, the frames of knit and of the
+ * runtime (runtime_module) at the top are cut. */
+int knit_attribute_call(const knit_frame *frames, int n, knit_unwind_end end, uint64_t call_ra,
+                        uint32_t runtime_module, knit_path_frame *out, int max, bool *partial,
+                        knit_sample_state *st);
 
 /* Where the walk of a sample may stop: the current task's exit frame (the
  * runtime function that called the task), beyond which every frame is the

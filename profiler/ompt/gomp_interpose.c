@@ -1,13 +1,16 @@
 /* Parallel regions on GNU libgomp, without OMPT: see gomp_interpose.h. */
 #define _GNU_SOURCE
 #include "ompt/gomp_interpose.h"
+#include "ompt/gomp_wrap.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #include "core/session.h"
 #include "core/thread.h"
+#include "ompt/blame.h"
 #include "ompt/ompt_state.h"
 
 /* What a thread knows of the region body it is running. Written only by the
@@ -19,12 +22,26 @@ typedef struct gomp_task {
 
 static __thread gomp_task current __attribute__((tls_model("initial-exec")));
 static __thread bool ran_as_worker __attribute__((tls_model("initial-exec")));
-static __thread bool is_encountering __attribute__((tls_model("initial-exec")));
+/* The wrapped wait under way, if any (enter_cfa 0: none). */
+static __thread knit_gomp_wait waiting __attribute__((tls_model("initial-exec")));
+
+/* Set once a wrapper finds no OMPT runtime: from then on the wrappers'
+ * view of a thread is what blame goes by. The modules are found first. */
+static bool standing_in;
+static uint32_t runtime_module = KNIT_MODULE_UNKNOWN;
+static uint32_t libc_module = KNIT_MODULE_UNKNOWN;
+/* An address in the runtime: its omp_get_max_threads. */
+static void *runtime_code;
 
 typedef struct region {
   void (*fn)(void *);
   void *data;
   const knit_call_path *prefix;
+  knit_thread *master;  /* the encountering thread */
+  uintptr_t entry_cfa;  /* CFA of the wrapper it called */
+  /* What the encountering thread's wait inside the wrapper (the fork, then
+   * the end barrier) interrupts. */
+  knit_gomp_wait outer;
 } region;
 
 bool knit_gomp_current_task(ompt_frame_t *frame, const knit_call_path **prefix)
@@ -40,26 +57,113 @@ bool knit_gomp_current_task(ompt_frame_t *frame, const knit_call_path **prefix)
   return true;
 }
 
-bool knit_gomp_is_worker(void) { return ran_as_worker; }
+void knit_gomp_view_self(const knit_thread *t, knit_gomp_view *v)
+{
+  *v = (knit_gomp_view){0};
+  uint32_t flags = t ? atomic_load(&t->flags) : 0;
+  if (knit_gomp_current_task(&v->frame, &v->prefix)) {
+    v->task_flags = ompt_task_implicit;
+    v->state = ompt_state_work_parallel;
+  } else if (ran_as_worker && !(flags & KNIT_THREAD_MAIN)) {
+    v->state = ompt_state_idle;
+  } else {
+    v->task_flags = ompt_task_initial;
+    v->state = ompt_state_work_serial;
+  }
+  v->wait.enter_cfa = __atomic_load_n(&waiting.enter_cfa, __ATOMIC_ACQUIRE);
+  if (v->wait.enter_cfa) {
+    v->wait.state = waiting.state;
+    v->wait.wait_id = waiting.wait_id;
+  }
+  v->openmp = __atomic_load_n(&standing_in, __ATOMIC_ACQUIRE) && t && t->omp_counted;
+  v->runtime_module = __atomic_load_n(&runtime_module, __ATOMIC_RELAXED);
+  v->libc_module = __atomic_load_n(&libc_module, __ATOMIC_RELAXED);
+}
+
+/* Publishes the body the thread runs: the prefix is stored last, and
+ * cleared first, so that a sample in between sees either no body or the
+ * whole of one. */
+static void set_task(const knit_call_path *prefix, uintptr_t exit_cfa)
+{
+  __atomic_store_n(&current.prefix, NULL, __ATOMIC_RELEASE);
+  current.exit_cfa = exit_cfa;
+  __atomic_store_n(&current.prefix, prefix, __ATOMIC_RELEASE);
+}
+
+static bool is_barrier(int state)
+{
+  return state >= ompt_state_wait_barrier && state <= ompt_state_wait_barrier_teams;
+}
+
+static bool is_mutex(int state)
+{
+  return state >= ompt_state_wait_mutex && state <= ompt_state_wait_ordered;
+}
+
+/* The published wait: its enter frame last, as for set_task. */
+static void set_wait(knit_gomp_wait w)
+{
+  __atomic_store_n(&waiting.enter_cfa, 0, __ATOMIC_RELEASE);
+  waiting.state = w.state;
+  waiting.wait_id = w.wait_id;
+  __atomic_store_n(&waiting.enter_cfa, w.enter_cfa, __ATOMIC_RELEASE);
+}
+
+knit_gomp_wait knit_gomp_wait_begin(knit_thread *t, int state, uint64_t wait_id,
+                                    uintptr_t enter_cfa)
+{
+  knit_gomp_wait outer = waiting;
+  /* Counted before the samples see the wait, as OMPT's callbacks come
+   * before the runtime's state changes. */
+  if (is_barrier(state))
+    knit_blame_wait(t, true);
+  else if (is_mutex(state))
+    knit_blame_acquire(t, wait_id);
+  set_wait((knit_gomp_wait){state, wait_id, enter_cfa});
+  return outer;
+}
+
+void knit_gomp_wait_end(knit_thread *t, knit_gomp_wait outer, bool acquired)
+{
+  knit_gomp_wait mine = waiting;
+  set_wait(outer);
+  if (is_barrier(mine.state))
+    knit_blame_wait(t, false);
+  else if (is_mutex(mine.state) && acquired)
+    knit_blame_acquired(t, mine.wait_id);
+  else if (is_mutex(mine.state))
+    knit_blame_acquire(t, 0); /* waits for nothing any more */
+}
 
 /* Every thread of the team enters the body here: libgomp calls it in place
  * of the program's outlined function. noinline, so that its CFA is a frame
  * of its own that samples can find. */
 __attribute__((noinline)) static void run_body(void *arg)
 {
-  const region *r = arg;
-  gomp_task saved = current;
-  if (!is_encountering)
+  region *r = arg;
+  knit_thread *t = knit_thread_self();
+  bool master = t && t == r->master;
+  if (!master) {
     ran_as_worker = true;
-  gomp_task mine = {r->prefix, (uintptr_t)__builtin_dwarf_cfa()};
-  /* One store of the prefix last: a sample between the two stores sees
-   * either no region or the whole of it. */
-  current.exit_cfa = mine.exit_cfa;
-  __atomic_store_n(&current.prefix, mine.prefix, __ATOMIC_RELEASE);
+    /* A worker's first body: from now on it counts, idle between bodies. */
+    if (t && !t->omp_counted)
+      knit_blame_thread_begin(t, false);
+  }
+  /* The encountering thread's fork is over. */
+  if (master)
+    knit_gomp_wait_end(t, r->outer, true);
+  gomp_task saved = current;
+  knit_blame_implicit_task(t, true);
+  set_task(r->prefix, (uintptr_t)__builtin_dwarf_cfa());
   r->fn(r->data);
-  __atomic_store_n(&current.prefix, NULL, __ATOMIC_RELEASE);
-  current = saved;
-  /* Keeps the call above out of tail position. */
+  /* It now waits in libgomp's end barrier until the team is done, inside
+   * the wrapper it called, which ends the wait. */
+  if (master)
+    r->outer =
+        knit_gomp_wait_begin(t, ompt_state_wait_barrier_implicit_parallel, 0, r->entry_cfa);
+  set_task(saved.prefix, saved.exit_cfa);
+  knit_blame_implicit_task(t, false);
+  /* Keeps the calls above out of tail position. */
   __asm__ __volatile__("" ::: "memory");
 }
 
@@ -91,11 +195,41 @@ static bool interposing(void)
     int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
     if (max_threads)
       max_threads();
+    __atomic_store_n(&runtime_code, (void *)max_threads, __ATOMIC_RELAXED);
     __atomic_store_n(&runtime_started, 1, __ATOMIC_RELEASE);
   }
   /* OMPT first: with an OMPT runtime every region passes here, and
    * answers at the first test. */
   return !knit_ompt_runtime.active && knit_the_session.active && knit_thread_self();
+}
+
+static uint32_t module_id(const void *code)
+{
+  knit_loadmap_refresh(knit_self_address());
+  const knit_module *m = knit_loadmap_find(knit_loadmap_current(), (uint64_t)(uintptr_t)code);
+  return m ? m->id : KNIT_MODULE_UNKNOWN;
+}
+
+knit_thread *knit_gomp_self(void)
+{
+  if (!interposing())
+    return NULL;
+  if (!__atomic_load_n(&standing_in, __ATOMIC_ACQUIRE)) {
+    /* Threads that race here find the same modules. */
+    __atomic_store_n(&runtime_module, module_id(__atomic_load_n(&runtime_code, __ATOMIC_RELAXED)),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&libc_module, module_id((void *)sched_yield), __ATOMIC_RELAXED);
+    if (!__atomic_exchange_n(&standing_in, true, __ATOMIC_ACQ_REL))
+      knit_log_line("gomp: no OMPT; blame from the GOMP wrappers");
+  }
+  knit_thread *t = knit_thread_self();
+  /* A thread's first OpenMP call outside any team: libgomp gives it an
+   * initial task of its own (the program's main thread, or a pthread of
+   * the program's), so it counts as working from now on. Workers are
+   * counted at their first body instead. */
+  if (!t->omp_counted)
+    knit_blame_thread_begin(t, true);
+  return t;
 }
 
 static void *real_symbol(const char *name)
@@ -123,27 +257,31 @@ static void *real_symbol(const char *name)
   return p;
 }
 
+void *knit_gomp_real(void **slot, const char *name)
+{
+  void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  if (!p) {
+    p = real_symbol(name);
+    __atomic_store_n(slot, p, __ATOMIC_RELAXED);
+  }
+  return p;
+}
+
 /* Runs the real entry point with run_body standing in for fn. The entry's
  * own CFA marks where the program's frames end. */
 #define WRAP_REGION(name, params, call_args)                                   \
-  __attribute__((visibility("default"))) void name params                     \
+  KNIT_GOMP_EXPORT void name params                                            \
   {                                                                            \
-    typedef void(*real_fn) params;                                             \
-    static real_fn real;                                                       \
-    if (!real)                                                                 \
-      real = (real_fn)real_symbol(#name);                                      \
-    if (!interposing()) {                                                      \
-      real call_args;                                                          \
-      return;                                                                  \
-    }                                                                          \
-    region r = {fn, data, region_path((uintptr_t)__builtin_dwarf_cfa())};     \
-    bool was_encountering = is_encountering;                                   \
-    is_encountering = true;                                                    \
+    KNIT_GOMP_PASS(VOID, name, params, call_args)                              \
+    uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                          \
+    region r = {fn, data, region_path(cfa), t, cfa, {0}};                      \
     fn = run_body;                                                             \
     data = &r;                                                                 \
+    /* Until its body starts, the thread forks the team: the runtime's        \
+     * overhead, as OMPT runtimes call it, neither work nor idleness. */      \
+    r.outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);            \
     real call_args;                                                            \
-    is_encountering = was_encountering;                                        \
-    __asm__ __volatile__("" ::: "memory");                                     \
+    knit_gomp_wait_end(t, r.outer, true);                                      \
   }
 
 WRAP_REGION(GOMP_parallel, (void (*fn)(void *), void *data, unsigned nthreads, unsigned flags),

@@ -3,6 +3,8 @@
 
 #include "core/session.h"
 #include "core/thread.h"
+#include "ompt/blame.h"
+#include "ompt/blame_release.h"
 #include "ompt/ompt_state.h"
 
 knit_ompt knit_ompt_runtime;
@@ -12,11 +14,69 @@ bool knit_ompt_active(void) { return knit_ompt_runtime.active; }
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
   (void)thread_data;
-  uint32_t flags = KNIT_THREAD_OPENMP;
-  /* A runtime helper (the old Intel monitor, say) never runs user code. */
-  if (type == ompt_thread_other || type == ompt_thread_unknown)
-    flags = KNIT_THREAD_RUNTIME;
-  knit_thread_attach(flags);
+  /* A runtime helper (the old Intel monitor, say) never runs user code:
+   * neither is it one of the threads idleness is counted over. */
+  if (type == ompt_thread_other || type == ompt_thread_unknown) {
+    knit_thread_attach(KNIT_THREAD_RUNTIME);
+    return;
+  }
+  knit_blame_thread_begin(knit_thread_attach(KNIT_THREAD_OPENMP), type == ompt_thread_initial);
+}
+
+static void on_thread_end(ompt_data_t *thread_data)
+{
+  (void)thread_data;
+  knit_blame_thread_end(knit_thread_self());
+}
+
+/* Idleness for blame (blame.h): a worker is in its pool between implicit
+ * tasks, and idle while it waits at a barrier, taskwait or taskgroup. The
+ * initial task is never the pool's. */
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                             ompt_data_t *task_data, unsigned int actual_parallelism,
+                             unsigned int index, int flags)
+{
+  (void)parallel_data;
+  (void)task_data;
+  (void)actual_parallelism;
+  (void)index;
+  if (flags & ompt_task_initial)
+    return;
+  knit_blame_implicit_task(knit_thread_self(), endpoint == ompt_scope_begin);
+}
+
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                const void *codeptr_ra)
+{
+  (void)kind;
+  (void)parallel_data;
+  (void)task_data;
+  (void)codeptr_ra;
+  knit_blame_wait(knit_thread_self(), endpoint == ompt_scope_begin);
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+                             ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+  (void)kind;
+  (void)hint;
+  (void)impl;
+  (void)codeptr_ra;
+  knit_blame_acquire(knit_thread_self(), wait_id);
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+  (void)kind;
+  (void)codeptr_ra;
+  knit_blame_acquired(knit_thread_self(), wait_id);
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+  (void)kind;
+  knit_blame_release(wait_id, codeptr_ra);
 }
 
 /* The encountering thread records where the region begins, so every worker's
@@ -57,20 +117,27 @@ static void on_task_create(ompt_data_t *encountering_task_data,
                            const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
                            int flags, int has_dependences, const void *codeptr_ra)
 {
-  (void)encountering_task_data;
+  (void)encountering_task_data; /* libomp may pass a copy: not comparable */
   (void)has_dependences;
   (void)codeptr_ra;
   if (!(flags & ompt_task_explicit) || !new_task_data)
     return;
+  /* The encountering task: the current one, unless the runtime has made
+   * the new task current already (libomp does for an undeferred task). */
   int task_flags = 0, thread_num = 0;
   ompt_data_t *task_data = NULL, *region = NULL;
   ompt_frame_t *tf = NULL, here = {0};
   const knit_call_path *outer = NULL;
-  if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &region, &thread_num) ==
-      2) {
+  for (int level = 0; level < 2; level++) {
+    if (knit_ompt_runtime.get_task_info(level, &task_flags, &task_data, &tf, &region,
+                                        &thread_num) != 2)
+      break;
+    if (task_data == new_task_data)
+      continue;
     outer = knit_task_prefix(task_flags, task_data, region);
     if (tf)
       here = *tf;
+    break;
   }
   if (encountering_task_frame && encountering_task_frame->enter_frame.ptr) {
     here.enter_frame = encountering_task_frame->enter_frame;
@@ -102,9 +169,25 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   }
   /* Optional: without it, explicit tasks' samples lack their creation path. */
   set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+  /* Blame (blame.h). Without the first three, idleness is not blamed;
+   * without mutex_released, waits stay with the waiters. */
+  set_callback(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
+  bool idleness =
+      set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task) ==
+          ompt_set_always &&
+      set_callback(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait) ==
+          ompt_set_always;
+  if (!idleness)
+    knit_log_line("ompt: implicit_task or sync_region_wait is not always dispatched; "
+                  "OMP_IDLE blame may be wrong");
+  set_callback(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+  set_callback(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+  if (set_callback(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released) ==
+      ompt_set_never)
+    knit_log_line("ompt: no mutex_released; OMP_MUTEX waits are not blamed on their holders");
   /* The initial thread was attached at load time; it is an OpenMP thread too
    * (its thread_begin may have come before the callback was set). */
-  knit_thread_attach(KNIT_THREAD_OPENMP);
+  knit_blame_thread_begin(knit_thread_attach(KNIT_THREAD_OPENMP), true);
   o->active = true;
   knit_log_line("ompt: tool initialized");
   return 1;

@@ -2,13 +2,13 @@
  *
  * The tree is built path by path rather than node by node: where a path
  * starts depends on the whole path (whether it reaches `main`, and rule (a)
- * keeps at least its innermost frame), so each CCT node with exclusive
- * periods contributes its own path from the root, trimmed, as one insertion
- * into a trie keyed per mode. Summing the periods along every inserted path
- * gives inclusive values, and the periods each CCT node passes on land on
- * the source line it stands for, which is how a merged node learns which of
- * its lines weighs most. This walks each sampled path once, as the folded
- * form does.
+ * keeps at least its innermost frame), so each CCT node with an exclusive
+ * value of any metric contributes its own path from the root, trimmed, as
+ * one insertion into a trie keyed per mode. Summing the values along every
+ * inserted path gives inclusive values, and the value of the chosen metric
+ * each CCT node passes on lands on the source line it stands for, which is
+ * how a merged node learns which of its lines weighs most. This walks each
+ * sampled path once, as the folded form does.
  *
  * Siblings are found through one open-addressing hash table over the whole
  * tree keyed by (parent, identity), so nodes with thousands of children (a
@@ -35,6 +35,7 @@ typedef struct builder {
   knit_calltree *ct;
   const knit_report_tree *t;
   int lines;
+  int metric;       /* the metric sites are weighed by */
   uint32_t *slots;  /* view node indexes, NONE when empty */
   size_t slot_count;
   site *sites;
@@ -180,8 +181,14 @@ static int add_site(builder *b, uint32_t v, const knit_report_node *n, uint64_t 
   return 0;
 }
 
-/* Inserts the path from the root to CCT node leaf with its exclusive value. */
-static int insert_path(builder *b, uint32_t leaf, int all_frames, uint64_t value)
+static void add_values(uint64_t *sums, const uint64_t *values)
+{
+  for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+    sums[m] += values[m];
+}
+
+/* Inserts the path from the root to CCT node leaf with its exclusive values. */
+static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t *values)
 {
   const knit_report_tree *t = b->t;
   size_t depth = 0;
@@ -205,14 +212,14 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, uint64_t value
                                        .module = knit_report_node_module(t, &t->nodes[j])};
   }
   uint32_t v = 0;
-  b->ct->nodes[0].inclusive += value;
+  add_values(b->ct->nodes[0].inclusive, values);
   for (k = all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
     const knit_report_node *n = &t->nodes[b->path[k]];
-    if ((v = find_or_add(b, v, n)) == NONE || add_site(b, v, n, value) != 0)
+    if ((v = find_or_add(b, v, n)) == NONE || add_site(b, v, n, values[b->metric]) != 0)
       return -1;
-    b->ct->nodes[v].inclusive += value;
+    add_values(b->ct->nodes[v].inclusive, values);
   }
-  b->ct->nodes[v].exclusive += value;
+  add_values(b->ct->nodes[v].exclusive, values);
   return 0;
 }
 
@@ -265,6 +272,7 @@ static int compare_strings(const char *a, const char *b)
 typedef struct sort_context {
   const knit_calltree_node *nodes;
   knit_calltree_sort sort;
+  int metric;
 } sort_context;
 
 static int compare_children(const void *pa, const void *pb, void *arg)
@@ -272,21 +280,26 @@ static int compare_children(const void *pa, const void *pb, void *arg)
   const sort_context *ctx = arg;
   const knit_calltree_node *x = &ctx->nodes[*(const uint32_t *)pa];
   const knit_calltree_node *y = &ctx->nodes[*(const uint32_t *)pb];
+  int m = ctx->metric;
   int c = 0;
   switch (ctx->sort) {
   case KNIT_SORT_EXCLUSIVE:
-    if ((c = compare_desc(x->exclusive, y->exclusive)) == 0)
-      c = compare_desc(x->inclusive, y->inclusive);
+    if ((c = compare_desc(x->exclusive[m], y->exclusive[m])) == 0)
+      c = compare_desc(x->inclusive[m], y->inclusive[m]);
     break;
   case KNIT_SORT_NAME:
     if ((c = strcmp(x->function, y->function)) == 0)
-      c = compare_desc(x->inclusive, y->inclusive);
+      c = compare_desc(x->inclusive[m], y->inclusive[m]);
     break;
   case KNIT_SORT_INCLUSIVE:
   default:
-    c = compare_desc(x->inclusive, y->inclusive);
+    c = compare_desc(x->inclusive[m], y->inclusive[m]);
     break;
   }
+  /* Among equals in the chosen metric, the time metric decides, so that a
+   * tree sorted by a sparse blame metric still puts the busy paths first. */
+  if (c == 0 && m != KNIT_METRIC_SAMPLES)
+    c = compare_desc(x->inclusive[KNIT_METRIC_SAMPLES], y->inclusive[KNIT_METRIC_SAMPLES]);
   /* Siblings differ in their identity, so these settle every tie and the
    * order is the same on every run. */
   if (c == 0)
@@ -302,7 +315,7 @@ static int compare_children(const void *pa, const void *pb, void *arg)
   return c;
 }
 
-static int link_children(knit_calltree *ct, knit_calltree_sort sort)
+static int link_children(knit_calltree *ct, knit_calltree_sort sort, int metric)
 {
   knit_calltree_node *nodes = ct->nodes;
   ct->children = malloc((ct->node_count ? ct->node_count : 1) * sizeof *ct->children);
@@ -321,7 +334,7 @@ static int link_children(knit_calltree *ct, knit_calltree_sort sort)
     knit_calltree_node *p = &nodes[nodes[i].parent];
     ct->children[p->first_child + p->child_count++] = (uint32_t)i;
   }
-  sort_context ctx = {.nodes = nodes, .sort = sort};
+  sort_context ctx = {.nodes = nodes, .sort = sort, .metric = metric};
   for (size_t i = 0; i < ct->node_count; i++)
     qsort_r(ct->children + nodes[i].first_child, nodes[i].child_count,
             sizeof *ct->children, compare_children, &ctx);
@@ -332,7 +345,8 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
                         const knit_calltree_options *o)
 {
   memset(ct, 0, sizeof *ct);
-  builder b = {.ct = ct, .t = t, .lines = o->lines};
+  int metric = o->metric >= 0 && o->metric < KNIT_METRIC_COUNT ? o->metric : 0;
+  builder b = {.ct = ct, .t = t, .lines = o->lines, .metric = metric};
   int rc = -1;
   knit_calltree_node root = {.parent = 0,
                              .function = "ROOT",
@@ -342,12 +356,15 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
   if (add_node(&b, root) != 0 || grow_slots(&b) != 0)
     goto out;
   for (size_t i = 1; i < t->node_count; i++) {
-    uint64_t value = t->nodes[i].exclusive[KNIT_METRIC_SAMPLES];
-    if (value != 0 && insert_path(&b, (uint32_t)i, o->all_frames, value) != 0)
+    const uint64_t *values = t->nodes[i].exclusive;
+    int any = 0;
+    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+      any |= values[m] != 0;
+    if (any && insert_path(&b, (uint32_t)i, o->all_frames, values) != 0)
       goto out;
   }
   choose_sites(&b);
-  if (link_children(ct, o->sort) != 0)
+  if (link_children(ct, o->sort, metric) != 0)
     goto out;
   rc = 0;
 out:

@@ -17,7 +17,8 @@
  *
  * Each node keeps the source line that stands for it: the call site's or
  * sampled instruction's file:line. A node merged from several lines shows
- * the one with the largest inclusive value and counts the others.
+ * the one with the largest inclusive value of the options' metric and
+ * counts the others.
  */
 #ifndef KNIT_REPORT_CALLTREE_H
 #define KNIT_REPORT_CALLTREE_H
@@ -27,6 +28,7 @@
 
 #include "report/tree.h"
 
+/* The order of each node's children, by the options' metric. */
 typedef enum knit_calltree_sort {
   KNIT_SORT_INCLUSIVE = 0,  /* largest inclusive first */
   KNIT_SORT_EXCLUSIVE = 1,  /* largest exclusive first, then inclusive */
@@ -37,6 +39,9 @@ typedef struct knit_calltree_options {
   int lines;                /* 1: one node per CCT node, as recorded */
   int all_frames;           /* 1: keep the frames before the application */
   knit_calltree_sort sort;  /* the order of each node's children */
+  /* The metric (knit_metric) children are ordered by and a merged node's
+   * source line is chosen by; 0, the time metric, unless set. */
+  int metric;
 } knit_calltree_options;
 
 typedef struct knit_calltree_node {
@@ -48,10 +53,9 @@ typedef struct knit_calltree_node {
   uint32_t module;          /* the report tree's module index or KNIT_MODULE_* */
   uint8_t kind;             /* knit_node_kind of the first CCT node merged in */
   uint64_t offset;
-  /* Event periods (KNIT_METRIC_SAMPLES): the other metrics are reserved for
-   * blame and not shown yet. */
-  uint64_t inclusive;
-  uint64_t exclusive;
+  /* Every metric, indexed by knit_metric, as stored (format.h's scales). */
+  uint64_t inclusive[KNIT_METRIC_COUNT];
+  uint64_t exclusive[KNIT_METRIC_COUNT];
   const char *file;         /* the main source line, file NULL when unknown */
   unsigned line;
   uint32_t other_sites;     /* distinct source lines merged in besides it */

@@ -142,14 +142,21 @@ void knit_folded_finish(knit_folded *f)
 
 int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out)
 {
+  return knit_folded_of_metric(t, KNIT_METRIC_SAMPLES, out);
+}
+
+int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out)
+{
   memset(out, 0, sizeof *out);
+  if (metric < 0 || metric >= KNIT_METRIC_COUNT)
+    return -1;
   size_t cap = 64;
   knit_folded_frame *frames = malloc(cap * sizeof *frames);
   if (frames == NULL)
     return -1;
   int rc = 0;
   for (size_t i = 1; i < t->node_count && rc == 0; i++) {
-    uint64_t count = t->nodes[i].exclusive[KNIT_METRIC_SAMPLES];
+    uint64_t count = t->nodes[i].exclusive[metric];
     if (count == 0)
       continue;
     size_t depth = 0;

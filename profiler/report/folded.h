@@ -71,6 +71,12 @@ void knit_folded_finish(knit_folded *f);
  * with exclusive samples. Returns 0, or -1 out of memory. */
 int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out);
 
+/* The same for any metric (knit_metric): one path for each node with an
+ * exclusive value of it, counted as stored (periods for the time metric,
+ * milli-periods for the blame metrics, format.h). Returns 0, or -1 out of
+ * memory or for a metric out of range. */
+int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out);
+
 /* The line for path in a finished form, or NULL. */
 const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path);
 

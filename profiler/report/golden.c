@@ -14,16 +14,23 @@
 #define UNEXPECTED_LABEL "(paths not in the golden)"
 #define RUNTIME_LABEL "(the runtime's placeholders)"
 
-static int parse_share(const char *text, double *out)
+static int add_metric_share(knit_golden *g, const char *text, char *err, size_t errlen,
+                            unsigned lineno)
 {
-  char *end;
-  errno = 0;
-  double v = strtod(text, &end);
-  while (*end == ' ' || *end == '\t')
-    end++;
-  if (end == text || *end != '\0' || errno != 0 || !(v >= 0.0 && v <= 1.0))
+  knit_metric_share share;
+  char reason[300];
+  if (knit_metric_share_parse(text, &share, reason, sizeof reason) != 0) {
+    snprintf(err, errlen, "line %u: metric-share: %s", lineno, reason);
     return -1;
-  *out = v;
+  }
+  knit_metric_share *grown = realloc(g->shares, (g->share_count + 1) * sizeof *grown);
+  if (grown == NULL) {
+    knit_metric_share_free(&share);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  g->shares = grown;
+  g->shares[g->share_count++] = share;
   return 0;
 }
 
@@ -43,18 +50,30 @@ static int parse_comment(knit_golden *g, const char *line, char *err, size_t err
 
   const char *s = line + 1 + strspn(line + 1, " \t");
   if (strncmp(s, "tolerance:", 10) == 0) {
-    if (parse_share(s + 10, &g->tolerance) != 0) {
+    if (knit_share_parse(s + 10, &g->tolerance) != 0) {
       snprintf(err, errlen, "line %u: tolerance must be a number from 0 to 1", lineno);
       return -1;
     }
   } else if (strncmp(s, "min-share:", 10) == 0) {
-    if (parse_share(s + 10, &g->min_share) != 0) {
+    if (knit_share_parse(s + 10, &g->min_share) != 0) {
       snprintf(err, errlen, "line %u: min-share must be a number from 0 to 1", lineno);
       return -1;
     }
   } else if (strncmp(s, "runtime-share:", 14) == 0) {
-    if (parse_share(s + 14, &g->runtime_share) != 0) {
+    if (knit_share_parse(s + 14, &g->runtime_share) != 0) {
       snprintf(err, errlen, "line %u: runtime-share must be a number from 0 to 1", lineno);
+      return -1;
+    }
+  } else if (strncmp(s, "metric-share:", 13) == 0) {
+    return add_metric_share(g, s + 13, err, errlen, lineno);
+  } else if (strncmp(s, "paths:", 6) == 0) {
+    const char *v = s + 6 + strspn(s + 6, " \t");
+    if (strcmp(v, "ignore") == 0) {
+      g->paths_ignored = 1;
+    } else if (strcmp(v, "compare") == 0) {
+      g->paths_ignored = 0;
+    } else {
+      snprintf(err, errlen, "line %u: paths must be \"compare\" or \"ignore\"", lineno);
       return -1;
     }
   } else if (strncmp(s, "mode:", 5) == 0) {
@@ -138,6 +157,12 @@ int knit_golden_parse(const char *text, knit_golden *g, char *err, size_t errlen
     if (*s == '\n')
       s++;
   }
+  /* Paths listed under "paths: ignore" would look checked and never be. */
+  if (rc == 0 && g->paths_ignored && g->paths.count > 0) {
+    snprintf(err, errlen, "the golden says \"paths: ignore\" but lists %zu path%s",
+             g->paths.count, g->paths.count == 1 ? "" : "s");
+    rc = -1;
+  }
   if (rc == 0)
     knit_folded_finish(&g->paths);
   if (rc != 0)
@@ -188,6 +213,9 @@ int knit_golden_read(const char *path, knit_golden *g, char *err, size_t errlen)
 void knit_golden_free(knit_golden *g)
 {
   knit_folded_free(&g->paths);
+  for (size_t i = 0; i < g->share_count; i++)
+    knit_metric_share_free(&g->shares[i]);
+  free(g->shares);
   for (size_t i = 0; i < g->comment_count; i++)
     free(g->comments[i]);
   free(g->comments);
@@ -375,7 +403,8 @@ int knit_golden_write(const char *path, const knit_golden *old,
   }
   for (size_t i = 0; old != NULL && i < old->comment_count; i++)
     fprintf(f, "%s\n", old->comments[i]);
-  knit_folded_write(measured, f);
+  if (old == NULL || !old->paths_ignored)
+    knit_folded_write(measured, f);
   int failed = ferror(f);
   if (fclose(f) != 0)
     failed = 1;

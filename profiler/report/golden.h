@@ -6,8 +6,14 @@
  * these comments are directives:
  *   # tolerance: 0.05   absolute tolerance on each path's share (default 0.05)
  *   # min-share: 0.02   see the share rule below (default 0.02)
+ *   # runtime-share: 0.15  see rule 4 below (default 0.15)
  *   # mode: exact       force exact comparison (or "shares"); without it the
  *                       mode follows the measurement's event
+ *   # paths: ignore     compare no paths, only metric shares; the golden then
+ *                       lists no paths ("compare", the default, compares them)
+ *   # metric-share: OMP_MUTEX_BLAME main;locks;hold >= 0.9
+ *                       a share of a metric that must fall under a path
+ *                       (metric_share.h); any number of them
  * Blank lines are ignored.
  *
  * Exact comparison (PROBE measurements): the same paths with the same counts.
@@ -21,8 +27,13 @@
  *   2. each golden path whose golden share is at least min-share is present
  *      (rarer paths may be missed by sampling; rule 1 still bounds them);
  *   3. the paths that are not in the golden hold, together, at most
- *      min-share of all measured samples;
- *   4. the measurement has at least one sample.
+ *      min-share of all measured samples, not counting those of rule 4;
+ *   4. the paths that end in one of the runtime's placeholders hold, together,
+ *      at most runtime-share of all measured samples;
+ *   5. the measurement has at least one sample.
+ *
+ * Metric-share directives are checked in either mode, and whether or not
+ * paths are compared.
  */
 #ifndef KNIT_REPORT_GOLDEN_H
 #define KNIT_REPORT_GOLDEN_H
@@ -31,6 +42,7 @@
 #include <stdio.h>
 
 #include "report/folded.h"
+#include "report/metric_share.h"
 
 #define KNIT_GOLDEN_DEFAULT_TOLERANCE 0.05
 #define KNIT_GOLDEN_DEFAULT_MIN_SHARE 0.02
@@ -49,6 +61,9 @@ typedef struct knit_golden {
   double runtime_share;  /* timer runs: most of all samples the runtime's
                             placeholders (<omp-...> leaves) may hold */
   knit_check_mode mode;
+  int paths_ignored;        /* "# paths: ignore": only metric shares count */
+  knit_metric_share *shares; /* "# metric-share:" directives, in order */
+  size_t share_count;
   char **comments;          /* every '#' line, verbatim, in order */
   size_t comment_count;
 } knit_golden;
@@ -70,8 +85,9 @@ size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured,
                            knit_check_mode mode, FILE *out);
 
 /* Writes measured as the new golden at path, keeping the comment lines of
- * old (may be NULL) at the top. Written whole and renamed into place.
- * Returns 0, or -1 with the reason in err. */
+ * old (may be NULL) at the top; when old ignores paths, the comment lines
+ * alone. Written whole and renamed into place. Returns 0, or -1 with the
+ * reason in err. */
 int knit_golden_write(const char *path, const knit_golden *old,
                       const knit_folded *measured, char *err, size_t errlen);
 

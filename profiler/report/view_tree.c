@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/metrics.h"
+#include "report/view_metrics.h"
 #include "report/view_steps.h"
 
 /* Function cells wider than this push their source column further right
@@ -21,13 +23,20 @@ typedef struct row {
   uint32_t depth;
 } row;
 
-/* How values (event periods) are shown. */
-typedef struct units {
-  int time;              /* 1: milliseconds, 0: counts */
-  double ms_per_period;
+/* Where the metric columns go and how wide they are. */
+typedef struct columns {
+  const knit_measurement *m;
+  knit_metric_columns shown;
+  int sort_metric;           /* its inclusive value is followed by its share */
+  int grouped;               /* 1: a line of metric names heads the columns */
+  int width[KNIT_METRIC_COUNT]; /* of each shown metric's two value columns */
   const char *incl_title;
   const char *excl_title;
-} units;
+} columns;
+
+/* The share column, "100.0%", and the space between columns. */
+#define SHARE_WIDTH 6
+#define GAP 2
 
 static const char *base_name(const char *path)
 {
@@ -38,31 +47,6 @@ static const char *base_name(const char *path)
 static const char *plural(uint64_t n)
 {
   return n == 1 ? "" : "s";
-}
-
-/* Only timers have a period that is time; a PROBE fires once per probe. */
-static int is_timer(const knit_measurement *m)
-{
-  return m->period > 0 &&
-         (strcmp(m->event, "CPUTIME") == 0 || strcmp(m->event, "REALTIME") == 0);
-}
-
-static units units_of(const knit_measurement *m)
-{
-  if (is_timer(m))
-    return (units){.time = 1,
-                   .ms_per_period = (double)m->period / 1e6,
-                   .incl_title = "incl ms",
-                   .excl_title = "excl ms"};
-  return (units){.time = 0, .incl_title = "incl", .excl_title = "excl"};
-}
-
-/* Formats periods into buf; returns its length. */
-static int format_value(const units *u, uint64_t periods, char *buf, size_t len)
-{
-  if (u->time)
-    return snprintf(buf, len, "%.1f", (double)periods * u->ms_per_period);
-  return snprintf(buf, len, "%llu", (unsigned long long)periods);
 }
 
 void knit_view_header(const knit_profile *p, FILE *out)
@@ -78,13 +62,14 @@ void knit_view_header(const knit_profile *p, FILE *out)
   } else {
     fprintf(out, "%s: %llu sample%s (%llu period%s", event, (unsigned long long)samples,
             plural(samples), (unsigned long long)periods, plural(periods));
-    if (is_timer(m))
-      fprintf(out, ", %.1f ms", (double)periods * (double)m->period / 1e6);
+    if (knit_metric_shows_time(m))
+      fprintf(out, ", %.1f ms", knit_metric_value(m, KNIT_METRIC_SAMPLES, periods));
     fputc(')', out);
   }
   fprintf(out, ", %zu thread%s, %llu partial unwind%s\n", m->thread_count,
           plural(m->thread_count), (unsigned long long)partial, plural(partial));
   knit_view_steps_line(p, out);
+  knit_view_blame_line(p, out);
   fprintf(out, "dir: %s\n", m->dir != NULL ? m->dir : "?");
   if (m->failed_count > 0)
     fprintf(out, "(%zu thread file%s could not be read and %s left out)\n",
@@ -115,8 +100,11 @@ static void thread_kind(uint32_t flags, char *buf, size_t len)
 void knit_view_threads(const knit_profile *p, FILE *out)
 {
   const knit_measurement *m = &p->measurement;
-  fprintf(out, "%6s  %8s  %-18s  %9s  %9s  %8s  %8s  %7s  %9s\n", "thread", "tid", "kind",
-          "samples", "periods", "partial", "blocked", "faults", "frames");
+  /* Blame statistics are mutex wait, shown in the unit of the metrics. */
+  int ms = knit_metric_shows_time(m);
+  fprintf(out, "%6s  %8s  %-18s  %9s  %9s  %8s  %8s  %7s  %9s  %13s  %12s\n", "thread", "tid",
+          "kind", "samples", "periods", "partial", "blocked", "faults", "frames",
+          ms ? "blame lost ms" : "blame lost", ms ? "unclaimed ms" : "unclaimed");
   for (size_t i = 0; i < m->thread_count; i++) {
     const knit_thread_file *t = &m->threads[i];
     uint64_t periods = 0;
@@ -125,21 +113,26 @@ void knit_view_threads(const knit_profile *p, FILE *out)
         periods += t->metrics[k].value;
     char kind[32];
     thread_kind(t->header.thread_flags, kind, sizeof kind);
-    fprintf(out, "%6u  %8u  %-18s  %9llu  %9llu  %8llu  %8llu  %7llu  %9llu\n",
+    char lost[48], unclaimed[48];
+    knit_metric_format(m, KNIT_METRIC_OMP_MUTEX_WAIT, t->stats[KNIT_STAT_BLAME_LOST], lost,
+                       sizeof lost);
+    knit_metric_format(m, KNIT_METRIC_OMP_MUTEX_WAIT, t->stats[KNIT_STAT_BLAME_UNCLAIMED],
+                       unclaimed, sizeof unclaimed);
+    fprintf(out, "%6u  %8u  %-18s  %9llu  %9llu  %8llu  %8llu  %7llu  %9llu  %13s  %12s\n",
             t->header.thread_index, t->header.tid, kind,
             (unsigned long long)t->stats[KNIT_STAT_SAMPLES], (unsigned long long)periods,
             (unsigned long long)t->stats[KNIT_STAT_PARTIAL],
             (unsigned long long)t->stats[KNIT_STAT_BLOCKED],
             (unsigned long long)t->stats[KNIT_STAT_FAULTS],
-            (unsigned long long)t->stats[KNIT_STAT_FRAMES]);
+            (unsigned long long)t->stats[KNIT_STAT_FRAMES], lost, unclaimed);
   }
   fputc('\n', out);
 }
 
 /* Collects the rows to print; returns their number (the caller frees *rows)
- * and the number of subtrees hidden below the threshold. */
-static size_t collect_rows(const knit_calltree *t, uint64_t threshold, row **rows_out,
-                           size_t *hidden)
+ * and the number of subtrees hidden below the threshold of the metric. */
+static size_t collect_rows(const knit_calltree *t, int metric, uint64_t threshold,
+                           row **rows_out, size_t *hidden)
 {
   row *rows = malloc(t->node_count * sizeof *rows);
   row *stack = malloc(t->node_count * sizeof *stack);
@@ -158,7 +151,7 @@ static size_t collect_rows(const knit_calltree *t, uint64_t threshold, row **row
   while (top > 0) {
     row r = stack[--top];
     const knit_calltree_node *n = &t->nodes[r.node];
-    if (n->inclusive < threshold) {
+    if (n->inclusive[metric] < threshold) {
       (*hidden)++;
       continue;
     }
@@ -171,32 +164,91 @@ static size_t collect_rows(const knit_calltree *t, uint64_t threshold, row **row
   return count;
 }
 
-static void print_rows(const knit_calltree *t, const row *rows, size_t count,
-                       const units *u, FILE *out)
+/* The columns of the view: the chosen ones and the sort metric, each as
+ * wide as its total (no value exceeds it) and its titles, and, under a
+ * line of names, as wide as its name. */
+static columns layout_columns(const knit_profile *p, const knit_view_options *o,
+                              const knit_calltree *t)
 {
-  uint64_t total = t->nodes[0].inclusive;
+  columns c = {.m = &p->measurement, .shown = o->columns, .sort_metric = o->tree.metric};
+  if (c.shown.count == 0)
+    knit_metric_columns_default(p, &c.shown);
+  knit_metric_columns_add(&c.shown, c.sort_metric);
+  c.grouped = !knit_metric_columns_plain(&c.shown);
+  int time = knit_metric_shows_time(c.m);
+  c.incl_title = time ? "incl ms" : "incl";
+  c.excl_title = time ? "excl ms" : "excl";
+  for (size_t i = 0; i < c.shown.count; i++) {
+    int metric = c.shown.metric[i];
+    char value[64];
+    int w = knit_metric_format(c.m, metric, t->nodes[0].inclusive[metric], value,
+                               sizeof value);
+    if (w < (int)strlen(c.incl_title))
+      w = (int)strlen(c.incl_title);
+    int share = metric == c.sort_metric ? GAP + SHARE_WIDTH : 0;
+    int name = (int)strlen(knit_metric_name(c.m, metric));
+    if (c.grouped && 2 * w + GAP + share < name)
+      w = (name - GAP - share + 1) / 2;
+    c.width[i] = w;
+  }
+  return c;
+}
+
+static void print_titles(const columns *c, int fn_width, FILE *out)
+{
+  if (c->grouped) {
+    for (size_t i = 0; i < c->shown.count; i++) {
+      int share = c->shown.metric[i] == c->sort_metric ? GAP + SHARE_WIDTH : 0;
+      int group = 2 * c->width[i] + GAP + share;
+      const char *name = knit_metric_name(c->m, c->shown.metric[i]);
+      if (i + 1 < c->shown.count)
+        fprintf(out, "%-*s%*s", group, name, GAP, "");
+      else
+        fprintf(out, "%s\n", name);
+    }
+  }
+  for (size_t i = 0; i < c->shown.count; i++) {
+    fprintf(out, "%*s%*s", i ? GAP : 0, "", c->width[i], c->incl_title);
+    if (c->shown.metric[i] == c->sort_metric)
+      fprintf(out, "%*s%*s", GAP, "", SHARE_WIDTH, "incl%");
+    fprintf(out, "%*s%*s", GAP, "", c->width[i], c->excl_title);
+  }
+  fprintf(out, "%*s%-*s  %s\n", GAP, "", fn_width, "function", "source");
+}
+
+static void print_values(const columns *c, const knit_calltree_node *n, const uint64_t *total,
+                         FILE *out)
+{
   char value[64];
-  /* No value exceeds the total, so its width bounds the column's. */
-  int num = format_value(u, total, value, sizeof value);
-  int title = (int)strlen(u->incl_title);
-  if (num < title)
-    num = title;
+  for (size_t i = 0; i < c->shown.count; i++) {
+    int metric = c->shown.metric[i];
+    knit_metric_format(c->m, metric, n->inclusive[metric], value, sizeof value);
+    fprintf(out, "%*s%*s", i ? GAP : 0, "", c->width[i], value);
+    if (metric == c->sort_metric) {
+      double share =
+          total[metric] ? 100.0 * (double)n->inclusive[metric] / (double)total[metric] : 0.0;
+      fprintf(out, "%*s%5.1f%%", GAP, "", share);
+    }
+    knit_metric_format(c->m, metric, n->exclusive[metric], value, sizeof value);
+    fprintf(out, "%*s%*s", GAP, "", c->width[i], value);
+  }
+}
+
+static void print_rows(const knit_calltree *t, const row *rows, size_t count,
+                       const columns *c, FILE *out)
+{
   int fn_width = 8;
   for (size_t i = 0; i < count; i++) {
     int w = (int)(rows[i].depth * INDENT + strlen(t->nodes[rows[i].node].function));
     if (w > fn_width && w <= FUNCTION_COLUMN_MAX)
       fn_width = w;
   }
-  fprintf(out, "%*s  %6s  %*s  %-*s  %s\n", num, u->incl_title, "incl%", num, u->excl_title,
-          fn_width, "function", "source");
+  print_titles(c, fn_width, out);
   for (size_t i = 0; i < count; i++) {
     const knit_calltree_node *n = &t->nodes[rows[i].node];
-    double share = total ? 100.0 * (double)n->inclusive / (double)total : 0.0;
-    format_value(u, n->inclusive, value, sizeof value);
-    fprintf(out, "%*s  %5.1f%%  ", num, value, share);
-    format_value(u, n->exclusive, value, sizeof value);
+    print_values(c, n, t->nodes[0].inclusive, out);
     int indent = (int)(rows[i].depth * INDENT);
-    fprintf(out, "%*s  %*s%s", num, value, indent, "", n->function);
+    fprintf(out, "%*s%*s%s", GAP, "", indent, "", n->function);
     if (n->file != NULL) {
       int pad = fn_width - indent - (int)strlen(n->function);
       fprintf(out, "%*s  %s:%u", pad > 0 ? pad : 0, "", base_name(n->file), n->line);
@@ -207,14 +259,19 @@ static void print_rows(const knit_calltree *t, const row *rows, size_t count,
   }
 }
 
-void knit_view_top_down(const knit_profile *p, const knit_view_options *o, FILE *out)
+void knit_view_top_down(const knit_profile *p, const knit_view_options *options, FILE *out)
 {
+  knit_view_options checked = *options;
+  if (checked.tree.metric < 0 || checked.tree.metric >= KNIT_METRIC_COUNT)
+    checked.tree.metric = KNIT_METRIC_SAMPLES;
+  const knit_view_options *o = &checked;
   knit_calltree t;
   if (knit_calltree_build(&t, &p->tree, &o->tree) != 0) {
     fprintf(out, "(out of memory)\n");
     return;
   }
-  uint64_t total = t.nodes[0].inclusive;
+  int metric = o->tree.metric;
+  uint64_t total = t.nodes[0].inclusive[metric];
   /* The smallest value at or above min_percent of the total. */
   uint64_t threshold = 0;
   if (o->min_percent > 0 && total > 0) {
@@ -225,19 +282,24 @@ void knit_view_top_down(const knit_profile *p, const knit_view_options *o, FILE 
   }
   size_t hidden = 0;
   row *rows = NULL;
-  size_t count = collect_rows(&t, threshold, &rows, &hidden);
+  size_t count = collect_rows(&t, metric, threshold, &rows, &hidden);
   if (rows == NULL) {
     fprintf(out, "(out of memory)\n");
     knit_calltree_free(&t);
     return;
   }
-  units u = units_of(&p->measurement);
-  print_rows(&t, rows, count, &u, out);
+  columns c = layout_columns(p, o, &t);
+  print_rows(&t, rows, count, &c, out);
   if (count == 0)
     fprintf(out, "(no samples)\n");
-  if (hidden > 0)
-    fprintf(out, "(%zu node%s below %.2g%% of the total hidden with their callees; "
-            "--min=0 shows all)\n", hidden, plural(hidden), o->min_percent);
+  if (hidden > 0) {
+    /* The time metric's total is "the total", as it always was. */
+    char of[64] = "the total";
+    if (metric != KNIT_METRIC_SAMPLES)
+      snprintf(of, sizeof of, "the %s total", knit_metric_name(&p->measurement, metric));
+    fprintf(out, "(%zu node%s below %.2g%% of %s hidden with their callees; "
+            "--min=0 shows all)\n", hidden, plural(hidden), o->min_percent, of);
+  }
   free(rows);
   knit_calltree_free(&t);
 }

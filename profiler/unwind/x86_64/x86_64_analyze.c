@@ -334,13 +334,16 @@ static int sweep(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
       bool use_known = known && (!known->uncertain || canonical.state.uncertain);
       cur = use_known ? *known : canonical.state;
       call_next = 0;
-    } else if (known && call_next && !same_state(known, &cur) &&
+    } else if (known && call_next && !same_state(known, &cur) && !cur.guessed &&
                state_rank(known) >= state_rank(&cur)) {
       /* The state that fell through from a call meets a branch's other
        * state: the call did not return (abort, __stack_chk_fail, a
        * runtime error), and the code here belongs to the branch. The next
        * pass ends the path at the call, so that the stretch after it does
-       * not leave its wrong state for branch targets. */
+       * not leave its wrong state for branch targets. A guessed state is
+       * no evidence: a loop body placed after a jump into its condition
+       * is guessed on the first pass and gets its branch's state on the
+       * next (the call in it returns). */
       noreturn_record(a, call_next);
       canonical_provisional(&canonical, &cur);
       cur = *known;

@@ -1,5 +1,5 @@
 # Runs a test program and judges it by its exit status and its output:
-#   cmake -DCMD=prog;args -DEMULATOR=... -DEXPECT=fail|pass -DREGEX=... -P expect_violation.cmake
+#   cmake -DCMD=prog [-DARGS=a,b] -DEMULATOR=... -DEXPECT=fail|pass -DREGEX=... -P expect_violation.cmake
 # EXPECT=fail: the program must exit non-zero AND print REGEX (so a fault
 # is caught for the right reason, not by a crash); EXPECT=pass: exit 0 and
 # print REGEX.  A wrapper in CMake rather than sh runs wherever ctest does,
@@ -9,7 +9,9 @@ if(NOT DEFINED CMD OR NOT DEFINED EXPECT OR NOT DEFINED REGEX)
 endif()
 # The emulator comes joined by commas (a list would be split into arguments).
 string(REPLACE "," ";" EMULATOR "${EMULATOR}")
-execute_process(COMMAND ${EMULATOR} ${CMD}
+# So do the program's arguments.
+string(REPLACE "," ";" ARGS "${ARGS}")
+execute_process(COMMAND ${EMULATOR} ${CMD} ${ARGS}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 message("${all}")

@@ -1,0 +1,236 @@
+/* Blame shifting: see blame.h. */
+#include "ompt/blame.h"
+
+#include <omp-tools.h>
+#include <stdatomic.h>
+
+#include "cct/cct.h"
+#include "core/thread.h"
+#include "measure/format.h"
+
+/* --- idleness --- */
+
+/* OpenMP threads counted, and how many of them are idle. Updated only when a
+ * thread's own situation changes, by that thread. */
+static _Atomic int64_t omp_threads;
+static _Atomic int64_t omp_idle;
+
+/* A thread is idle in the runtime's pool (no implicit task, and not the
+ * initial thread) and while it waits in a barrier, taskwait or taskgroup. */
+static void update_idle(knit_thread *t)
+{
+  if (!t->omp_counted)
+    return;
+  bool idle = (!t->omp_initial && t->omp_depth <= 0) || t->omp_waits > 0;
+  if (idle != t->omp_idle) {
+    t->omp_idle = idle;
+    atomic_fetch_add_explicit(&omp_idle, idle ? 1 : -1, memory_order_relaxed);
+  }
+}
+
+void knit_blame_thread_begin(knit_thread *t, bool initial)
+{
+  if (!t || t->omp_counted)
+    return;
+  t->omp_initial = initial;
+  t->omp_counted = true;
+  atomic_fetch_add_explicit(&omp_threads, 1, memory_order_relaxed);
+  update_idle(t);
+}
+
+void knit_blame_thread_end(knit_thread *t)
+{
+  if (!t || !t->omp_counted)
+    return;
+  if (t->omp_idle)
+    atomic_fetch_sub_explicit(&omp_idle, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&omp_threads, 1, memory_order_relaxed);
+  t->omp_idle = false;
+  t->omp_counted = false;
+}
+
+void knit_blame_implicit_task(knit_thread *t, bool begin)
+{
+  if (!t)
+    return;
+  t->omp_depth += begin ? 1 : -1;
+  update_idle(t);
+}
+
+void knit_blame_wait(knit_thread *t, bool begin)
+{
+  if (!t)
+    return;
+  t->omp_waits += begin ? 1 : -1;
+  update_idle(t);
+}
+
+/* --- waits per mutex --- */
+
+/* Open addressing on the wait id; a slot, once keyed, keeps its key, so a
+ * lookup never races with a removal.
+ *
+ * Waits go to the holding under way: each acquisition makes the acquiring
+ * thread's record of it (knit_held_mutex) the slot's holder, a waiting
+ * sample adds to the holder's record, and the release takes its own
+ * record. The runtime tells the tool of a release after the mutex is free,
+ * and waiters woken by it may take the mutex, and release it, several times
+ * before the releaser's callback runs (on two cores the woken thread often
+ * preempts its waker): a record of its own keeps each holding's waits
+ * apart whenever its release is reported. */
+#define BLAME_SLOTS 4096u
+#define BLAME_PROBES 64u
+
+typedef struct blame_slot {
+  _Atomic uint64_t wait_id;               /* 0: free */
+  _Atomic(knit_held_mutex *) holder;      /* the holding under way, or NULL */
+  _Atomic uint64_t orphan;                /* waits with no holder known */
+} blame_slot;
+
+static blame_slot blame_table[BLAME_SLOTS];
+
+static uint32_t slot_of(uint64_t id)
+{
+  id ^= id >> 33;
+  id *= 0xff51afd7ed558ccdull;
+  id ^= id >> 33;
+  return (uint32_t)id & (BLAME_SLOTS - 1);
+}
+
+/* The slot of wait_id, keyed now if needed, or NULL when the table has no
+ * room near its place. */
+static blame_slot *find_slot(uint64_t id)
+{
+  uint32_t at = slot_of(id);
+  for (uint32_t i = 0; i < BLAME_PROBES; i++) {
+    blame_slot *s = &blame_table[(at + i) & (BLAME_SLOTS - 1)];
+    uint64_t key = atomic_load_explicit(&s->wait_id, memory_order_acquire);
+    if (key == id)
+      return s;
+    if (key != 0)
+      continue;
+    uint64_t expected = 0;
+    if (atomic_compare_exchange_strong(&s->wait_id, &expected, id) || expected == id)
+      return s;
+  }
+  return NULL;
+}
+
+/* The calling thread's record of its holding of wait_id: found, or (make)
+ * a free one; NULL when all are taken. */
+static knit_held_mutex *held_record(knit_thread *t, uint64_t id, bool make)
+{
+  knit_held_mutex *free_one = NULL;
+  for (unsigned i = 0; i < KNIT_HELD_MUTEXES; i++) {
+    uint64_t held = atomic_load_explicit(&t->held[i].wait_id, memory_order_relaxed);
+    if (held == id)
+      return &t->held[i];
+    if (!held && !free_one)
+      free_one = &t->held[i];
+  }
+  return make ? free_one : NULL;
+}
+
+void knit_blame_acquire(knit_thread *t, uint64_t wait_id)
+{
+  if (t)
+    t->waiting_for = wait_id;
+}
+
+void knit_blame_acquired(knit_thread *t, uint64_t wait_id)
+{
+  if (t)
+    t->waiting_for = 0;
+  if (!t || !wait_id)
+    return;
+  blame_slot *slot = find_slot(wait_id);
+  knit_held_mutex *h = held_record(t, wait_id, true);
+  if (!slot)
+    return;
+  if (h) {
+    atomic_store_explicit(&h->waited, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->wait_id, wait_id, memory_order_relaxed);
+  }
+  /* More mutexes held at once than records: waits on this one are
+   * orphans, counted as unclaimed. */
+  atomic_store_explicit(&slot->holder, h, memory_order_release);
+}
+
+uint64_t knit_blame_take(knit_thread *t, uint64_t wait_id)
+{
+  if (!t || !wait_id)
+    return 0;
+  knit_held_mutex *h = held_record(t, wait_id, false);
+  if (!h)
+    return 0;
+  blame_slot *slot = find_slot(wait_id);
+  if (slot) {
+    /* Waits that come after this, before the next acquisition, have no
+     * holder: the mutex is free. */
+    knit_held_mutex *mine = h;
+    atomic_compare_exchange_strong(&slot->holder, &mine, NULL);
+  }
+  uint64_t waited = atomic_exchange(&h->waited, 0);
+  atomic_store_explicit(&h->wait_id, 0, memory_order_relaxed);
+  return waited;
+}
+
+uint64_t knit_blame_unclaimed(void)
+{
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < BLAME_SLOTS; i++)
+    sum += atomic_load_explicit(&blame_table[i].orphan, memory_order_relaxed);
+  for (knit_thread *t = knit_thread_list(); t; t = t->next)
+    for (unsigned i = 0; i < KNIT_HELD_MUTEXES; i++)
+      sum += atomic_load_explicit(&t->held[i].waited, memory_order_relaxed);
+  return sum;
+}
+
+static bool is_mutex_wait(int state)
+{
+  return state == ompt_state_wait_mutex || state == ompt_state_wait_lock ||
+         state == ompt_state_wait_critical || state == ompt_state_wait_atomic ||
+         state == ompt_state_wait_ordered;
+}
+
+static bool is_working(int state)
+{
+  return state == ompt_state_work_serial || state == ompt_state_work_parallel ||
+         state == ompt_state_work_reduction;
+}
+
+void knit_blame_sample(knit_thread *t, knit_cct_node *node, uint64_t periods,
+                       const knit_sample_state *s)
+{
+  if (!s->openmp || !node)
+    return;
+  uint64_t amount = periods * KNIT_BLAME_SCALE;
+  if (is_mutex_wait(s->state)) {
+    node->metrics[KNIT_METRIC_OMP_MUTEX_WAIT] += amount;
+    uint64_t id = t->waiting_for ? t->waiting_for : s->wait_id;
+    blame_slot *slot = id ? find_slot(id) : NULL;
+    if (!slot) {
+      t->stats[KNIT_STAT_BLAME_LOST] += amount;
+      return;
+    }
+    knit_held_mutex *h = atomic_load_explicit(&slot->holder, memory_order_acquire);
+    /* The record may have moved on to another mutex since it was read. */
+    if (h && atomic_load_explicit(&h->wait_id, memory_order_relaxed) == id)
+      atomic_fetch_add_explicit(&h->waited, amount, memory_order_relaxed);
+    else
+      atomic_fetch_add_explicit(&slot->orphan, amount, memory_order_relaxed);
+    return;
+  }
+  if (!is_working(s->state))
+    return;
+  int64_t threads = atomic_load_explicit(&omp_threads, memory_order_relaxed);
+  int64_t idle = atomic_load_explicit(&omp_idle, memory_order_relaxed);
+  /* A thread counted idle may still work: an explicit task run inside a
+   * barrier. Its state says so; it is one of the working ones now. */
+  if (t->omp_idle && idle > 0)
+    idle--;
+  int64_t working = threads - idle;
+  if (idle <= 0 || working <= 0)
+    return;
+  node->metrics[KNIT_METRIC_OMP_IDLE] += amount * (uint64_t)idle / (uint64_t)working;
+}

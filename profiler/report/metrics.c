@@ -1,0 +1,104 @@
+/* Metric names and units; see metrics.h. */
+#include "report/metrics.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const BLAME_NAMES[KNIT_METRIC_COUNT] = {
+    [KNIT_METRIC_OMP_IDLE] = "OMP_IDLE",
+    [KNIT_METRIC_OMP_MUTEX_WAIT] = "OMP_MUTEX_WAIT",
+    [KNIT_METRIC_OMP_MUTEX_BLAME] = "OMP_MUTEX_BLAME",
+};
+
+const char *knit_metric_name(const knit_measurement *m, int metric)
+{
+  if (metric == KNIT_METRIC_SAMPLES)
+    return m->event[0] != '\0' ? m->event : "SAMPLES";
+  if (metric > 0 && metric < KNIT_METRIC_COUNT)
+    return BLAME_NAMES[metric];
+  return "?";
+}
+
+int knit_metric_find(const knit_measurement *m, const char *name)
+{
+  for (int metric = 0; metric < KNIT_METRIC_COUNT; metric++)
+    if (strcasecmp(name, knit_metric_name(m, metric)) == 0)
+      return metric;
+  return -1;
+}
+
+void knit_metric_names(const knit_measurement *m, char *buf, size_t len)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int metric = 0; metric < KNIT_METRIC_COUNT && used < len; metric++) {
+    int n = snprintf(buf + used, len - used, "%s%s", metric ? ", " : "",
+                     knit_metric_name(m, metric));
+    if (n < 0)
+      break;
+    used += (size_t)n;
+  }
+}
+
+int knit_metric_resolve(const knit_measurement *m, const char *name, char *err,
+                        size_t errlen)
+{
+  int metric = knit_metric_find(m, name);
+  if (metric < 0) {
+    char names[160];
+    knit_metric_names(m, names, sizeof names);
+    snprintf(err, errlen, "unknown metric '%s' (this measurement has: %s)", name, names);
+  }
+  return metric;
+}
+
+int knit_metric_shows_time(const knit_measurement *m)
+{
+  /* A PROBE fires once per probe: its period is no time. */
+  return m->period > 0 &&
+         (strcmp(m->event, "CPUTIME") == 0 || strcmp(m->event, "REALTIME") == 0);
+}
+
+const char *knit_metric_unit(const knit_measurement *m)
+{
+  if (knit_metric_shows_time(m))
+    return "ms";
+  return strcmp(m->event, "PROBE") == 0 ? "probes" : "periods";
+}
+
+/* Stored units per period of the event. */
+static double stored_per_period(int metric)
+{
+  return metric == KNIT_METRIC_SAMPLES ? 1.0 : (double)KNIT_BLAME_SCALE;
+}
+
+double knit_metric_value(const knit_measurement *m, int metric, uint64_t stored)
+{
+  double periods = (double)stored / stored_per_period(metric);
+  return knit_metric_shows_time(m) ? periods * (double)m->period / 1e6 : periods;
+}
+
+int knit_metric_format(const knit_measurement *m, int metric, uint64_t stored, char *buf,
+                       size_t len)
+{
+  if (!knit_metric_shows_time(m) && metric == KNIT_METRIC_SAMPLES)
+    return snprintf(buf, len, "%llu", (unsigned long long)stored);
+  return snprintf(buf, len, "%.1f", knit_metric_value(m, metric, stored));
+}
+
+const char *knit_metric_description(int metric)
+{
+  switch (metric) {
+  case KNIT_METRIC_SAMPLES:
+    return "charged where each sample was taken";
+  case KNIT_METRIC_OMP_IDLE:
+    return "idle threads' share, charged to the working threads' samples";
+  case KNIT_METRIC_OMP_MUTEX_WAIT:
+    return "waiting for a lock, critical, ordered or atomic, charged to the waiter";
+  case KNIT_METRIC_OMP_MUTEX_BLAME:
+    return "that waiting, charged where the holder released the mutex";
+  default:
+    return "";
+  }
+}
