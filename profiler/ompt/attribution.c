@@ -21,6 +21,14 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
 
 static uint32_t module_of(const void *addr);
 
+/* The runtime's load map id: known since initialization, or looked up. */
+static uint32_t runtime_module_id(void)
+{
+  uint32_t id = knit_ompt_runtime.runtime_module;
+  return id != KNIT_MODULE_UNKNOWN ? id
+                                   : module_of((const void *)knit_ompt_runtime.get_task_info);
+}
+
 static bool is_knit_frame(const knit_frame *f)
 {
   const knit_module *m = knit_loadmap_module(f->module);
@@ -90,7 +98,7 @@ static int append_placeholder(knit_path_frame *out, int len, int max, uint64_t w
  * them as on every other runtime. */
 static int skip_runtime_frames(const knit_frame *frames, int first, int last)
 {
-  uint32_t runtime = module_of((const void *)knit_ompt_runtime.get_task_info);
+  uint32_t runtime = runtime_module_id();
   if (runtime == KNIT_MODULE_UNKNOWN)
     return first;
   int i = first;
@@ -149,7 +157,7 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
    * the two (gcc's GOMP_task) are left out instead. */
   uint32_t skip_module = KNIT_MODULE_UNKNOWN;
   if (through_creator)
-    skip_module = module_of((const void *)knit_ompt_runtime.get_task_info);
+    skip_module = runtime_module_id();
   ompt_frame_t own;
   if ((!runtime_leaf || through_creator) && tf) {
     own = *tf;
@@ -347,8 +355,7 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
     if (sample_task(&flags, &task_data, &frame, &parallel_data, &through_creator) &&
         !(flags & ompt_task_initial))
       tf = frame;
-    /* The runtime is the module that answers OMPT's inquiries. */
-    *runtime_module = module_of((const void *)knit_ompt_runtime.get_task_info);
+    *runtime_module = runtime_module_id();
   } else if (knit_gomp_current_task(&synth, &prefix)) {
     tf = &synth;
   }

@@ -16,6 +16,11 @@ typedef struct knit_ompt {
   ompt_get_parallel_info_t get_parallel_info;
   ompt_get_state_t get_state;
   ompt_get_thread_data_t get_thread_data;
+  /* The load map id of the runtime (the module that answers OMPT's
+   * inquiries), found once at initialization: ids stay with their module,
+   * and a runtime is never unloaded under its tool. KNIT_MODULE_UNKNOWN
+   * when the map did not hold it then. */
+  uint32_t runtime_module;
 } knit_ompt;
 
 extern knit_ompt knit_ompt_runtime;

@@ -6,8 +6,10 @@
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
 #include "ompt/ompt_state.h"
+#include "unwind/loadmap.h"
 
-knit_ompt knit_ompt_runtime;
+/* Not yet initialized: no runtime module (0 would be the program). */
+knit_ompt knit_ompt_runtime = {.runtime_module = KNIT_MODULE_UNKNOWN};
 
 bool knit_ompt_active(void) { return knit_ompt_runtime.active; }
 
@@ -156,6 +158,16 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   o->get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
   o->get_state = (ompt_get_state_t)lookup("ompt_get_state");
   o->get_thread_data = (ompt_get_thread_data_t)lookup("ompt_get_thread_data");
+  /* The runtime is the module that answers OMPT's inquiries: found once
+   * here rather than in every sample's walk. */
+  o->runtime_module = KNIT_MODULE_UNKNOWN;
+  if (o->get_task_info) {
+    knit_loadmap_refresh(knit_self_address());
+    const knit_module *m =
+        knit_loadmap_find(knit_loadmap_current(), (uint64_t)(uintptr_t)o->get_task_info);
+    if (m)
+      o->runtime_module = m->id;
+  }
   ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
   if (!o->get_task_info || !o->get_state || !set_callback) {
     knit_log_line("ompt: the runtime lacks get_task_info, get_state or set_callback; "
