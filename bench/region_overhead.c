@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "child_run.h"
 
@@ -41,6 +42,9 @@
 #endif
 #ifndef MOCK_DIR
 #error "MOCK_DIR, MOCK_NOOMPT_DIR: the mock libgomp.so.1 with and without OMPT"
+#endif
+#ifndef EMPTY_TOOL
+#error "EMPTY_TOOL: the path of bench_empty_tool.so"
 #endif
 #ifndef LIBOMP_DIR
 #error "LIBOMP_DIR: a folder whose libgomp.so.1 is LLVM's libomp, or \"\""
@@ -56,9 +60,12 @@ typedef struct setup {
   bool knit;           /* libknit.so preloaded */
   bool walk_always;    /* KNIT_CAPTURE_CACHE=0: every region's path walked for */
   bool tool_disabled;  /* OMP_TOOL=disabled */
+  bool empty_tool;     /* bench_empty_tool.so as the OMPT tool (OMP_TOOL_LIBRARIES) */
 } setup;
 
-#define SETUPS 3 /* per runtime: alone, knit, knit walking every time */
+/* Per runtime: alone, an empty tool, knit, knit walking every time. */
+#define SETUPS 4
+enum { ALONE, EMPTY, KNIT, WALKING };
 
 static char scratch[4096]; /* knit's measurements go here, one folder a run */
 static unsigned runs;
@@ -102,8 +109,14 @@ static void set_env(const void *arg)
   setenv("LD_LIBRARY_PATH", s->libdir, 1);
   setenv("OMP_NUM_THREADS", threads, 1);
   setenv("OMP_WAIT_POLICY", "active", 1);
-  unsetenv("OMP_TOOL_LIBRARIES");
   unsetenv("KNIT_ROOT_PID");
+  if (s->empty_tool) {
+    setenv("OMP_TOOL_LIBRARIES", EMPTY_TOOL, 1);
+    setenv("KNIT_BENCH_TOOL_MARK", e->out_dir, 1);
+  } else {
+    unsetenv("OMP_TOOL_LIBRARIES");
+    unsetenv("KNIT_BENCH_TOOL_MARK");
+  }
   if (s->tool_disabled)
     setenv("OMP_TOOL", "disabled", 1);
   else
@@ -136,14 +149,20 @@ static double run_child(const setup *s, const char *stack, long count, char *sum
             s->label, out_dir);
     ns = -1;
   }
+  /* The empty tool leaves a mark where it is told to when initialized. */
+  if (ns >= 0 && s->empty_tool && access(out_dir, F_OK) != 0) {
+    fprintf(stderr, "bench_region_overhead: %s: the empty tool was not initialized\n", s->label);
+    ns = -1;
+  }
   nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
   return ns;
 }
 
 /* Measures one runtime's setups on one stack; prints a line and returns
- * the ratio knit attached / runtime alone, or a negative value on failure. */
+ * the ratio knit attached / runtime alone (and in *own knit / the empty
+ * tool), or a negative value on failure. */
 static double compare(const char *runtime, const setup set[SETUPS], const char *stack,
-                      long count, int rounds)
+                      long count, int rounds, double *own)
 {
   double ns[SETUPS][MAX_ROUNDS];
   char sums[SETUPS][64];
@@ -179,11 +198,15 @@ static double compare(const char *runtime, const setup set[SETUPS], const char *
     median[b] = bench_median(ns[b], rounds); /* sorts */
     best[b] = ns[b][0];
   }
-  printf("  %-9s %-4s  median %9.1f %9.1f %6.3f %9.1f %6.3f\n", runtime, stack, median[0],
-         median[1], median[1] / median[0], median[2], median[2] / median[0]);
-  printf("  %-9s %-4s  best   %9.1f %9.1f %6.3f %9.1f %6.3f\n", "", "", best[0], best[1],
-         best[1] / best[0], best[2], best[2] / best[0]);
-  return median[1] / median[0];
+  printf("  %-9s %-4s  median %8.1f %8.1f %5.2f %8.1f %5.2f %5.2f %8.1f %5.2f\n", runtime, stack,
+         median[ALONE], median[EMPTY], median[EMPTY] / median[ALONE], median[KNIT],
+         median[KNIT] / median[ALONE], median[KNIT] / median[EMPTY], median[WALKING],
+         median[WALKING] / median[ALONE]);
+  printf("  %-9s %-4s  best   %8.1f %8.1f %5.2f %8.1f %5.2f %5.2f %8.1f %5.2f\n", "", "",
+         best[ALONE], best[EMPTY], best[EMPTY] / best[ALONE], best[KNIT], best[KNIT] / best[ALONE],
+         best[KNIT] / best[EMPTY], best[WALKING], best[WALKING] / best[ALONE]);
+  *own = median[KNIT] / median[EMPTY];
+  return median[KNIT] / median[ALONE];
 }
 
 int main(int argc, char **argv)
@@ -204,40 +227,50 @@ int main(int argc, char **argv)
     return 1;
   }
   const setup mock[SETUPS] = {
-      {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false, false},
-      {"mock-gomp + knit", MOCK_DIR, true, false, false},
-      {"mock-gomp + knit, walking", MOCK_DIR, true, true, false},
+      {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false, false, false},
+      {"mock-gomp + empty tool", MOCK_DIR, false, false, false, true},
+      {"mock-gomp + knit", MOCK_DIR, true, false, false, false},
+      {"mock-gomp + knit, walking", MOCK_DIR, true, true, false, false},
   };
   const setup libomp[SETUPS] = {
-      {"libomp, OMP_TOOL=disabled", LIBOMP_DIR, false, false, true},
-      {"libomp + knit", LIBOMP_DIR, true, false, false},
-      {"libomp + knit, walking", LIBOMP_DIR, true, true, false},
+      {"libomp, OMP_TOOL=disabled", LIBOMP_DIR, false, false, true, false},
+      {"libomp + empty tool", LIBOMP_DIR, false, false, false, true},
+      {"libomp + knit", LIBOMP_DIR, true, false, false, false},
+      {"libomp + knit, walking", LIBOMP_DIR, true, true, false, false},
   };
   printf("knit attached against the runtime alone: %ld tiny regions on %s thread%s, "
          "OMP_WAIT_POLICY=active;\nflat: regions opened near main, deep: the same 20 calls "
          "deeper. ns per region, median and best\nof %d interleaved runs of each setup:\n"
          "  alone    the runtime alone: mock-gomp built without OMPT; libomp with "
          "OMP_TOOL=disabled\n"
+         "  empty    the runtime with an OMPT tool that asks for knit's callbacks and does\n"
+         "           nothing in them (bench/empty_tool.c): what the runtime itself charges a\n"
+         "           tool, and its ratio to alone\n"
          "  knit     the runtime with knit attached (%s, every region's path captured,\n"
-         "           remembered when seen before), and its ratio to alone\n"
+         "           remembered when seen before), its ratio to alone and to empty (knit's "
+         "own part)\n"
          "  walking  the same with KNIT_CAPTURE_CACHE=0 (every region's path walked for), "
          "and its ratio\n",
          nregions, threads, strcmp(threads, "1") == 0 ? "" : "s", rounds, EVENT);
-  printf("  %-9s %-4s  %-6s %9s %9s %6s %9s %6s\n", "runtime", "stack", "", "alone", "knit",
-         "ratio", "walking", "ratio");
-  double worst = 0;
+  printf("  %-9s %-4s  %-6s %8s %8s %5s %8s %5s %5s %8s %5s\n", "runtime", "stack", "", "alone",
+         "empty", "ratio", "knit", "ratio", "/empt", "walking", "ratio");
+  double worst = 0, worst_own = 0;
   bool failed = false;
   const char *stacks[2] = {"flat", "deep"};
   for (int s = 0; s < 2; s++) {
-    double r = compare("mock-gomp", mock, stacks[s], nregions, rounds);
+    double own = 0;
+    double r = compare("mock-gomp", mock, stacks[s], nregions, rounds, &own);
     failed |= r < 0;
     worst = r > worst ? r : worst;
+    worst_own = own > worst_own ? own : worst_own;
   }
   if (LIBOMP_DIR[0]) {
     for (int s = 0; s < 2; s++) {
-      double r = compare("libomp", libomp, stacks[s], nregions, rounds);
+      double own = 0;
+      double r = compare("libomp", libomp, stacks[s], nregions, rounds, &own);
       failed |= r < 0;
       worst = r > worst ? r : worst;
+      worst_own = own > worst_own ? own : worst_own;
     }
   } else {
     printf("  libomp: not in this tree (lib/real-libomp); not measured\n");
@@ -246,5 +279,7 @@ int main(int argc, char **argv)
   if (failed)
     return 1;
   printf("knit attached / runtime alone: worst ratio %.3f (target: at most 1.100)\n", worst);
+  printf("knit attached / runtime with the empty tool: worst ratio %.3f (knit's own part)\n",
+         worst_own);
   return 0;
 }

@@ -20,3 +20,11 @@ foreach(t test_arena test_cct test_safe_format test_config)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
   endif()
 endforeach()
+# Undirected blame's count of idle threads (ompt/blame.c).
+knit_unit_test(test_blame_idle
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_blame_idle.c ${CMAKE_SOURCE_DIR}/profiler/ompt/blame.c
+  LIBS knit_base)
+if(TARGET test_blame_idle)
+  target_include_directories(test_blame_idle PRIVATE ${CMAKE_SOURCE_DIR}/profiler
+    ${KNIT_OMPT_INCLUDE})
+endif()

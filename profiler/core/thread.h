@@ -71,6 +71,7 @@ typedef struct knit_thread {
   bool omp_initial;    /* runs the initial task: never in the pool */
   bool omp_counted;    /* counted among the OpenMP threads */
   bool omp_idle;       /* counted among the idle ones */
+  int32_t omp_slot;    /* its place in blame.c's idleness board; -1: counted in the overflow */
   knit_held_mutex held[KNIT_HELD_MUTEXES];
   /* The mutex the thread waits for, as the mutex_acquire callback named
    * it (0: none): runtimes may name it otherwise in the wait state (libomp

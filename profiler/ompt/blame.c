@@ -10,10 +10,68 @@
 
 /* --- idleness --- */
 
-/* OpenMP threads counted, and how many of them are idle. Updated only when a
- * thread's own situation changes, by that thread. */
-static _Atomic int64_t omp_threads;
-static _Atomic int64_t omp_idle;
+/* Which OpenMP threads are counted, and which of them are idle: a board of
+ * one cache line per thread, each written only by its thread, and summed
+ * by a working thread's sample. A thread changes its state four times a
+ * parallel region (implicit task, barrier wait, and back); one shared
+ * counter made every change a cache line taken from another core, which
+ * cost more than the rest of the blame bookkeeping together. A sample
+ * reads the lines instead, a thousand times a second at most.
+ *
+ * A thread takes the lowest free line at its begin and frees it at its
+ * end, so the board holds as many lines as threads live at once, and a
+ * sample reads up to the highest line ever taken. Threads beyond the
+ * board's size share two counters, as before. */
+#define IDLE_BOARD_LINES 1024
+
+typedef struct idle_line {
+  _Atomic uint8_t counted; /* a thread holds the line */
+  _Atomic uint8_t idle;    /* and it is idle */
+  char pad[62];
+} idle_line;
+
+static idle_line idle_board[IDLE_BOARD_LINES] __attribute__((aligned(64)));
+static _Atomic uint32_t idle_board_top; /* lines ever taken: 0 .. top-1 */
+static _Atomic int64_t overflow_threads;
+static _Atomic int64_t overflow_idle;
+
+static int32_t take_line(void)
+{
+  for (uint32_t i = 0; i < IDLE_BOARD_LINES; i++) {
+    uint8_t free_line = 0;
+    if (atomic_compare_exchange_strong(&idle_board[i].counted, &free_line, 1)) {
+      uint32_t top = atomic_load(&idle_board_top);
+      while (top < i + 1 && !atomic_compare_exchange_weak(&idle_board_top, &top, i + 1)) {
+      }
+      return (int32_t)i;
+    }
+  }
+  return -1;
+}
+
+static void set_idle(knit_thread *t, bool idle)
+{
+  if (t->omp_slot >= 0)
+    atomic_store_explicit(&idle_board[t->omp_slot].idle, idle, memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&overflow_idle, idle ? 1 : -1, memory_order_relaxed);
+}
+
+/* OpenMP threads counted, and how many of them are idle, now. */
+static void count_threads(int64_t *threads, int64_t *idle)
+{
+  int64_t n = atomic_load_explicit(&overflow_threads, memory_order_relaxed);
+  int64_t i = atomic_load_explicit(&overflow_idle, memory_order_relaxed);
+  uint32_t top = atomic_load_explicit(&idle_board_top, memory_order_relaxed);
+  for (uint32_t k = 0; k < top && k < IDLE_BOARD_LINES; k++) {
+    if (!atomic_load_explicit(&idle_board[k].counted, memory_order_relaxed))
+      continue;
+    n++;
+    i += atomic_load_explicit(&idle_board[k].idle, memory_order_relaxed);
+  }
+  *threads = n;
+  *idle = i;
+}
 
 /* A thread is idle in the runtime's pool (no implicit task, and not the
  * initial thread) and while it waits in a barrier, taskwait or taskgroup. */
@@ -24,7 +82,7 @@ static void update_idle(knit_thread *t)
   bool idle = (!t->omp_initial && t->omp_depth <= 0) || t->omp_waits > 0;
   if (idle != t->omp_idle) {
     t->omp_idle = idle;
-    atomic_fetch_add_explicit(&omp_idle, idle ? 1 : -1, memory_order_relaxed);
+    set_idle(t, idle);
   }
 }
 
@@ -33,8 +91,11 @@ void knit_blame_thread_begin(knit_thread *t, bool initial)
   if (!t || t->omp_counted)
     return;
   t->omp_initial = initial;
+  t->omp_idle = false;
+  t->omp_slot = take_line();
+  if (t->omp_slot < 0)
+    atomic_fetch_add_explicit(&overflow_threads, 1, memory_order_relaxed);
   t->omp_counted = true;
-  atomic_fetch_add_explicit(&omp_threads, 1, memory_order_relaxed);
   update_idle(t);
 }
 
@@ -42,9 +103,14 @@ void knit_blame_thread_end(knit_thread *t)
 {
   if (!t || !t->omp_counted)
     return;
-  if (t->omp_idle)
-    atomic_fetch_sub_explicit(&omp_idle, 1, memory_order_relaxed);
-  atomic_fetch_sub_explicit(&omp_threads, 1, memory_order_relaxed);
+  if (t->omp_slot >= 0) {
+    atomic_store_explicit(&idle_board[t->omp_slot].idle, 0, memory_order_relaxed);
+    atomic_store_explicit(&idle_board[t->omp_slot].counted, 0, memory_order_release);
+  } else {
+    if (t->omp_idle)
+      atomic_fetch_sub_explicit(&overflow_idle, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&overflow_threads, 1, memory_order_relaxed);
+  }
   t->omp_idle = false;
   t->omp_counted = false;
 }
@@ -223,8 +289,8 @@ void knit_blame_sample(knit_thread *t, knit_cct_node *node, uint64_t periods,
   }
   if (!is_working(s->state))
     return;
-  int64_t threads = atomic_load_explicit(&omp_threads, memory_order_relaxed);
-  int64_t idle = atomic_load_explicit(&omp_idle, memory_order_relaxed);
+  int64_t threads, idle;
+  count_threads(&threads, &idle);
   /* A thread counted idle may still work: an explicit task run inside a
    * barrier. Its state says so; it is one of the working ones now. */
   if (t->omp_idle && idle > 0)

@@ -1,0 +1,120 @@
+/* Undirected blame's bookkeeping (ompt/blame.c): which OpenMP threads are
+ * idle when a working thread is sampled, through thread begins and ends,
+ * implicit tasks and waits, with more threads than the board has lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include <omp-tools.h>
+
+#include "cct/cct.h"
+#include "core/thread.h"
+#include "measure/format.h"
+#include "ompt/blame.h"
+
+/* blame.c reads the registry only for unclaimed mutex waits. */
+knit_thread *knit_thread_list(void) { return NULL; }
+
+static const knit_sample_state working = {true, ompt_state_work_parallel, 0};
+
+/* The OMP_IDLE a one-period sample of t charges. */
+static uint64_t idle_charged(knit_thread *t)
+{
+  knit_cct_node node = {0};
+  knit_blame_sample(t, &node, 1, &working);
+  return node.metrics[KNIT_METRIC_OMP_IDLE];
+}
+
+static knit_thread *new_thread(void) { return calloc(1, sizeof(knit_thread)); }
+
+static void test_pool_threads_are_idle_until_they_work(void **state)
+{
+  (void)state;
+  knit_thread *master = new_thread(), *w1 = new_thread(), *w2 = new_thread();
+  knit_blame_thread_begin(master, true);
+  assert_int_equal(idle_charged(master), 0); /* alone: nobody idles */
+  knit_blame_thread_begin(w1, false);
+  knit_blame_thread_begin(w2, false);
+  /* Two idle pool threads, one working: twice the sample. */
+  assert_int_equal(idle_charged(master), 2 * KNIT_BLAME_SCALE);
+  knit_blame_implicit_task(w1, true);
+  knit_blame_implicit_task(w2, true);
+  assert_int_equal(idle_charged(master), 0);
+  /* w2 waits in a barrier: one idle, shared by two working threads. */
+  knit_blame_wait(w2, true);
+  assert_int_equal(idle_charged(master), KNIT_BLAME_SCALE / 2);
+  knit_blame_wait(w2, false);
+  knit_blame_implicit_task(w2, false);
+  knit_blame_thread_end(w2);
+  /* Gone threads no longer count, idle or not. */
+  assert_int_equal(idle_charged(master), 0);
+  knit_blame_implicit_task(w1, false);
+  knit_blame_thread_end(w1);
+  knit_blame_thread_end(master);
+  free(master);
+  free(w1);
+  free(w2);
+}
+
+static void test_a_thread_idle_by_count_but_working_by_state(void **state)
+{
+  (void)state;
+  knit_thread *master = new_thread(), *w = new_thread();
+  knit_blame_thread_begin(master, true);
+  knit_blame_thread_begin(w, false);
+  knit_blame_implicit_task(w, true);
+  knit_blame_wait(w, true);
+  /* w runs a task inside its barrier: its own sample is a working one,
+   * and the idle thread it was counted as is itself. */
+  assert_int_equal(idle_charged(w), 0);
+  knit_blame_wait(w, false);
+  knit_blame_implicit_task(w, false);
+  knit_blame_thread_end(w);
+  knit_blame_thread_end(master);
+  free(master);
+  free(w);
+}
+
+/* More threads than lines on the board: the rest share counters, and the
+ * count stays exact through begins and ends in any order. */
+static void test_more_threads_than_lines(void **state)
+{
+  (void)state;
+  enum { N = 1100 };
+  knit_thread **t = calloc(N, sizeof *t);
+  for (int i = 0; i < N; i++) {
+    t[i] = new_thread();
+    knit_blame_thread_begin(t[i], i == 0);
+  }
+  assert_int_equal(idle_charged(t[0]), (uint64_t)(N - 1) * KNIT_BLAME_SCALE);
+  /* Half of the pool goes to work, on the board and beyond it. */
+  int busy = 0;
+  for (int i = 1; i < N; i += 2, busy++)
+    knit_blame_implicit_task(t[i], true);
+  uint64_t idle = (uint64_t)(N - 1 - busy), work = (uint64_t)(1 + busy);
+  assert_int_equal(idle_charged(t[0]), idle * KNIT_BLAME_SCALE / work);
+  /* Threads on the board end, and new ones take their lines. */
+  for (int i = 2; i < 40; i += 2) {
+    knit_blame_thread_end(t[i]);
+    knit_blame_thread_begin(t[i], false);
+  }
+  assert_int_equal(idle_charged(t[0]), idle * KNIT_BLAME_SCALE / work);
+  for (int i = N - 1; i >= 0; i--) {
+    knit_blame_thread_end(t[i]);
+    free(t[i]);
+  }
+  free(t);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pool_threads_are_idle_until_they_work),
+      cmocka_unit_test(test_a_thread_idle_by_count_but_working_by_state),
+      cmocka_unit_test(test_more_threads_than_lines),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
