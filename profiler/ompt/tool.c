@@ -130,12 +130,21 @@ static void on_task_create(ompt_data_t *encountering_task_data,
   ompt_data_t *task_data = NULL, *region = NULL;
   ompt_frame_t *tf = NULL, here = {0};
   const knit_call_path *outer = NULL;
+  ompt_data_t *new_task_region = NULL;
   for (int level = 0; level < 2; level++) {
     if (knit_ompt_runtime.get_task_info(level, &task_flags, &task_data, &tf, &region,
                                         &thread_num) != 2)
       break;
-    if (task_data == new_task_data)
+    if (task_data == new_task_data) {
+      new_task_region = region;
       continue;
+    }
+    /* An explicit task belongs to the team of the implicit task that
+     * creates it. libomp 14 answers level 1 of a worker's undeferred task
+     * (gcc's if(0), through its GOMP layer) with another team's
+     * parallel data; the new task's own answer names the right one. */
+    if (new_task_region && (task_flags & ompt_task_implicit))
+      region = new_task_region;
     outer = knit_task_prefix(task_flags, task_data, region);
     if (tf)
       here = *tf;
