@@ -58,6 +58,7 @@ typedef struct mockrt_ws {
   long chunk;
   long start;
   long incr;
+  struct mockrt_doacross *doacross; /* a doacross loop's flags (doacross.c), or NULL */
 } mockrt_ws_t;
 
 /* A counting barrier whose generation word doubles as the futex. */
@@ -133,6 +134,7 @@ typedef struct mockrt_task {
   unsigned long ws_next;          /* number of the next worksharing construct */
   mockrt_ws_t *ws;                /* the construct the task is inside */
   mockrt_ws_pos_t pos;            /* where the task is inside ws (ws.c, ordered.c) */
+  mockrt_ws_t *doacross;          /* the slot of the doacross loop it is in (doacross.c) */
   /* Explicit tasking (task.c); all zero in a fresh task. */
   atomic_int children;            /* child tasks not yet complete (taskwait) */
   struct mockrt_taskgroup *taskgroup; /* innermost taskgroup this task has open */
@@ -406,6 +408,13 @@ bool mockrt_ws_single(mockrt_task_t *t, const void *codeptr);
 void mockrt_ws_single_end(mockrt_task_t *t);
 void mockrt_ws_settle(mockrt_task_t *t);
 void mockrt_ws_leave(mockrt_task_t *t);
+/*
+ * Take the slot of the task's next construct without entering it (t->ws is
+ * untouched) and without events; mockrt_ws_unclaim gives it back, and the
+ * last thread to do so frees what hangs on it.
+ */
+mockrt_ws_t *mockrt_ws_claim(mockrt_task_t *t);
+void mockrt_ws_unclaim(mockrt_ws_t *ws);
 
 /* ---- ordered (ordered.c): turns are taken in units of iterations ---- */
 /* The task now runs iteration indices [first, end) of its loop. */

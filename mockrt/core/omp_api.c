@@ -166,6 +166,21 @@ MOCKRT_EXPORT int omp_in_final(void)
   return mockrt_task_in_final();
 }
 
+/* OMP_MAX_TASK_PRIORITY, 0 without it (task.c). */
+MOCKRT_EXPORT int omp_get_max_task_priority(void)
+{
+  return mockrt_task_max_priority();
+}
+
+/*
+ * The handle of a detach clause's event is the task itself (omp.h's
+ * omp_event_handle_t is an integer as wide as a pointer in both ABIs).
+ */
+MOCKRT_EXPORT void omp_fulfill_event(uintptr_t event)
+{
+  mockrt_task_fulfill((mockrt_xtask_t *)event);
+}
+
 MOCKRT_EXPORT int omp_is_initial_device(void)
 {
   return 1;

@@ -25,11 +25,25 @@
  *   same events in the same order in every run.  Others wait in their
  *   barrier until the creators have run all of them.
  *
+ * Priorities: the ready queue is kept in decreasing priority, in the order
+ * tasks became ready among equals, so the first task a thread may run is
+ * the one of highest priority.  Deterministic mode stays deterministic: a
+ * thread's own tasks keep an order that depends on nothing but its own
+ * creations.
+ *
+ * Detachable tasks (detach clause): a task whose body ends before its event
+ * is fulfilled stays incomplete (its parent's taskwait, its taskgroup, the
+ * barrier and its dependents wait) until omp_fulfill_event completes it,
+ * on whatever thread calls it.
+ *
  * OMPT: task_create when a task is created, dependences and task_dependence
  * for its edges, task_schedule (prior, ompt_task_switch or ompt_task_yield,
  * next) when a thread starts a task and (task, ompt_task_complete, the task
- * it resumes) when the task ends (OpenMP 5.0 semantics).  A task is the
- * thread's current task (mockrt_self()->task) exactly while its body runs.
+ * it resumes) when the task ends, or (task, ompt_task_detach, the task it
+ * resumes) when a detachable task's body ends first and (task,
+ * ompt_task_complete, NULL) at the fulfilment (OpenMP 5.0 semantics).  A
+ * task is the thread's current task (mockrt_self()->task) exactly while
+ * its body runs.
  */
 #include "task.h"
 #include "fault.h"
@@ -127,11 +141,39 @@ void mockrt_task_ready_locked(mockrt_xtask_t *x)
     return;
   mockrt_team_tasks_t *q = &x->task.team->tasks;
   x->next = NULL;
-  if (q->tail)
-    q->tail->next = x;
-  else
-    q->head = x;
-  q->tail = x;
+  if (!q->tail || q->tail->priority >= x->priority) {
+    if (q->tail)
+      q->tail->next = x;
+    else
+      q->head = x;
+    q->tail = x;
+    return;
+  }
+  /* Before the first task of lower priority (the tail is one: the walk stops). */
+  mockrt_xtask_t **pp = &q->head;
+  while ((*pp)->priority >= x->priority)
+    pp = &(*pp)->next;
+  x->next = *pp;
+  *pp = x;
+}
+
+int mockrt_task_max_priority(void)
+{
+  static int max = -1;
+  int v = __atomic_load_n(&max, __ATOMIC_RELAXED);
+  if (v < 0) {
+    const char *s = getenv("OMP_MAX_TASK_PRIORITY");
+    long p = s ? strtol(s, NULL, 10) : 0;
+    v = p <= 0 ? 0 : p > INT_MAX ? INT_MAX : (int)p;
+    __atomic_store_n(&max, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+void mockrt_task_set_priority(mockrt_xtask_t *x, int priority)
+{
+  int max = mockrt_task_max_priority();
+  x->priority = priority <= 0 ? 0 : priority > max ? max : priority;
 }
 
 static bool mockrt_task_may_run(const mockrt_thread_t *self, const mockrt_xtask_t *x)
@@ -209,13 +251,67 @@ static void mockrt_task_complete(mockrt_xtask_t *x)
   mockrt_task_wake(q);
 }
 
-/* Back to prior (unpublish first), task_schedule complete, then completion. */
+/* ---- detachable tasks ---- */
+
+void mockrt_task_make_detachable(mockrt_xtask_t *x)
+{
+  x->detachable = true;
+  x->event = MOCKRT_EVENT_PENDING;
+  atomic_init(&x->event_lock, 0);
+}
+
+/*
+ * The body of a detachable task has ended: true if its event is not yet
+ * fulfilled, and the task is then detached (the event is dispatched under
+ * the lock, so that a fulfilment cannot report the completion before it).
+ * After the unlock x may be freed at any time by the fulfilment.
+ */
+static bool mockrt_task_detach(mockrt_xtask_t *x, mockrt_task_t *prior)
+{
+  bool detached = false;
+  mockrt_word_lock(&x->event_lock);
+  if (x->event == MOCKRT_EVENT_PENDING) {
+    x->event = MOCKRT_EVENT_DETACHED;
+    detached = true;
+    if (mockrt_ompt.task_schedule)
+      mockrt_ompt.task_schedule(&x->task.task_data, ompt_task_detach, &prior->task_data);
+  }
+  mockrt_word_unlock(&x->event_lock);
+  return detached;
+}
+
+void mockrt_task_fulfill(mockrt_xtask_t *x)
+{
+  if (!x || !x->detachable)
+    return;                     /* not an event of a detach clause: the program's bug */
+  mockrt_word_lock(&x->event_lock);
+  int was = x->event;
+  x->event = MOCKRT_EVENT_FULFILLED;
+  mockrt_word_unlock(&x->event_lock);
+  if (was != MOCKRT_EVENT_DETACHED)
+    return;                     /* the body's end completes it (or a second fulfilment) */
+  if (mockrt_ompt.task_schedule)
+    mockrt_ompt.task_schedule(&x->task.task_data, ompt_task_complete, NULL);
+  mockrt_task_complete(x);
+}
+
+static bool mockrt_task_is_complete(void *arg)
+{
+  return __atomic_load_n(&((mockrt_xtask_t *)arg)->complete, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Back to prior (unpublish first), task_schedule complete, then completion;
+ * a detachable task whose event is still pending is detached instead.
+ */
 static void mockrt_task_switch_out(mockrt_thread_t *self, mockrt_xtask_t *x, mockrt_task_t *prior)
 {
   atomic_signal_fence(memory_order_seq_cst);
   self->task = prior;
   atomic_signal_fence(memory_order_seq_cst);
   mockrt_set_state(self, ompt_state_overhead);
+  if (x->detachable && mockrt_task_detach(x, prior))
+    return;
   if (mockrt_ompt.task_schedule)
     mockrt_ompt.task_schedule(&x->task.task_data, ompt_task_complete, &prior->task_data);
   mockrt_task_complete(x);
@@ -335,6 +431,10 @@ void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
   if (x->undeferred) {
     mockrt_task_wait(self, mockrt_task_ready, x);
     mockrt_task_run(self, x, ompt_task_switch);
+    /* An undeferred task is complete before its creator goes on; a task the
+     * mock merely runs at once (a team of one) is not waited for. */
+    if (x->detachable && (x->task.flags & ompt_task_undeferred))
+      mockrt_task_wait(self, mockrt_task_is_complete, x);
   } else {
     mockrt_task_wake(q);
   }
@@ -362,6 +462,8 @@ void mockrt_task_end_inline(mockrt_xtask_t *x)
   if (self->task != &x->task)
     return;
   mockrt_task_switch_out(self, x, x->task.parent);
+  if (x->detachable)
+    mockrt_task_wait(self, mockrt_task_is_complete, x);
   mockrt_set_state(self, mockrt_task_work_state(team));
   mockrt_task_release(x);
 }

@@ -57,6 +57,18 @@ struct mockrt_xtask {
   bool undeferred;                  /* runs on its creator, never queued */
   bool again;                       /* the body asked to be called once more (untied parts) */
   size_t data_size;                 /* bytes of personality data at MOCKRT_XTASK_HDR */
+  int priority;                     /* scheduling hint, 0 .. max-task-priority */
+  /* detach(event): the task completes once its body has ended and the event is fulfilled. */
+  bool detachable;
+  int event;                        /* mockrt_event_state, under event_lock */
+  atomic_int event_lock;
+};
+
+/* Where a detachable task's allow-completion event stands. */
+enum mockrt_event_state {
+  MOCKRT_EVENT_PENDING = 0,   /* neither fulfilled nor waited for */
+  MOCKRT_EVENT_FULFILLED,     /* fulfilled (before or after the body ended) */
+  MOCKRT_EVENT_DETACHED,      /* the body ended first: completion waits for the event */
 };
 
 /* Where the personality's data starts: aligned for anything up to 64 bytes. */
@@ -88,6 +100,27 @@ mockrt_xtask_t *mockrt_task_new(size_t extra, int flags);
  */
 void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
                         const void *codeptr);
+/*
+ * The task's priority clause: a hint, clamped to 0 .. max-task-priority
+ * (OMP_MAX_TASK_PRIORITY, 0 by default, as in libgomp and libomp, so that
+ * without it every task has the same priority).  Among the ready tasks a
+ * thread may run, it takes the one of highest priority, the first ready
+ * among equals.
+ */
+void mockrt_task_set_priority(mockrt_xtask_t *x, int priority);
+int mockrt_task_max_priority(void);
+
+/*
+ * detach(event): x completes when its body has ended and the event, whose
+ * handle is x itself, is fulfilled (mockrt_task_fulfill, from any thread).
+ * OMPT (5.0): a body that ends first is switched out with ompt_task_detach;
+ * the fulfilment then dispatches task_schedule(x, ompt_task_complete, NULL).
+ * An event fulfilled before the body ends has no event of its own: the
+ * body's end is the task's completion.
+ */
+void mockrt_task_make_detachable(mockrt_xtask_t *x);
+void mockrt_task_fulfill(mockrt_xtask_t *x);
+
 /* Free a task that was never submitted (a taskloop's pattern). */
 void mockrt_task_discard(mockrt_xtask_t *x);
 

@@ -22,6 +22,7 @@
 #include "fault.h"
 
 #include <sched.h>
+#include <stdlib.h>
 
 static long mockrt_trip_count(long start, long end, long incr)
 {
@@ -48,6 +49,7 @@ static void mockrt_ws_fill(mockrt_ws_t *ws, unsigned nthreads, int wstype, int s
   atomic_store_explicit(&ws->single, 0, memory_order_relaxed);
   atomic_store_explicit(&ws->ord, 0, memory_order_relaxed);
   atomic_store_explicit(&ws->left, (int)nthreads, memory_order_relaxed);
+  ws->doacross = NULL;
 }
 
 static void mockrt_ws_pos_init(mockrt_task_t *t, const void *codeptr)
@@ -111,11 +113,26 @@ static mockrt_ws_t *mockrt_ws_slot(mockrt_task_t *t, int wstype, int sched, long
 static void mockrt_ws_release(mockrt_task_t *t, mockrt_ws_t *ws)
 {
   t->ws = NULL;
+  mockrt_ws_unclaim(ws);
+}
+
+void mockrt_ws_unclaim(mockrt_ws_t *ws)
+{
   if (atomic_fetch_sub_explicit(&ws->left, 1, memory_order_acq_rel) == 1) {
     unsigned long k = atomic_load_explicit(&ws->ticket, memory_order_relaxed);
+    free(ws->doacross);
+    ws->doacross = NULL;
     atomic_store_explicit(&ws->phase, 0, memory_order_relaxed);
     atomic_store_explicit(&ws->ticket, k + MOCKRT_WS_SLOTS, memory_order_release);
   }
+}
+
+mockrt_ws_t *mockrt_ws_claim(mockrt_task_t *t)
+{
+  mockrt_ws_t *saved = t->ws;
+  mockrt_ws_t *ws = mockrt_ws_slot(t, ompt_work_loop, MOCKRT_SCHED_STATIC, 0, 0, 1, 1);
+  t->ws = saved;
+  return ws;
 }
 
 void mockrt_ws_enter_ex(mockrt_task_t *t, int wstype, int sched, long start, long end, long incr,

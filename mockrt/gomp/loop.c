@@ -11,9 +11,11 @@
  *
  * Ordered loops take their turn chunk by chunk, as libgomp does
  * (core/ordered.c): a chunk's turn is passed on when the thread asks for
- * its next chunk or leaves the loop.
+ * its next chunk or leaves the loop.  A doacross loop (gomp/doacross.c)
+ * goes on with these entry points; its end leaves the doacross state too.
  */
 #include "gomp.h"
+#include "../core/doacross.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +264,7 @@ MOCKRT_EXPORT void GOMP_loop_end(void)
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_ordered_unit_end(t);
   mockrt_ws_leave(t);
+  mockrt_doacross_end(t);
   mockrt_barrier_wait(t, ompt_sync_region_barrier_implicit, __builtin_return_address(0));
   mockrt_frame_leave(t);
 }
@@ -272,6 +275,7 @@ MOCKRT_EXPORT void GOMP_loop_end_nowait(void)
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_ordered_unit_end(t);
   mockrt_ws_leave(t);
+  mockrt_doacross_end(t);
   mockrt_frame_leave(t);
 }
 
@@ -282,6 +286,7 @@ MOCKRT_EXPORT bool GOMP_loop_end_cancel(void)
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_ordered_unit_end(t);
   mockrt_ws_leave(t);
+  mockrt_doacross_end(t);
   bool cancelled = mockrt_barrier_wait_cancel(t, ompt_sync_region_barrier_implicit,
                                               __builtin_return_address(0));
   mockrt_frame_leave(t);

@@ -16,10 +16,12 @@
 #define MOCKRT_GOMP_TASK_FINAL (1u << 1)
 #define MOCKRT_GOMP_TASK_MERGEABLE (1u << 2)
 #define MOCKRT_GOMP_TASK_DEPEND (1u << 3)
+#define MOCKRT_GOMP_TASK_PRIORITY (1u << 4)
 #define MOCKRT_GOMP_TASK_UP (1u << 8)
 #define MOCKRT_GOMP_TASK_GRAINSIZE (1u << 9)
 #define MOCKRT_GOMP_TASK_IF (1u << 10)
 #define MOCKRT_GOMP_TASK_NOGROUP (1u << 11)
+#define MOCKRT_GOMP_TASK_DETACH (1u << 13)
 
 /* Kinds in a depobj ({address, kind}), the only place gcc names them. */
 enum { MOCKRT_GOMP_DEP_IN = 1, MOCKRT_GOMP_DEP_OUT = 2, MOCKRT_GOMP_DEP_INOUT = 3,
@@ -126,7 +128,12 @@ static int mockrt_gomp_task_flags(unsigned flags)
   return f;
 }
 
-/* priority is a hint; detach (omp_fulfill_event) is not supported: such a task completes with its body. */
+/*
+ * priority (with its flag) is a scheduling hint (core/task.c).  detach
+ * points to the program's event handle: as libgomp does, the handle (here
+ * the task) is stored there and in the first word of the task's copy of
+ * the data, where gcc puts the event of the detach clause.
+ */
 MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                              long arg_size, long arg_align, bool if_clause, unsigned flags,
                              void **depend, int priority, void *detach)
@@ -136,12 +143,18 @@ MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
   int ndeps = 0;
   int oflags = mockrt_gomp_task_flags(flags);
 
-  (void)priority;
-  (void)detach;
   mockrt_frame_enter(enc, __builtin_dwarf_cfa());
   if (!if_clause)
     oflags |= ompt_task_undeferred;
   mockrt_xtask_t *x = mockrt_gomp_task_new(fn, data, cpyfn, arg_size, arg_align, oflags);
+  if (flags & MOCKRT_GOMP_TASK_PRIORITY)
+    mockrt_task_set_priority(x, priority);
+  if ((flags & MOCKRT_GOMP_TASK_DETACH) && detach) {
+    mockrt_task_make_detachable(x);
+    *(void **)detach = x;
+    if (arg_size >= (long)sizeof(void *))
+      *(void **)x->arg = x;
+  }
   if ((flags & MOCKRT_GOMP_TASK_DEPEND) && depend)
     ndeps = mockrt_gomp_decode_deps(depend, buf, &deps);
   mockrt_task_submit(x, deps, ndeps, __builtin_return_address(0));
@@ -220,7 +233,6 @@ static unsigned long long mockrt_gomp_taskloop_ntasks(unsigned flags, unsigned l
   const void *ra = __builtin_return_address(0);                                                 \
   int oflags = mockrt_gomp_task_flags(flags);                                                   \
   unsigned long long n, ntasks, base, rem;                                                      \
-  (void)priority;                                                                               \
   mockrt_frame_enter(enc, __builtin_dwarf_cfa());                                              \
   if (!(flags & MOCKRT_GOMP_TASK_IF))                                                           \
     oflags |= ompt_task_undeferred;                                                             \
@@ -245,6 +257,8 @@ static unsigned long long mockrt_gomp_taskloop_ntasks(unsigned flags, unsigned l
   for (unsigned long long i = 0; i < ntasks; i++) {                                             \
     T e = s + (T)(base + (i < rem)) * step;                                                     \
     mockrt_xtask_t *x = mockrt_gomp_task_new(fn, data, cpyfn, arg_size, arg_align, oflags);     \
+    if (flags & MOCKRT_GOMP_TASK_PRIORITY)                                                      \
+      mockrt_task_set_priority(x, priority);                                                    \
     ((T *)x->arg)[0] = s;                                                                       \
     ((T *)x->arg)[1] = e;                                                                       \
     mockrt_task_submit(x, NULL, 0, ra);                                                         \

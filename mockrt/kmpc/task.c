@@ -31,6 +31,8 @@ typedef struct mockrt_kmp_task {
 /* kmp_tasking_flags_t: the bits clang sets in __kmpc_omp_task_alloc's flags. */
 #define MOCKRT_KMP_TASK_TIED 0x1
 #define MOCKRT_KMP_TASK_FINAL 0x2
+#define MOCKRT_KMP_TASK_PRIORITY 0x20   /* data2.priority holds a priority */
+#define MOCKRT_KMP_TASK_DETACHABLE 0x40 /* __kmpc_task_allow_completion_event follows */
 
 /* kmp_depend_info: an address, a length and in/out/mutexinoutset bits. */
 typedef struct mockrt_kmp_depend_info {
@@ -112,7 +114,31 @@ MOCKRT_EXPORT void *__kmpc_omp_task_alloc(mockrt_ident_t *loc, int32_t gtid, int
     oflags |= ompt_task_untied;
   if (flags & MOCKRT_KMP_TASK_FINAL)
     oflags |= ompt_task_final;
-  return mockrt_task_data(mockrt_kmpc_task_new(oflags, sizeof_kmp_task_t, sizeof_shareds, routine));
+  mockrt_xtask_t *x = mockrt_kmpc_task_new(oflags, sizeof_kmp_task_t, sizeof_shareds, routine);
+  /* clang stores the priority after the allocation: it is read at submission. */
+  x->priority = (flags & MOCKRT_KMP_TASK_PRIORITY) ? -1 : 0;
+  if (flags & MOCKRT_KMP_TASK_DETACHABLE)
+    mockrt_task_make_detachable(x);
+  return mockrt_task_data(x);
+}
+
+/* A priority clause's value, once clang has stored it (-1 marks its presence). */
+static void mockrt_kmpc_task_priority(mockrt_xtask_t *x)
+{
+  if (x->priority < 0)
+    mockrt_task_set_priority(x, ((mockrt_kmp_task_t *)x->arg)->data2.priority);
+}
+
+/* The handle of a detach clause's event: the task itself (omp_fulfill_event, core/omp_api.c). */
+MOCKRT_EXPORT void *__kmpc_task_allow_completion_event(mockrt_ident_t *loc, int32_t gtid,
+                                                       void *task)
+{
+  mockrt_xtask_t *x = mockrt_task_of_data(task);
+  (void)loc;
+  (void)gtid;
+  if (!x->detachable)
+    mockrt_task_make_detachable(x);
+  return x;
 }
 
 /*
@@ -137,6 +163,7 @@ MOCKRT_EXPORT int32_t __kmpc_omp_task(mockrt_ident_t *loc, int32_t gtid, void *t
   (void)gtid;
   if (mockrt_kmpc_requeue(x))
     return 0;
+  mockrt_kmpc_task_priority(x);
   mockrt_frame_enter(enc, __builtin_dwarf_cfa());
   mockrt_task_submit(x, NULL, 0, __builtin_return_address(0));
   mockrt_frame_leave(enc);
@@ -154,6 +181,7 @@ MOCKRT_EXPORT int32_t __kmpc_omp_task_with_deps(mockrt_ident_t *loc, int32_t gti
   mockrt_dep_t buf[MOCKRT_KMPC_INLINE_DEPS], *deps;
   (void)loc;
   (void)gtid;
+  mockrt_kmpc_task_priority(x);
   mockrt_frame_enter(enc, __builtin_dwarf_cfa());
   int n = mockrt_kmpc_decode_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, buf, &deps);
   mockrt_task_submit(x, deps, n, __builtin_return_address(0));
@@ -271,6 +299,8 @@ static mockrt_xtask_t *mockrt_kmpc_chunk(mockrt_xtask_t *pattern, int flags,
   x->invoke = mockrt_kmpc_task_invoke;
   x->fn = pattern->fn;
   x->arg = dst;
+  x->priority = pattern->priority;
+  mockrt_kmpc_task_priority(x);
   if (dup)
     dup(dst, src, last);
   return x;
