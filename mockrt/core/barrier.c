@@ -37,7 +37,7 @@ static inline __attribute__((always_inline)) void mockrt_barrier_block(mockrt_ba
 }
 
 /* The barrier as a tool sees it: events, the wait state and its wait id. */
-__attribute__((noinline, cold)) static void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr)
+__attribute__((noinline, cold)) void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_team_t *team = task->team;
@@ -73,15 +73,26 @@ __attribute__((noinline, cold)) static void mockrt_barrier_wait_observed(mockrt_
     mockrt_ompt.sync_region(kind, ompt_scope_end, &team->parallel_data, &task->task_data, codeptr);
 }
 
-void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
+/* No tool: nothing to report and no state to keep. */
+static inline __attribute__((always_inline)) void mockrt_barrier_wait_unseen(mockrt_task_t *task)
 {
-  if (MOCKRT_OMPT_ON) {
-    mockrt_barrier_wait_observed(task, kind, codeptr);
-    return;
-  }
-  /* No tool: nothing to report and no state to keep, so one test of the
-   * tool flag is all OMPT costs here (bench/ompt_overhead). */
   mockrt_ws_settle(task);
   if (!mockrt_task_barrier(task))
     mockrt_barrier_block(&task->team->barrier);
+}
+
+void mockrt_barrier_wait_plain(mockrt_task_t *task, int kind, const void *codeptr)
+{
+  (void)kind;
+  (void)codeptr;
+  mockrt_barrier_wait_unseen(task);
+}
+
+void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
+{
+  /* One test of the tool flag is all OMPT costs here (bench/ompt_overhead). */
+  if (MOCKRT_OMPT_ON)
+    mockrt_barrier_wait_observed(task, kind, codeptr);
+  else
+    mockrt_barrier_wait_unseen(task);
 }

@@ -26,6 +26,8 @@
 #define MOCKRT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define MOCKRT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MOCKRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* For the runtime's own globals: read directly, not through the GOT. */
+#define MOCKRT_HIDDEN __attribute__((visibility("hidden")))
 
 /* The largest team the mock builds; requests beyond it are clipped. */
 #define MOCKRT_MAX_THREADS 256
@@ -223,7 +225,7 @@ void mockrt_personality_stop(void) __attribute__((weak));
  * (bench/ompt_overhead).  A tool initializes before the first region, so
  * no state it can see was skipped.
  */
-extern int mockrt_ompt_attached;
+extern MOCKRT_HIDDEN int mockrt_ompt_attached;
 #define MOCKRT_OMPT_ON MOCKRT_UNLIKELY(mockrt_ompt_attached)
 #endif
 
@@ -318,7 +320,7 @@ typedef struct mockrt_icv {
 } mockrt_icv_t;
 /* The nesting depth the runtime supports (omp_get_supported_active_levels). */
 #define MOCKRT_SUPPORTED_LEVELS 255
-extern mockrt_icv_t mockrt_icv;
+extern MOCKRT_HIDDEN mockrt_icv_t mockrt_icv;
 void mockrt_icv_init(void);
 
 /* ---- teams (team.c) ---- */
@@ -337,15 +339,26 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
                     void (*fn)(void *), void *data, unsigned requested,
                     const void *codeptr, mockrt_team_init_fn init, void *arg);
 /*
+ * The _plain variants below are for an entry point that has tested
+ * mockrt_ompt_attached itself (once, after mockrt_self()) and found no
+ * tool: they do the same minus every OMPT step, and test nothing.
+ */
+void mockrt_fork_ex_plain(mockrt_team_t *team, mockrt_task_t *master_task,
+                          void (*fn)(void *), void *data, unsigned requested,
+                          const void *codeptr, mockrt_team_init_fn init, void *arg);
+/*
  * The master's side of the end of a region: join barrier (with cfa as the
  * implicit task's enter frame), implicit_task end, wait for the workers to
  * let go of the team, parallel_end, and the encountering task is current again.
  */
 void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa);
+void mockrt_join_plain(mockrt_team_t *team, mockrt_task_t *master_task);
 /* Set up a task as an implicit task of team and publish it (begin event). */
 void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
+void mockrt_implicit_begin_plain(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
 /* Join barrier, end event, unpublish; used by workers. */
 void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa);
+void mockrt_implicit_end_worker_plain(mockrt_team_t *team, mockrt_task_t *task);
 
 /* ---- explicit tasks (task.c; the rest of the interface is in task.h) ---- */
 /* Empty a fresh team's task queue. */
@@ -371,6 +384,9 @@ void mockrt_pool_shutdown(void);
 void mockrt_barrier_init(mockrt_barrier_t *b, unsigned n);
 /* Wait for the whole team, with OMPT sync events; kind is ompt_sync_region_t. */
 void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr);
+/* Its two halves: with a tool (events, states), and without (the test made). */
+void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr);
+void mockrt_barrier_wait_plain(mockrt_task_t *task, int kind, const void *codeptr);
 
 /* ---- futexes and lock words (futex.c) ---- */
 void mockrt_futex_wait(atomic_uint *addr, unsigned val);
@@ -455,7 +471,7 @@ typedef struct mockrt_ompt_cbs {
   ompt_callback_control_tool_t control_tool;
 } mockrt_ompt_cbs_t;
 #if MOCKRT_OMPT_ENABLED
-extern mockrt_ompt_cbs_t mockrt_ompt;
+extern MOCKRT_HIDDEN mockrt_ompt_cbs_t mockrt_ompt;
 #else
 static const mockrt_ompt_cbs_t mockrt_ompt_none;
 #define mockrt_ompt mockrt_ompt_none
