@@ -88,6 +88,9 @@ mockrt_xtask_t *mockrt_task_new(size_t extra, int flags);
  */
 void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
                         const void *codeptr);
+/* The same for a caller that has found mockrt_ompt_attached clear (no OMPT at all). */
+void mockrt_task_submit_plain(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
+                              const void *codeptr);
 /* Free a task that was never submitted (a taskloop's pattern). */
 void mockrt_task_discard(mockrt_xtask_t *x);
 

@@ -35,6 +35,12 @@ static MOCKRT_NOINLINE void mockrt_gomp_task_invoke(mockrt_xtask_t *x)
   mockrt_frame_unexit(&x->task);
 }
 
+/* Without a tool there is no exit frame to keep. */
+static void mockrt_gomp_task_invoke_plain(mockrt_xtask_t *x)
+{
+  ((void (*)(void *))x->fn)(x->arg);
+}
+
 static int mockrt_gomp_depobj_type(uintptr_t kind)
 {
   switch (kind) {
@@ -108,7 +114,7 @@ static mockrt_xtask_t *mockrt_gomp_task_new(void (*fn)(void *), void *data,
     cpyfn((void *)arg, data);
   else if (size)
     memcpy((void *)arg, data, size);
-  x->invoke = mockrt_gomp_task_invoke;
+  x->invoke = MOCKRT_OMPT_ON ? mockrt_gomp_task_invoke : mockrt_gomp_task_invoke_plain;
   x->fn = (void *)fn;
   x->arg = (void *)arg;
   return x;
@@ -126,28 +132,60 @@ static int mockrt_gomp_task_flags(unsigned flags)
   return f;
 }
 
-/* priority is a hint; detach (omp_fulfill_event) is not supported: such a task completes with its body. */
-MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                             long arg_size, long arg_align, bool if_clause, unsigned flags,
-                             void **depend, int priority, void *detach)
+/*
+ * GOMP_task's body, compiled twice (tool a constant): with a tool, out of
+ * line, with the entry point's cfa and return address passed in.
+ */
+static inline __attribute__((always_inline)) void
+mockrt_gomp_task_body(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                      long arg_size, long arg_align, bool if_clause, unsigned flags,
+                      void **depend, void *cfa, const void *ra, const bool tool)
 {
-  mockrt_task_t *enc = mockrt_cur_task();
+  mockrt_task_t *enc = mockrt_self_tls.task; /* GOMP_task has attached the thread */
   mockrt_dep_t buf[MOCKRT_GOMP_INLINE_DEPS], *deps = buf;
   int ndeps = 0;
   int oflags = mockrt_gomp_task_flags(flags);
 
-  (void)priority;
-  (void)detach;
-  mockrt_frame_enter(enc, __builtin_dwarf_cfa());
+  if (tool)
+    mockrt_frame_enter(enc, cfa);
   if (!if_clause)
     oflags |= ompt_task_undeferred;
   mockrt_xtask_t *x = mockrt_gomp_task_new(fn, data, cpyfn, arg_size, arg_align, oflags);
   if ((flags & MOCKRT_GOMP_TASK_DEPEND) && depend)
     ndeps = mockrt_gomp_decode_deps(depend, buf, &deps);
-  mockrt_task_submit(x, deps, ndeps, __builtin_return_address(0));
+  if (tool)
+    mockrt_task_submit(x, deps, ndeps, ra);
+  else
+    mockrt_task_submit_plain(x, deps, ndeps, ra);
   if (deps != buf)
     free(deps);
-  mockrt_frame_leave(enc);
+  if (tool)
+    mockrt_frame_leave(enc);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_gomp_task_observed(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                          long arg_size, long arg_align, bool if_clause, unsigned flags,
+                          void **depend, void *cfa, const void *ra)
+{
+  mockrt_gomp_task_body(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, cfa, ra,
+                        true);
+}
+
+/* priority is a hint; detach (omp_fulfill_event) is not supported: such a task completes with its body. */
+MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                             long arg_size, long arg_align, bool if_clause, unsigned flags,
+                             void **depend, int priority, void *detach)
+{
+  (void)priority;
+  (void)detach;
+  (void)mockrt_self(); /* attached, and any tool found, before the test */
+  if (MOCKRT_OMPT_ON)
+    mockrt_gomp_task_observed(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                              __builtin_dwarf_cfa(), __builtin_return_address(0));
+  else
+    mockrt_gomp_task_body(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, NULL,
+                          __builtin_return_address(0), false);
 }
 
 MOCKRT_EXPORT void GOMP_taskwait(void)
