@@ -2,7 +2,8 @@
  * Team barriers: a central counter and a generation word.  The last thread
  * to arrive resets the counter and bumps the generation; the others spin
  * briefly and then sleep on the generation word, so a long wait costs no
- * CPU (which matters for blame: an idle thread should look idle).
+ * CPU (which matters for blame: an idle thread should look idle).  How
+ * long they spin is OMP_WAIT_POLICY's (mockrt_spin).
  */
 #include "mockrt.h"
 #include "fault.h"
@@ -28,12 +29,11 @@ static inline __attribute__((always_inline)) void mockrt_barrier_block(mockrt_ba
     mockrt_futex_wake(&b->gen, INT_MAX);
     return;
   }
-  for (int spin = 0; spin < 2000; spin++) {
-    if (atomic_load_explicit(&b->gen, memory_order_acquire) != gen)
-      return;
+  int spins = 0;
+  while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
+    if (!mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
+      mockrt_futex_wait(&b->gen, gen);
   }
-  while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen)
-    mockrt_futex_wait(&b->gen, gen);
 }
 
 /* The barrier as a tool sees it: events, the wait state and its wait id. */

@@ -317,11 +317,44 @@ typedef struct mockrt_icv {
   int cancellation;      /* OMP_CANCELLATION=true */
   int nthreads_levels;   /* entries of the OMP_NUM_THREADS list */
   int nthreads_list[8];  /* nthreads-var of the implicit tasks at each level */
+  int wait_policy;       /* OMP_WAIT_POLICY: a MOCKRT_WAIT_* */
 } mockrt_icv_t;
 /* The nesting depth the runtime supports (omp_get_supported_active_levels). */
 #define MOCKRT_SUPPORTED_LEVELS 255
 extern MOCKRT_HIDDEN mockrt_icv_t mockrt_icv;
 void mockrt_icv_init(void);
+
+/* ---- waiting (OMP_WAIT_POLICY; futex.c) ---- */
+/*
+ * How a thread waits for another: OMP_WAIT_POLICY unset polls a little
+ * (limit polls, no pause) and then sleeps on a futex; passive sleeps at
+ * once; active polls with a pause hint, then yields the CPU at each poll
+ * (so an oversubscribed machine still progresses), and sleeps only after a
+ * very long wait (mockrt_spin_active).
+ */
+enum { MOCKRT_WAIT_DEFAULT = 0, MOCKRT_WAIT_ACTIVE = 1, MOCKRT_WAIT_PASSIVE = 2 };
+/* The default policy's polls before a sleep: waits for a team, locks. */
+#define MOCKRT_SPIN_WAIT 2000
+#define MOCKRT_SPIN_LOCK 100
+bool mockrt_spin_active(int *spins);
+/*
+ * Called each time a wait loop finds it must go on waiting, with *spins 0
+ * at the start of the wait: true to poll again, false to sleep now (and at
+ * every later call of the same wait).
+ */
+static inline bool mockrt_spin(int *spins, int limit)
+{
+  int policy = mockrt_icv.wait_policy;
+  if (MOCKRT_LIKELY(policy == MOCKRT_WAIT_DEFAULT)) {
+    if (*spins >= limit)
+      return false;
+    ++*spins;
+    return true;
+  }
+  if (policy == MOCKRT_WAIT_PASSIVE)
+    return false;
+  return mockrt_spin_active(spins);
+}
 
 /* ---- teams (team.c) ---- */
 /*

@@ -32,13 +32,11 @@ static int mockrt_nworkers;
 static unsigned mockrt_wait_go(mockrt_worker_t *w, unsigned seen)
 {
   unsigned g;
-  for (int spin = 0; spin < 2000; spin++) {
-    g = atomic_load_explicit(&w->go, memory_order_acquire);
-    if (g != seen)
-      return g;
+  int spins = 0;
+  while ((g = atomic_load_explicit(&w->go, memory_order_acquire)) == seen) {
+    if (!mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
+      mockrt_futex_wait(&w->go, seen);
   }
-  while ((g = atomic_load_explicit(&w->go, memory_order_acquire)) == seen)
-    mockrt_futex_wait(&w->go, seen);
   return g;
 }
 

@@ -277,7 +277,7 @@ static void mockrt_task_wait(mockrt_thread_t *self, mockrt_task_done_t done, voi
       mockrt_task_run(self, x, ompt_task_switch);
       continue;
     }
-    if (spins++ < 2000)
+    if (mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
       continue;
     atomic_fetch_add(&q->sleepers, 1);
     mockrt_futex_wait(&q->wake, w);
@@ -462,7 +462,7 @@ bool mockrt_task_barrier(mockrt_task_t *task)
       mockrt_task_run(self, x, ompt_task_switch);
       continue;
     }
-    if (spins++ < 2000)
+    if (mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
       continue;
     atomic_fetch_add(&q->sleepers, 1);
     mockrt_futex_wait(&q->wake, w);

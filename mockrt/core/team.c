@@ -282,12 +282,11 @@ mockrt_join_body(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa, con
   mockrt_implicit_end(team, master_task, cfa, ompt_state_overhead, enc, tool);
   /* Workers still read the team until they have left it. */
   unsigned want = team->nthreads - 1, left;
-  for (int spin = 0; spin < 2000; spin++) {
-    if (atomic_load_explicit(&team->left, memory_order_acquire) == want)
-      break;
+  int spins = 0;
+  while ((left = atomic_load_explicit(&team->left, memory_order_acquire)) != want) {
+    if (!mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
+      mockrt_futex_wait(&team->left, left);
   }
-  while ((left = atomic_load_explicit(&team->left, memory_order_acquire)) != want)
-    mockrt_futex_wait(&team->left, left);
   if (tool)
     mockrt_parallel_end_seen(self, team, enc);
 }
