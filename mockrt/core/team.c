@@ -12,9 +12,10 @@
 
 #include <string.h>
 
-static void mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc,
-                              void (*fn)(void *), void *data, unsigned nthreads,
-                              const void *codeptr)
+/* Inlined: called from both copies of fork, it would otherwise be a call. */
+static inline __attribute__((always_inline)) void
+mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), void *data,
+                  unsigned nthreads, const void *codeptr)
 {
   mockrt_team_t *outer = enc->team;
   team->fn = fn;
