@@ -173,6 +173,7 @@ typedef struct mockrt_thread {
   mockrt_task_t *volatile task;   /* the current task */
   mockrt_task_t initial_task;
   mockrt_team_t *initial_team;    /* allocated once, never freed */
+  int no_tool;                    /* attached, and no tool is (mockrt_plain_entry) */
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
@@ -186,6 +187,21 @@ static inline mockrt_thread_t *mockrt_self(void)
   return mockrt_thread_attach_initial();
 }
 static inline mockrt_task_t *mockrt_cur_task(void) { return mockrt_self()->task; }
+
+/*
+ * At a hot entry point, before anything else: true if the calling thread
+ * is attached and no tool is, which one thread-local word says (it does
+ * mockrt_self()'s test at the same time).  False means: call mockrt_self()
+ * and test the tool flag.
+ */
+static inline bool mockrt_plain_entry(void)
+{
+#ifdef MOCKRT_NO_OMPT
+  return MOCKRT_LIKELY(mockrt_self_tls.kind != 0);
+#else
+  return MOCKRT_LIKELY(mockrt_self_tls.no_tool);
+#endif
+}
 
 /* Attach the calling pool thread; dispatches thread_begin. */
 mockrt_thread_t *mockrt_thread_attach_worker(void);

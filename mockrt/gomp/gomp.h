@@ -31,9 +31,8 @@ mockrt_gomp_run_region(void (*fn)(void *), void *data, unsigned nthreads, void *
   mockrt_team_t team;
   mockrt_task_t task;
 
-  /* Attaches the thread on its first region, which finds any tool first. */
-  (void)mockrt_self();
-  if (MOCKRT_OMPT_ON)
+  /* mockrt_self() attaches the thread on its first region, which finds any tool first. */
+  if (!mockrt_plain_entry() && ((void)mockrt_self(), MOCKRT_OMPT_ON))
     mockrt_gomp_fork_observed(&team, &task, fn, data, nthreads, cfa, ra, init, arg);
   else
     mockrt_fork_ex_plain(&team, &task, fn, data, nthreads, ra, init, arg);

@@ -179,8 +179,8 @@ MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
 {
   (void)priority;
   (void)detach;
-  (void)mockrt_self(); /* attached, and any tool found, before the test */
-  if (MOCKRT_OMPT_ON)
+  /* Attached, and any tool found, before the test. */
+  if (!mockrt_plain_entry() && ((void)mockrt_self(), MOCKRT_OMPT_ON))
     mockrt_gomp_task_observed(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                               __builtin_dwarf_cfa(), __builtin_return_address(0));
   else
