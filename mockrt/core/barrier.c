@@ -2,7 +2,8 @@
  * Team barriers: a central counter and a generation word.  The last thread
  * to arrive resets the counter and bumps the generation; the others spin
  * briefly and then sleep on the generation word, so a long wait costs no
- * CPU (which matters for blame: an idle thread should look idle).
+ * CPU (which matters for blame: an idle thread should look idle).  How
+ * long they spin is OMP_WAIT_POLICY's (mockrt_spin).
  */
 #include "mockrt.h"
 #include "fault.h"
@@ -28,16 +29,15 @@ static inline __attribute__((always_inline)) void mockrt_barrier_block(mockrt_ba
     mockrt_futex_wake(&b->gen, INT_MAX);
     return;
   }
-  for (int spin = 0; spin < 2000; spin++) {
-    if (atomic_load_explicit(&b->gen, memory_order_acquire) != gen)
-      return;
+  int spins = 0;
+  while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
+    if (!mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
+      mockrt_futex_wait(&b->gen, gen);
   }
-  while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen)
-    mockrt_futex_wait(&b->gen, gen);
 }
 
 /* The barrier as a tool sees it: events, the wait state and its wait id. */
-__attribute__((noinline, cold)) static void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr)
+__attribute__((noinline, cold)) void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_team_t *team = task->team;
@@ -73,15 +73,26 @@ __attribute__((noinline, cold)) static void mockrt_barrier_wait_observed(mockrt_
     mockrt_ompt.sync_region(kind, ompt_scope_end, &team->parallel_data, &task->task_data, codeptr);
 }
 
-void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
+/* No tool: nothing to report and no state to keep. */
+static inline __attribute__((always_inline)) void mockrt_barrier_wait_unseen(mockrt_task_t *task)
 {
-  if (MOCKRT_OMPT_ON) {
-    mockrt_barrier_wait_observed(task, kind, codeptr);
-    return;
-  }
-  /* No tool: nothing to report and no state to keep, so one test of the
-   * tool flag is all OMPT costs here (bench/ompt_overhead). */
   mockrt_ws_settle(task);
   if (!mockrt_task_barrier(task))
     mockrt_barrier_block(&task->team->barrier);
+}
+
+void mockrt_barrier_wait_plain(mockrt_task_t *task, int kind, const void *codeptr)
+{
+  (void)kind;
+  (void)codeptr;
+  mockrt_barrier_wait_unseen(task);
+}
+
+void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr)
+{
+  /* One test of the tool flag is all OMPT costs here (bench/ompt_overhead). */
+  if (MOCKRT_OMPT_ON)
+    mockrt_barrier_wait_observed(task, kind, codeptr);
+  else
+    mockrt_barrier_wait_unseen(task);
 }

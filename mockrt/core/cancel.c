@@ -103,8 +103,12 @@ bool mockrt_barrier_wait_cancel(mockrt_task_t *t, int kind, const void *codeptr)
     atomic_fetch_add_explicit(&b->gen, 1, memory_order_release);
     mockrt_futex_wake(&b->gen, INT_MAX);
   } else {
-    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen)
-      mockrt_futex_wait(&b->gen, gen);
+    /* Unset OMP_WAIT_POLICY sleeps at once here; active spins first. */
+    int spins = 0;
+    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
+      if (!mockrt_spin(&spins, 0))
+        mockrt_futex_wait(&b->gen, gen);
+    }
   }
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_end, &team->parallel_data, &t->task_data,

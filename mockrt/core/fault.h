@@ -83,7 +83,7 @@ enum mockrt_fault_id {
 };
 
 /* The fault chosen by MOCKRT_FAULT, or MOCKRT_FAULT_NONE; set before any thread runs. */
-extern int mockrt_fault_active;
+extern MOCKRT_HIDDEN int mockrt_fault_active;
 
 /* True if this run breaks the promise named by id: one load and a compare. */
 static inline bool mockrt_fault(enum mockrt_fault_id id)

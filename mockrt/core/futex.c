@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,6 +23,42 @@ void mockrt_futex_wake(atomic_uint *addr, int n)
   syscall(SYS_futex, (void *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
+/*
+ * OMP_WAIT_POLICY=active: about MOCKRT_ACTIVE_PAUSES polls with a pause
+ * hint, then a sched_yield at each poll, so that a waiter on a machine with
+ * more threads than CPUs lets the thread it waits for run; a futex sleep
+ * only after MOCKRT_ACTIVE_YIELDS of those (a second or more), as libgomp's active
+ * policy also gives up in the end.
+ */
+#define MOCKRT_ACTIVE_PAUSES 1000
+#define MOCKRT_ACTIVE_YIELDS 1000000
+
+static inline void mockrt_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#elif defined(__powerpc64__)
+  __asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory"); /* as Linux's cpu_relax */
+#else
+  atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+bool mockrt_spin_active(int *spins)
+{
+  int n = *spins;
+  if (n >= MOCKRT_ACTIVE_PAUSES + MOCKRT_ACTIVE_YIELDS)
+    return false;
+  *spins = n + 1;
+  if (n < MOCKRT_ACTIVE_PAUSES)
+    mockrt_cpu_relax();
+  else
+    sched_yield();
+  return true;
+}
+
 bool mockrt_word_trylock(atomic_int *w)
 {
   int expected = 0;
@@ -34,7 +71,7 @@ void mockrt_word_lock(atomic_int *w)
   if (mockrt_word_trylock(w))
     return;
   /* A short spin keeps short critical sections out of the kernel. */
-  for (int i = 0; i < 100; i++) {
+  for (int spins = 0; mockrt_spin(&spins, MOCKRT_SPIN_LOCK);) {
     if (atomic_load_explicit(w, memory_order_relaxed) == 0 && mockrt_word_trylock(w))
       return;
   }

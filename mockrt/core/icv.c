@@ -64,6 +64,31 @@ static void mockrt_icv_levels(void)
     mockrt_icv.max_active_levels = MOCKRT_SUPPORTED_LEVELS;
 }
 
+/*
+ * OMP_WAIT_POLICY as libgomp reads it: ACTIVE or PASSIVE, in any case,
+ * blanks around; anything else leaves the default (mockrt_spin).
+ */
+static int mockrt_icv_wait_policy(const char *s)
+{
+  static const struct { const char *name; int policy; } names[] = {
+    { "active", MOCKRT_WAIT_ACTIVE }, { "passive", MOCKRT_WAIT_PASSIVE } };
+  if (!s)
+    return MOCKRT_WAIT_DEFAULT;
+  while (*s == ' ' || *s == '\t')
+    s++;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    size_t n = strlen(names[i].name);
+    if (strncasecmp(s, names[i].name, n) != 0)
+      continue;
+    const char *e = s + n;
+    while (*e == ' ' || *e == '\t')
+      e++;
+    if (*e == '\0')
+      return names[i].policy;
+  }
+  return MOCKRT_WAIT_DEFAULT;
+}
+
 static int mockrt_count_procs(void)
 {
   /* The affinity mask is what the process may really use (taskset, cgroups). */
@@ -110,6 +135,7 @@ void mockrt_icv_init(void)
   s = getenv("OMP_DYNAMIC");
   if (mockrt_env_true(s))
     mockrt_icv.dynamic = 1;
+  mockrt_icv.wait_policy = mockrt_icv_wait_policy(getenv("OMP_WAIT_POLICY"));
 
   /*
    * schedule(runtime) honours the kind and chunk of OMP_SCHEDULE (static

@@ -26,6 +26,8 @@
 #define MOCKRT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define MOCKRT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MOCKRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* For the runtime's own globals: read directly, not through the GOT. */
+#define MOCKRT_HIDDEN __attribute__((visibility("hidden")))
 
 /* The largest team the mock builds; requests beyond it are clipped. */
 #define MOCKRT_MAX_THREADS 256
@@ -173,6 +175,7 @@ typedef struct mockrt_thread {
   mockrt_task_t *volatile task;   /* the current task */
   mockrt_task_t initial_task;
   mockrt_team_t *initial_team;    /* allocated once, never freed */
+  int no_tool;                    /* attached, and no tool is (mockrt_plain_entry) */
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
@@ -186,6 +189,21 @@ static inline mockrt_thread_t *mockrt_self(void)
   return mockrt_thread_attach_initial();
 }
 static inline mockrt_task_t *mockrt_cur_task(void) { return mockrt_self()->task; }
+
+/*
+ * At a hot entry point, before anything else: true if the calling thread
+ * is attached and no tool is, which one thread-local word says (it does
+ * mockrt_self()'s test at the same time).  False means: call mockrt_self()
+ * and test the tool flag.
+ */
+static inline bool mockrt_plain_entry(void)
+{
+#ifdef MOCKRT_NO_OMPT
+  return MOCKRT_LIKELY(mockrt_self_tls.kind != 0);
+#else
+  return MOCKRT_LIKELY(mockrt_self_tls.no_tool);
+#endif
+}
 
 /* Attach the calling pool thread; dispatches thread_begin. */
 mockrt_thread_t *mockrt_thread_attach_worker(void);
@@ -225,7 +243,7 @@ void mockrt_personality_stop(void) __attribute__((weak));
  * (bench/ompt_overhead).  A tool initializes before the first region, so
  * no state it can see was skipped.
  */
-extern int mockrt_ompt_attached;
+extern MOCKRT_HIDDEN int mockrt_ompt_attached;
 #define MOCKRT_OMPT_ON MOCKRT_UNLIKELY(mockrt_ompt_attached)
 #endif
 
@@ -317,11 +335,44 @@ typedef struct mockrt_icv {
   int cancellation;      /* OMP_CANCELLATION=true */
   int nthreads_levels;   /* entries of the OMP_NUM_THREADS list */
   int nthreads_list[8];  /* nthreads-var of the implicit tasks at each level */
+  int wait_policy;       /* OMP_WAIT_POLICY: a MOCKRT_WAIT_* */
 } mockrt_icv_t;
 /* The nesting depth the runtime supports (omp_get_supported_active_levels). */
 #define MOCKRT_SUPPORTED_LEVELS 255
-extern mockrt_icv_t mockrt_icv;
+extern MOCKRT_HIDDEN mockrt_icv_t mockrt_icv;
 void mockrt_icv_init(void);
+
+/* ---- waiting (OMP_WAIT_POLICY; futex.c) ---- */
+/*
+ * How a thread waits for another: OMP_WAIT_POLICY unset polls a little
+ * (limit polls, no pause) and then sleeps on a futex; passive sleeps at
+ * once; active polls with a pause hint, then yields the CPU at each poll
+ * (so an oversubscribed machine still progresses), and sleeps only after a
+ * very long wait (mockrt_spin_active).
+ */
+enum { MOCKRT_WAIT_DEFAULT = 0, MOCKRT_WAIT_ACTIVE = 1, MOCKRT_WAIT_PASSIVE = 2 };
+/* The default policy's polls before a sleep: waits for a team, locks. */
+#define MOCKRT_SPIN_WAIT 2000
+#define MOCKRT_SPIN_LOCK 100
+bool mockrt_spin_active(int *spins);
+/*
+ * Called each time a wait loop finds it must go on waiting, with *spins 0
+ * at the start of the wait: true to poll again, false to sleep now (and at
+ * every later call of the same wait).
+ */
+static inline bool mockrt_spin(int *spins, int limit)
+{
+  int policy = mockrt_icv.wait_policy;
+  if (MOCKRT_LIKELY(policy == MOCKRT_WAIT_DEFAULT)) {
+    if (*spins >= limit)
+      return false;
+    ++*spins;
+    return true;
+  }
+  if (policy == MOCKRT_WAIT_PASSIVE)
+    return false;
+  return mockrt_spin_active(spins);
+}
 
 /* ---- teams (team.c) ---- */
 /*
@@ -339,15 +390,26 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
                     void (*fn)(void *), void *data, unsigned requested,
                     const void *codeptr, mockrt_team_init_fn init, void *arg);
 /*
+ * The _plain variants below are for an entry point that has tested
+ * mockrt_ompt_attached itself (once, after mockrt_self()) and found no
+ * tool: they do the same minus every OMPT step, and test nothing.
+ */
+void mockrt_fork_ex_plain(mockrt_team_t *team, mockrt_task_t *master_task,
+                          void (*fn)(void *), void *data, unsigned requested,
+                          const void *codeptr, mockrt_team_init_fn init, void *arg);
+/*
  * The master's side of the end of a region: join barrier (with cfa as the
  * implicit task's enter frame), implicit_task end, wait for the workers to
  * let go of the team, parallel_end, and the encountering task is current again.
  */
 void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa);
+void mockrt_join_plain(mockrt_team_t *team, mockrt_task_t *master_task);
 /* Set up a task as an implicit task of team and publish it (begin event). */
 void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
+void mockrt_implicit_begin_plain(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
 /* Join barrier, end event, unpublish; used by workers. */
 void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa);
+void mockrt_implicit_end_worker_plain(mockrt_team_t *team, mockrt_task_t *task);
 
 /* ---- explicit tasks (task.c; the rest of the interface is in task.h) ---- */
 /* Empty a fresh team's task queue. */
@@ -373,6 +435,9 @@ void mockrt_pool_shutdown(void);
 void mockrt_barrier_init(mockrt_barrier_t *b, unsigned n);
 /* Wait for the whole team, with OMPT sync events; kind is ompt_sync_region_t. */
 void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr);
+/* Its two halves: with a tool (events, states), and without (the test made). */
+void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr);
+void mockrt_barrier_wait_plain(mockrt_task_t *task, int kind, const void *codeptr);
 
 /* ---- futexes and lock words (futex.c) ---- */
 void mockrt_futex_wait(atomic_uint *addr, unsigned val);
@@ -464,7 +529,7 @@ typedef struct mockrt_ompt_cbs {
   ompt_callback_control_tool_t control_tool;
 } mockrt_ompt_cbs_t;
 #if MOCKRT_OMPT_ENABLED
-extern mockrt_ompt_cbs_t mockrt_ompt;
+extern MOCKRT_HIDDEN mockrt_ompt_cbs_t mockrt_ompt;
 #else
 static const mockrt_ompt_cbs_t mockrt_ompt_none;
 #define mockrt_ompt mockrt_ompt_none

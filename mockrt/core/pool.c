@@ -32,13 +32,11 @@ static int mockrt_nworkers;
 static unsigned mockrt_wait_go(mockrt_worker_t *w, unsigned seen)
 {
   unsigned g;
-  for (int spin = 0; spin < 2000; spin++) {
-    g = atomic_load_explicit(&w->go, memory_order_acquire);
-    if (g != seen)
-      return g;
+  int spins = 0;
+  while ((g = atomic_load_explicit(&w->go, memory_order_acquire)) == seen) {
+    if (!mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
+      mockrt_futex_wait(&w->go, seen);
   }
-  while ((g = atomic_load_explicit(&w->go, memory_order_acquire)) == seen)
-    mockrt_futex_wait(&w->go, seen);
   return g;
 }
 
@@ -62,6 +60,17 @@ static void mockrt_release_worker(mockrt_worker_t *w)
   pthread_mutex_unlock(&mockrt_pool_lock);
 }
 
+/* A worker's implicit task begins, as a tool sees it: events, exit frame. */
+__attribute__((noinline, cold)) static void
+mockrt_worker_begin_observed(mockrt_team_t *team, mockrt_task_t *task, int thread_num, void *cfa)
+{
+  mockrt_implicit_begin(team, task, thread_num);
+  if (team->micro)
+    mockrt_frame_exit_flags(task); /* the trampoline stores the address */
+  else
+    mockrt_frame_exit(task, cfa);
+}
+
 static void *mockrt_worker_main(void *arg)
 {
   mockrt_worker_t *w = arg;
@@ -75,19 +84,25 @@ static void *mockrt_worker_main(void *arg)
     if (w->shutdown)
       break;
     mockrt_team_t *team = w->team;
-    mockrt_implicit_begin(team, &task, w->thread_num);
+    /* One test of the tool flag on each side of the body (team.c). */
+    if (MOCKRT_OMPT_ON)
+      mockrt_worker_begin_observed(team, &task, w->thread_num, cfa);
+    else
+      mockrt_implicit_begin_plain(team, &task, w->thread_num);
     if (team->micro) {
       const mockrt_microtask_t *m = team->micro;
       /* The outlined body may keep these pointers for the whole region. */
       int32_t gtid = self->gtid, btid = w->thread_num;
-      mockrt_frame_exit_flags(&task);
       m->invoke(m->fn, &gtid, &btid, m->argc, m->argv, &task.frame.exit_frame.ptr);
     } else {
-      mockrt_frame_exit(&task, cfa);
       team->fn(team->data);
     }
-    mockrt_frame_unexit(&task);
-    mockrt_implicit_end_worker(team, &task, cfa);
+    if (MOCKRT_OMPT_ON) {
+      mockrt_frame_unexit(&task);
+      mockrt_implicit_end_worker(team, &task, cfa);
+    } else {
+      mockrt_implicit_end_worker_plain(team, &task);
+    }
     /* Back in the pool before the master can see this worker has left. */
     mockrt_release_worker(w);
     mockrt_leave_team(team);

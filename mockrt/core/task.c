@@ -317,7 +317,8 @@ static void mockrt_task_switch_out(mockrt_thread_t *self, mockrt_xtask_t *x, moc
   mockrt_task_complete(x);
 }
 
-static void mockrt_task_run(mockrt_thread_t *self, mockrt_xtask_t *x, int status)
+__attribute__((noinline, cold)) static void mockrt_task_run_observed(mockrt_thread_t *self,
+                                                                     mockrt_xtask_t *x, int status)
 {
   mockrt_task_t *prior = self->task;
   int state = self->state;
@@ -325,6 +326,35 @@ static void mockrt_task_run(mockrt_thread_t *self, mockrt_xtask_t *x, int status
   x->invoke(x);
   mockrt_task_switch_out(self, x, prior);
   mockrt_set_state(self, state);
+}
+
+/* With tool false: no events, no states; the task is current while its body runs. */
+static inline __attribute__((always_inline)) void
+mockrt_task_run_ex(mockrt_thread_t *self, mockrt_xtask_t *x, int status, const bool tool)
+{
+  if (tool) {
+    mockrt_task_run_observed(self, x, status);
+    return;
+  }
+  mockrt_task_t *prior = self->task;
+  x->task.thread_num = prior->thread_num;
+  atomic_signal_fence(memory_order_seq_cst);
+  self->task = &x->task;
+  atomic_signal_fence(memory_order_seq_cst);
+  x->invoke(x);
+  atomic_signal_fence(memory_order_seq_cst);
+  self->task = prior;
+  atomic_signal_fence(memory_order_seq_cst);
+  /* A detachable task whose event is still pending completes at its fulfilment. */
+  if (x->detachable && mockrt_task_detach(x, prior))
+    return;
+  mockrt_task_complete(x);
+}
+
+static inline __attribute__((always_inline)) void mockrt_task_run(mockrt_thread_t *self,
+                                                                  mockrt_xtask_t *x, int status)
+{
+  mockrt_task_run_ex(self, x, status, MOCKRT_OMPT_ON);
 }
 
 /*
@@ -346,7 +376,7 @@ static void mockrt_task_wait(mockrt_thread_t *self, mockrt_task_done_t done, voi
       mockrt_task_run(self, x, ompt_task_switch);
       continue;
     }
-    if (spins++ < 2000)
+    if (mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
       continue;
     atomic_fetch_add(&q->sleepers, 1);
     mockrt_futex_wait(&q->wake, w);
@@ -366,7 +396,8 @@ static bool mockrt_task_ready(void *arg)
 
 /* ---- creation ---- */
 
-static void mockrt_task_dispatch_create(mockrt_xtask_t *x, int ndeps, const void *codeptr)
+__attribute__((noinline, cold)) static void
+mockrt_task_dispatch_create(mockrt_xtask_t *x, int ndeps, const void *codeptr)
 {
   mockrt_task_t *parent = x->task.parent;
   if (mockrt_ompt.task_create)
@@ -397,8 +428,10 @@ static void mockrt_task_count_locked(mockrt_xtask_t *x)
   atomic_fetch_add(&x->task.team->tasks.unfinished, 1);
 }
 
-void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
-                        const void *codeptr)
+/* Compiled twice, as the entry points of team.c are: tool is a constant in each. */
+static inline __attribute__((always_inline)) void
+mockrt_task_submit_body(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
+                        const void *codeptr, const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_team_tasks_t *q = &x->task.team->tasks;
@@ -414,7 +447,8 @@ void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
   }
   if (x->task.team->nthreads <= 1)
     x->undeferred = true;
-  mockrt_task_dispatch_create(x, ndeps, codeptr);
+  if (tool)
+    mockrt_task_dispatch_create(x, ndeps, codeptr);
   mockrt_word_lock(&q->lock);
   mockrt_task_count_locked(x);
   if (ndeps > 0)
@@ -423,14 +457,14 @@ void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
     mockrt_task_ready_locked(x);
   mockrt_word_unlock(&q->lock);
   for (int i = 0; i < npreds; i++) {
-    if (mockrt_ompt.task_dependence)
+    if (tool && mockrt_ompt.task_dependence)
       mockrt_ompt.task_dependence(&preds[i]->task.task_data, &x->task.task_data);
     mockrt_task_release(preds[i]);
   }
   free(preds);
   if (x->undeferred) {
     mockrt_task_wait(self, mockrt_task_ready, x);
-    mockrt_task_run(self, x, ompt_task_switch);
+    mockrt_task_run_ex(self, x, ompt_task_switch, tool);
     /* An undeferred task is complete before its creator goes on; a task the
      * mock merely runs at once (a team of one) is not waited for. */
     if (x->detachable && (x->task.flags & ompt_task_undeferred))
@@ -439,6 +473,28 @@ void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
     mockrt_task_wake(q);
   }
   mockrt_task_release(x);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_task_submit_observed(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
+                            const void *codeptr)
+{
+  mockrt_task_submit_body(x, deps, ndeps, codeptr, true);
+}
+
+void mockrt_task_submit_plain(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
+                              const void *codeptr)
+{
+  mockrt_task_submit_body(x, deps, ndeps, codeptr, false);
+}
+
+void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
+                        const void *codeptr)
+{
+  if (MOCKRT_OMPT_ON)
+    mockrt_task_submit_observed(x, deps, ndeps, codeptr);
+  else
+    mockrt_task_submit_body(x, deps, ndeps, codeptr, false);
 }
 
 void mockrt_task_begin_inline(mockrt_xtask_t *x, const void *codeptr)
@@ -511,7 +567,7 @@ bool mockrt_task_barrier(mockrt_task_t *task)
       mockrt_task_run(self, x, ompt_task_switch);
       continue;
     }
-    if (spins++ < 2000)
+    if (mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
       continue;
     atomic_fetch_add(&q->sleepers, 1);
     mockrt_futex_wait(&q->wake, w);

@@ -100,6 +100,9 @@ mockrt_xtask_t *mockrt_task_new(size_t extra, int flags);
  */
 void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
                         const void *codeptr);
+/* The same for a caller that has found mockrt_ompt_attached clear (no OMPT at all). */
+void mockrt_task_submit_plain(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
+                              const void *codeptr);
 /*
  * The task's priority clause: a hint, clamped to 0 .. max-task-priority
  * (OMP_MAX_TASK_PRIORITY, 0 by default, as in libgomp and libomp, so that

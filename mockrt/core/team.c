@@ -12,9 +12,10 @@
 
 #include <string.h>
 
-static void mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc,
-                              void (*fn)(void *), void *data, unsigned nthreads,
-                              const void *codeptr)
+/* Inlined: called from both copies of fork, it would otherwise be a call. */
+static inline __attribute__((always_inline)) void
+mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), void *data,
+                  unsigned nthreads, const void *codeptr)
 {
   mockrt_team_t *outer = enc->team;
   team->fn = fn;
@@ -90,13 +91,17 @@ mockrt_implicit_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task
                               team->nthreads, (unsigned)task->thread_num, ompt_task_implicit);
 }
 
-void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num)
+/*
+ * The entry points below come in two copies, chosen by one test of the
+ * tool flag: tool is a constant in each, so the copy a run without a tool
+ * takes has no OMPT code at all, and the other is out of line (cold).
+ */
+static inline __attribute__((always_inline)) void
+mockrt_implicit_begin_body(mockrt_team_t *team, mockrt_task_t *task, int thread_num,
+                           const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_task_t *enc = team->encountering;
-  /* Read once: with no tool, every OMPT step below is one test of a
-   * register (bench/ompt_overhead). */
-  const bool tool = MOCKRT_OMPT_ON;
 
   if (tool)
     mockrt_set_state(self, ompt_state_overhead);
@@ -124,17 +129,38 @@ void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_
     mockrt_ws_preset_begin(task, team->codeptr);
 }
 
+__attribute__((noinline, cold)) static void
+mockrt_implicit_begin_observed(mockrt_team_t *team, mockrt_task_t *task, int thread_num)
+{
+  mockrt_implicit_begin_body(team, task, thread_num, true);
+}
+
+void mockrt_implicit_begin_plain(mockrt_team_t *team, mockrt_task_t *task, int thread_num)
+{
+  mockrt_implicit_begin_body(team, task, thread_num, false);
+}
+
+void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num)
+{
+  if (MOCKRT_OMPT_ON)
+    mockrt_implicit_begin_observed(team, task, thread_num);
+  else
+    mockrt_implicit_begin_body(team, task, thread_num, false);
+}
+
 /* The part of the end of an implicit task that master and workers share. */
 static inline __attribute__((always_inline)) void
 mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa, int after_state,
-                    mockrt_task_t *after_task)
+                    mockrt_task_t *after_task, const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
-  const bool tool = MOCKRT_OMPT_ON; /* as in mockrt_implicit_begin */
   /* While the join barrier waits, everything inward of cfa is runtime. */
   if (tool && !mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING))
     mockrt_frame_enter(task, cfa);
-  mockrt_barrier_wait(task, ompt_sync_region_barrier_implicit, team->codeptr);
+  if (tool)
+    mockrt_barrier_wait_observed(task, ompt_sync_region_barrier_implicit, team->codeptr);
+  else
+    mockrt_barrier_wait_plain(task, ompt_sync_region_barrier_implicit, team->codeptr);
   if (tool)
     mockrt_implicit_end_seen(self, team, task);
   atomic_signal_fence(memory_order_seq_cst);
@@ -146,12 +172,26 @@ mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa, int aft
   }
 }
 
-void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
+__attribute__((noinline, cold)) static void
+mockrt_implicit_end_worker_observed(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
 {
   mockrt_implicit_end(team, task, cfa,
                       mockrt_fault(MOCKRT_FAULT_IDLE_STATE_WRONG) ? ompt_state_wait_barrier_implicit
                                                                  : ompt_state_idle,
-                      NULL);
+                      NULL, true);
+}
+
+void mockrt_implicit_end_worker_plain(mockrt_team_t *team, mockrt_task_t *task)
+{
+  mockrt_implicit_end(team, task, NULL, ompt_state_idle, NULL, false);
+}
+
+void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
+{
+  if (MOCKRT_OMPT_ON)
+    mockrt_implicit_end_worker_observed(team, task, cfa);
+  else
+    mockrt_implicit_end(team, task, cfa, ompt_state_idle, NULL, false);
 }
 
 static void mockrt_no_init(mockrt_team_t *team, void *arg)
@@ -160,15 +200,15 @@ static void mockrt_no_init(mockrt_team_t *team, void *arg)
   (void)arg;
 }
 
-void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
-                    void (*fn)(void *), void *data, unsigned requested,
-                    const void *codeptr, mockrt_team_init_fn init, void *arg)
+static inline __attribute__((always_inline)) void
+mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *), void *data,
+                 unsigned requested, const void *codeptr, mockrt_team_init_fn init, void *arg,
+                 const bool tool)
 {
   mockrt_thread_t *self = mockrt_self();
   mockrt_task_t *enc = self->task;
   unsigned want = requested ? requested : (unsigned)enc->nthreads_var;
   unsigned nthreads;
-  const bool tool = MOCKRT_OMPT_ON; /* as in mockrt_implicit_begin */
 
   if (tool && !mockrt_fault(MOCKRT_FAULT_OVERHEAD_STATE_MISSING))
     mockrt_set_state(self, ompt_state_overhead);
@@ -194,7 +234,37 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
   (init ? init : mockrt_no_init)(team, arg);
   if (nthreads > 1)
     mockrt_pool_start(team);
-  mockrt_implicit_begin(team, master_task, 0);
+  if (tool)
+    mockrt_implicit_begin_observed(team, master_task, 0);
+  else
+    mockrt_implicit_begin_plain(team, master_task, 0);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_fork_observed(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *),
+                     void *data, unsigned requested, const void *codeptr,
+                     mockrt_team_init_fn init, void *arg)
+{
+  mockrt_fork_body(team, master_task, fn, data, requested, codeptr, init, arg, true);
+}
+
+void mockrt_fork_ex_plain(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *),
+                          void *data, unsigned requested, const void *codeptr,
+                          mockrt_team_init_fn init, void *arg)
+{
+  mockrt_fork_body(team, master_task, fn, data, requested, codeptr, init, arg, false);
+}
+
+void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
+                    void (*fn)(void *), void *data, unsigned requested,
+                    const void *codeptr, mockrt_team_init_fn init, void *arg)
+{
+  /* The calling thread is attached (and any tool found) before the test. */
+  (void)mockrt_self();
+  if (MOCKRT_OMPT_ON)
+    mockrt_fork_observed(team, master_task, fn, data, requested, codeptr, init, arg);
+  else
+    mockrt_fork_body(team, master_task, fn, data, requested, codeptr, init, arg, false);
 }
 
 void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task,
@@ -204,20 +274,39 @@ void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task,
   mockrt_fork_ex(team, master_task, fn, data, requested, codeptr, NULL, NULL);
 }
 
-void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
+static inline __attribute__((always_inline)) void
+mockrt_join_body(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa, const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_task_t *enc = team->encountering;
 
-  mockrt_implicit_end(team, master_task, cfa, ompt_state_overhead, enc);
+  mockrt_implicit_end(team, master_task, cfa, ompt_state_overhead, enc, tool);
   /* Workers still read the team until they have left it. */
   unsigned want = team->nthreads - 1, left;
-  for (int spin = 0; spin < 2000; spin++) {
-    if (atomic_load_explicit(&team->left, memory_order_acquire) == want)
-      break;
+  int spins = 0;
+  while ((left = atomic_load_explicit(&team->left, memory_order_acquire)) != want) {
+    if (!mockrt_spin(&spins, MOCKRT_SPIN_WAIT))
+      mockrt_futex_wait(&team->left, left);
   }
-  while ((left = atomic_load_explicit(&team->left, memory_order_acquire)) != want)
-    mockrt_futex_wait(&team->left, left);
-  if (MOCKRT_OMPT_ON)
+  if (tool)
     mockrt_parallel_end_seen(self, team, enc);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_join_observed(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
+{
+  mockrt_join_body(team, master_task, cfa, true);
+}
+
+void mockrt_join_plain(mockrt_team_t *team, mockrt_task_t *master_task)
+{
+  mockrt_join_body(team, master_task, NULL, false);
+}
+
+void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
+{
+  if (MOCKRT_OMPT_ON)
+    mockrt_join_observed(team, master_task, cfa);
+  else
+    mockrt_join_body(team, master_task, cfa, false);
 }

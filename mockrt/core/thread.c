@@ -105,6 +105,7 @@ mockrt_thread_t *mockrt_thread_attach_initial(void)
   atomic_signal_fence(memory_order_seq_cst);
   self->task = t;
   self->kind = ompt_thread_initial;
+  self->no_tool = !MOCKRT_OMPT_ON; /* the tool, if any, initialized in mockrt_init_once */
   bool first = !atomic_exchange(&first_done, 1);
   if (!first)
     pthread_setspecific(mockrt_initial_key, self);
@@ -130,6 +131,7 @@ mockrt_thread_t *mockrt_thread_attach_worker(void)
   self->gtid = atomic_fetch_add(&mockrt_next_gtid, 1);
   atomic_signal_fence(memory_order_seq_cst);
   self->kind = ompt_thread_worker;
+  self->no_tool = !MOCKRT_OMPT_ON;
   if (mockrt_ompt.thread_begin && !mockrt_fault(MOCKRT_FAULT_THREAD_BEGIN_DROPPED))
     mockrt_ompt.thread_begin(ompt_thread_worker, &self->thread_data);
   mockrt_set_state(self, ompt_state_idle);

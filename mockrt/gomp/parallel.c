@@ -7,6 +7,36 @@
 
 #include <stdlib.h>
 
+__attribute__((noinline, cold)) void
+mockrt_gomp_fork_observed(mockrt_team_t *team, mockrt_task_t *task, void (*fn)(void *),
+                          void *data, unsigned nthreads, void *cfa, const void *ra,
+                          mockrt_team_init_fn init, void *arg)
+{
+  mockrt_frame_enter(mockrt_self()->task, cfa);
+  mockrt_fork_ex(team, task, fn, data, nthreads, ra, init, arg);
+  mockrt_frame_exit(task, cfa);
+  if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
+    mockrt_fault_exit_frame(task, (char *)cfa - 65536);
+  /* Two words into the program's frame that called the entry point. */
+  if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_NOT_CALLERS))
+    mockrt_fault_exit_frame(task, (char *)cfa + 16);
+}
+
+/*
+ * The entry point's CFA is still the encountering task's enter frame (set
+ * by mockrt_gomp_fork_observed): read back from there, it need not be kept
+ * in a register across the body in the path without a tool.
+ */
+__attribute__((noinline, cold)) void mockrt_gomp_join_observed(mockrt_team_t *team,
+                                                              mockrt_task_t *task)
+{
+  mockrt_task_t *enc = team->encountering;
+  void *cfa = __atomic_load_n(&enc->frame.enter_frame.ptr, __ATOMIC_RELAXED);
+  mockrt_frame_unexit(task);
+  mockrt_join(team, task, cfa);
+  mockrt_frame_leave(enc);
+}
+
 typedef struct mockrt_gomp_loop_args {
   int sched;
   long start, end, incr, chunk;

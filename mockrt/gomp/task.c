@@ -37,6 +37,12 @@ static MOCKRT_NOINLINE void mockrt_gomp_task_invoke(mockrt_xtask_t *x)
   mockrt_frame_unexit(&x->task);
 }
 
+/* Without a tool there is no exit frame to keep. */
+static void mockrt_gomp_task_invoke_plain(mockrt_xtask_t *x)
+{
+  ((void (*)(void *))x->fn)(x->arg);
+}
+
 static int mockrt_gomp_depobj_type(uintptr_t kind)
 {
   switch (kind) {
@@ -110,7 +116,7 @@ static mockrt_xtask_t *mockrt_gomp_task_new(void (*fn)(void *), void *data,
     cpyfn((void *)arg, data);
   else if (size)
     memcpy((void *)arg, data, size);
-  x->invoke = mockrt_gomp_task_invoke;
+  x->invoke = MOCKRT_OMPT_ON ? mockrt_gomp_task_invoke : mockrt_gomp_task_invoke_plain;
   x->fn = (void *)fn;
   x->arg = (void *)arg;
   return x;
@@ -129,21 +135,27 @@ static int mockrt_gomp_task_flags(unsigned flags)
 }
 
 /*
+ * GOMP_task's body, compiled twice (tool a constant): with a tool, out of
+ * line, with the entry point's cfa and return address passed in.
+ *
  * priority (with its flag) is a scheduling hint (core/task.c).  detach
  * points to the program's event handle: as libgomp does, the handle (here
  * the task) is stored there and in the first word of the task's copy of
  * the data, where gcc puts the event of the detach clause.
  */
-MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                             long arg_size, long arg_align, bool if_clause, unsigned flags,
-                             void **depend, int priority, void *detach)
+static inline __attribute__((always_inline)) void
+mockrt_gomp_task_body(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                      long arg_size, long arg_align, bool if_clause, unsigned flags,
+                      void **depend, int priority, void *detach, void *cfa, const void *ra,
+                      const bool tool)
 {
-  mockrt_task_t *enc = mockrt_cur_task();
+  mockrt_task_t *enc = mockrt_self_tls.task; /* GOMP_task has attached the thread */
   mockrt_dep_t buf[MOCKRT_GOMP_INLINE_DEPS], *deps = buf;
   int ndeps = 0;
   int oflags = mockrt_gomp_task_flags(flags);
 
-  mockrt_frame_enter(enc, __builtin_dwarf_cfa());
+  if (tool)
+    mockrt_frame_enter(enc, cfa);
   if (!if_clause)
     oflags |= ompt_task_undeferred;
   mockrt_xtask_t *x = mockrt_gomp_task_new(fn, data, cpyfn, arg_size, arg_align, oflags);
@@ -157,10 +169,37 @@ MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
   }
   if ((flags & MOCKRT_GOMP_TASK_DEPEND) && depend)
     ndeps = mockrt_gomp_decode_deps(depend, buf, &deps);
-  mockrt_task_submit(x, deps, ndeps, __builtin_return_address(0));
+  if (tool)
+    mockrt_task_submit(x, deps, ndeps, ra);
+  else
+    mockrt_task_submit_plain(x, deps, ndeps, ra);
   if (deps != buf)
     free(deps);
-  mockrt_frame_leave(enc);
+  if (tool)
+    mockrt_frame_leave(enc);
+}
+
+__attribute__((noinline, cold)) static void
+mockrt_gomp_task_observed(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                          long arg_size, long arg_align, bool if_clause, unsigned flags,
+                          void **depend, int priority, void *detach, void *cfa, const void *ra)
+{
+  mockrt_gomp_task_body(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+                        detach, cfa, ra, true);
+}
+
+MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                             long arg_size, long arg_align, bool if_clause, unsigned flags,
+                             void **depend, int priority, void *detach)
+{
+  /* Attached, and any tool found, before the test. */
+  if (!mockrt_plain_entry() && ((void)mockrt_self(), MOCKRT_OMPT_ON))
+    mockrt_gomp_task_observed(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                              priority, detach, __builtin_dwarf_cfa(),
+                              __builtin_return_address(0));
+  else
+    mockrt_gomp_task_body(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                          priority, detach, NULL, __builtin_return_address(0), false);
 }
 
 MOCKRT_EXPORT void GOMP_taskwait(void)
