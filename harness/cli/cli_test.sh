@@ -180,7 +180,8 @@ gomp_tasks)
   # task to the runtime, sampled 10000 times a second, on GNU libgomp (knit
   # carries the creator's path in each task's argument block) and on
   # LLVM's libomp, where the wrappers pass straight through (knit's mock
-  # lacks task reductions and detach).
+  # lacks task reductions and detach; libomp 14 mishandles undeferred tasks
+  # with a copy function, which no-if0-copy leaves out).
   # The copy functions run as often as without knit.
   want='task_abi: 20 rounds, 0 failed checks, 40 copies'
   expect 0 "$want" -- env OMP_NUM_THREADS=4 "$wl/task_abi" 20
@@ -190,7 +191,8 @@ gomp_tasks)
     fail "knit did not stand in for OMPT on libgomp"
   if [ -e "$wl/../lib/real-libomp/libomp.so.5" ]; then
     expect 0 'task_abi: 20 rounds, 0 failed checks' -- env OMP_NUM_THREADS=4 \
-      "$knit" record -e REALTIME@100 --runtime=libomp -o "$tmp/libomp" -- "$wl/task_abi" 20
+      "$knit" record -e REALTIME@100 --runtime=libomp -o "$tmp/libomp" -- "$wl/task_abi" 20 \
+      no-if0-copy
     if grep -q '^gomp:' "$tmp/libomp/knit.log"; then
       fail "the GOMP wrappers stood in for OMPT on libomp, which has it"
     fi

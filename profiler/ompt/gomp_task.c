@@ -188,21 +188,26 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
                   void **, int, void *),
                  (fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
                   detach))
-  (void)t;
   char stack[STACK_BLOCK] __attribute__((aligned(16)));
   task_block b;
-  const knit_call_path *path = knit_gomp_path_here((uintptr_t)__builtin_dwarf_cfa());
-  if (!build(&b, stack, path, fn, data, cpyfn, arg_size, arg_align,
-             (flags & GOMP_TASK_FLAG_DETACH) ? TASK_EVENT : 0)) {
+  uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
+  /* Creating the task is the runtime's overhead, as OMPT runtimes call
+   * it (knit's capture included): <omp-overhead> under the creator. */
+  knit_gomp_wait outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);
+  if (build(&b, stack, knit_gomp_path_here(cfa), fn, data, cpyfn, arg_size, arg_align,
+            (flags & GOMP_TASK_FLAG_DETACH) ? TASK_EVENT : 0)) {
+    real(b.fn, b.data, b.cpyfn, b.size, b.align, if_clause, flags, depend, priority, detach);
+    free(b.heap);
+  } else {
     real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
-    return;
   }
-  real(b.fn, b.data, b.cpyfn, b.size, b.align, if_clause, flags, depend, priority, detach);
-  free(b.heap);
+  knit_gomp_wait_end(t, outer, true);
 }
 
 /* GOMP_taskloop and GOMP_taskloop_ull: the same but for the type of the
- * bounds, which libgomp writes into each task's block. */
+ * bounds, which libgomp writes into each task's block. The creator's wait
+ * for the taskloop's tasks, in the taskgroup libgomp opens for them, is
+ * the same overhead: libgomp calls its own taskgroup functions. */
 #define WRAP_TASKLOOP(name, type)                                                      \
   KNIT_GOMP_EXPORT void name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), \
                              long arg_size, long arg_align, unsigned flags,            \
@@ -214,17 +219,20 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
                     unsigned long, int, type, type, type),                             \
                    (fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, \
                     end, step))                                                        \
-    (void)t;                                                                           \
     _Static_assert(sizeof(type) == sizeof(uint64_t), "a taskloop bound is a word");   \
     char stack[STACK_BLOCK] __attribute__((aligned(16)));                              \
     task_block b;                                                                      \
-    const knit_call_path *path = knit_gomp_path_here((uintptr_t)__builtin_dwarf_cfa()); \
-    if (!build(&b, stack, path, fn, data, cpyfn, arg_size, arg_align, TASK_BOUNDS)) {  \
+    uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                                  \
+    knit_gomp_wait outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);       \
+    if (build(&b, stack, knit_gomp_path_here(cfa), fn, data, cpyfn, arg_size, arg_align, \
+              TASK_BOUNDS)) {                                                          \
+      real(b.fn, b.data, b.cpyfn, b.size, b.align, flags, num_tasks, priority, start, end, \
+           step);                                                                      \
+      free(b.heap);                                                                    \
+    } else {                                                                           \
       real(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step); \
-      return;                                                                          \
     }                                                                                  \
-    real(b.fn, b.data, b.cpyfn, b.size, b.align, flags, num_tasks, priority, start, end, step); \
-    free(b.heap);                                                                      \
+    knit_gomp_wait_end(t, outer, true);                                                \
   }
 
 WRAP_TASKLOOP(GOMP_taskloop, long)
