@@ -175,6 +175,37 @@ gomp_wrappers)
       -e REALTIME@200 --runtime=system --qemu -o "$tmp/$isa" -- "$tree/workloads/sync" 5 old
   done
   ;;
+gomp_tasks)
+  # The task wrappers change nothing a program sees: every way gcc hands a
+  # task to the runtime, sampled 10000 times a second, on GNU libgomp (knit
+  # carries the creator's path in each task's argument block) and on
+  # LLVM's libomp, where the wrappers pass straight through (knit's mock
+  # lacks task reductions and detach; libomp 14 mishandles undeferred tasks
+  # with a copy function, which no-if0-copy leaves out).
+  # The copy functions run as often as without knit.
+  want='task_abi: 20 rounds, 0 failed checks, 40 copies'
+  expect 0 "$want" -- env OMP_NUM_THREADS=4 "$wl/task_abi" 20
+  expect 0 "$want" -- env OMP_NUM_THREADS=4 \
+    "$knit" record -e REALTIME@100 --runtime=system -o "$tmp/libgomp" -- "$wl/task_abi" 20
+  grep -q '^gomp: no OMPT' "$tmp/libgomp/knit.log" ||
+    fail "knit did not stand in for OMPT on libgomp"
+  if [ -e "$wl/../lib/real-libomp/libomp.so.5" ]; then
+    expect 0 'task_abi: 20 rounds, 0 failed checks' -- env OMP_NUM_THREADS=4 \
+      "$knit" record -e REALTIME@100 --runtime=libomp -o "$tmp/libomp" -- "$wl/task_abi" 20 \
+      no-if0-copy
+    if grep -q '^gomp:' "$tmp/libomp/knit.log"; then
+      fail "the GOMP wrappers stood in for OMPT on libomp, which has it"
+    fi
+  fi
+  # The other ISAs' wrappers, under QEMU, when their trees are built.
+  for isa in aarch64 ppc64le; do
+    tree=$wl/../../$isa
+    [ -f "$tree/lib/libknit.so" ] || continue
+    expect 0 'task_abi: 3 rounds, 0 failed checks, 6 copies' -- env OMP_NUM_THREADS=4 \
+      KNIT_LIBDIR="$tree/lib" "$knit" record -e REALTIME@200 --runtime=system --qemu \
+      -o "$tmp/$isa" -- "$tree/workloads/task_abi" 3
+  done
+  ;;
 report_metrics)
   # Metric names are the measurement's: a wrong one is bad usage and the
   # message lists the right ones; blame goldens check shares alone.

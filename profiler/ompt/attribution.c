@@ -246,8 +246,12 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     st->state = v.state;
     ompt_frame_t tf = v.frame;
     /* A sample in knit's own code (top > 0: a wrapper about to wait, or
-     * back from it) is not in the wait yet, nor is the walk of a call. */
-    if (v.wait.enter_cfa && runtime_leaf && top == 0 && in_gomp_wait(frames, n, &v)) {
+     * back from it) is not in the wait yet, nor is the walk of a call. But
+     * a wrapper's overhead (forking a team, creating a task) is knit's work
+     * too, its capture of the creator's path: the runtime's overhead, as
+     * under OMPT, where the capture runs in the runtime's callback. */
+    bool in_wrapper = top == 0 || v.wait.state == ompt_state_overhead;
+    if (v.wait.enter_cfa && runtime_leaf && in_wrapper && in_gomp_wait(frames, n, &v)) {
       st->state = v.wait.state;
       st->wait_id = v.wait.wait_id;
       tf.enter_frame.ptr = (void *)v.wait.enter_cfa;

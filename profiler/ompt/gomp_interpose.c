@@ -90,9 +90,12 @@ static void set_task(const knit_call_path *prefix, uintptr_t exit_cfa)
   __atomic_store_n(&current.prefix, prefix, __ATOMIC_RELEASE);
 }
 
-static bool is_barrier(int state)
+/* A wait that counts as idleness: a barrier's, a taskwait's or a
+ * taskgroup's, as OMPT's sync_region_wait reports them. */
+static bool is_idle_wait(int state)
 {
-  return state >= ompt_state_wait_barrier && state <= ompt_state_wait_barrier_teams;
+  return (state >= ompt_state_wait_barrier && state <= ompt_state_wait_barrier_teams) ||
+         state == ompt_state_wait_taskwait || state == ompt_state_wait_taskgroup;
 }
 
 static bool is_mutex(int state)
@@ -115,7 +118,7 @@ knit_gomp_wait knit_gomp_wait_begin(knit_thread *t, int state, uint64_t wait_id,
   knit_gomp_wait outer = waiting;
   /* Counted before the samples see the wait, as OMPT's callbacks come
    * before the runtime's state changes. */
-  if (is_barrier(state))
+  if (is_idle_wait(state))
     knit_blame_wait(t, true);
   else if (is_mutex(state))
     knit_blame_acquire(t, wait_id);
@@ -127,12 +130,42 @@ void knit_gomp_wait_end(knit_thread *t, knit_gomp_wait outer, bool acquired)
 {
   knit_gomp_wait mine = waiting;
   set_wait(outer);
-  if (is_barrier(mine.state))
+  if (is_idle_wait(mine.state))
     knit_blame_wait(t, false);
   else if (is_mutex(mine.state) && acquired)
     knit_blame_acquired(t, mine.wait_id);
   else if (is_mutex(mine.state))
     knit_blame_acquire(t, 0); /* waits for nothing any more */
+}
+
+knit_gomp_saved knit_gomp_task_begin(knit_thread *t, const knit_call_path *path,
+                                     uintptr_t exit_cfa)
+{
+  knit_gomp_saved saved = {current.prefix, current.exit_cfa, waiting};
+  /* The wait the task interrupts (libgomp runs tasks in barriers, in
+   * taskwait and taskgroup waits) is over while the task runs: the thread
+   * works, and the task's samples are the task's. */
+  if (saved.wait.enter_cfa) {
+    set_wait((knit_gomp_wait){0, 0, 0});
+    if (is_idle_wait(saved.wait.state))
+      knit_blame_wait(t, false);
+  }
+  /* A worker between bodies (libgomp runs queued tasks at the end barrier
+   * of a region, after the worker's own body) works too. */
+  knit_blame_implicit_task(t, true);
+  set_task(path, exit_cfa);
+  return saved;
+}
+
+void knit_gomp_task_end(knit_thread *t, knit_gomp_saved saved)
+{
+  set_task(saved.prefix, saved.exit_cfa);
+  knit_blame_implicit_task(t, false);
+  if (saved.wait.enter_cfa) {
+    if (is_idle_wait(saved.wait.state))
+      knit_blame_wait(t, true);
+    set_wait(saved.wait);
+  }
 }
 
 /* Every thread of the team enters the body here: libgomp calls it in place
@@ -167,10 +200,7 @@ __attribute__((noinline)) static void run_body(void *arg)
   __asm__ __volatile__("" ::: "memory");
 }
 
-/* Captures the path where the region begins: the frames of the calling
- * task above the GOMP entry (the wrapper, whose CFA is given), under the
- * calling task's own prefix when the region is nested. */
-static const knit_call_path *region_path(uintptr_t entry_cfa)
+const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa)
 {
   ompt_frame_t here = {0};
   here.enter_frame.ptr = (void *)entry_cfa;
@@ -274,7 +304,7 @@ void *knit_gomp_real(void **slot, const char *name)
   {                                                                            \
     KNIT_GOMP_PASS(VOID, name, params, call_args)                              \
     uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                          \
-    region r = {fn, data, region_path(cfa), t, cfa, {0}};                      \
+    region r = {fn, data, knit_gomp_path_here(cfa), t, cfa, {0}};                      \
     fn = run_body;                                                             \
     data = &r;                                                                 \
     /* Until its body starts, the thread forks the team: the runtime's        \

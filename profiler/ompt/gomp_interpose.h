@@ -5,12 +5,16 @@
  * does under OMPT) and runs the region's body through knit's own function,
  * which records on each thread of the team where the body was entered (its
  * CFA: the exit frame of the implicit task) and under which path. Samples
- * are then attributed exactly as with OMPT. Under a runtime whose OMPT
+ * are then attributed exactly as with OMPT. Explicit tasks likewise
+ * (gomp_task.c): the task's creation path travels in its argument block,
+ * and knit's task function publishes it, with its own CFA as the task's
+ * exit frame, on the thread that runs the task. Under a runtime whose OMPT
  * accepted knit, the wrappers pass straight through.
  *
  * The wrappers also feed blame (blame.h) as OMPT's callbacks would: a
  * worker works inside a body and is idle outside, the encountering thread
- * waits for its team after its own body returns, and the wrapped barriers,
+ * waits for its team after its own body returns, a task works (and
+ * interrupts the wait it runs in), and the wrapped barriers, task waits,
  * locks, critical sections and atomics announce their waits, mutexes their
  * acquisitions and releases (gomp_sync.c).
  */

@@ -1,4 +1,4 @@
-/* Barriers, locks, critical sections and atomics on GNU libgomp, which has
+/* Barriers, task waits, locks, critical sections and atomics on GNU libgomp, which has
  * no OMPT: wrappers of the runtime's entry points announce the waits,
  * acquisitions and releases blame needs (blame.h), as OMPT's callbacks
  * would. Under a runtime with OMPT (knit's mocks, LLVM's libomp, which
@@ -56,6 +56,14 @@ WRAP_WAIT(BOOL, GOMP_loop_end_cancel, (void), (), ompt_state_wait_barrier_implic
 WRAP_WAIT(VOID, GOMP_sections_end, (void), (), ompt_state_wait_barrier_implicit_workshare, 0)
 WRAP_WAIT(BOOL, GOMP_sections_end_cancel, (void), (),
           ompt_state_wait_barrier_implicit_workshare, 0)
+
+/* Waits for explicit tasks: for the calling task's children, and for a
+ * taskgroup's tasks at its end. libgomp runs queued tasks while the thread
+ * waits there; knit's task function (gomp_task.c) takes the wait off the
+ * thread while one runs. (GOMP_taskloop's own taskgroup is libgomp's
+ * internal call, not these.) */
+WRAP_WAIT(VOID, GOMP_taskwait, (void), (), ompt_state_wait_taskwait, 0)
+WRAP_WAIT(VOID, GOMP_taskgroup_end, (void), (), ompt_state_wait_taskgroup, 0)
 
 WRAP_WAIT(VOID, omp_set_lock, (void *lock), (lock), ompt_state_wait_lock, ADDRESS(lock))
 WRAP_RELEASE(omp_unset_lock, (void *lock), (lock), ADDRESS(lock))

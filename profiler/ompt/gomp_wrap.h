@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "core/thread.h"
+#include "ompt/attribution.h"
 #include "ompt/gomp_interpose.h"
 
 /* A wrapper's own definition: exported, and kept out of line so that its
@@ -62,5 +63,30 @@ knit_gomp_wait knit_gomp_wait_begin(knit_thread *t, int state, uint64_t wait_id,
 /* The wait ends: a barrier's thread works again; a mutex was acquired
  * (a new holding begins) or, !acquired, given up. */
 void knit_gomp_wait_end(knit_thread *t, knit_gomp_wait outer, bool acquired);
+
+/* The call path where the calling thread is: the frames of the task it
+ * runs above the wrapper whose CFA is entry_cfa, under that task's own
+ * prefix (a region body's path, or an explicit task's creation path). As
+ * parallel_begin and task_create capture it under OMPT; NULL when it
+ * cannot be had. */
+const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa);
+
+/* What an explicit task interrupts on the thread that runs it: the task or
+ * body the thread was running, and the wait it was in. */
+typedef struct knit_gomp_saved {
+  const knit_call_path *prefix;
+  uintptr_t exit_cfa;
+  knit_gomp_wait wait;
+} knit_gomp_saved;
+
+/* The calling thread t (NULL: one knit does not know) begins an explicit
+ * task created where path says, whose body is entered from the frame with
+ * CFA exit_cfa: its samples go under path, with the frames outward of that
+ * frame cut, as OMPT's task stitching does; a wait it interrupts is over
+ * meanwhile, and the thread works. Returns what knit_gomp_task_end
+ * restores when the task's body returns. */
+knit_gomp_saved knit_gomp_task_begin(knit_thread *t, const knit_call_path *path,
+                                     uintptr_t exit_cfa);
+void knit_gomp_task_end(knit_thread *t, knit_gomp_saved saved);
 
 #endif /* KNIT_OMPT_GOMP_WRAP_H */
