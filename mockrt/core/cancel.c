@@ -93,6 +93,8 @@ bool mockrt_barrier_wait_cancel(mockrt_task_t *t, int kind, const void *codeptr)
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &t->task_data,
                                  codeptr);
+  /* The team's tasks first: none may be pending once the barrier opens. */
+  mockrt_task_drain(t);
   unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
   if (atomic_load_explicit(&team->cancelled, memory_order_acquire)) {
     /* Cancelled between the check and the load of gen: do not arrive at all. */

@@ -422,6 +422,8 @@ void mockrt_task_team_init(mockrt_team_t *team);
  * team of one, which runs its tasks at their creation.
  */
 bool mockrt_task_barrier(mockrt_task_t *task);
+/* Run the team's tasks until none is unfinished (a cancellable barrier's arrival). */
+void mockrt_task_drain(mockrt_task_t *task);
 
 /* ---- the worker pool (pool.c) ---- */
 /* Take up to want workers for team, numbering them 1..; returns how many. */

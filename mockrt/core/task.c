@@ -389,6 +389,25 @@ static bool mockrt_counter_zero(void *arg)
   return atomic_load((atomic_int *)arg) == 0;
 }
 
+/*
+ * A cancellable barrier's arrival (cancel.c): the calling thread runs the
+ * team's tasks until none is unfinished.  Every thread drains before it
+ * arrives, so when the last one arrives every task created before the
+ * barrier is complete, as a barrier requires; the cancellable barrier
+ * itself has no task queue of its own to wake its sleepers with.
+ */
+static bool mockrt_unfinished_zero(void *arg)
+{
+  return atomic_load((atomic_uint *)arg) == 0;
+}
+
+void mockrt_task_drain(mockrt_task_t *task)
+{
+  mockrt_team_tasks_t *q = &task->team->tasks;
+  if (atomic_load(&q->unfinished) != 0)
+    mockrt_task_wait(&mockrt_self_tls, mockrt_unfinished_zero, &q->unfinished);
+}
+
 static bool mockrt_task_ready(void *arg)
 {
   return __atomic_load_n(&((mockrt_xtask_t *)arg)->npred, __ATOMIC_ACQUIRE) == 0;
