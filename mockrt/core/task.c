@@ -701,3 +701,11 @@ bool mockrt_task_in_final(void)
 {
   return (mockrt_self()->task->flags & ompt_task_final) != 0;
 }
+
+void mockrt_task_taskloop_event(mockrt_task_t *enc, int endpoint, unsigned long long count,
+                                const void *codeptr)
+{
+  if (MOCKRT_OMPT_ON && mockrt_ompt.work)
+    mockrt_ompt.work(ompt_work_taskloop, (ompt_scope_endpoint_t)endpoint,
+                     &enc->team->parallel_data, &enc->task_data, (uint64_t)count, codeptr);
+}

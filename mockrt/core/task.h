@@ -124,6 +124,13 @@ int mockrt_task_max_priority(void);
 void mockrt_task_make_detachable(mockrt_xtask_t *x);
 void mockrt_task_fulfill(mockrt_xtask_t *x);
 
+/*
+ * A taskloop's work event (ompt_work_taskloop), as libomp dispatches it:
+ * inside the taskloop's taskgroup, around the creation of its tasks, with
+ * the loop's iteration count at both ends.
+ */
+void mockrt_task_taskloop_event(mockrt_task_t *enc, int endpoint, unsigned long long count,
+                                const void *codeptr);
 /* Free a task that was never submitted (a taskloop's pattern). */
 void mockrt_task_discard(mockrt_xtask_t *x);
 

@@ -292,6 +292,7 @@ static unsigned long long mockrt_gomp_taskloop_ntasks(unsigned flags, unsigned l
   rem = n % ntasks;                                                                             \
   if (!(flags & MOCKRT_GOMP_TASK_NOGROUP))                                                      \
     mockrt_task_group_begin(ra);                                                                \
+  mockrt_task_taskloop_event(enc, ompt_scope_begin, n, ra);                                     \
   T s = start;                                                                                  \
   for (unsigned long long i = 0; i < ntasks; i++) {                                             \
     T e = s + (T)(base + (i < rem)) * step;                                                     \
@@ -303,6 +304,7 @@ static unsigned long long mockrt_gomp_taskloop_ntasks(unsigned flags, unsigned l
     mockrt_task_submit(x, NULL, 0, ra);                                                         \
     s = e;                                                                                      \
   }                                                                                             \
+  mockrt_task_taskloop_event(enc, ompt_scope_end, n, ra);                                       \
   if (!(flags & MOCKRT_GOMP_TASK_NOGROUP))                                                      \
     mockrt_task_group_end(ra);                                                                  \
   mockrt_frame_leave(enc);

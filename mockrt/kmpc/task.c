@@ -343,6 +343,7 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
     ntasks = 1;
   if (!nogroup)
     mockrt_task_group_begin(ra);
+  mockrt_task_taskloop_event(enc, ompt_scope_begin, tc, ra);
   uint64_t base = tc / ntasks, rem = tc % ntasks, s = lower;
   for (uint64_t i = 0; tc > 0 && i < ntasks; i++) {
     uint64_t count = base + (i < rem);
@@ -354,6 +355,7 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
     mockrt_task_submit(x, NULL, 0, ra);
     s = e + (uint64_t)st;
   }
+  mockrt_task_taskloop_event(enc, ompt_scope_end, tc, ra);
   if (!nogroup)
     mockrt_task_group_end(ra);
   /* The pattern never ran and no tool saw it. */
