@@ -52,6 +52,19 @@ record_keeps_measurement)
   expect 2 'already holds a measurement' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
   ls "$tmp/m"/thread-*.knit >/dev/null || fail "the first measurement was touched"
   ;;
+timer_wrong_path)
+  # A timer run is compared by paths and shares, and a golden with a path
+  # the program does not have is still a mismatch: here calls' own golden
+  # matches, and the same golden with nested_inner renamed does not (the
+  # renamed path is missing, the real one unexpected).
+  golden=$(dirname "$0")/../../expected/calls.folded
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@1000 -o "$tmp/m" -- "$wl/calls" 3000
+  expect 0 'matches' -- "$knit" check "$tmp/m" "$golden"
+  sed 's/nested_inner/nested_elsewhere/' "$golden" >"$tmp/wrong.folded"
+  expect 1 'missing: golden share' -- "$knit" check "$tmp/m" "$tmp/wrong.folded"
+  grep -q '^+ main;run_calls;nested_outer;nested_inner ' <<<"$out_last" ||
+    fail "the real path is not reported unexpected"
+  ;;
 timer_handler_time)
   # A timer sample's periods are the program's time since the last sample
   # ended, not the time knit's handler took: under QEMU the first samples
