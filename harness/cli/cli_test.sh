@@ -52,6 +52,34 @@ record_keeps_measurement)
   expect 2 'already holds a measurement' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
   ls "$tmp/m"/thread-*.knit >/dev/null || fail "the first measurement was touched"
   ;;
+timer_wrong_path)
+  # A timer run is compared by paths and shares, and a golden with a path
+  # the program does not have is still a mismatch: here calls' own golden
+  # matches, and the same golden with nested_inner renamed does not (the
+  # renamed path is missing, the real one unexpected).
+  golden=$(dirname "$0")/../../expected/calls.folded
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@1000 -o "$tmp/m" -- "$wl/calls" 3000
+  expect 0 'matches' -- "$knit" check "$tmp/m" "$golden"
+  sed 's/nested_inner/nested_elsewhere/' "$golden" >"$tmp/wrong.folded"
+  expect 1 'missing: golden share' -- "$knit" check "$tmp/m" "$tmp/wrong.folded"
+  grep -q '^+ main;run_calls;nested_outer;nested_inner ' <<<"$out_last" ||
+    fail "the real path is not reported unexpected"
+  ;;
+timer_handler_time)
+  # A timer sample's periods are the program's time since the last sample
+  # ended, not the time knit's handler took: under QEMU the first samples
+  # build their recipes in code QEMU translates for the first time, which
+  # took 20 to 130 ms, all of it charged to the place of the next sample
+  # (a program that runs for a few ms). One round of calls is some 5 ms.
+  command -v qemu-x86_64 >/dev/null 2>&1 || { echo "skip: qemu-user is not installed"; exit 77; }
+  for i in 1 2 3; do
+    expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@1000 --qemu -o "$tmp/q$i" -- "$wl/calls" 1
+    expect 0 'CPUTIME every 1 ms' -- "$knit" report "$tmp/q$i"
+    periods=$(sed -n '1s/.*(\([0-9]*\) periods.*/\1/p' <<<"$out_last")
+    [ -n "$periods" ] && [ "$periods" -le 15 ] ||
+      fail "one round of calls took ${periods:-?} periods of CPU time: more than the program's own"
+  done
+  ;;
 program_exit_status)
   # The program's own status comes back through knit record, and a program
   # that leaves through _exit (as the shell does) still gets its SUMMARY.

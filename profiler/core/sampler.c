@@ -36,6 +36,19 @@ bool knit_sampler_install(void)
   return knit_fault_guard_install();
 }
 
+/* The timer's clock now, in ns (0 when it cannot be read): the calling
+ * thread's CPU time for CPUTIME, the monotonic clock for REALTIME.
+ * Async-signal-safe. */
+static uint64_t sample_clock_ns(void)
+{
+  clockid_t clock = knit_the_session.event.kind == KNIT_EVENT_CPUTIME ? CLOCK_THREAD_CPUTIME_ID
+                                                                      : CLOCK_MONOTONIC;
+  struct timespec ts;
+  if (clock_gettime(clock, &ts) != 0)
+    return 0;
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void knit_sampler_start_thread(knit_thread *t)
 {
   const knit_event *ev = &knit_the_session.event;
@@ -53,6 +66,7 @@ void knit_sampler_start_thread(knit_thread *t)
   its.it_interval.tv_sec = (time_t)(ev->period_ns / 1000000000ull);
   its.it_interval.tv_nsec = (long)(ev->period_ns % 1000000000ull);
   its.it_value = its.it_interval;
+  t->sample_end_ns = sample_clock_ns();
   if (timer_settime(t->timer, 0, &its, NULL) != 0) {
     timer_delete(t->timer);
     return;
@@ -85,12 +99,28 @@ knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path
 /* How many periods a timer sample stands for. The kernel checks CPU-time
  * timers only at scheduler ticks and sends one signal for all the periods
  * that ended since the last, counting the rest as overruns: each of them is
- * time the thread spent where it is now. */
-static uint64_t periods_of(const siginfo_t *info)
+ * time the thread spent where it is now. But not the periods that ended
+ * while knit's handler ran (the signal is blocked then, and the next one
+ * comes as soon as the handler returns, its overruns counting the
+ * handler's time): that is knit's time, not the program's at the place of
+ * the next sample. It can be long: building the recipes of functions not
+ * seen before, which under QEMU, where knit's code is translated the first
+ * time it runs, took over 100 ms, and put a tenth of a run's time on the
+ * printf that happened to take the next sample. So the periods are those
+ * of the program's time since the last sample ended, now_ns - t's
+ * sample_end_ns, rounded, and at most the kernel's count. */
+static uint64_t periods_of(const knit_thread *t, const siginfo_t *info, uint64_t now_ns)
 {
-  if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
-    return 1 + (uint64_t)info->si_overrun;
-  return 1;
+  if (!info || info->si_code != SI_TIMER)
+    return 1;
+  uint64_t periods = 1 + (uint64_t)(info->si_overrun > 0 ? info->si_overrun : 0);
+  uint64_t period = knit_the_session.event.period_ns;
+  if (period > 0 && now_ns != 0 && t->sample_end_ns != 0 && now_ns >= t->sample_end_ns) {
+    uint64_t own = (now_ns - t->sample_end_ns + period / 2) / period;
+    if (own < periods)
+      periods = own;
+  }
+  return periods;
 }
 
 /* Counts each step of a walk by its class (unwind/step_class.h), against
@@ -134,6 +164,9 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
     return;
   }
 
+  /* Read first: the sample's own time is knit's (periods_of). */
+  bool is_probe = knit_the_session.event.kind == KNIT_EVENT_PROBE;
+  uint64_t now_ns = is_probe ? 0 : sample_clock_ns();
   knit_frame frames[MAX_FRAMES];
   knit_regs regs;
   knit_native_regs_from_ucontext(ucontext, &regs);
@@ -158,13 +191,12 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   t->stats[KNIT_STAT_RECIPES_BUILT] += t->unwinder.recipes_built - built_before;
   count_steps(t, frames, n);
 
-  bool is_probe = knit_the_session.event.kind == KNIT_EVENT_PROBE;
   knit_path_frame path[MAX_FRAMES + 8];
   bool partial = false;
   knit_sample_state state;
   int len =
       knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial, &state);
-  uint64_t periods = periods_of(info);
+  uint64_t periods = periods_of(t, info, now_ns);
   knit_cct_node *node = knit_thread_path_node(t, path, len);
   node->metrics[KNIT_METRIC_SAMPLES] += periods;
   knit_blame_sample(t, node, periods, &state);
@@ -175,6 +207,8 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
     t->stats[KNIT_STAT_PARTIAL]++;
   if (end == KNIT_UNWIND_TRUNCATED)
     t->stats[KNIT_STAT_TRUNCATED]++;
+  if (!is_probe)
+    t->sample_end_ns = sample_clock_ns();
   atomic_store(&t->in_handler, 0);
   errno = saved_errno;
 }

@@ -59,6 +59,9 @@ typedef struct knit_thread {
 
   timer_t timer;
   _Atomic bool has_timer;
+  /* The timer's clock (the thread's CPU time, or the monotonic clock) when
+   * its timer started or its last sample ended, in ns; 0: not known. */
+  uint64_t sample_end_ns;
   _Atomic bool written;    /* its file is claimed by a writer; no more samples */
   _Atomic int write_rc;    /* the writer's result, once write_done */
   _Atomic bool write_done; /* its file is on disk (or failed: write_rc) */

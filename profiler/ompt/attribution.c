@@ -1,6 +1,9 @@
 /* Frame elision and stitching for one sample: see attribution.h. */
 #include "ompt/attribution.h"
 
+#include <sched.h>
+#include <sys/auxv.h>
+
 #include "core/thread.h"
 #include "measure/format.h"
 #include "ompt/gomp_interpose.h"
@@ -111,6 +114,75 @@ static int skip_runtime_frames(const knit_frame *frames, int first, int last)
   return i;
 }
 
+/* The load map ids of the C library and of the dynamic linker, which the
+ * runtime calls (to wait, allocate, format, reach its thread-local data):
+ * found at the first sample that asks, once the map holds them (both are
+ * loaded before the program starts). KNIT_MODULE_UNKNOWN until then. */
+static uint32_t libc_module_id(void)
+{
+  static uint32_t id = KNIT_MODULE_UNKNOWN;
+  uint32_t v = __atomic_load_n(&id, __ATOMIC_RELAXED);
+  if (v == KNIT_MODULE_UNKNOWN) {
+    v = module_of((const void *)sched_yield);
+    __atomic_store_n(&id, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+static uint32_t linker_module_id(void)
+{
+  static uint32_t id = KNIT_MODULE_UNKNOWN;
+  uint32_t v = __atomic_load_n(&id, __ATOMIC_RELAXED);
+  if (v == KNIT_MODULE_UNKNOWN) {
+    /* The dynamic linker's load bias is where the kernel mapped it. */
+    uint64_t base = getauxval(AT_BASE);
+    uint32_t count = knit_loadmap_module_count();
+    for (uint32_t i = 0; base != 0 && i < count; i++) {
+      const knit_module *m = knit_loadmap_module(i);
+      if (m && m->base == base) {
+        v = m->id;
+        break;
+      }
+    }
+    __atomic_store_n(&id, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+/* Whether a frame inward of the runtime's is still the runtime's doing:
+ * knit's own (a callback), the C library's or the dynamic linker's. Any
+ * other is the program's: a callback of its own the runtime calls (a
+ * reduction's combiner), whose time is the program's work. */
+static bool is_system_frame(const knit_frame *f)
+{
+  if (f->module == KNIT_MODULE_UNKNOWN)
+    return false;
+  return is_knit_frame(f) || f->module == libc_module_id() || f->module == linker_module_id();
+}
+
+/* When the sample is inside a call into the runtime (module runtime) that
+ * set no enter frame (libomp's __kmpc_for_static_init or
+ * __kmpc_end_critical, a mock's __kmpc_global_thread_num, the runtime's
+ * own work as the master forks or joins a team): the first frame in
+ * [first, last] past the runtime's innermost frames and what they called
+ * (the C library, the dynamic linker). Otherwise first: the innermost
+ * frames are the program's. The runtime's frames are then cut as an enter
+ * frame would cut them, and a placeholder stands for them, as on a runtime
+ * that sets one for every entry point. */
+static int runtime_call_end(const knit_frame *frames, int first, int last, uint32_t runtime)
+{
+  if (runtime == KNIT_MODULE_UNKNOWN)
+    return first;
+  int i = first;
+  while (i <= last && frames[i].module != runtime && is_system_frame(&frames[i]))
+    i++;
+  if (i > last || frames[i].module != runtime)
+    return first;
+  while (i <= last && frames[i].module == runtime)
+    i++;
+  return i;
+}
+
 /* The task a sample is placed by: the running one (level 0). But an
  * undeferred task (if(0)) without an exit frame or a creation path runs
  * called from its creator's frames (libomp gives it no frames: the runtime
@@ -145,8 +217,8 @@ static bool sample_task(int *flags, ompt_data_t **task_data, ompt_frame_t **tf,
  * leaf when the task is inside the runtime. */
 static int place_task(const knit_frame *frames, int n, knit_unwind_end end, const ompt_frame_t *tf,
                       int flags, const knit_call_path *prefix, int state, int sample_index,
-                      bool runtime_leaf, bool through_creator, knit_path_frame *out, int max,
-                      bool *partial)
+                      bool runtime_leaf, bool through_creator, uint32_t runtime,
+                      knit_path_frame *out, int max, bool *partial)
 {
   int len = 0;
   int first, last;
@@ -176,6 +248,17 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
    * bottom of its stack. */
   if (!(flags & ompt_task_initial) && !(tf && tf->exit_frame.ptr))
     any = false;
+  /* A sample inside a runtime call that set no enter frame: the runtime's
+   * frames go, as above. */
+  bool in_call = false;
+  if (any && runtime_leaf && !waiting && !(tf && tf->enter_frame.ptr)) {
+    int past = runtime_call_end(frames, first, last, runtime);
+    if (past > first) {
+      in_call = true;
+      first = past;
+      any = first <= last;
+    }
+  }
   /* A partial unwind matters only when it stopped inside the task's own
    * frames, before the runtime frame that called the task: past that point
    * the prefix stands for the rest of the path. */
@@ -193,8 +276,15 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
     len = append_frames(out, len, max, frames, first, last, sample_index, skip_module);
   /* Inside the runtime: named by what the thread is doing there. Runtimes
    * do not all set an enter frame while a task waits (libomp in a join
-   * barrier or a lock), so a wait state says it too. */
-  if (runtime_leaf && ((tf && tf->enter_frame.ptr) || waiting))
+   * barrier or a lock), so a wait state says it too; nor in every call
+   * (in_call). A task with no frames of its own is not running its code
+   * either: its region's master forking or joining the team, a worker
+   * past the body, an explicit task the runtime is about to call (on
+   * its own stack segment, say). Its prefix alone would charge the
+   * runtime's time to the function that opened the region or created the
+   * task, as if it were that function's own work. */
+  bool runtime_only = !any && !*partial;
+  if (runtime_leaf && ((tf && tf->enter_frame.ptr) || waiting || in_call || runtime_only))
     len = append_placeholder(out, len, max, placeholder_for_state(state));
   return len;
 }
@@ -260,7 +350,10 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     if (!v.task_flags && !tf.enter_frame.ptr)
       return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
     return place_task(frames, n, end, &tf, v.task_flags ? v.task_flags : ompt_task_initial,
-                      v.prefix, st->state, sample_index, runtime_leaf, false, out, max, partial);
+                      v.prefix, st->state, sample_index, runtime_leaf, false,
+                      v.runtime_module != KNIT_MODULE_UNKNOWN ? v.runtime_module
+                                                              : runtime_module_id(),
+                      out, max, partial);
   }
 
   ompt_wait_id_t wait_id = 0;
@@ -279,7 +372,7 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
 
   const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
   return place_task(frames, n, end, tf, flags, prefix, state, sample_index, runtime_leaf,
-                    through_creator, out, max, partial);
+                    through_creator, runtime_module_id(), out, max, partial);
 }
 
 /* The innermost frame of knit's own after which the program's begin. */

@@ -169,7 +169,6 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   o->get_thread_data = (ompt_get_thread_data_t)lookup("ompt_get_thread_data");
   /* The runtime is the module that answers OMPT's inquiries: found once
    * here rather than in every sample's walk. */
-  o->runtime_module = KNIT_MODULE_UNKNOWN;
   if (o->get_task_info) {
     knit_loadmap_refresh(knit_self_address());
     const knit_module *m =
@@ -232,5 +231,16 @@ ompt_start_tool(unsigned int omp_version, const char *runtime_version)
   memcpy(line + 14, runtime_version ? runtime_version : "", n);
   line[14 + n] = '\0';
   knit_log_line(line);
+  /* The runtime is the module that calls this, known now rather than at
+   * initialize, which comes at the end of the runtime's own initialization
+   * (libomp's takes tens of ms under QEMU): samples taken meanwhile, in
+   * the program's first OpenMP call, are the runtime's work, and are
+   * placed as such (ompt/attribution.c) once its module is known. */
+  knit_loadmap_refresh(knit_self_address());
+  const knit_module *m = knit_loadmap_find(
+      knit_loadmap_current(),
+      (uint64_t)(uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0)));
+  if (m && !m->is_self)
+    knit_ompt_runtime.runtime_module = m->id;
   return &tool_result;
 }
