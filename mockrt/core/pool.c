@@ -28,6 +28,9 @@ static pthread_mutex_t mockrt_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Workers are never freed: a stale pointer to one is always safe to read. */
 static mockrt_worker_t *mockrt_workers[MOCKRT_MAX_THREADS];
 static int mockrt_nworkers;
+/* Workers in a team now (protected by mockrt_pool_lock): with the initial
+ * thread, the contention group that thread-limit-var bounds. */
+static unsigned mockrt_busy_workers;
 
 static unsigned mockrt_wait_go(mockrt_worker_t *w, unsigned seen)
 {
@@ -57,6 +60,7 @@ static void mockrt_release_worker(mockrt_worker_t *w)
   pthread_mutex_lock(&mockrt_pool_lock);
   w->busy = false;
   w->team = NULL;
+  mockrt_busy_workers--;
   pthread_mutex_unlock(&mockrt_pool_lock);
 }
 
@@ -115,6 +119,12 @@ unsigned mockrt_pool_reserve(mockrt_team_t *team, unsigned want)
 {
   unsigned got = 0;
   pthread_mutex_lock(&mockrt_pool_lock);
+  /* OMP_THREAD_LIMIT bounds every thread at once, nested teams' included,
+   * as in libgomp: a team gets only the workers the limit has room for. */
+  unsigned limit = (unsigned)mockrt_icv.thread_limit;
+  unsigned room = limit > 1 + mockrt_busy_workers ? limit - 1 - mockrt_busy_workers : 0;
+  if (want > room)
+    want = room;
   for (int i = 0; i < mockrt_nworkers && got < want; i++) {
     mockrt_worker_t *w = mockrt_workers[i];
     if (w->busy)
@@ -137,6 +147,7 @@ unsigned mockrt_pool_reserve(mockrt_team_t *team, unsigned want)
     mockrt_workers[mockrt_nworkers++] = w;
     got++;
   }
+  mockrt_busy_workers += got;
   pthread_mutex_unlock(&mockrt_pool_lock);
   return got;
 }
