@@ -13,15 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
-      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                             \
-    }                                                                                 \
-  } while (0)
+#include "check.h"
 
 #define NT 4
 

@@ -29,20 +29,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
+
 #define NT 4
 
-static int failures;
 static int expect_disabled;
 static int initialized, finalized;
 static int is_mock;
-
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                \
-    }                                                                                    \
-  } while (0)
 
 static ompt_set_callback_t set_callback;
 static ompt_get_state_t get_state;

@@ -7,15 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
-      failures++;                                                                     \
-    }                                                                                 \
-  } while (0)
+#include "check.h"
 
 #define N 1000
 #define NT 4

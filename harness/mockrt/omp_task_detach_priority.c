@@ -32,21 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                \
-    }                                                                                    \
-  } while (0)
-
-static void pause_us(long us)
-{
-  struct timespec ts = { 0, us * 1000 };
-  nanosleep(&ts, NULL);
-}
+#include "check.h"
 
 static int load(const int *p)
 {

@@ -24,19 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+
 #define NT 4
 #define ROUNDS 3
 /* mockrt/pgi/segment.h's MOCKRT_PGI_SEGMENT_SIZE: the test must not include the runtime. */
 #define SEGMENT_SIZE (256u * 1024u)
-
-static int failures;
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                \
-    }                                                                                    \
-  } while (0)
 
 static ompt_set_callback_t set_callback;
 static ompt_get_task_info_t get_task_info;

@@ -20,18 +20,10 @@
 #include <string.h>
 #include <unwind.h>
 
+#include "check.h"
+
 void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc,
                              void **argv, void **exit_frame);
-
-static int failures;
-
-#define CHECK(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
-      failures++;                                                                     \
-    }                                                                                 \
-  } while (0)
 
 #define MAX_ARGS 24
 
