@@ -3,15 +3,19 @@
  * attached (libknit.so preloaded, sampling, every region's call path
  * captured and stitched), on a shallow stack and on one 20 calls deeper.
  *
- * For each runtime, three setups, measured in the same run in turn, round
+ * For each runtime, four setups, measured in the same run in turn, round
  * after round (the order turning too), so that whatever else the machine
  * does falls on all alike; each figure is the median of its rounds:
  *   mock-gomp  the mock GNU runtime built without OMPT (lib/mock-gomp-noompt);
- *              the mock with OMPT and knit attached (lib/mock-gomp); the same
- *              with knit's capture cache off
+ *              the mock with OMPT and an empty tool (bench/empty_tool.c: it
+ *              asks for knit's callbacks and does nothing in them); the mock
+ *              with knit attached (lib/mock-gomp); the same with knit's
+ *              capture cache off
  *   libomp     LLVM's libomp with its tool interface off (OMP_TOOL=disabled);
- *              libomp with knit attached; the same with the cache off (when
- *              the tree has libomp)
+ *              libomp with the empty tool; libomp with knit attached; the
+ *              same with the cache off (when the tree has libomp)
+ * The empty tool is what the runtime charges any tool that stitches; knit
+ * over it is knit's own part.
  * The cache off (KNIT_CAPTURE_CACHE=0) walks the stack for every region's
  * path: the difference is what remembering paths saves.
  *
@@ -19,8 +23,9 @@
  * regions instead of sleeping. Passive waiting puts a futex wake-up and a
  * reschedule into every region (microseconds), which would hide what a
  * tool adds to the region's own path; active waiting is also libomp's
- * default for its first 200 ms of idleness. The mock ignores the variable:
- * its workers spin briefly, then sleep, under every policy.
+ * default for its first 200 ms of idleness. The mock honours it as libgomp
+ * does (docs/mockrt.md): its workers spin, then yield, and sleep only after
+ * a long wait.
  *
  *   bench_region_overhead [ROUNDS [REGIONS [THREADS]]]   prints a table and the ratios
  */
