@@ -5,6 +5,7 @@
 #define KNIT_WORKLOADS_WORK_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <knit/probe.h>
 
@@ -28,11 +29,36 @@ static inline __attribute__((always_inline)) uint64_t knit_work_unit(uint64_t x)
   return x;
 }
 
-/* Works `units` units with one probe after each: probe counts are then
- * proportional to time, so a PROBE run and a timer run agree on shares. */
+/* The work scale: KNIT_WORK_SCALE=N (1 to 1000; anything else is 1) makes
+ * every knit_work call work N times its units, each with its probe, and so
+ * every path's time grows N-fold while the runtime's fork, join, barrier
+ * and task costs and a run's one-time costs stay as they are. Timer runs
+ * use it (harness/matrix, under QEMU above all) so that those costs become
+ * small shares; the unit stays short (see above). PROBE runs and their
+ * goldens use scale 1: a scale multiplies every probe count by N. Read
+ * once per translation unit; a race between threads reading it first
+ * stores the same value. */
+static inline unsigned knit_work_scale(void)
+{
+  static unsigned knit_work_scale_cached;
+  unsigned s = __atomic_load_n(&knit_work_scale_cached, __ATOMIC_RELAXED);
+  if (__builtin_expect(s == 0, 0)) {
+    const char *e = getenv("KNIT_WORK_SCALE");
+    char *end = NULL;
+    long v = e ? strtol(e, &end, 10) : 1;
+    s = e && (end == e || *end != '\0' || v < 1 || v > 1000) ? 1u : (unsigned)v;
+    __atomic_store_n(&knit_work_scale_cached, s, __ATOMIC_RELAXED);
+  }
+  return s;
+}
+
+/* Works `units` units (times the work scale) with one probe after each:
+ * probe counts are then proportional to time, so a PROBE run and a timer
+ * run agree on shares. */
 static inline __attribute__((always_inline)) uint64_t knit_work(uint64_t x, unsigned units)
 {
-  for (unsigned u = 0; u < units; u++) {
+  unsigned n = units * knit_work_scale();
+  for (unsigned u = 0; u < n; u++) {
     x = knit_work_unit(x);
     knit_probe();
   }
