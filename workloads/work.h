@@ -34,22 +34,21 @@ static inline __attribute__((always_inline)) uint64_t knit_work_unit(uint64_t x)
  * every path's time grows N-fold while the runtime's fork, join, barrier
  * and task costs and a run's one-time costs stay as they are. Timer runs
  * use it (harness/matrix, under QEMU above all) so that those costs become
- * small shares; the unit stays short (see above). PROBE runs and their
- * goldens use scale 1: a scale multiplies every probe count by N. Read
- * once per translation unit; a race between threads reading it first
- * stores the same value. */
-static inline unsigned knit_work_scale(void)
+ * small shares. PROBE runs and their goldens use scale 1: a scale
+ * multiplies every probe count by N. Read once per translation unit, by a
+ * constructor, before main (or as a module loads), so that no path of the
+ * program's work shows the reading. */
+static unsigned knit_work_scale_value = 1;
+
+__attribute__((constructor, unused)) static void knit_work_scale_init(void)
 {
-  static unsigned knit_work_scale_cached;
-  unsigned s = __atomic_load_n(&knit_work_scale_cached, __ATOMIC_RELAXED);
-  if (__builtin_expect(s == 0, 0)) {
-    const char *e = getenv("KNIT_WORK_SCALE");
-    char *end = NULL;
-    long v = e ? strtol(e, &end, 10) : 1;
-    s = e && (end == e || *end != '\0' || v < 1 || v > 1000) ? 1u : (unsigned)v;
-    __atomic_store_n(&knit_work_scale_cached, s, __ATOMIC_RELAXED);
-  }
-  return s;
+  const char *e = getenv("KNIT_WORK_SCALE");
+  if (e == NULL)
+    return;
+  char *end;
+  long v = strtol(e, &end, 10);
+  if (end != e && *end == '\0' && v >= 1 && v <= 1000)
+    knit_work_scale_value = (unsigned)v;
 }
 
 /* Works `units` units (times the work scale) with one probe after each:
@@ -57,7 +56,7 @@ static inline unsigned knit_work_scale(void)
  * run agree on shares. */
 static inline __attribute__((always_inline)) uint64_t knit_work(uint64_t x, unsigned units)
 {
-  unsigned n = units * knit_work_scale();
+  unsigned n = units * knit_work_scale_value;
   for (unsigned u = 0; u < n; u++) {
     x = knit_work_unit(x);
     knit_probe();
