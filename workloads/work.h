@@ -5,6 +5,7 @@
 #define KNIT_WORKLOADS_WORK_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <knit/probe.h>
 
@@ -28,11 +29,35 @@ static inline __attribute__((always_inline)) uint64_t knit_work_unit(uint64_t x)
   return x;
 }
 
-/* Works `units` units with one probe after each: probe counts are then
- * proportional to time, so a PROBE run and a timer run agree on shares. */
+/* The work scale: KNIT_WORK_SCALE=N (1 to 1000; anything else is 1) makes
+ * every knit_work call work N times its units, each with its probe, and so
+ * every path's time grows N-fold while the runtime's fork, join, barrier
+ * and task costs and a run's one-time costs stay as they are. Timer runs
+ * use it (harness/matrix, under QEMU above all) so that those costs become
+ * small shares. PROBE runs and their goldens use scale 1: a scale
+ * multiplies every probe count by N. Read once per translation unit, by a
+ * constructor, before main (or as a module loads), so that no path of the
+ * program's work shows the reading. */
+static unsigned knit_work_scale_value = 1;
+
+__attribute__((constructor, unused)) static void knit_work_scale_init(void)
+{
+  const char *e = getenv("KNIT_WORK_SCALE");
+  if (e == NULL)
+    return;
+  char *end;
+  long v = strtol(e, &end, 10);
+  if (end != e && *end == '\0' && v >= 1 && v <= 1000)
+    knit_work_scale_value = (unsigned)v;
+}
+
+/* Works `units` units (times the work scale) with one probe after each:
+ * probe counts are then proportional to time, so a PROBE run and a timer
+ * run agree on shares. */
 static inline __attribute__((always_inline)) uint64_t knit_work(uint64_t x, unsigned units)
 {
-  for (unsigned u = 0; u < units; u++) {
+  unsigned n = units * knit_work_scale_value;
+  for (unsigned u = 0; u < n; u++) {
     x = knit_work_unit(x);
     knit_probe();
   }
