@@ -99,6 +99,16 @@ crash_keeps_data)
   grep -q '^SUMMARY samples=5 partial=0' "$tmp/m/knit.log" || fail "the probes before the crash are lost"
   expect 0 'main;before_crash[.a-z0-9]* 5' -- "$knit" report --format=folded "$tmp/m"
   ;;
+faults_with_program_handler)
+  # The same faulting walks in a program that sets its own SIGSEGV and
+  # SIGBUS handlers after knit's guard (gfortran's runtime does): knit keeps
+  # its guard first, its faults never reach the program's handler (which
+  # would exit 4), and the program is told of the handler it had set.
+  expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE \
+    --runtime=mock-gomp -o "$tmp/m" -- "$wl/unreadable" own-handler
+  grep -q '^SUMMARY samples=11 partial=2 blocked=0 faults=4 ' "$tmp/m/knit.log" ||
+    fail "not every fault was recovered and counted: $(grep '^SUMMARY' "$tmp/m/knit.log")"
+  ;;
 faults_recovered)
   # Walks that fault, one after another (workloads/unreadable: two probes
   # and two region captures whose walks reach unreadable stack pages): each

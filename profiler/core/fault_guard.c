@@ -1,6 +1,7 @@
 /* The fault guard: see fault_guard.h. */
 #include "core/fault_guard.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
@@ -10,7 +11,10 @@
 #include "core/thread.h"
 
 static const int guarded[] = {SIGSEGV, SIGBUS};
+/* The program's actions for them: set before knit's (found at install) or
+ * since (core/signal_wrap.c). */
 static struct sigaction previous[2];
+static volatile bool installed;
 
 static int slot_of(int sig) { return sig == SIGSEGV ? 0 : 1; }
 
@@ -44,7 +48,11 @@ KNIT_ALIGNED_ENTRY static void on_fault(int sig, siginfo_t *info, void *uc)
   knit_session_finish(sig == SIGSEGV ? "crash: SIGSEGV" : "crash: SIGBUS");
   /* Returning re-executes the faulting instruction under the default
    * action: the process dies exactly as it would have without knit. */
-  signal(sig, SIG_DFL);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  knit_real_sigaction(sig, &dfl, NULL);
 }
 
 bool knit_fault_guard_install(void)
@@ -57,8 +65,26 @@ bool knit_fault_guard_install(void)
      * the chain, must still be delivered. */
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(guarded[i], &sa, &previous[slot_of(guarded[i])]) != 0)
+    if (knit_real_sigaction(guarded[i], &sa, &previous[slot_of(guarded[i])]) != 0)
       return false;
   }
+  installed = true;
   return true;
+}
+
+bool knit_fault_guard_keeps(int sig) { return installed && (sig == SIGSEGV || sig == SIGBUS); }
+
+int knit_fault_guard_program_action(int sig, const struct sigaction *act, struct sigaction *old)
+{
+  if (!knit_fault_guard_keeps(sig)) {
+    errno = EINVAL;
+    return -1;
+  }
+  struct sigaction *prev = &previous[slot_of(sig)];
+  struct sigaction was = *prev;
+  if (act)
+    *prev = *act;
+  if (old)
+    *old = was;
+  return 0;
 }

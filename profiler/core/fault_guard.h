@@ -11,8 +11,21 @@
 #ifndef KNIT_CORE_FAULT_GUARD_H
 #define KNIT_CORE_FAULT_GUARD_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 bool knit_fault_guard_install(void);
+
+/* Whether the guard is installed and sig is one it keeps (SIGSEGV,
+ * SIGBUS): the program's sigaction and signal for it then go through
+ * knit_fault_guard_program_action (core/signal_wrap.c). */
+bool knit_fault_guard_keeps(int sig);
+/* The program sets (act) or asks for (old) its action for a kept signal:
+ * the handler the guard passes the program's faults on to. Returns 0, or
+ * -1 with errno EINVAL. */
+int knit_fault_guard_program_action(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* The C library's sigaction, past knit's wrapper (core/signal_wrap.c). */
+int knit_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 #endif /* KNIT_CORE_FAULT_GUARD_H */

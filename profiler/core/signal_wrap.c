@@ -1,0 +1,63 @@
+/* Programs that set their own SIGSEGV or SIGBUS handler after knit's fault
+ * guard is in place (gfortran's runtime does at start, for its backtrace)
+ * would take the guard's place, and the next fault of an unwind, which the
+ * guard turns into a partial walk, would reach the program's handler and
+ * end the program. So knit wraps sigaction and signal: for the guarded
+ * signals the program's handler becomes the one the guard passes the
+ * program's own faults on to (fault_guard.c), and the program is answered
+ * as it would have been without knit (the old action is the one it set
+ * before). Every other signal goes straight to the C library. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "core/fault_guard.h"
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+
+int knit_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+  static sigaction_fn real;
+  if (!real)
+    real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+  if (!real) {
+    errno = ENOSYS;
+    return -1;
+  }
+  return real(sig, act, old);
+}
+
+__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
+                                                     struct sigaction *old)
+{
+  if (knit_fault_guard_keeps(sig))
+    return knit_fault_guard_program_action(sig, act, old);
+  return knit_real_sigaction(sig, act, old);
+}
+
+__attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
+{
+  if (knit_fault_guard_keeps(sig)) {
+    /* glibc's signal: BSD semantics, the signal blocked in its handler. */
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;
+    sigemptyset(&act.sa_mask);
+    sigaddset(&act.sa_mask, sig);
+    if (knit_fault_guard_program_action(sig, &act, &old) != 0)
+      return SIG_ERR;
+    return old.sa_handler;
+  }
+  static signal_fn real;
+  if (!real)
+    real = (signal_fn)dlsym(RTLD_NEXT, "signal");
+  if (!real) {
+    errno = ENOSYS;
+    return SIG_ERR;
+  }
+  return real(sig, handler);
+}
