@@ -19,10 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* libgomp's enum gomp_schedule_type, as GOMP_loop_doacross_start receives it. */
-enum { MOCKRT_GFS_RUNTIME, MOCKRT_GFS_STATIC, MOCKRT_GFS_DYNAMIC, MOCKRT_GFS_GUIDED };
-#define MOCKRT_GFS_MONOTONIC 0x80000000UL
-
 typedef unsigned long long mockrt_ull;
 
 static void mockrt_gomp_doacross_dims(unsigned ncounts, const unsigned long *counts,
@@ -81,34 +77,12 @@ MOCKRT_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *coun
                                     __builtin_return_address(0));
 }
 
-static int mockrt_gomp_doacross_sched(long sched, long *chunk)
-{
-  switch ((unsigned long)sched & ~MOCKRT_GFS_MONOTONIC) {
-  case MOCKRT_GFS_STATIC: return MOCKRT_SCHED_STATIC;
-  case MOCKRT_GFS_GUIDED: return MOCKRT_SCHED_GUIDED;
-  case MOCKRT_GFS_RUNTIME:
-    *chunk = mockrt_icv.run_chunk;
-    return mockrt_icv.run_sched;
-  default: return MOCKRT_SCHED_DYNAMIC; /* dynamic, auto */
-  }
-}
-
-/* Task reductions and loop memory on a doacross loop are refused, as for GOMP_loop_start. */
-static void mockrt_gomp_doacross_extras(const void *reductions, void **mem)
-{
-  if (reductions || (mem && *mem)) {
-    fprintf(stderr, "mockrt: GOMP_loop_doacross_start with task reductions or loop memory is "
-                    "not supported\n");
-    abort();
-  }
-}
-
 MOCKRT_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
                                             long chunk, long *istart, long *iend,
                                             uintptr_t *reductions, void **mem)
 {
-  mockrt_gomp_doacross_extras(reductions, mem);
-  int kind = mockrt_gomp_doacross_sched(sched, &chunk);
+  mockrt_gomp_loop_extras("GOMP_loop_doacross_start", reductions, mem);
+  int kind = mockrt_gomp_sched(sched, &chunk);
   return mockrt_gomp_doacross_start(ncounts, (const unsigned long *)counts, kind, chunk, istart,
                                     iend, __builtin_dwarf_cfa(), __builtin_return_address(0));
 }
@@ -156,8 +130,8 @@ MOCKRT_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, mockrt_ull *co
                                                 void **mem)
 {
   long s, e, c = (long)chunk;
-  mockrt_gomp_doacross_extras(reductions, mem);
-  int kind = mockrt_gomp_doacross_sched(sched, &c);
+  mockrt_gomp_loop_extras("GOMP_loop_doacross_start", reductions, mem);
+  int kind = mockrt_gomp_sched(sched, &c);
   bool more = mockrt_gomp_doacross_start(ncounts, (const unsigned long *)counts, kind, c, &s, &e,
                                          __builtin_dwarf_cfa(), __builtin_return_address(0));
   return mockrt_gomp_doacross_ull_result(more, s, e, istart, iend);

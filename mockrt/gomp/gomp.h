@@ -43,4 +43,14 @@ mockrt_gomp_run_region(void (*fn)(void *), void *data, unsigned nthreads, void *
     mockrt_join_plain(&team, &task);
 }
 
+/*
+ * gcc 9+'s generic loop starts (loop.c, doacross.c): the mock's schedule
+ * for the schedule value gcc passes (chunk set for schedule(runtime)), and
+ * the refusal of what the mock does not support (task reductions on a
+ * loop, the shared memory of lastprivate(conditional:) and scan), which
+ * says so rather than compute a wrong result.
+ */
+int mockrt_gomp_sched(long sched, long *chunk);
+void mockrt_gomp_loop_extras(const char *entry, const void *reductions, void **mem);
+
 #endif

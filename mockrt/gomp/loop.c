@@ -184,7 +184,8 @@ MOCKRT_GOMP_ULL_NEXT(GOMP_loop_ull_ordered_runtime_next, true)
 
 /* ---- gcc 9+'s generic loop start (schedule as a value, task reductions, memory) ---- */
 
-static int mockrt_gomp_sched(long sched, long *chunk)
+/* gomp.h */
+int mockrt_gomp_sched(long sched, long *chunk)
 {
   switch ((unsigned long)sched & ~MOCKRT_GFS_MONOTONIC) {
   case MOCKRT_GFS_STATIC: return MOCKRT_SCHED_STATIC;
@@ -196,16 +197,11 @@ static int mockrt_gomp_sched(long sched, long *chunk)
   }
 }
 
-/*
- * Task reductions on a loop (reductions) and the shared memory of
- * lastprivate(conditional:) and scan (mem) are not supported: say so rather
- * than compute a wrong result.
- */
-static void mockrt_gomp_loop_extras(const void *reductions, void **mem)
+/* gomp.h */
+void mockrt_gomp_loop_extras(const char *entry, const void *reductions, void **mem)
 {
   if (reductions || (mem && *mem)) {
-    fprintf(stderr, "mockrt: GOMP_loop_start with task reductions or loop memory is not "
-                    "supported\n");
+    fprintf(stderr, "mockrt: %s with task reductions or loop memory is not supported\n", entry);
     abort();
   }
 }
@@ -213,7 +209,7 @@ static void mockrt_gomp_loop_extras(const void *reductions, void **mem)
 MOCKRT_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
                                    long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
-  mockrt_gomp_loop_extras(reductions, mem);
+  mockrt_gomp_loop_extras("GOMP_loop_start", reductions, mem);
   int kind = mockrt_gomp_sched(sched, &chunk);
   return mockrt_gomp_loop_start(kind, start, end, incr, chunk, istart, iend, false,
                                 __builtin_dwarf_cfa(), __builtin_return_address(0));
@@ -223,7 +219,7 @@ MOCKRT_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long
                                            long chunk, long *istart, long *iend,
                                            uintptr_t *reductions, void **mem)
 {
-  mockrt_gomp_loop_extras(reductions, mem);
+  mockrt_gomp_loop_extras("GOMP_loop_start", reductions, mem);
   int kind = mockrt_gomp_sched(sched, &chunk);
   return mockrt_gomp_loop_start(kind, start, end, incr, chunk, istart, iend, true,
                                 __builtin_dwarf_cfa(), __builtin_return_address(0));
@@ -235,7 +231,7 @@ MOCKRT_EXPORT bool GOMP_loop_ull_start(bool up, mockrt_ull start, mockrt_ull end
 {
   long s, e, c = (long)chunk;
   (void)up;
-  mockrt_gomp_loop_extras(reductions, mem);
+  mockrt_gomp_loop_extras("GOMP_loop_start", reductions, mem);
   int kind = mockrt_gomp_sched(sched, &c);
   bool more = mockrt_gomp_loop_start(kind, (long)start, (long)end, (long)incr, c, &s, &e, false,
                                      __builtin_dwarf_cfa(), __builtin_return_address(0));
@@ -249,7 +245,7 @@ MOCKRT_EXPORT bool GOMP_loop_ull_ordered_start(bool up, mockrt_ull start, mockrt
 {
   long s, e, c = (long)chunk;
   (void)up;
-  mockrt_gomp_loop_extras(reductions, mem);
+  mockrt_gomp_loop_extras("GOMP_loop_start", reductions, mem);
   int kind = mockrt_gomp_sched(sched, &c);
   bool more = mockrt_gomp_loop_start(kind, (long)start, (long)end, (long)incr, c, &s, &e, true,
                                      __builtin_dwarf_cfa(), __builtin_return_address(0));
