@@ -100,6 +100,37 @@ static void test_exit_frame_not_on_stack(void **state)
   assert_int_equal(last, 3);
 }
 
+static void test_enter_frame_of_the_application(void **state)
+{
+  (void)state;
+  /* libomp's if(0) task: the encountering task's enter frame is the frame
+   * pointer of the program's function that called the runtime (compute,
+   * cfa 0x1300), flagged as the application's. That function is the task's
+   * own and stays; only what lies inward of it goes. */
+  ompt_frame_t f = frame_of(NULL, 0, (void *)0x12f0, ompt_frame_application | ompt_frame_framepointer);
+  int first, last;
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(first, 3);
+  assert_int_equal(last, 4);
+  /* The same address flagged as the runtime's names compute as the
+   * runtime function entered: cut. */
+  f = frame_of(NULL, 0, (void *)0x12f0, ompt_frame_runtime | ompt_frame_framepointer);
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(first, 4);
+}
+
+static void test_live_frames(void **state)
+{
+  (void)state;
+  /* Only addresses above the caller's own frame can name a live frame of
+   * its stack: the register value clang keeps in rbp (a gtid) cannot. */
+  uintptr_t below = (uintptr_t)__builtin_frame_address(0);
+  assert_false(knit_ompt_frame_is_live(NULL, (const void *)below));
+  assert_false(knit_ompt_frame_is_live((const void *)3, (const void *)below));
+  assert_false(knit_ompt_frame_is_live((const void *)(below - 64), (const void *)below));
+  assert_true(knit_ompt_frame_is_live((const void *)(below + 64), (const void *)below));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -109,6 +140,8 @@ int main(void)
       cmocka_unit_test(test_enter_frame),
       cmocka_unit_test(test_task_in_runtime),
       cmocka_unit_test(test_exit_frame_not_on_stack),
+      cmocka_unit_test(test_enter_frame_of_the_application),
+      cmocka_unit_test(test_live_frames),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,7 +187,13 @@ static int runtime_call_end(const knit_frame *frames, int first, int last, uint3
  * undeferred task (if(0)) without an exit frame or a creation path runs
  * called from its creator's frames (libomp gives it no frames: the runtime
  * call that began it has returned before its body is called): its creator,
- * one level up, stands for it then, and *through_creator says so. */
+ * one level up, stands for it then, and *through_creator says so. So does
+ * one whose exit frame names no live frame: libomp 14 takes an if(0)
+ * task's exit frame from __builtin_frame_address(1) in
+ * __kmpc_omp_task_begin_if0, which in code built without frame pointers
+ * is whatever the caller keeps in that register (clang keeps the thread's
+ * gtid there), and a walk limited by it would keep none of the task's
+ * frames. */
 static bool sample_task(int *flags, ompt_data_t **task_data, ompt_frame_t **tf,
                         ompt_data_t **parallel_data, bool *through_creator)
 {
@@ -195,7 +201,8 @@ static bool sample_task(int *flags, ompt_data_t **task_data, ompt_frame_t **tf,
   *through_creator = false;
   if (knit_ompt_runtime.get_task_info(0, flags, task_data, tf, parallel_data, &thread_num) != 2)
     return false;
-  bool own_path = *task_data && (*task_data)->ptr && *tf && (*tf)->exit_frame.ptr;
+  bool own_path = *task_data && (*task_data)->ptr && *tf &&
+                  knit_ompt_frame_is_live((*tf)->exit_frame.ptr, __builtin_frame_address(0));
   if ((*flags & ompt_task_explicit) && (*flags & ompt_task_undeferred) && !own_path) {
     int up_flags = 0;
     ompt_data_t *up_task = NULL, *up_region = NULL;

@@ -128,6 +128,12 @@ remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
   return p;
 }
 
+static bool is_own_frame(const knit_frame *f)
+{
+  const knit_module *m = knit_loadmap_module(f->module);
+  return m && m->is_self;
+}
+
 /* The capture the slow way: a walk from regs (the registers of
  * knit_capture_call_path's own frame, which is live below this one), the
  * encountering task's frames, the path, interned; and, when st is given,
@@ -174,6 +180,16 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   uint32_t len = 0;
   int first, last;
   bool any = knit_task_frame_range(frames, n, here, &first, &last);
+  /* Without an enter frame (none was set, or it named no live frame) the
+   * walk starts in knit's callback and the runtime's entry point: both go,
+   * by module, so that the program's call into the runtime is the path's
+   * last frame, as an enter frame would have made it. */
+  if (any && !here->enter_frame.ptr && key->stop_module != KNIT_MODULE_UNKNOWN) {
+    while (first <= last && (frames[first].module == key->stop_module ||
+                             is_own_frame(&frames[first])))
+      first++;
+    any = first <= last;
+  }
   bool found_exit = here->exit_frame.ptr && last < n - 1;
   if (end == KNIT_UNWIND_PARTIAL && !found_exit) {
     path[len].module = KNIT_MODULE_PLACEHOLDER;
@@ -187,8 +203,7 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   for (int i = any ? last : -1; any && i >= first && len < CAPTURE_MAX_FRAMES * 2; i--) {
     /* knit's own frames (a GOMP wrapper passing the call through) are
      * never the program's. */
-    const knit_module *m = knit_loadmap_module(frames[i].module);
-    if (m && m->is_self)
+    if (is_own_frame(&frames[i]))
       continue;
     path[len].module = frames[i].module;
     path[len].offset = frames[i].offset;

@@ -2,6 +2,8 @@
  * elision, testable without a runtime. */
 #include "ompt/frame_range.h"
 
+#include <stdint.h>
+
 /* The frame that is the runtime function an OMPT frame address names: the
  * first frame whose CFA lies above the address, or at it when the address
  * is a CFA. With a frame-pointer address the function's own CFA is above
@@ -25,11 +27,21 @@ bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *
                            int *last)
 {
   int lo = 0, hi = n - 1;
+  /* An enter frame flagged as the application's names the task's last
+   * frame of its own before the runtime (libomp's if(0) tasks: the
+   * function that calls __kmpc_omp_task_begin_if0), not a frame of the
+   * runtime: it stays. */
   if (tf && tf->enter_frame.ptr)
-    lo = frame_named_by(frames, n, tf, true) + 1;
+    lo = frame_named_by(frames, n, tf, true) +
+         ((tf->enter_frame_flags & ompt_frame_application) ? 0 : 1);
   if (tf && tf->exit_frame.ptr)
     hi = frame_named_by(frames, n, tf, false) - 1;
   *first = lo;
   *last = hi;
   return lo <= hi;
+}
+
+bool knit_ompt_frame_is_live(const void *frame, const void *below)
+{
+  return frame != NULL && (uintptr_t)frame > (uintptr_t)below;
 }

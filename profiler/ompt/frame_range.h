@@ -21,4 +21,17 @@
 bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *tf, int *first,
                            int *last);
 
+/* Whether an OMPT frame address can name a frame that is live on the
+ * calling thread's current stack: one above `below`, an address in the
+ * frame of the caller (the sample handler or a callback), which lies below
+ * every live frame of the stack it runs on. A frame address taken with
+ * __builtin_frame_address in a caller built without frame pointers is
+ * whatever that register held (libomp's if(0) tasks), most often a small
+ * integer; such an address is not live, and must neither end a walk nor
+ * cut frames. NULL is not live. A cactus stack keeps a task's exit frame on
+ * the segment the task runs on, above its frames, so this holds there too;
+ * an enclosing task's frames may lie on another segment and are not to be
+ * judged by it. Pure. */
+bool knit_ompt_frame_is_live(const void *frame, const void *below);
+
 #endif /* KNIT_OMPT_FRAME_RANGE_H */

@@ -81,6 +81,18 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
   knit_blame_release(wait_id, codeptr_ra);
 }
 
+/* A capture's frame record with the addresses that name no live frame of
+ * this stack dropped (frame_range.h): the capture then cuts the runtime's
+ * innermost frames by their module instead (call_paths.c). */
+static void keep_live_frames(ompt_frame_t *f)
+{
+  const void *here = __builtin_frame_address(0);
+  if (!knit_ompt_frame_is_live(f->enter_frame.ptr, here))
+    f->enter_frame.ptr = NULL;
+  if (!knit_ompt_frame_is_live(f->exit_frame.ptr, here))
+    f->exit_frame.ptr = NULL;
+}
+
 /* The encountering thread records where the region begins, so every worker's
  * samples can be put under it. */
 static void on_parallel_begin(ompt_data_t *encountering_task_data,
@@ -108,6 +120,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     here.enter_frame = encountering_task_frame->enter_frame;
     here.enter_frame_flags = encountering_task_frame->enter_frame_flags;
   }
+  keep_live_frames(&here);
   parallel_data->ptr = (void *)knit_capture_call_path(&here, outer);
 }
 
@@ -154,6 +167,7 @@ static void on_task_create(ompt_data_t *encountering_task_data,
     here.enter_frame = encountering_task_frame->enter_frame;
     here.enter_frame_flags = encountering_task_frame->enter_frame_flags;
   }
+  keep_live_frames(&here);
   new_task_data->ptr = (void *)knit_capture_call_path(&here, outer);
 }
 
