@@ -17,7 +17,12 @@ module knit_fortran_work
   public :: find_probe, run_experiment
 
   integer, parameter :: iterations = 256
-  ! One unit: the same integer arithmetic as work.h's knit_work_unit.
+  ! One unit: the same integer arithmetic as work.h's knit_work_unit: half
+  ! of unit_steps steps give its result, then from none to unit_steps more
+  ! steps, drawn from the thread's own generator, go to `spent`, which is
+  ! kept (a module variable) so that they are not optimized away. Drawn
+  ! lengths keep CPU-time samples, taken at scheduler ticks, from locking
+  ! onto the place of a function in every region (work.h says more).
   integer, parameter :: unit_steps = 12000
   integer(c_int), parameter :: rtld_lazy = 1, rtld_noload = 4
 
@@ -43,6 +48,8 @@ module knit_fortran_work
 
   procedure(probe_fn), pointer, save :: probe => null()
   integer(c_int64_t), save :: results(0:iterations - 1)
+  integer(c_int64_t), save :: draws = 0, spent = 0
+  !$omp threadprivate(draws, spent)
 
 contains
 
@@ -62,9 +69,16 @@ contains
     integer :: u, i
     x = seed
     do u = 1, 3
-      do i = 1, unit_steps
+      do i = 1, unit_steps / 2
         x = x * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
         x = ieor(x, shiftr(x, 29))
+      end do
+      spent = x
+      if (draws == 0) draws = loc(draws)  ! each thread from its own place
+    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+      do i = 1, int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
+        spent = spent * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+        spent = ieor(spent, shiftr(spent, 29))
       end do
       if (associated(probe)) call probe()
     end do
@@ -76,9 +90,16 @@ contains
     integer(c_int64_t) :: x
     integer :: i
     x = seed
-    do i = 1, unit_steps
+    do i = 1, unit_steps / 2
       x = x * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
       x = ieor(x, shiftr(x, 29))
+    end do
+    spent = x
+    if (draws == 0) draws = loc(draws)  ! each thread from its own place
+    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+    do i = 1, int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
+      spent = spent * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+      spent = ieor(spent, shiftr(spent, 29))
     end do
     if (associated(probe)) call probe()
     x = x + 2
@@ -108,9 +129,16 @@ contains
       x = ieor(x, results(i))
     end do
     do u = 1, 2
-      do i = 1, unit_steps
+      do i = 1, unit_steps / 2
         x = x * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
         x = ieor(x, shiftr(x, 29))
+      end do
+      spent = x
+      if (draws == 0) draws = loc(draws)  ! each thread from its own place
+    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+      do i = 1, int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
+        spent = spent * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+        spent = ieor(spent, shiftr(spent, 29))
       end do
       if (associated(probe)) call probe()
     end do

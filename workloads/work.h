@@ -18,14 +18,47 @@
 #define KNIT_WORK_UNIT 12000u
 #endif
 
+/* A unit's length varies: half of KNIT_WORK_UNIT iterations that give
+ * the unit's result, then from none to KNIT_WORK_UNIT more whose values
+ * are thrown away, a number drawn from the thread's own generator: a unit
+ * on average, the result the same whatever the draw. With every unit the
+ * same length, a thread that starts its share of a region on a tick (it was
+ * woken or scheduled there) reaches the same function at the same offset
+ * from that tick in every region, and CPU-time samples, taken only at
+ * ticks, pile up on whichever function that is. Drawn lengths move a
+ * function's place in time from region to region. The draw is not
+ * taken from the unit's input: inputs that repeat (a recursion's leaves)
+ * would give a function the same lengths every time, a bias of its own.
+ * Probes still count units, one per unit, so PROBE counts stay exact and
+ * are proportional to time on average. */
+static __thread uint64_t knit_work_draws;
+
+static inline __attribute__((always_inline)) unsigned knit_work_extra(void)
+{
+  uint64_t s = knit_work_draws;
+  if (s == 0) /* each thread from its own place, and each run */
+    s = (uint64_t)(uintptr_t)&knit_work_draws;
+  s = s * 6364136223846793005ull + 1442695040888963407ull;
+  knit_work_draws = s;
+  return (unsigned)((s >> 33) % KNIT_WORK_UNIT);
+}
+
+static inline __attribute__((always_inline)) uint64_t knit_work_step(uint64_t x)
+{
+  x = x * 6364136223846793005ull + 1442695040888963407ull;
+  x ^= x >> 29;
+  /* Keeps the compiler from folding the loop away. */
+  __asm__ __volatile__("" : "+r"(x));
+  return x;
+}
+
 static inline __attribute__((always_inline)) uint64_t knit_work_unit(uint64_t x)
 {
-  for (unsigned i = 0; i < KNIT_WORK_UNIT; i++) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    x ^= x >> 29;
-    /* Keeps the compiler from folding the loop away. */
-    __asm__ __volatile__("" : "+r"(x));
-  }
+  for (unsigned i = 0; i < KNIT_WORK_UNIT / 2; i++)
+    x = knit_work_step(x);
+  uint64_t spent = x;
+  for (unsigned i = knit_work_extra(); i > 0; i--)
+    spent = knit_work_step(spent);
   return x;
 }
 
