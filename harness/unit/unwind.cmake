@@ -4,6 +4,14 @@
 knit_unit_test(test_recipe_apply
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_recipe_apply.c
   LIBS knit_unwind)
+# Capstone in a signal handler: decoding never reaches malloc once a
+# decoder is open (unwind/decoder.h).
+knit_unit_test(test_decoder
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_decoder.c
+  LIBS knit_unwind)
+if(TARGET test_decoder)
+  target_include_directories(test_decoder PRIVATE ${CMAKE_SOURCE_DIR}/profiler ${CAPSTONE_INC})
+endif()
 
 # The analyzer test audits its own functions against their CFI, so it is
 # always built with frame information and optimization, whatever the build

@@ -71,6 +71,17 @@ bool knit_decoder_open(knit_decoder *d, const knit_isa_ops *isa)
     cs_close(&h);
     return false;
   }
+  /* Capstone's first uses, here and not in a sample (isa.h, warm_code):
+   * a sample that interrupted malloc and decoded first would wait for
+   * malloc's lock, held by its own thread, for ever. */
+  const uint8_t *code = isa->warm_code;
+  size_t left = isa->warm_code_len;
+  uint64_t pc = 0;
+  while (left > 0 && cs_disasm_iter(h, &code, &left, &pc, insn)) {
+    cs_regs read, written;
+    uint8_t nread, nwritten;
+    cs_regs_access(h, insn, read, &nread, written, &nwritten);
+  }
   d->handle = h;
   d->insn = insn;
   d->isa = isa;

@@ -4,7 +4,10 @@
  * Capstone runs in the handler. Its allocations and its text formatting are
  * routed (CS_OPT_MEM) to knit's shared arena and signal-safe vsnprintf, and
  * each thread decodes with its own handle and instruction buffer, opened on
- * first use. After knit_decoder_setup, nothing here calls malloc or printf.
+ * first use. After knit_decoder_setup, nothing here calls malloc or printf;
+ * the one thing Capstone does with the C library's own malloc, sorting a
+ * table with qsort the first time x86 code is decoded, knit_decoder_open
+ * does, outside any handler, by decoding a few instructions.
  */
 #ifndef KNIT_UNWIND_DECODER_H
 #define KNIT_UNWIND_DECODER_H
