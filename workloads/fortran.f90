@@ -19,8 +19,9 @@ module knit_fortran_work
   integer, parameter :: iterations = 256
   ! One unit: the same integer arithmetic as work.h's knit_work_unit: half
   ! of unit_steps steps give its result, then from none to unit_steps more
-  ! steps, drawn from the thread's own generator, go to `spent`, which is
-  ! kept (a module variable) so that they are not optimized away. Drawn
+  ! steps, drawn once per call from the thread's own generator, go to
+  ! `spent`, which is kept (a module variable) so that they are not
+  ! optimized away. Drawn
   ! lengths keep CPU-time samples, taken at scheduler ticks, from locking
   ! onto the place of a function in every region (work.h says more).
   integer, parameter :: unit_steps = 12000
@@ -66,17 +67,18 @@ contains
   function work_heavy(seed) bind(C, name="work_heavy") result(x)
     integer(c_int64_t), value :: seed
     integer(c_int64_t) :: x
-    integer :: u, i
+    integer :: u, i, extra
     x = seed
+    if (draws == 0) draws = loc(draws)  ! each thread from its own place
+    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+    extra = int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
     do u = 1, 3
       do i = 1, unit_steps / 2
         x = x * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
         x = ieor(x, shiftr(x, 29))
       end do
       spent = x
-      if (draws == 0) draws = loc(draws)  ! each thread from its own place
-    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
-      do i = 1, int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
+      do i = 1, extra
         spent = spent * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
         spent = ieor(spent, shiftr(spent, 29))
       end do
@@ -88,16 +90,17 @@ contains
   function work_light(seed) bind(C, name="work_light") result(x)
     integer(c_int64_t), value :: seed
     integer(c_int64_t) :: x
-    integer :: i
+    integer :: i, extra
     x = seed
+    if (draws == 0) draws = loc(draws)  ! each thread from its own place
+    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+    extra = int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
     do i = 1, unit_steps / 2
       x = x * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
       x = ieor(x, shiftr(x, 29))
     end do
     spent = x
-    if (draws == 0) draws = loc(draws)  ! each thread from its own place
-    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
-    do i = 1, int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
+    do i = 1, extra
       spent = spent * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
       spent = ieor(spent, shiftr(spent, 29))
     end do
@@ -123,8 +126,11 @@ contains
 
   function summarize() bind(C, name="summarize") result(x)
     integer(c_int64_t) :: x
-    integer :: u, i
+    integer :: u, i, extra
     x = 0
+    if (draws == 0) draws = loc(draws)  ! each thread from its own place
+    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
+    extra = int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
     do i = 0, iterations - 1
       x = ieor(x, results(i))
     end do
@@ -134,9 +140,7 @@ contains
         x = ieor(x, shiftr(x, 29))
       end do
       spent = x
-      if (draws == 0) draws = loc(draws)  ! each thread from its own place
-    draws = draws * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
-      do i = 1, int(modulo(shiftr(draws, 33), int(unit_steps, c_int64_t)))
+      do i = 1, extra
         spent = spent * 6364136223846793005_c_int64_t + 1442695040888963407_c_int64_t
         spent = ieor(spent, shiftr(spent, 29))
       end do

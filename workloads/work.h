@@ -20,17 +20,21 @@
 
 /* A unit's length varies: half of KNIT_WORK_UNIT iterations that give
  * the unit's result, then from none to KNIT_WORK_UNIT more whose values
- * are thrown away, a number drawn from the thread's own generator: a unit
- * on average, the result the same whatever the draw. With every unit the
- * same length, a thread that starts its share of a region on a tick (it was
- * woken or scheduled there) reaches the same function at the same offset
- * from that tick in every region, and CPU-time samples, taken only at
- * ticks, pile up on whichever function that is. Drawn lengths move a
- * function's place in time from region to region. The draw is not
- * taken from the unit's input: inputs that repeat (a recursion's leaves)
- * would give a function the same lengths every time, a bias of its own.
- * Probes still count units, one per unit, so PROBE counts stay exact and
- * are proportional to time on average. */
+ * are thrown away, a number drawn from the thread's own generator once per
+ * knit_work call (every unit of the call takes it): a unit on average, the
+ * result the same whatever the draw. CPU-time samples are taken only at
+ * scheduler ticks, where the sampled thread happens to be then. With every
+ * call the same length, a thread that starts its share of a region on a
+ * tick (it was woken or scheduled there) reaches the same function at the
+ * same offset from that tick in every region, and samples pile up on
+ * whichever function that is; and a call that always fits between two
+ * ticks may never be sampled at all. Drawn lengths move a function's place
+ * in time from region to region. The draw is per call, not per unit: a
+ * call of many units (a work scale of 16) would otherwise last nearly the
+ * same time every time. It is the thread's, not taken from the call's
+ * input, since inputs repeat (a recursion's leaves) and would then keep
+ * their lengths. Probes still count units, one per unit, so PROBE counts
+ * stay exact and are proportional to time on average. */
 static __thread uint64_t knit_work_draws;
 
 static inline __attribute__((always_inline)) unsigned knit_work_extra(void)
@@ -52,14 +56,20 @@ static inline __attribute__((always_inline)) uint64_t knit_work_step(uint64_t x)
   return x;
 }
 
-static inline __attribute__((always_inline)) uint64_t knit_work_unit(uint64_t x)
+static inline __attribute__((always_inline)) uint64_t knit_work_unit_drawn(uint64_t x,
+                                                                         unsigned extra)
 {
   for (unsigned i = 0; i < KNIT_WORK_UNIT / 2; i++)
     x = knit_work_step(x);
   uint64_t spent = x;
-  for (unsigned i = knit_work_extra(); i > 0; i--)
+  for (unsigned i = extra; i > 0; i--)
     spent = knit_work_step(spent);
   return x;
+}
+
+static inline __attribute__((always_inline)) uint64_t knit_work_unit(uint64_t x)
+{
+  return knit_work_unit_drawn(x, knit_work_extra());
 }
 
 /* The work scale: KNIT_WORK_SCALE=N (1 to 1000; anything else is 1) makes
@@ -90,8 +100,9 @@ __attribute__((constructor, unused)) static void knit_work_scale_init(void)
 static inline __attribute__((always_inline)) uint64_t knit_work(uint64_t x, unsigned units)
 {
   unsigned n = units * knit_work_scale_value;
+  unsigned extra = knit_work_extra();
   for (unsigned u = 0; u < n; u++) {
-    x = knit_work_unit(x);
+    x = knit_work_unit_drawn(x, extra);
     knit_probe();
   }
   return x;
