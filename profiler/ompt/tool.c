@@ -44,6 +44,12 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   (void)index;
   if (flags & ompt_task_initial)
     return;
+  /* The implicit task's prefix is its region's path: kept in its own data
+   * too, so that a region it opens finds its prefix in the encountering
+   * task's data, as one opened by an explicit task does (on_task_create),
+   * without asking the runtime. */
+  if (endpoint == ompt_scope_begin && task_data)
+    task_data->ptr = parallel_data ? parallel_data->ptr : NULL;
   knit_blame_implicit_task(knit_thread_self(), endpoint == ompt_scope_begin);
 }
 
@@ -100,25 +106,33 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
                               ompt_data_t *parallel_data, unsigned int requested_parallelism,
                               int flags, const void *codeptr_ra)
 {
-  (void)encountering_task_data;
   (void)requested_parallelism;
   (void)flags;
   (void)codeptr_ra;
   /* The encountering task: its frame record (with the enter frame the
-   * runtime set for this call) and its own prefix. */
-  int task_flags = 0, thread_num = 0;
-  ompt_data_t *task_data = NULL, *outer_region = NULL;
-  ompt_frame_t *tf = NULL, here = {0};
+   * runtime set for this call) and its own prefix, which its data holds
+   * (on_implicit_task, on_task_create; none for an initial task). Both
+   * come with the call: asking the runtime (ompt_get_task_info) cost libomp
+   * about 220 instructions a region. */
+  ompt_frame_t here = {0};
   const knit_call_path *outer = NULL;
-  if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &outer_region,
-                                      &thread_num) == 2) {
-    outer = knit_task_prefix(task_flags, task_data, outer_region);
-    if (tf)
-      here = *tf;
-  }
-  if (encountering_task_frame) {
-    here.enter_frame = encountering_task_frame->enter_frame;
-    here.enter_frame_flags = encountering_task_frame->enter_frame_flags;
+  if (encountering_task_data && encountering_task_frame) {
+    outer = encountering_task_data->ptr;
+    here = *encountering_task_frame;
+  } else {
+    int task_flags = 0, thread_num = 0;
+    ompt_data_t *task_data = NULL, *outer_region = NULL;
+    ompt_frame_t *tf = NULL;
+    if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &outer_region,
+                                        &thread_num) == 2) {
+      outer = knit_task_prefix(task_flags, task_data, outer_region);
+      if (tf)
+        here = *tf;
+    }
+    if (encountering_task_frame) {
+      here.enter_frame = encountering_task_frame->enter_frame;
+      here.enter_frame_flags = encountering_task_frame->enter_frame_flags;
+    }
   }
   keep_live_frames(&here);
   parallel_data->ptr = (void *)knit_capture_call_path(&here, outer);
