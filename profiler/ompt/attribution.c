@@ -32,11 +32,7 @@ static uint32_t runtime_module_id(void)
                                    : module_of((const void *)knit_ompt_runtime.get_task_info);
 }
 
-static bool is_knit_frame(const knit_frame *f)
-{
-  const knit_module *m = knit_loadmap_module(f->module);
-  return m && m->is_self;
-}
+static bool is_knit_frame(const knit_frame *f) { return knit_loadmap_is_self(f->module); }
 
 static uint64_t placeholder_for_state(int state)
 {

@@ -128,11 +128,6 @@ remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
   return p;
 }
 
-static bool is_own_frame(const knit_frame *f)
-{
-  const knit_module *m = knit_loadmap_module(f->module);
-  return m && m->is_self;
-}
 
 /* The capture the slow way: a walk from regs (the registers of
  * knit_capture_call_path's own frame, which is live below this one), the
@@ -186,7 +181,7 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
    * last frame, as an enter frame would have made it. */
   if (any && !here->enter_frame.ptr && key->stop_module != KNIT_MODULE_UNKNOWN) {
     while (first <= last && (frames[first].module == key->stop_module ||
-                             is_own_frame(&frames[first])))
+                             knit_loadmap_is_self(frames[first].module)))
       first++;
     any = first <= last;
   }
@@ -203,7 +198,7 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   for (int i = any ? last : -1; any && i >= first && len < CAPTURE_MAX_FRAMES * 2; i--) {
     /* knit's own frames (a GOMP wrapper passing the call through) are
      * never the program's. */
-    if (is_own_frame(&frames[i]))
+    if (knit_loadmap_is_self(frames[i].module))
       continue;
     path[len].module = frames[i].module;
     path[len].offset = frames[i].offset;

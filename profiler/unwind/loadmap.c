@@ -212,6 +212,12 @@ const knit_module *knit_loadmap_module(uint32_t id)
   return id < atomic_load(&module_count) ? modules[id] : NULL;
 }
 
+bool knit_loadmap_is_self(uint32_t id)
+{
+  const knit_module *m = knit_loadmap_module(id);
+  return m && m->is_self;
+}
+
 uint32_t knit_loadmap_add(knit_module *m)
 {
   uint32_t id = atomic_load(&module_count);

@@ -58,6 +58,10 @@ const knit_module *knit_loadmap_find(const knit_loadmap *map, uint64_t pc);
 uint32_t knit_loadmap_module_count(void);
 const knit_module *knit_loadmap_module(uint32_t id);
 
+/* Whether module id is knit's own library (its frames are never the
+ * program's). Async-signal-safe. */
+bool knit_loadmap_is_self(uint32_t id);
+
 /* Registers a module built by hand (tests, or objects dl_iterate_phdr does
  * not show). Takes ownership of m. Returns its id. */
 uint32_t knit_loadmap_add(knit_module *m);
