@@ -157,7 +157,8 @@ static double run_child(const setup *s, const char *stack, long count, char *sum
   run_env e = {s, out_dir};
   double ns = bench_run_child(CHILD, argv, set_env, &e, sum, sum_len);
   if (ns >= 0 && s->knit && !tool_was_active(out_dir)) {
-    fprintf(stderr, "bench_region_overhead: %s: knit's OMPT tool or GOMP wrappers were not active (%s)\n",
+    fprintf(stderr,
+            "bench_region_overhead: %s: knit's OMPT tool or GOMP wrappers were not active (%s)\n",
             s->label, out_dir);
     ns = -1;
   }

@@ -1,6 +1,6 @@
-/* The decoder (unwind/decoder.c) in a signal handler: once a decoder is
- * open, decoding and asking for an instruction's registers never reach the
- * C library's malloc. A sample that interrupted malloc and then called it
+/* The decoder (unwind/decoder.c) in a signal handler: after
+ * knit_decoder_setup, decoding and asking for an instruction's registers
+ * never reach the C library's malloc. A sample that interrupted malloc and then called it
  * would wait for ever for the lock its own thread holds: Capstone sorts
  * x86's table of implicit registers with qsort the first time it decodes
  * x86 code, and qsort allocates its scratch with malloc. This test counts

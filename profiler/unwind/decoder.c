@@ -2,6 +2,7 @@
 #include "unwind/decoder.h"
 
 #include <capstone/capstone.h>
+#include <elf.h>
 #include <string.h>
 
 #include "core/arena.h"
@@ -44,6 +45,31 @@ static void *safe_realloc(void *p, size_t size)
  * and the amounts are small and bounded by the number of threads. */
 static void safe_free(void *p) { (void)p; }
 
+/* Decodes isa's warm_code as an analyzer would (each instruction, then its
+ * registers), so that Capstone's first uses of that architecture happen
+ * here, once, and not in a sample: a sample that interrupted malloc and was
+ * the first to decode x86 code would wait for ever for malloc's lock, held
+ * by its own thread (isa.h, warm_code). */
+static void warm_up(const knit_isa_ops *isa)
+{
+  csh h;
+  if (!isa || cs_open((cs_arch)isa->cs_arch, (cs_mode)isa->cs_mode, &h) != CS_ERR_OK)
+    return;
+  cs_insn *insn = NULL;
+  if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK && (insn = cs_malloc(h)) != NULL) {
+    const uint8_t *code = isa->warm_code;
+    size_t left = isa->warm_code_len;
+    uint64_t pc = 0;
+    while (left > 0 && cs_disasm_iter(h, &code, &left, &pc, insn)) {
+      cs_regs read, written;
+      uint8_t nread, nwritten;
+      cs_regs_access(h, insn, read, &nread, written, &nwritten);
+    }
+    cs_free(insn, 1);
+  }
+  cs_close(&h);
+}
+
 bool knit_decoder_setup(void)
 {
   cs_opt_mem mem = {
@@ -53,7 +79,14 @@ bool knit_decoder_setup(void)
       .free = safe_free,
       .vsnprintf = knit_safe_vsnprintf,
   };
-  return cs_option(0, CS_OPT_MEM, (size_t)&mem) == CS_ERR_OK;
+  if (cs_option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK)
+    return false;
+  /* Every ISA knit decodes, whichever this process's is: the tests decode
+   * all three. */
+  static const uint16_t machines[] = {EM_X86_64, EM_AARCH64, EM_PPC64};
+  for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
+    warm_up(knit_isa_for_machine(machines[i]));
+  return true;
 }
 
 bool knit_decoder_open(knit_decoder *d, const knit_isa_ops *isa)
@@ -70,17 +103,6 @@ bool knit_decoder_open(knit_decoder *d, const knit_isa_ops *isa)
   if (!insn) {
     cs_close(&h);
     return false;
-  }
-  /* Capstone's first uses, here and not in a sample (isa.h, warm_code):
-   * a sample that interrupted malloc and decoded first would wait for
-   * malloc's lock, held by its own thread, for ever. */
-  const uint8_t *code = isa->warm_code;
-  size_t left = isa->warm_code_len;
-  uint64_t pc = 0;
-  while (left > 0 && cs_disasm_iter(h, &code, &left, &pc, insn)) {
-    cs_regs read, written;
-    uint8_t nread, nwritten;
-    cs_regs_access(h, insn, read, &nread, written, &nwritten);
   }
   d->handle = h;
   d->insn = insn;

@@ -6,8 +6,8 @@
  * each thread decodes with its own handle and instruction buffer, opened on
  * first use. After knit_decoder_setup, nothing here calls malloc or printf;
  * the one thing Capstone does with the C library's own malloc, sorting a
- * table with qsort the first time x86 code is decoded, knit_decoder_open
- * does, outside any handler, by decoding a few instructions.
+ * table with qsort the first time x86 code is decoded, knit_decoder_setup
+ * does, outside any handler, by decoding a few instructions of each ISA.
  */
 #ifndef KNIT_UNWIND_DECODER_H
 #define KNIT_UNWIND_DECODER_H

@@ -39,7 +39,7 @@ typedef struct knit_isa_ops {
   uint16_t elf_machine;  /* EM_X86_64, EM_AARCH64, EM_PPC64 */
   int cs_arch;           /* Capstone architecture */
   int cs_mode;           /* Capstone mode */
-  /* A few instructions the decoder runs once when it opens, outside any
+  /* A few instructions knit_decoder_setup decodes once, outside any
    * handler: Capstone initializes some tables on first use (x86's printer
    * sorts its table of implicit registers with qsort, which allocates with
    * malloc), and that first use must not be a sample's. */

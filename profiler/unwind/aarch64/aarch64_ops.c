@@ -7,11 +7,14 @@
 #include "unwind/aarch64/aarch64_analyze.h"
 #include "unwind/aarch64/aarch64_sigframe.h"
 
+/* Decoded once at start-up (isa.h, warm_code):
+ * stp x29, x30, [sp, #-16]!; ldp x29, x30, [sp], #16; ret */
+static const uint8_t warm_code[] = {
+    0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x7b, 0xc1, 0xa8, 0xc0, 0x03, 0x5f, 0xd6
+};
+
 /* At a function's first instruction the bl has put the return address in
  * x30 (LR) and left sp untouched: the CFA is sp+0. */
-/* stp x29, x30, [sp, #-16]!; ldp x29, x30, [sp], #16; ret */
-static const uint8_t warm_code[] = {0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x7b, 0xc1, 0xa8, 0xc0, 0x03, 0x5f, 0xd6};
-
 const knit_isa_ops knit_isa_aarch64 = {
   .name = "aarch64",
   .elf_machine = EM_AARCH64,

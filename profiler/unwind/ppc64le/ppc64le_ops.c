@@ -8,11 +8,14 @@
 #include "unwind/ppc64le/ppc64le_analyze.h"
 #include "unwind/ppc64le/ppc64le_sigframe.h"
 
+/* Decoded once at start-up (isa.h, warm_code):
+ * mflr r0; mtlr r0; blr */
+static const uint8_t warm_code[] = {
+    0xa6, 0x02, 0x08, 0x7c, 0xa6, 0x03, 0x08, 0x7c, 0x20, 0x00, 0x80, 0x4e
+};
+
 /* At a function's first instruction the bl has put the return address in
  * LR and r1 is the caller's stack pointer: the CFA is r1+0. */
-/* mflr r0; mtlr r0; blr */
-static const uint8_t warm_code[] = {0xa6, 0x02, 0x08, 0x7c, 0xa6, 0x03, 0x08, 0x7c, 0x20, 0x00, 0x80, 0x4e};
-
 const knit_isa_ops knit_isa_ppc64le = {
   .name = "ppc64le",
   .elf_machine = EM_PPC64,

@@ -7,11 +7,14 @@
 #include "unwind/x86_64/x86_64_analyze.h"
 #include "unwind/x86_64/x86_64_sigframe.h"
 
+/* Decoded once at start-up (isa.h, warm_code):
+ * push rbp; mov rbp, rsp; add eax, 1; pop rbp; ret */
+static const uint8_t warm_code[] = {
+    0x55, 0x48, 0x89, 0xe5, 0x05, 0x01, 0x00, 0x00, 0x00, 0x5d, 0xc3
+};
+
 /* At a function's first instruction the call has just pushed the return
  * address: the CFA is rsp+8 and the return address sits at CFA-8. */
-/* push rbp; mov rbp, rsp; add eax, 1; pop rbp; ret */
-static const uint8_t warm_code[] = {0x55, 0x48, 0x89, 0xe5, 0x05, 0x01, 0x00, 0x00, 0x00, 0x5d, 0xc3};
-
 const knit_isa_ops knit_isa_x86_64 = {
   .name = "x86_64",
   .elf_machine = EM_X86_64,
