@@ -28,3 +28,13 @@ if(TARGET test_blame_idle)
   target_include_directories(test_blame_idle PRIVATE ${CMAKE_SOURCE_DIR}/profiler
     ${KNIT_OMPT_INCLUDE})
 endif()
+# Region paths captured after the fork: tickets, and the samples kept while
+# one is resolved (ompt/region_paths.c).
+knit_unit_test(test_region_paths
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_region_paths.c
+          ${CMAKE_SOURCE_DIR}/profiler/ompt/region_paths.c
+  LIBS knit_cct knit_base)
+if(TARGET test_region_paths)
+  target_include_directories(test_region_paths PRIVATE ${CMAKE_SOURCE_DIR}/profiler
+    ${KNIT_OMPT_INCLUDE})
+endif()

@@ -18,7 +18,7 @@
 /* blame.c reads the registry only for unclaimed mutex waits. */
 knit_thread *knit_thread_list(void) { return NULL; }
 
-static const knit_sample_state working = {true, ompt_state_work_parallel, 0};
+static const knit_sample_state working = {true, ompt_state_work_parallel, 0, NULL, 0};
 
 /* The OMP_IDLE a one-period sample of t charges. */
 static uint64_t idle_charged(knit_thread *t)

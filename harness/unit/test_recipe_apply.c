@@ -103,6 +103,34 @@ static void test_sp_deref_back_chain(void **state) {
   assert_int_equal(caller.lr, 0);
 }
 
+/* x86-64, a frame gcc realigned through a DRAP register: the CFA is the
+ * register's copy saved at rbp-24, the caller's rbp is at rbp+0 (below the
+ * aligned point, no fixed distance from the CFA), and the return address
+ * is where the call left it, at CFA-8. A failed load of either word fails
+ * the step. */
+static void test_fp_deref_realigned_frame(void **state) {
+  (void)state;
+  fake_stack s = {0};
+  uint64_t fp = STACK_BASE + 0x60, cfa_want = STACK_BASE + 0xe8;
+  put(&s, fp - 24, cfa_want);
+  put(&s, fp, 0x7fff1000);          /* the caller's rbp */
+  put(&s, fp + 8, 0xdead);          /* the copy of the return address */
+  put(&s, cfa_want - 8, 0x401234);  /* the return address */
+  knit_regs callee = {.pc = 0x402000, .sp = STACK_BASE + 0x20, .fp = fp, .lr = 0};
+  knit_recipe r = make(KNIT_CFA_FP_DEREF, -24, KNIT_RA_AT_CFA, -8, KNIT_FP_AT_FP, 0);
+  knit_regs caller;
+  uint64_t cfa;
+  assert_int_equal(knit_recipe_apply(&r, &callee, read_fake, &s, &caller, &cfa),
+                   KNIT_STEP_OK);
+  assert_int_equal(cfa, cfa_want);
+  assert_int_equal(caller.sp, cfa_want);
+  assert_int_equal(caller.pc, 0x401234);
+  assert_int_equal(caller.fp, 0x7fff1000);
+  callee.fp = 0x1000; /* the saved register out of reach */
+  assert_int_equal(knit_recipe_apply(&r, &callee, read_fake, &s, &caller, &cfa),
+                   KNIT_STEP_BAD_READ);
+}
+
 /* aarch64/ppc64le leaf: the return address is still in LR and sp has not
  * moved; the caller's sp equals the callee's, which is allowed only here. */
 static void test_leaf_ra_in_lr(void **state) {
@@ -221,6 +249,7 @@ int main(void) {
     cmocka_unit_test(test_sp_based_entry),
     cmocka_unit_test(test_fp_based_with_saved_fp),
     cmocka_unit_test(test_sp_deref_back_chain),
+    cmocka_unit_test(test_fp_deref_realigned_frame),
     cmocka_unit_test(test_leaf_ra_in_lr),
     cmocka_unit_test(test_bad_reads),
     cmocka_unit_test(test_bad_frames),

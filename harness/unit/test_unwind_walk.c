@@ -75,14 +75,32 @@ static void handler(int sig, siginfo_t *info, void *uc)
   walk_once(&cached, &walks[CACHED_AGAIN]);
 }
 
-/* DEPTH frames that do work after their call, so none is a tail call. */
+static int descend(int depth);
+
+/* A frame with an over-aligned local and a variable-length array: on
+ * x86-64 gcc realigns it through a DRAP register, and its recipe loads the
+ * CFA from the frame (KNIT_CFA_FP_DEREF); both loops must step through
+ * it alike. */
+__attribute__((noinline)) static int realigned_hop(int depth)
+{
+  _Alignas(32) volatile int lanes[8];
+  volatile char cells[depth + 8];
+  lanes[depth & 7] = depth;
+  cells[depth] = 1;
+  int v = descend(depth - 1);
+  __asm__ __volatile__("" : "+r"(v));
+  return v + lanes[depth & 7] + cells[depth] - 1;
+}
+
+/* DEPTH frames that do work after their call, so none is a tail call;
+ * every eighth is realigned_hop's. */
 __attribute__((noinline)) static int descend(int depth)
 {
   if (depth == 0) {
     syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGUSR1);
     return 1;
   }
-  int v = descend(depth - 1);
+  int v = depth % 8 == 4 ? realigned_hop(depth) - depth : descend(depth - 1);
   __asm__ __volatile__("" : "+r"(v));
   return v + depth;
 }

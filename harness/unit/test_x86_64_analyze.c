@@ -6,6 +6,7 @@
  * behind knit audit. */
 #define _GNU_SOURCE
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,7 +57,10 @@ static int analyze(const uint8_t *code, size_t len, uint64_t addr,
   return n;
 }
 
-/* The recipe expected at one offset. fp_offset 0 means FP_SAME. */
+/* The recipe expected at one offset. The caller's rbp: with a CFA loaded
+ * from a realigned frame (FP_DEREF), at rbp + fp_offset (FP_AT_FP);
+ * otherwise at CFA + fp_offset (FP_AT_CFA), or unchanged (FP_SAME) when
+ * fp_offset is 0. */
 typedef struct expect {
   uint32_t offset;
   uint8_t cfa_base;
@@ -65,7 +69,12 @@ typedef struct expect {
   uint8_t flags;
 } expect;
 
-enum { SP = KNIT_CFA_SP, FP = KNIT_CFA_FP, UNC = KNIT_RECIPE_UNCERTAIN };
+enum {
+  SP = KNIT_CFA_SP,
+  FP = KNIT_CFA_FP,
+  FP_DEREF = KNIT_CFA_FP_DEREF,
+  UNC = KNIT_RECIPE_UNCERTAIN,
+};
 
 static void check_fixture(const uint8_t *code, size_t len, const expect *e,
                           size_t ne) {
@@ -74,16 +83,18 @@ static void check_fixture(const uint8_t *code, size_t len, const expect *e,
   for (size_t i = 0; i < ne; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + e[i].offset);
     assert_non_null(got);
+    uint8_t fp_rule = e[i].cfa_base == FP_DEREF ? KNIT_FP_AT_FP
+                      : e[i].fp_offset            ? KNIT_FP_AT_CFA
+                                                  : KNIT_FP_SAME;
     if (got->cfa_base != e[i].cfa_base || got->cfa_offset != e[i].cfa_offset ||
-        got->ra_rule != KNIT_RA_AT_CFA || got->ra_offset != -8 ||
-        got->fp_rule != (e[i].fp_offset ? KNIT_FP_AT_CFA : KNIT_FP_SAME) ||
-        (e[i].fp_offset && got->fp_offset != e[i].fp_offset) ||
+        got->ra_rule != KNIT_RA_AT_CFA || got->ra_offset != -8 || got->fp_rule != fp_rule ||
+        (fp_rule != KNIT_FP_SAME && got->fp_offset != e[i].fp_offset) ||
         got->flags != e[i].flags) {
       fail_msg("offset %#x: got base %d cfa %+d fp rule %d %+d flags %d; "
-               "expected base %d cfa %+d fp %+d flags %d",
+               "expected base %d cfa %+d fp rule %d %+d flags %d",
                e[i].offset, got->cfa_base, got->cfa_offset, got->fp_rule,
                got->fp_offset, got->flags, e[i].cfa_base, e[i].cfa_offset,
-               e[i].fp_offset, e[i].flags);
+               fp_rule, e[i].fp_offset, e[i].flags);
     }
   }
 }
@@ -255,6 +266,46 @@ static void test_unmodeled_rsp_is_uncertain(void **state) {
         {0x5, SP, 16, 0, UNC}, {0x6, SP, 8, 0, 0});
 }
 
+/* gcc 12 -O2 (test_x86_64_audit_subjects.c's knit_audit_drap,
+ * a VLA and a 32-byte aligned local, compiled apart):
+ *   0: lea r10,[rsp+8]   5: and rsp,-32        e: push [r10-8]
+ *  14: push rbp         21: mov rbp,rsp       24: push r13   26: push r12
+ *  28: push r10         2a: push rbx          34: sub rsp,rax
+ *  4a: call fill        5b: call fill         67: lea rsp,[rbp-0x20]
+ *  6b: pop rbx          6c: pop r10           6e: pop r12    70: pop r13
+ *  72: pop rbp          73: lea rsp,[r10-8]   77: ret
+ * From the save of r10 on, the CFA is the word at rbp-24 and the caller's
+ * rbp the word at rbp+0, through the calls and the pops, until rbp is
+ * restored. Before the save and after the restore the CFA is only in r10:
+ * flagged guesses. */
+static const uint8_t drap_o2[] = {
+  0x4c, 0x8d, 0x54, 0x24, 0x08, 0x48, 0x83, 0xe4, 0xe0, 0x8d, 0x47, 0x08,
+  0x89, 0xfe, 0x41, 0xff, 0x72, 0xf8, 0x48, 0x98, 0x55, 0x48, 0x8d, 0x04,
+  0x85, 0x0f, 0x00, 0x00, 0x00, 0x48, 0x83, 0xe0, 0xf0, 0x48, 0x89, 0xe5,
+  0x41, 0x55, 0x41, 0x54, 0x41, 0x52, 0x53, 0x89, 0xfb, 0x83, 0xe3, 0x07,
+  0x48, 0x83, 0xec, 0x30, 0x48, 0x29, 0xc4, 0x4c, 0x8d, 0x64, 0x24, 0x03,
+  0x4d, 0x89, 0xe5, 0x49, 0x83, 0xe4, 0xfc, 0x4c, 0x89, 0xe7, 0x49, 0xc1,
+  0xed, 0x02, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x42, 0x8b, 0x34, 0xad, 0x04,
+  0x00, 0x00, 0x00, 0x48, 0x8d, 0x7d, 0xb0, 0xe8, 0x00, 0x00, 0x00, 0x00,
+  0x8b, 0x45, 0xbc, 0x41, 0x03, 0x04, 0x9c, 0x48, 0x8d, 0x65, 0xe0, 0x5b,
+  0x41, 0x5a, 0x41, 0x5c, 0x41, 0x5d, 0x5d, 0x49, 0x8d, 0x62, 0xf8, 0xc3};
+
+static void test_drap_realignment(void **state) {
+  (void)state;
+  /* From the save of r10 to the restore of rbp: the CFA from the frame. */
+#define DRAP_BODY(at) {at, FP_DEREF, -24, 0, 0}
+  /* The CFA only in r10: a flagged guess, never a certain wrong rule. */
+#define DRAP_IN_REGISTER(at) {at, SP, 8, 0, UNC}
+  CHECK(drap_o2, {0x00, SP, 8, 0, 0}, {0x05, SP, 8, 0, 0}, DRAP_IN_REGISTER(0x09),
+        DRAP_IN_REGISTER(0x0e), DRAP_IN_REGISTER(0x14), DRAP_IN_REGISTER(0x21),
+        DRAP_IN_REGISTER(0x24), DRAP_IN_REGISTER(0x28), DRAP_BODY(0x2a), DRAP_BODY(0x2b),
+        DRAP_BODY(0x34), DRAP_BODY(0x4a), DRAP_BODY(0x4f), DRAP_BODY(0x5b), DRAP_BODY(0x67),
+        DRAP_BODY(0x6b), DRAP_BODY(0x6c), DRAP_BODY(0x6e), DRAP_BODY(0x70), DRAP_BODY(0x72),
+        DRAP_IN_REGISTER(0x73), {0x77, SP, 8, 0, 0});
+#undef DRAP_BODY
+#undef DRAP_IN_REGISTER
+}
+
 /* gcc 12 -O2 (a call with stack arguments, then a loop whose head is
  * entered only by a backward branch):
  *   void msg(const char *fmt, ...);
@@ -401,6 +452,7 @@ int knit_audit_vla(int);
 int knit_audit_aligned(int);
 int knit_audit_many_saves(int, int, int, int, int, int);
 int knit_audit_switch(int, int);
+int knit_audit_drap(int);
 
 static void test_audit_subjects_match_cfi(void **state) {
   (void)state;
@@ -412,14 +464,17 @@ static void test_audit_subjects_match_cfi(void **state) {
   if (!t)
     fail_msg("%s", err);
   const knit_func_table *funcs = knit_audit_target_functions(t);
-  const struct { const char *name; void *fn; } subjects[] = {
-    {"leaf", (void *)knit_audit_leaf},
-    {"multi_exit", (void *)knit_audit_multi_exit},
-    {"frame_pointer", (void *)knit_audit_frame_pointer},
-    {"vla", (void *)knit_audit_vla},
-    {"aligned", (void *)knit_audit_aligned},
-    {"many_saves", (void *)knit_audit_many_saves},
-    {"switch", (void *)knit_audit_switch},
+  /* flagged: instructions whose recipe may be a flagged guess (a DRAP
+   * realignment's, where the CFA is only in a register). */
+  const struct { const char *name; void *fn; size_t flagged; } subjects[] = {
+    {"leaf", (void *)knit_audit_leaf, 0},
+    {"multi_exit", (void *)knit_audit_multi_exit, 0},
+    {"frame_pointer", (void *)knit_audit_frame_pointer, 0},
+    {"vla", (void *)knit_audit_vla, 0},
+    {"aligned", (void *)knit_audit_aligned, 0},
+    {"many_saves", (void *)knit_audit_many_saves, 0},
+    {"switch", (void *)knit_audit_switch, 0},
+    {"drap", (void *)knit_audit_drap, 14},
   };
   const knit_audit_options verbose = {.verbose = true, .limit = 0};
   for (size_t i = 0; i < sizeof subjects / sizeof subjects[0]; i++) {
@@ -442,8 +497,11 @@ static void test_audit_subjects_match_cfi(void **state) {
                   subjects[i].name, c.instructions, c.agree, c.disagree,
                   c.category[KNIT_AUDIT_CAT_UNCERTAIN]);
     assert_true(c.instructions > 0);
-    assert_int_equal(c.disagree, 0);
-    assert_int_equal(c.category[KNIT_AUDIT_CAT_UNCERTAIN], 0);
+    size_t flagged = c.category[KNIT_AUDIT_CAT_UNCERTAIN];
+    assert_int_equal(c.disagree - flagged, 0);
+    assert_true(flagged <= subjects[i].flagged);
+    /* Most of the function is compared, not passed over. */
+    assert_true(c.agree >= c.instructions / 2);
     assert_int_equal(c.fp_disagree, 0);
   }
   knit_audit_close(t);
@@ -451,8 +509,10 @@ static void test_audit_subjects_match_cfi(void **state) {
 
 /* Every function of a module: the share of instructions where a certain
  * recipe (one the analyzer did not flag) disagrees with the CFI must stay
- * small. */
-static void audit_module(const char *want, double max_disagree) {
+ * small; and, when max_unexpressed is not negative, the share where the
+ * CFI's rule is one no recipe can say (a CFA in a register other than sp
+ * and fp, an expression that is not a load) too. */
+static void audit_module(const char *want, double max_disagree, double max_unexpressed) {
   module m;
   if (!find_loaded(&m, want))
     skip();
@@ -472,16 +532,36 @@ static void audit_module(const char *want, double max_disagree) {
                 c.skipped[KNIT_AUDIT_SKIP_JUMP_ENTERED]);
   assert_true(c.instructions > 1000);
   assert_true((double)certain <= max_disagree * (double)c.instructions);
+  if (max_unexpressed >= 0) {
+    print_message("%zu insns whose CFI rule no recipe can say\n",
+                  c.skipped[KNIT_AUDIT_SKIP_CFI_FORM]);
+    assert_true((double)c.skipped[KNIT_AUDIT_SKIP_CFI_FORM] <=
+                max_unexpressed * (double)c.instructions);
+  }
 }
 
 static void test_audit_executable(void **state) {
   (void)state;
-  audit_module("", 0.01);
+  audit_module("", 0.01, -1);
 }
 
 static void test_audit_libc(void **state) {
   (void)state;
-  audit_module("libc.so.6", 0.01);
+  audit_module("libc.so.6", 0.01, -1);
+}
+
+/* gfortran's runtime realigns many of its array routines through a DRAP
+ * register: their CFI loads the CFA from the frame, which recipes say too
+ * (KNIT_CFA_FP_DEREF). Before they could, a sixth of its instructions had
+ * a rule no recipe could say (93,000 of 455,000); 1.2% do now, the
+ * instructions where the CFA is only in the DRAP register. */
+static void test_audit_libgfortran(void **state) {
+  (void)state;
+  void *lib = dlopen("libgfortran.so.5", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    skip(); /* gfortran's runtime is not installed */
+  audit_module("libgfortran.so", 0.01, 0.03);
+  dlclose(lib);
 }
 
 int main(void) {
@@ -494,12 +574,14 @@ int main(void) {
     cmocka_unit_test(test_plt),
     cmocka_unit_test(test_enter_pushf_tail_call),
     cmocka_unit_test(test_unmodeled_rsp_is_uncertain),
+    cmocka_unit_test(test_drap_realignment),
     cmocka_unit_test(test_block_entered_by_backward_branch),
     cmocka_unit_test(test_noreturn_call_before_branch_target),
     cmocka_unit_test(test_undecodable_and_full_output),
     cmocka_unit_test(test_audit_subjects_match_cfi),
     cmocka_unit_test(test_audit_executable),
     cmocka_unit_test(test_audit_libc),
+    cmocka_unit_test(test_audit_libgfortran),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -50,6 +50,18 @@ __attribute__((noinline)) int knit_audit_aligned(int n) {
   return buf[3];
 }
 
+/* Both: a VLA and an over-aligned local. gcc realigns through a DRAP
+ * register (lea r10,[rsp+8]; and rsp,-32; push [r10-8]; push rbp;
+ * mov rbp,rsp; ... push r10): the CFA is saved in the frame, and the
+ * caller's rbp is at rbp+0, no fixed distance from the CFA. */
+__attribute__((noinline)) int knit_audit_drap(int n) {
+  _Alignas(32) int buf[8];
+  int vla[n + 8];
+  knit_audit_fill(vla, n);
+  knit_audit_fill(buf, vla[1]);
+  return vla[n & 7] + buf[3];
+}
+
 /* Many live values across calls: pushes of most callee-saved registers,
  * rbp among them as a general register. */
 __attribute__((noinline)) int knit_audit_many_saves(int a, int b, int c, int d,

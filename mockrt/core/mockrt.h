@@ -154,6 +154,10 @@ typedef struct mockrt_team {
   int level;                      /* enclosing parallel regions, this included */
   int active_level;               /* the same, counting only teams of > 1 */
   mockrt_task_t *encountering;
+  /* nthreads-var of the team's implicit tasks, set at the fork: a worker
+   * that read it from the encountering task would share that task's cache
+   * line with the frame record its thread writes meanwhile (with a tool). */
+  int tasks_nthreads_var;
   const void *codeptr;
   mockrt_barrier_t barrier;
   atomic_uint left;               /* workers that have finished with the team */

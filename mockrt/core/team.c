@@ -25,6 +25,10 @@ mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), v
   team->level = outer->level + 1;
   team->active_level = outer->active_level + (nthreads > 1);
   team->encountering = enc;
+  /* OMP_NUM_THREADS=4,2: the implicit tasks of level 1 ask for 2 threads. */
+  team->tasks_nthreads_var = team->level < mockrt_icv.nthreads_levels
+                                 ? mockrt_icv.nthreads_list[team->level]
+                                 : enc->nthreads_var;
   team->codeptr = codeptr;
   mockrt_barrier_init(&team->barrier, nthreads);
   mockrt_barrier_init(&team->cancel_barrier, nthreads);
@@ -110,10 +114,7 @@ mockrt_implicit_begin_body(mockrt_team_t *team, mockrt_task_t *task, int thread_
   task->team = team;
   task->thread_num = thread_num;
   task->flags = ompt_task_implicit;
-  /* OMP_NUM_THREADS=4,2: the implicit tasks of level 1 ask for 2 threads. */
-  task->nthreads_var = team->level < mockrt_icv.nthreads_levels
-                           ? mockrt_icv.nthreads_list[team->level]
-                           : enc->nthreads_var;
+  task->nthreads_var = team->tasks_nthreads_var;
   /* A team that starts inside a loop (combined parallel loop) is in slot 0. */
   if (team->preset_ws) {
     task->ws = &team->ws[0];

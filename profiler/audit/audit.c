@@ -290,14 +290,16 @@ static knit_audit_category classify(const knit_recipe *r,
     return KNIT_AUDIT_CAT_AFTER_PATH_END;
   if (recipe->cfa_reg != cfi->cfa_reg)
     return KNIT_AUDIT_CAT_CFA_REGISTER;
-  if (recipe->cfa_offset != cfi->cfa_offset)
+  if (recipe->cfa_offset != cfi->cfa_offset ||
+      recipe->cfa_deref_offset != cfi->cfa_deref_offset)
     return KNIT_AUDIT_CAT_CFA_OFFSET;
   return KNIT_AUDIT_CAT_RETURN_ADDRESS;
 }
 
 static bool same_rule(const knit_frame_rule *a, const knit_frame_rule *b) {
   return a->cfa_kind == b->cfa_kind && a->cfa_reg == b->cfa_reg &&
-         a->cfa_offset == b->cfa_offset && a->ra_kind == b->ra_kind &&
+         a->cfa_offset == b->cfa_offset && a->cfa_deref_offset == b->cfa_deref_offset &&
+         a->ra_kind == b->ra_kind &&
          a->ra_offset == b->ra_offset && a->ra_reg == b->ra_reg;
 }
 

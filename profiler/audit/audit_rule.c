@@ -66,8 +66,9 @@ static bool breg(const Dwarf_Op *op, int *reg, int64_t *offset) {
   return false;
 }
 
-/* Reads the CFA rule: register + offset (def_cfa), or the one expression
- * recipes can say, a back chain: *(reg + 0) + offset. */
+/* Reads the CFA rule: register + offset (def_cfa), or the expressions
+ * recipes can say: a load, *(reg + k) + offset (a back chain, a saved DRAP
+ * register). */
 static void read_cfa(Dwarf_Frame *frame, knit_frame_rule *out) {
   Dwarf_Op *ops;
   size_t n;
@@ -84,7 +85,7 @@ static void read_cfa(Dwarf_Frame *frame, knit_frame_rule *out) {
     out->cfa_offset = off;
     return;
   }
-  if (off != 0 || ops[1].atom != DW_OP_deref)
+  if (ops[1].atom != DW_OP_deref)
     return;
   int64_t add = 0;
   if (n == 3 && ops[2].atom == DW_OP_plus_uconst)
@@ -93,6 +94,7 @@ static void read_cfa(Dwarf_Frame *frame, knit_frame_rule *out) {
     return;
   out->cfa_kind = KNIT_AUDIT_CFA_DEREF;
   out->cfa_reg = reg;
+  out->cfa_deref_offset = off;
   out->cfa_offset = add;
 }
 
@@ -121,6 +123,7 @@ static void read_ra(Dwarf_Frame *frame, int column, knit_frame_rule *out) {
 static void read_fp(Dwarf_Frame *frame, int column, knit_frame_rule *out) {
   Dwarf_Op mem[3], *ops;
   size_t n;
+  int reg;
   out->fp_kind = KNIT_AUDIT_FP_OTHER;
   if (dwarf_frame_register(frame, column, mem, &ops, &n) != 0)
     return;
@@ -128,6 +131,12 @@ static void read_fp(Dwarf_Frame *frame, int column, knit_frame_rule *out) {
     out->fp_kind = KNIT_AUDIT_FP_SAME;
   else if (cfa_slot(ops, n, &out->fp_offset))
     out->fp_kind = KNIT_AUDIT_FP_AT_CFA;
+  else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+           breg(&ops[1], &reg, &out->fp_offset) && reg == column)
+    /* expression(breg fp k): saved at fp + k (libdw puts the CFA first, on
+     * the stack the expression starts with, where the expression leaves
+     * it unused). */
+    out->fp_kind = KNIT_AUDIT_FP_AT_FP;
 }
 
 static bool rule_from(Dwarf_CFI *cfi, const knit_isa_ops *isa, uint64_t pc,
@@ -170,11 +179,18 @@ void knit_audit_rule_from_recipe(const knit_recipe *r, const knit_isa_ops *isa,
     out->cfa_kind = KNIT_AUDIT_CFA_DEREF;
     out->cfa_reg = isa->dwarf_sp;
     break;
+  case KNIT_CFA_FP_DEREF:
+    out->cfa_kind = KNIT_AUDIT_CFA_DEREF;
+    out->cfa_reg = isa->dwarf_fp;
+    break;
   default:
     out->cfa_kind = KNIT_AUDIT_CFA_OTHER;
     break;
   }
-  out->cfa_offset = r->cfa_offset;
+  if (r->cfa_base == KNIT_CFA_FP_DEREF)
+    out->cfa_deref_offset = r->cfa_offset; /* the load's, nothing added after */
+  else
+    out->cfa_offset = r->cfa_offset;
   if (r->ra_rule == KNIT_RA_IN_LR) {
     out->ra_kind = KNIT_AUDIT_RA_IN_REG;
     out->ra_reg = isa->dwarf_lr;
@@ -182,8 +198,9 @@ void knit_audit_rule_from_recipe(const knit_recipe *r, const knit_isa_ops *isa,
     out->ra_kind = KNIT_AUDIT_RA_AT_CFA;
     out->ra_offset = r->ra_offset;
   }
-  out->fp_kind = r->fp_rule == KNIT_FP_AT_CFA ? KNIT_AUDIT_FP_AT_CFA
-                                              : KNIT_AUDIT_FP_SAME;
+  out->fp_kind = r->fp_rule == KNIT_FP_AT_CFA  ? KNIT_AUDIT_FP_AT_CFA
+                 : r->fp_rule == KNIT_FP_AT_FP ? KNIT_AUDIT_FP_AT_FP
+                                               : KNIT_AUDIT_FP_SAME;
   out->fp_offset = r->fp_offset;
   out->fp_known = (r->flags & KNIT_RECIPE_FP_KNOWN) != 0;
   out->fp_sp_delta = r->fp_sp_delta;
@@ -215,7 +232,10 @@ static int compare_cfa(const knit_frame_rule *a, const knit_frame_rule *b) {
    * says the other is wrong. */
   if (a->cfa_kind != b->cfa_kind)
     return 2;
-  return a->cfa_reg == b->cfa_reg && a->cfa_offset == b->cfa_offset ? 0 : 1;
+  return a->cfa_reg == b->cfa_reg && a->cfa_offset == b->cfa_offset &&
+                 a->cfa_deref_offset == b->cfa_deref_offset
+             ? 0
+             : 1;
 }
 
 static int compare_ra(const knit_frame_rule *a, const knit_frame_rule *b) {
@@ -256,12 +276,12 @@ knit_rule_verdict knit_audit_compare(const knit_frame_rule *recipe,
 bool knit_audit_fp_agrees(const knit_frame_rule *recipe,
                           const knit_frame_rule *cfi, bool *stale) {
   *stale = false;
-  if (recipe->fp_kind == KNIT_AUDIT_FP_AT_CFA)
-    return cfi->fp_kind == KNIT_AUDIT_FP_AT_CFA &&
-           cfi->fp_offset == recipe->fp_offset;
-  if (cfi->fp_kind == KNIT_AUDIT_FP_AT_CFA) {
-    /* gcc often leaves the save-slot rule in place after pop rbp or leave:
-     * the slot still holds the caller's value, so both are right. */
+  if (recipe->fp_kind == KNIT_AUDIT_FP_AT_CFA || recipe->fp_kind == KNIT_AUDIT_FP_AT_FP)
+    return cfi->fp_kind == recipe->fp_kind && cfi->fp_offset == recipe->fp_offset;
+  if (cfi->fp_kind == KNIT_AUDIT_FP_AT_CFA || cfi->fp_kind == KNIT_AUDIT_FP_AT_FP) {
+    /* gcc often leaves the save-slot rule in place after pop rbp or leave
+     * (a realigned frame's rule too, until its last instruction): rbp
+     * holds the caller's value again, which the recipe says. */
     *stale = true;
     return true;
   }
@@ -289,8 +309,8 @@ void knit_audit_rule_format(const knit_frame_rule *r, const knit_isa_ops *isa,
              reg_name(r->cfa_reg, isa, rn, sizeof rn), r->cfa_offset);
     break;
   case KNIT_AUDIT_CFA_DEREF:
-    snprintf(cfa, sizeof cfa, "[%s]%+" PRId64,
-             reg_name(r->cfa_reg, isa, rn, sizeof rn), r->cfa_offset);
+    snprintf(cfa, sizeof cfa, "[%s%+" PRId64 "]%+" PRId64,
+             reg_name(r->cfa_reg, isa, rn, sizeof rn), r->cfa_deref_offset, r->cfa_offset);
     break;
   default:
     snprintf(cfa, sizeof cfa, "expression");
@@ -312,6 +332,8 @@ void knit_audit_rule_format(const knit_frame_rule *r, const knit_isa_ops *isa,
   }
   if (r->fp_kind == KNIT_AUDIT_FP_AT_CFA)
     snprintf(fp, sizeof fp, "[cfa%+" PRId64 "]", r->fp_offset);
+  else if (r->fp_kind == KNIT_AUDIT_FP_AT_FP)
+    snprintf(fp, sizeof fp, "[fp%+" PRId64 "]", r->fp_offset);
   else
     snprintf(fp, sizeof fp, "%s", r->fp_kind == KNIT_AUDIT_FP_SAME ? "same" : "other");
   snprintf(buf, len, "cfa=%s ra=%s fp=%s", cfa, ra, fp);

@@ -17,7 +17,8 @@
 /* How the CFA is computed. */
 typedef enum knit_cfa_kind {
   KNIT_AUDIT_CFA_REG = 0,   /* register + offset */
-  KNIT_AUDIT_CFA_DEREF = 1, /* *(register) + offset (a back chain) */
+  KNIT_AUDIT_CFA_DEREF = 1, /* *(register + deref offset) + offset (a back
+                               chain; a saved DRAP register) */
   KNIT_AUDIT_CFA_OTHER = 2, /* an expression recipes cannot express */
 } knit_cfa_kind;
 
@@ -34,6 +35,7 @@ typedef enum knit_fp_kind {
   KNIT_AUDIT_FP_SAME = 0,
   KNIT_AUDIT_FP_AT_CFA = 1,
   KNIT_AUDIT_FP_OTHER = 2,
+  KNIT_AUDIT_FP_AT_FP = 3, /* in memory at the frame's own fp + offset */
 } knit_fp_kind;
 
 typedef struct knit_frame_rule {
@@ -43,8 +45,9 @@ typedef struct knit_frame_rule {
   int cfa_reg;       /* DWARF register number */
   int ra_reg;        /* for RA_IN_REG */
   int64_t cfa_offset;
+  int64_t cfa_deref_offset; /* for CFA_DEREF: added before the load */
   int64_t ra_offset; /* for RA_AT_CFA */
-  int64_t fp_offset; /* for FP_AT_CFA */
+  int64_t fp_offset; /* for FP_AT_CFA, FP_AT_FP */
   /* A recipe's knowledge that fp == sp + fp_sp_delta (never set for CFI,
    * which does not say): makes a CFA from either register comparable. */
   bool fp_known;

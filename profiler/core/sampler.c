@@ -12,6 +12,7 @@
 #include "core/session.h"
 #include "ompt/attribution.h"
 #include "ompt/blame.h"
+#include "ompt/region_paths.h"
 #include "unwind/loadmap.h"
 
 #define MAX_FRAMES 256
@@ -141,6 +142,19 @@ static void count_steps(knit_thread *t, const knit_frame *frames, int n)
   }
 }
 
+/* path[0..len) put under a <partial> placeholder; the innermost frame goes
+ * when there is no room. */
+static int prepend_partial(knit_path_frame *path, int len, int max)
+{
+  if (len >= max)
+    len = max - 1;
+  memmove(path + 1, path, (size_t)len * sizeof *path);
+  path[0].module = KNIT_MODULE_PLACEHOLDER;
+  path[0].offset = KNIT_PH_PARTIAL;
+  path[0].kind = KNIT_NODE_PLACEHOLDER;
+  return len + 1;
+}
+
 KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
   (void)sig;
@@ -197,9 +211,25 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   int len =
       knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial, &state);
   uint64_t periods = periods_of(t, info, now_ns);
-  knit_cct_node *node = knit_thread_path_node(t, path, len);
-  node->metrics[KNIT_METRIC_SAMPLES] += periods;
-  knit_blame_sample(t, node, periods, &state);
+  /* Samples kept while their regions' paths were being captured go in
+   * first, those whose paths are known now (ompt/region_paths.h). */
+  knit_deferred_flush(t, false, false);
+  /* The sample's metrics and blame, taken now (blame counts idle threads
+   * at this moment). */
+  knit_cct_node counted = {0};
+  counted.metrics[KNIT_METRIC_SAMPLES] = periods;
+  knit_blame_sample(t, &counted, periods, &state);
+  /* A sample without its region's prefix is kept until the path is known;
+   * one that cannot be goes under <partial>, as a walk that stopped early. */
+  if (!state.pending_slot || !knit_deferred_keep(t, &state, path, len, counted.metrics)) {
+    if (state.pending_slot) {
+      len = prepend_partial(path, len, MAX_FRAMES + 8);
+      partial = true;
+    }
+    knit_cct_node *node = knit_thread_path_node(t, path, len);
+    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+      node->metrics[m] += counted.metrics[m];
+  }
 
   t->stats[KNIT_STAT_SAMPLES]++;
   t->stats[KNIT_STAT_FRAMES] += (uint64_t)n;
@@ -221,6 +251,7 @@ __attribute__((visibility("default"), noinline)) KNIT_ALIGNED_ENTRY void knit_pr
    * last look (dlopen is not wrapped, so that it keeps its caller's search
    * path). Cheap when nothing changed. */
   knit_loadmap_refresh(knit_self_address());
+  knit_region_settle();
   syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), KNIT_SAMPLE_SIGNAL);
   /* Keeps the system call out of tail position, so this function's frame is
    * on the stack when the signal arrives and marks where knit's frames end. */

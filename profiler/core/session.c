@@ -16,6 +16,7 @@
 #include "core/thread.h"
 #include "core/writer.h"
 #include "ompt/ompt_state.h"
+#include "ompt/region_paths.h"
 #include "unwind/decoder.h"
 #include "unwind/loadmap.h"
 
@@ -114,6 +115,10 @@ __attribute__((constructor)) static void knit_session_start(void)
   s->remember_captures = !(cache && strcmp(cache, "0") == 0);
   if (!s->remember_captures)
     knit_log_line("captures: none remembered (KNIT_CAPTURE_CACHE=0): every capture walks");
+  const char *defer = getenv("KNIT_DEFER_CAPTURES");
+  s->defer_captures = !(defer && strcmp(defer, "0") == 0);
+  if (!s->defer_captures)
+    knit_log_line("captures: at parallel_begin (KNIT_DEFER_CAPTURES=0), before the team starts");
 
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())
@@ -148,6 +153,7 @@ void knit_session_finish(const char *why)
       wrong += t->steps[m][2];
   }
   knit_capture_log();
+  knit_region_log();
   char line[4600];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);

@@ -25,6 +25,10 @@ typedef struct knit_session {
    * KNIT_CAPTURE_CACHE=0: then every capture walks, as a baseline for
    * bench_region_overhead and a way to rule the cache out. */
   bool remember_captures;
+  /* A region's path is captured after its team is released (ompt/
+   * region_paths.h) unless KNIT_DEFER_CAPTURES=0: then at parallel_begin,
+   * before the release, as a baseline for bench_region_overhead. */
+  bool defer_captures;
 } knit_session;
 
 extern knit_session knit_the_session;

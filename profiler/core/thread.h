@@ -92,6 +92,9 @@ typedef struct knit_thread {
   /* The captures' cache (ompt/call_paths.c), from the arena at the first
    * capture: most threads never open a region. */
   struct knit_capture_state *capture;
+  /* Its parallel regions' tickets and its deferred samples
+   * (ompt/region_paths.h), made at its first OpenMP callback. */
+  struct knit_region_state *regions;
   struct knit_thread *next; /* registry link */
 } knit_thread;
 
@@ -110,6 +113,29 @@ void knit_thread_detach(void);
  * needed; the root for an empty path. For the thread itself, in its handler
  * or with the handler held off (in_handler claimed). */
 knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path, int n);
+
+/* The thread's unwinder, fault guard and tree, claimed from its own sample
+ * handler (a sample that arrives meanwhile is dropped and counted) by the
+ * thread itself, outside the handler, and given back. Only the thread and
+ * that handler write in_handler, and a handler that runs between the load
+ * and the store has given it back before the store: no locked instruction
+ * is needed (a compare-and-swap and a sequentially consistent store cost
+ * about 15 ns a region). The fences keep the compiler from moving the work
+ * across the claim; other threads only wait for it to clear. */
+static inline bool knit_thread_claim(knit_thread *t)
+{
+  if (atomic_load_explicit(&t->in_handler, memory_order_relaxed) != 0)
+    return false;
+  atomic_store_explicit(&t->in_handler, 1, memory_order_relaxed);
+  atomic_signal_fence(memory_order_seq_cst);
+  return true;
+}
+
+static inline void knit_thread_give_back(knit_thread *t)
+{
+  atomic_signal_fence(memory_order_seq_cst);
+  atomic_store_explicit(&t->in_handler, 0, memory_order_release);
+}
 
 /* The first thread of the registry (newest first); walk with ->next. */
 knit_thread *knit_thread_list(void);

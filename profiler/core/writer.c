@@ -8,6 +8,7 @@
 #include "core/session.h"
 #include "measure/write_file.h"
 #include "ompt/blame.h"
+#include "ompt/region_paths.h"
 #include "unwind/loadmap.h"
 
 static void put_modules(knit_writer *w)
@@ -116,6 +117,14 @@ static int write_thread_file(knit_thread *t)
 {
   if (!t->cct_ready)
     return -1;
+  /* Samples still kept for a region's path: resolved, or under <partial>
+   * (ompt/region_paths.h). written is set, so the thread's handler takes
+   * no more samples once this holds it off. */
+  int idle = 0;
+  if (atomic_compare_exchange_strong(&t->in_handler, &idle, 1)) {
+    knit_deferred_flush(t, false, true);
+    atomic_store(&t->in_handler, 0);
+  }
   knit_file_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, KNIT_FILE_MAGIC, sizeof h.magic);

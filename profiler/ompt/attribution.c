@@ -8,10 +8,10 @@
 #include "measure/format.h"
 #include "ompt/gomp_interpose.h"
 #include "ompt/ompt_state.h"
+#include "ompt/region_paths.h"
 #include "unwind/loadmap.h"
 
-const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
-                                       ompt_data_t *parallel_data)
+const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data)
 {
   if ((flags & ompt_task_implicit) && parallel_data)
     return parallel_data->ptr;
@@ -20,6 +20,12 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
   if ((flags & ompt_task_explicit) && task_data)
     return task_data->ptr;
   return NULL;
+}
+
+const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
+                                       ompt_data_t *parallel_data)
+{
+  return knit_region_path_wait(knit_task_prefix_word(flags, task_data, parallel_data));
 }
 
 static uint32_t module_of(const void *addr);
@@ -308,15 +314,31 @@ static bool in_gomp_wait(const knit_frame *frames, int n, const knit_gomp_view *
   return true;
 }
 
+/* The path a prefix word stands for. A region whose path is still being
+ * captured: a call waits for it; a sample cannot, and goes without it, its
+ * caller told (st->pending_slot) to keep it until the path is known
+ * (ompt/region_paths.h). */
+static const knit_call_path *prefix_of(const void *word, bool may_wait, knit_sample_state *st)
+{
+  if (may_wait)
+    return knit_region_path_wait(word);
+  const knit_call_path *prefix = NULL;
+  if (!knit_region_path_peek(word, &prefix, &st->pending_slot, &st->pending_number))
+    return NULL;
+  return prefix;
+}
+
 /* The path of frames[top..n): the first is the innermost frame kept, an
  * exact pc when top is 0 (a sample), else a return address. runtime_leaf:
  * a sample inside the runtime ends in a placeholder that says what the
  * thread does there. */
 static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, int top,
-                          bool runtime_leaf, knit_path_frame *out, int max, bool *partial,
-                          knit_sample_state *st)
+                          bool runtime_leaf, bool may_wait, knit_path_frame *out, int max,
+                          bool *partial, knit_sample_state *st)
 {
   *partial = false;
+  st->pending_slot = NULL;
+  st->pending_number = 0;
   st->openmp = false;
   st->state = ompt_state_undefined;
   st->wait_id = 0;
@@ -352,11 +374,15 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     }
     if (!v.task_flags && !tf.enter_frame.ptr)
       return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
-    return place_task(frames, n, end, &tf, v.task_flags ? v.task_flags : ompt_task_initial,
-                      v.prefix, st->state, sample_index, runtime_leaf, false,
-                      v.runtime_module != KNIT_MODULE_UNKNOWN ? v.runtime_module
-                                                              : runtime_module_id(),
-                      out, max, partial);
+    len = place_task(frames, n, end, &tf, v.task_flags ? v.task_flags : ompt_task_initial,
+                     prefix_of(v.prefix, may_wait, st), st->state, sample_index, runtime_leaf,
+                     false,
+                     v.runtime_module != KNIT_MODULE_UNKNOWN ? v.runtime_module
+                                                             : runtime_module_id(),
+                     out, max, partial);
+    if (*partial)
+      st->pending_slot = NULL;
+    return len;
   }
 
   ompt_wait_id_t wait_id = 0;
@@ -373,9 +399,14 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     return append_placeholder(out, len, max, placeholder_for_state(state));
   }
 
-  const knit_call_path *prefix = knit_task_prefix(flags, task_data, parallel_data);
-  return place_task(frames, n, end, tf, flags, prefix, state, sample_index, runtime_leaf,
-                    through_creator, runtime_module_id(), out, max, partial);
+  len = place_task(frames, n, end, tf, flags,
+                   prefix_of(knit_task_prefix_word(flags, task_data, parallel_data), may_wait, st),
+                   state, sample_index, runtime_leaf, through_creator, runtime_module_id(), out,
+                   max, partial);
+  /* A partial path has no prefix to wait for. */
+  if (*partial)
+    st->pending_slot = NULL;
+  return len;
 }
 
 /* The innermost frame of knit's own after which the program's begin. */
@@ -400,8 +431,8 @@ static int first_after_knit(const knit_frame *frames, int n, bool probe)
 int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
                           knit_path_frame *out, int max, bool *partial, knit_sample_state *st)
 {
-  return attribute_from(frames, n, end, first_after_knit(frames, n, probe), true, out, max,
-                        partial, st);
+  return attribute_from(frames, n, end, first_after_knit(frames, n, probe), true, false, out,
+                        max, partial, st);
 }
 
 int knit_attribute_call(const knit_frame *frames, int n, knit_unwind_end end, uint64_t call_ra,
@@ -425,7 +456,7 @@ int knit_attribute_call(const knit_frame *frames, int n, knit_unwind_end end, ui
       top++;
   }
   /* The call's own path: no placeholder for the runtime it is in. */
-  return attribute_from(frames, n, end, top, false, out, max, partial, st);
+  return attribute_from(frames, n, end, top, false, true, out, max, partial, st);
 }
 
 /* The load map id of the module holding code at addr, or
@@ -445,7 +476,7 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
   uint32_t thread_flags = t ? atomic_load(&t->flags) : 0;
   const ompt_frame_t *tf = NULL;
   ompt_frame_t synth;
-  const knit_call_path *prefix;
+  const void *prefix;
   if ((thread_flags & KNIT_THREAD_OPENMP) && knit_ompt_runtime.active) {
     int flags = 0;
     ompt_data_t *task_data = NULL, *parallel_data = NULL;

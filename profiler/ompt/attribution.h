@@ -35,7 +35,9 @@ typedef struct knit_call_path {
  * the unwinder's output; probe says the sample came from knit_probe(), whose
  * own frames are cut. Returns the path's length; *partial says whether the
  * application-level path is incomplete (the unwind stopped inside the
- * program's own frames); *st, what the runtime says the thread is doing.
+ * program's own frames); *st, what the runtime says the thread is doing,
+ * and whether the path lacks its region's prefix, still being captured
+ * (st->pending_slot: the caller keeps the sample, ompt/region_paths.h).
  * Async-signal-safe. */
 int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
                           knit_path_frame *out, int max, bool *partial, knit_sample_state *st);
@@ -43,7 +45,8 @@ int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, 
 /* knit_attribute_sample for a walk taken inside an OMPT callback: the path
  * of the program's call into the runtime, the frame that returns to call_ra
  * (a callback's codeptr_ra); without one, the frames of knit and of the
- * runtime (runtime_module) at the top are cut. */
+ * runtime (runtime_module) at the top are cut. Waits for a region path
+ * still being captured: not for signal handlers. */
 int knit_attribute_call(const knit_frame *frames, int n, knit_unwind_end end, uint64_t call_ra,
                         uint32_t runtime_module, knit_path_frame *out, int max, bool *partial,
                         knit_sample_state *st);

@@ -24,13 +24,16 @@
  * board's size share two counters, as before. */
 #define IDLE_BOARD_LINES 1024
 
+/* Two cache lines a thread: cores fetch lines in aligned pairs (the
+ * adjacent-line prefetcher), so a neighbour's writes to a line of the same
+ * pair would still take it away. */
 typedef struct idle_line {
   _Atomic uint8_t counted; /* a thread holds the line */
   _Atomic uint8_t idle;    /* and it is idle */
-  char pad[62];
+  char pad[126];
 } idle_line;
 
-static idle_line idle_board[IDLE_BOARD_LINES] __attribute__((aligned(64)));
+static idle_line idle_board[IDLE_BOARD_LINES] __attribute__((aligned(128)));
 static _Atomic uint32_t idle_board_top; /* lines ever taken: 0 .. top-1 */
 static _Atomic int64_t overflow_threads;
 static _Atomic int64_t overflow_idle;

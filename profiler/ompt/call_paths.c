@@ -211,36 +211,14 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   return result;
 }
 
-/* The thread's unwinder and fault guard, claimed from its own sample
- * handler and given back. Only the thread and that handler write
- * in_handler, and a handler that runs between the load and the store below
- * has given it back before the store: no locked instruction is needed (a
- * compare-and-swap and a sequentially consistent store cost about 15 ns a
- * region). The fences keep the compiler from moving the capture's work
- * across the claim; other threads only wait for it to clear. */
-static bool claim(knit_thread *t)
-{
-  if (atomic_load_explicit(&t->in_handler, memory_order_relaxed) != 0)
-    return false;
-  atomic_store_explicit(&t->in_handler, 1, memory_order_relaxed);
-  atomic_signal_fence(memory_order_seq_cst);
-  return true;
-}
-
-static void give_back(knit_thread *t)
-{
-  atomic_signal_fence(memory_order_seq_cst);
-  atomic_store_explicit(&t->in_handler, 0, memory_order_release);
-}
-
 /* Before a walk: the load map brought up to date (a library loaded since
  * the last look may hold the code that opens the region), outside the
  * claim, since it takes locks and may allocate. The key follows the map. */
 static bool refresh(knit_thread *t, knit_capture_state *st, knit_capture_key *key)
 {
-  give_back(t);
+  knit_thread_give_back(t);
   knit_loadmap_refresh(knit_self_address());
-  if (!claim(t))
+  if (!knit_thread_claim(t))
     return false;
   key->map = knit_loadmap_current();
   if (st) {
@@ -265,7 +243,7 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
   /* The sample handler shares this thread's unwinder and fault guard:
    * claim them, so a sample that arrives meanwhile is dropped (and
    * counted) instead of interleaved. */
-  if (!claim(t))
+  if (!knit_thread_claim(t))
     return NULL;
 
   const ompt_frame_t none = {{0}, {0}, 0, 0};
@@ -315,7 +293,7 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
       }
     }
   }
-  give_back(t);
+  knit_thread_give_back(t);
   return result;
 }
 

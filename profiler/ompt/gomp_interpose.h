@@ -29,8 +29,9 @@
 
 /* Whether the calling thread is running a region body under interposition;
  * if so, *frame gets the synthesized frame record of its implicit task and
- * *prefix the region's call path. Async-signal-safe. */
-bool knit_gomp_current_task(ompt_frame_t *frame, const knit_call_path **prefix);
+ * *prefix the region's call path (captured before the fork: never a
+ * ticket, ompt/region_paths.h). Async-signal-safe. */
+bool knit_gomp_current_task(ompt_frame_t *frame, const void **prefix);
 
 struct knit_thread;
 
@@ -50,7 +51,7 @@ typedef struct knit_gomp_view {
    * 0 for a team's worker between bodies, idle in the runtime. */
   int task_flags;
   ompt_frame_t frame;           /* the body's exit frame (run_body) */
-  const knit_call_path *prefix; /* the region's path, in a body */
+  const void *prefix;           /* the region's path, in a body */
   knit_gomp_wait wait;          /* the wrapped wait under way */
   /* Load map ids of the runtime and of the C library, which libgomp calls
    * to wait (futex, sched_yield): the only code inward of a wrapper while

@@ -43,11 +43,13 @@
  */
 #define _GNU_SOURCE
 #include <omp-tools.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arena.h"
 #include "ompt/gomp_wrap.h"
 
 /* The words of a block libgomp itself reads or writes (see above). */
@@ -114,6 +116,28 @@ static void copy_task(void *dst, void *src)
   s->cpyfn((char *)dst + s->head.offset, s->data);
 }
 
+/* A block for task arguments too large for the stack, kept from one such
+ * task to the next: a mapping of its own per task would cost two system
+ * calls a task (core/arena.h says why not malloc). One for the process,
+ * taken and given back by atomic exchange; a thread that finds none, or
+ * one too small, maps its own. */
+static _Atomic(void *) spare_block;
+
+static void *take_block(size_t need)
+{
+  void *p = atomic_exchange(&spare_block, NULL);
+  if (p && knit_pages_capacity(p) >= need)
+    return p;
+  knit_pages_free(p);
+  return knit_pages_alloc(need);
+}
+
+static void give_block(void *p)
+{
+  if (p)
+    knit_pages_free(atomic_exchange(&spare_block, p));
+}
+
 /* knit's block for one task construct, described in the wrapper's frame:
  * what is handed to libgomp in place of the program's fn, data, cpyfn,
  * arg_size and arg_align. */
@@ -123,7 +147,7 @@ typedef struct task_block {
   void (*cpyfn)(void *, void *);
   long size, align;
   task_source source; /* data, when the program has a copy function */
-  void *heap;         /* a block too large for the stack, to free */
+  void *heap;         /* a block too large for the stack, to give back */
 } task_block;
 
 /* Builds knit's block for a task created at path (the program's fn, data,
@@ -166,7 +190,7 @@ static bool build(task_block *b, char *stack, const knit_call_path *path, void (
   char *mem = stack;
   size_t need = (size_t)b->size + (size_t)align - 1;
   if (need > STACK_BLOCK) {
-    mem = b->heap = malloc(need);
+    mem = b->heap = take_block(need);
     if (!mem)
       return false;
   }
@@ -197,7 +221,7 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
   if (build(&b, stack, knit_gomp_path_here(cfa), fn, data, cpyfn, arg_size, arg_align,
             (flags & GOMP_TASK_FLAG_DETACH) ? TASK_EVENT : 0)) {
     real(b.fn, b.data, b.cpyfn, b.size, b.align, if_clause, flags, depend, priority, detach);
-    free(b.heap);
+    give_block(b.heap);
   } else {
     real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
   }
@@ -228,7 +252,7 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
               TASK_BOUNDS)) {                                                          \
       real(b.fn, b.data, b.cpyfn, b.size, b.align, flags, num_tasks, priority, start, end, \
            step);                                                                      \
-      free(b.heap);                                                                    \
+      give_block(b.heap);                                                              \
     } else {                                                                           \
       real(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step); \
     }                                                                                  \

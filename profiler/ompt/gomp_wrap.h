@@ -10,6 +10,7 @@
 #include "core/thread.h"
 #include "ompt/attribution.h"
 #include "ompt/gomp_interpose.h"
+#include "ompt/ompt_state.h"
 
 /* A wrapper's own definition: exported, and kept out of line so that its
  * frame, named by its CFA, is a frame of its own. */
@@ -33,8 +34,16 @@
  * straight through, as a tail call where the ISA allows one. */
 #define KNIT_GOMP_PASS(ret, name, params, args)                                \
   static void *slot;                                                           \
-  KNIT_GOMP_RESULT_##ret(*real) params =                                       \
-      (KNIT_GOMP_RESULT_##ret(*) params)knit_gomp_real(&slot, #name);          \
+  void *found_ = __atomic_load_n(&slot, __ATOMIC_RELAXED);                     \
+  if (__builtin_expect(!found_, 0))                                            \
+    found_ = knit_gomp_real(&slot, #name);                                     \
+  KNIT_GOMP_RESULT_##ret(*real) params = (KNIT_GOMP_RESULT_##ret(*) params)found_; \
+  /* A runtime with OMPT reports to knit's tool itself: one load and the      \
+   * call, in every region of such a runtime. */                              \
+  if (__atomic_load_n(&knit_ompt_runtime.active, __ATOMIC_RELAXED)) {          \
+    KNIT_GOMP_KEEP_##ret real args;                                            \
+    KNIT_GOMP_GIVE_##ret;                                                      \
+  }                                                                            \
   knit_thread *t = knit_gomp_self();                                           \
   if (!t) {                                                                    \
     KNIT_GOMP_KEEP_##ret real args;                                            \
@@ -71,10 +80,14 @@ void knit_gomp_wait_end(knit_thread *t, knit_gomp_wait outer, bool acquired);
  * cannot be had. */
 const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa);
 
+/* A region begins at the wrapper whose CFA is entry_cfa, called from site:
+ * its path, captured now, before the fork (gomp_interpose.c says why). */
+const void *knit_gomp_region_open(knit_thread *t, uintptr_t entry_cfa, const void *site);
+
 /* What an explicit task interrupts on the thread that runs it: the task or
  * body the thread was running, and the wait it was in. */
 typedef struct knit_gomp_saved {
-  const knit_call_path *prefix;
+  const void *prefix; /* a path */
   uintptr_t exit_cfa;
   knit_gomp_wait wait;
 } knit_gomp_saved;

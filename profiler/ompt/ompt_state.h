@@ -6,6 +6,7 @@
 
 #include <omp-tools.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ompt/attribution.h"
 #include "ompt/frame_range.h"
@@ -21,14 +22,31 @@ typedef struct knit_ompt {
    * and a runtime is never unloaded under its tool. KNIT_MODULE_UNKNOWN
    * when the map did not hold it then. */
   uint32_t runtime_module;
+  /* implicit_task is always dispatched: a region's path can wait for the
+   * encountering thread's implicit task (ompt/region_paths.h). */
+  bool implicit_tasks;
 } knit_ompt;
 
 extern knit_ompt knit_ompt_runtime;
 
 /* The call path under which a task's own frames go: the path captured when
- * its parallel region began (implicit tasks), or NULL (the initial task). */
+ * its parallel region began (implicit tasks), or when it was created
+ * (explicit tasks), or NULL (the initial task). Waits for a region's path
+ * still being captured (ompt/region_paths.h): not for signal handlers. */
 const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
                                        ompt_data_t *parallel_data);
+
+/* What an implicit task's own data holds: "my region's prefix, which my
+ * parallel data holds". Neither a path (aligned) nor a ticket (odd). The
+ * worker does not copy the word itself: the master wrote it in this very
+ * region, on a cache line the worker would otherwise never read, and the
+ * copy made every worker of every region wait for that line. The one
+ * reader, a region opened inside the task, asks the runtime instead. */
+#define KNIT_PREFIX_OF_REGION ((void *)(uintptr_t)2)
+
+/* The same as the word the task's data holds: a path, or a ticket for one
+ * (ompt/region_paths.h). */
+const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data);
 
 /* Captures the application-level call path of the calling thread at a
  * runtime entry (the start of a parallel region): the frames of the

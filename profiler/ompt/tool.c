@@ -6,6 +6,7 @@
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
 #include "ompt/ompt_state.h"
+#include "ompt/region_paths.h"
 #include "unwind/loadmap.h"
 
 /* Not yet initialized: no runtime module (0 would be the program). */
@@ -28,7 +29,10 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 static void on_thread_end(ompt_data_t *thread_data)
 {
   (void)thread_data;
-  knit_blame_thread_end(knit_thread_self());
+  knit_thread *t = knit_thread_self();
+  knit_blame_thread_end(t);
+  /* Its last deferred samples, resolved or under <partial>. */
+  knit_deferred_flush_here(t, true);
 }
 
 /* Idleness for blame (blame.h): a worker is in its pool between implicit
@@ -39,18 +43,23 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              unsigned int index, int flags)
 {
   (void)parallel_data;
-  (void)task_data;
   (void)actual_parallelism;
   (void)index;
   if (flags & ompt_task_initial)
     return;
-  /* The implicit task's prefix is its region's path: kept in its own data
-   * too, so that a region it opens finds its prefix in the encountering
-   * task's data, as one opened by an explicit task does (on_task_create),
-   * without asking the runtime. */
-  if (endpoint == ompt_scope_begin && task_data)
-    task_data->ptr = parallel_data ? parallel_data->ptr : NULL;
-  knit_blame_implicit_task(knit_thread_self(), endpoint == ompt_scope_begin);
+  knit_thread *t = knit_thread_self();
+  if (endpoint == ompt_scope_begin) {
+    /* The encountering thread's own task: its workers are on their way,
+     * and the region's path is captured now (region_paths.h). */
+    knit_region_task_begins(t);
+    /* The implicit task's prefix is its region's path, which the region's
+     * data holds: its own data says so (KNIT_PREFIX_OF_REGION). */
+    if (task_data)
+      task_data->ptr = KNIT_PREFIX_OF_REGION;
+  } else {
+    knit_region_task_ends(t);
+  }
+  knit_blame_implicit_task(t, endpoint == ompt_scope_begin);
 }
 
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -61,7 +70,12 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
   (void)parallel_data;
   (void)task_data;
   (void)codeptr_ra;
-  knit_blame_wait(knit_thread_self(), endpoint == ompt_scope_begin);
+  knit_thread *t = knit_thread_self();
+  /* Samples kept while the region's path was captured are resolved before
+   * the barrier, which the master that captures it cannot have left. */
+  if (endpoint == ompt_scope_begin)
+    knit_deferred_flush_here(t, false);
+  knit_blame_wait(t, endpoint == ompt_scope_begin);
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
@@ -108,15 +122,16 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 {
   (void)requested_parallelism;
   (void)flags;
-  (void)codeptr_ra;
   /* The encountering task: its frame record (with the enter frame the
    * runtime set for this call) and its own prefix, which its data holds
-   * (on_implicit_task, on_task_create; none for an initial task). Both
-   * come with the call: asking the runtime (ompt_get_task_info) cost libomp
-   * about 220 instructions a region. */
+   * (on_task_create; none for an initial task). Both come with the call:
+   * asking the runtime (ompt_get_task_info) cost libomp about 220
+   * instructions a region. An implicit task's prefix is its region's: for
+   * a nested region the runtime is asked after all. */
   ompt_frame_t here = {0};
-  const knit_call_path *outer = NULL;
-  if (encountering_task_data && encountering_task_frame) {
+  const void *outer = NULL; /* a path, or a ticket for one (region_paths.h) */
+  if (encountering_task_data && encountering_task_frame &&
+      encountering_task_data->ptr != KNIT_PREFIX_OF_REGION) {
     outer = encountering_task_data->ptr;
     here = *encountering_task_frame;
   } else {
@@ -125,7 +140,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     ompt_frame_t *tf = NULL;
     if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &outer_region,
                                         &thread_num) == 2) {
-      outer = knit_task_prefix(task_flags, task_data, outer_region);
+      outer = knit_task_prefix_word(task_flags, task_data, outer_region);
       if (tf)
         here = *tf;
     }
@@ -135,7 +150,10 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     }
   }
   keep_live_frames(&here);
-  parallel_data->ptr = (void *)knit_capture_call_path(&here, outer);
+  /* Captured now, or at this thread's implicit task, after the workers are
+   * released (region_paths.h). */
+  parallel_data->ptr = knit_region_open(knit_thread_self(), &here, (void *)outer, codeptr_ra,
+                                        knit_ompt_runtime.implicit_tasks);
 }
 
 /* An explicit task is created: the encountering task records where (its
@@ -220,9 +238,11 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   /* Blame (blame.h). Without the first three, idleness is not blamed;
    * without mutex_released, waits stay with the waiters. */
   set_callback(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
-  bool idleness =
+  o->implicit_tasks =
       set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task) ==
-          ompt_set_always &&
+      ompt_set_always;
+  bool idleness =
+      o->implicit_tasks &&
       set_callback(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait) ==
           ompt_set_always;
   if (!idleness)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bounds.h"
+#include "core/arena.h"
 #include "bounds_source.h"
 
 int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end,
@@ -26,7 +27,7 @@ int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end,
     return 0; /* undefined, or a function of no size: nothing to find */
   if (c->count == c->capacity) {
     size_t cap = c->capacity ? c->capacity * 2 : 1024;
-    knit_bounds_candidate *v = realloc(c->items, cap * sizeof *v);
+    knit_bounds_candidate *v = knit_pages_resize(c->items, cap * sizeof *v);
     if (!v)
       return -1;
     c->items = v;
@@ -156,8 +157,8 @@ static int by_start_then_rank(const void *pa, const void *pb) {
  * clipped at the next start. */
 static int merge(knit_bounds_candidates *c, knit_func_table *t) {
   qsort(c->items, c->count, sizeof *c->items, by_start_then_rank);
-  t->start = malloc((c->count ? c->count : 1) * sizeof *t->start);
-  t->end = malloc((c->count ? c->count : 1) * sizeof *t->end);
+  t->start = knit_pages_alloc((c->count ? c->count : 1) * sizeof *t->start);
+  t->end = knit_pages_alloc((c->count ? c->count : 1) * sizeof *t->end);
   if (!t->start || !t->end)
     return -1;
   size_t n = 0;
@@ -225,7 +226,7 @@ int knit_bounds_read(const char *path, knit_func_table *out, char *err,
     snprintf(err, errlen, "%s: out of memory", path);
     knit_bounds_free(out);
   }
-  free(c.items);
+  knit_pages_free(c.items);
   elf_end(elf);
   close(fd);
   return rc;
@@ -275,9 +276,9 @@ bool knit_bounds_parent(const knit_func_table *t, uint64_t start,
 }
 
 void knit_bounds_free(knit_func_table *t) {
-  free(t->start);
-  free(t->end);
-  free(t->parent);
+  knit_pages_free(t->start);
+  knit_pages_free(t->end);
+  knit_pages_free(t->parent);
   t->start = NULL;
   t->end = NULL;
   t->parent = NULL;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "core/arena.h"
 #include "bounds_source.h"
 
 /* A jumper that is not the only one. */
@@ -116,11 +117,11 @@ int knit_bounds_find_parts(Elf *elf, uint16_t machine, knit_func_table *t) {
       elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0;
   scan s = {.t = t};
-  s.jumper = calloc(t->count, sizeof *s.jumper);
-  s.called = calloc(t->count, 1);
+  s.jumper = knit_pages_alloc(t->count * sizeof *s.jumper);
+  s.called = knit_pages_alloc(t->count);
   if (!s.jumper || !s.called) {
-    free(s.jumper);
-    free(s.called);
+    knit_pages_free(s.jumper);
+    knit_pages_free(s.called);
     return -1;
   }
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -141,9 +142,9 @@ int knit_bounds_find_parts(Elf *elf, uint16_t machine, knit_func_table *t) {
       s.jumper[i] = 0;
     parts += s.jumper[i] != 0;
   }
-  free(s.called);
+  knit_pages_free(s.called);
   if (parts == 0)
-    free(s.jumper);
+    knit_pages_free(s.jumper);
   else
     t->parent = s.jumper;
   return 0;

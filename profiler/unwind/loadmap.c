@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/arena.h"
+#include "core/run_aside.h"
+
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static knit_module *modules[KNIT_MAX_MODULES];
 static _Atomic uint32_t module_count;
@@ -104,10 +107,13 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
   }
   knit_module *m = existing(path, info->dlpi_addr);
   if (!m && atomic_load(&module_count) < KNIT_MAX_MODULES) {
-    m = calloc(1, sizeof *m);
+    /* Modules and maps live as long as the process: a handler may hold
+     * one. */
+    size_t len = strlen(path);
+    m = knit_shared_alloc(sizeof *m + len + 1, 16);
     if (!m)
       return 0;
-    m->path = strdup(path);
+    m->path = memcpy((char *)(m + 1), path, len + 1);
     m->base = info->dlpi_addr;
     m->text_lo = lo;
     m->text_hi = hi;
@@ -125,6 +131,10 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     st->seen[st->seen_count++] = m;
   return 0;
 }
+
+/* Reading a new library's function bounds allocates (libelf, qsort):
+ * done aside, off the program's heap. */
+static void scan_all(void *st) { dl_iterate_phdr(visit, st); }
 
 static int by_text_lo(const void *a, const void *b)
 {
@@ -161,14 +171,15 @@ void knit_loadmap_refresh(const void *self_addr)
     pthread_mutex_unlock(&refresh_lock);
     return;
   }
-  scan_state *st = calloc(1, sizeof *st);
+  scan_state *st = knit_pages_alloc(sizeof *st);
   if (!st) {
     pthread_mutex_unlock(&refresh_lock);
     return;
   }
   st->self_addr = self_addr;
-  dl_iterate_phdr(visit, st);
-  knit_loadmap *map = malloc(sizeof *map + st->seen_count * sizeof map->by_address[0]);
+  knit_run_aside(scan_all, st);
+  knit_loadmap *map =
+      knit_shared_alloc(sizeof *map + st->seen_count * sizeof map->by_address[0], 16);
   if (map) {
     map->adds = c[0];
     map->subs = c[1];
@@ -178,7 +189,7 @@ void knit_loadmap_refresh(const void *self_addr)
     /* The old map is not freed: a handler may be reading it. */
     atomic_store_explicit(&current_map, map, memory_order_release);
   }
-  free(st);
+  knit_pages_free(st);
   pthread_mutex_unlock(&refresh_lock);
 }
 

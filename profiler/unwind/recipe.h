@@ -19,6 +19,11 @@ typedef enum knit_cfa_base {
   KNIT_CFA_SP = 0,       /* CFA = sp + cfa_offset */
   KNIT_CFA_FP = 1,       /* CFA = fp + cfa_offset */
   KNIT_CFA_SP_DEREF = 2, /* CFA = *(sp) + cfa_offset (ppc64 back chain) */
+  /* CFA = *(fp + cfa_offset): a frame that realigned the stack through a
+   * register holding the CFA (gcc's DRAP on x86-64) and saved that
+   * register in the frame it then built; nothing in it lies at a fixed
+   * distance from the CFA any more. */
+  KNIT_CFA_FP_DEREF = 3,
 } knit_cfa_base;
 
 /* Where the return address is. */
@@ -31,6 +36,8 @@ typedef enum knit_ra_rule {
 typedef enum knit_fp_rule {
   KNIT_FP_SAME = 0,   /* not changed by this function (yet, or any more) */
   KNIT_FP_AT_CFA = 1, /* saved in memory at cfa + fp_offset */
+  KNIT_FP_AT_FP = 2,  /* saved in memory at the callee's fp + fp_offset (a
+                         realigned frame: KNIT_CFA_FP_DEREF) */
 } knit_fp_rule;
 
 typedef struct knit_recipe {
@@ -100,7 +107,7 @@ typedef enum knit_step_result {
 } knit_step_result;
 
 /* Computes the CFA of the frame described by r. Returns false when the base
- * is a memory word (ppc64 back chain) that cannot be read. */
+ * is a memory word (ppc64 back chain, a saved DRAP) that cannot be read. */
 static inline bool knit_recipe_cfa_(const knit_recipe *r, const knit_regs *callee,
                         knit_read_word_fn read, void *ctx, uint64_t *cfa) {
   uint64_t base;
@@ -115,6 +122,9 @@ static inline bool knit_recipe_cfa_(const knit_recipe *r, const knit_regs *calle
     if (!knit_read_word_(read, ctx, callee->sp, &base))
       return false;
     break;
+  case KNIT_CFA_FP_DEREF:
+    /* The offset is where the CFA is saved, not added to it. */
+    return knit_read_word_(read, ctx, callee->fp + (uint64_t)(int64_t)r->cfa_offset, cfa);
   default:
     return false;
   }
@@ -145,8 +155,11 @@ static inline knit_step_result knit_recipe_apply(const knit_recipe *r, const kni
   }
 
   uint64_t fp = callee->fp;
-  if (r->fp_rule == KNIT_FP_AT_CFA &&
-      !knit_read_word_(read, ctx, frame_cfa + (uint64_t)(int64_t)r->fp_offset, &fp))
+  if (r->fp_rule != KNIT_FP_SAME &&
+      !knit_read_word_(read, ctx,
+                       (r->fp_rule == KNIT_FP_AT_FP ? callee->fp : frame_cfa) +
+                           (uint64_t)(int64_t)r->fp_offset,
+                       &fp))
     return KNIT_STEP_BAD_READ;
 
   /* Stacks grow down, so a caller's frame lies strictly above its callee's.

@@ -228,16 +228,22 @@ __attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *ca
     if (e->key != pc || !e->module || e->root || e->ra_rule != KNIT_RA_AT_CFA ||
         (limit_set && e->uncertain))
       break;
-    uint64_t base;
+    uint64_t cfa;
     if (e->cfa_base == KNIT_CFA_SP) {
-      base = sp;
+      cfa = sp + (uint64_t)(int64_t)e->cfa_offset;
     } else if (e->cfa_base == KNIT_CFA_FP) {
-      base = fp;
+      cfa = fp + (uint64_t)(int64_t)e->cfa_offset;
+    } else if (e->cfa_base == KNIT_CFA_SP_DEREF) {
+      if (!knit_read_word_(knit_read_own_memory, NULL, sp, &cfa))
+        break;
+      cfa += (uint64_t)(int64_t)e->cfa_offset;
     } else {
-      if (e->cfa_base != KNIT_CFA_SP_DEREF || !knit_read_word_(knit_read_own_memory, NULL, sp, &base))
+      /* KNIT_CFA_FP_DEREF: the CFA saved in a realigned frame. */
+      if (e->cfa_base != KNIT_CFA_FP_DEREF ||
+          !knit_read_word_(knit_read_own_memory, NULL, fp + (uint64_t)(int64_t)e->cfa_offset,
+                           &cfa))
         break;
     }
-    uint64_t cfa = base + (uint64_t)(int64_t)e->cfa_offset;
     uint64_t ra, caller_fp = fp;
     /* knit_recipe_apply's step, written out on the entry's fields: calling
      * it on a recipe built from them measured 0.93-1.13 against
@@ -248,8 +254,10 @@ __attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *ca
         !knit_read_word_(knit_read_own_memory, NULL, cfa + (uint64_t)(int64_t)e->ra_offset, &ra) ||
         ra == 0)
       break;
-    if (e->fp_rule == KNIT_FP_AT_CFA &&
-        !knit_read_word_(knit_read_own_memory, NULL, cfa + (uint64_t)(int64_t)e->fp_offset,
+    if (e->fp_rule != KNIT_FP_SAME &&
+        !knit_read_word_(knit_read_own_memory, NULL,
+                         (e->fp_rule == KNIT_FP_AT_FP ? fp : cfa) +
+                             (uint64_t)(int64_t)e->fp_offset,
                          &caller_fp))
       break;
     knit_frame *f = &frames[i];

@@ -28,6 +28,29 @@ static bool keep(knit_walk_deps *out, uint64_t addr, uint64_t value)
   return true;
 }
 
+/* Where the frame-pointer value the next step sees came from: the starting
+ * register, or a saved word read by an earlier step. Such a word is kept
+ * only once a rule uses the value (a CFA computed from it, a word read
+ * through it); until then it is held here, and dropped when a later step
+ * replaces it unused. */
+typedef struct fp_source {
+  bool from_word, word_kept;
+  knit_walk_word word;
+} fp_source;
+
+/* A rule uses the frame-pointer value: the walk depends on it. */
+static bool use_fp(knit_walk_deps *out, fp_source *src)
+{
+  if (!src->from_word) {
+    out->needs_fp = true;
+    return true;
+  }
+  if (src->word_kept)
+    return true;
+  src->word_kept = true;
+  return keep(out, src->word.addr, src->word.value);
+}
+
 bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_regs *regs,
                        const knit_frame *frames, int n, knit_unwind_end end,
                        knit_walk_deps *out)
@@ -40,12 +63,7 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
   if (n < 1 || end == KNIT_UNWIND_PARTIAL)
     return false;
   knit_regs cur = *regs;
-  /* Where the frame-pointer value the next step sees came from: the
-   * starting register, or a saved word read by an earlier step. Such a word
-   * is kept only once a rule computes a CFA from it; until then it is held
-   * here, and dropped when a later step replaces it unused. */
-  bool fp_from_word = false, fp_word_kept = false;
-  knit_walk_word fp_word = {0, 0};
+  fp_source fp_src = {false, false, {0, 0}};
   for (int i = 0; i < n; i++) {
     const knit_frame *f = &frames[i];
     bool last = i == n - 1;
@@ -64,23 +82,27 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
       base = cur.sp;
     } else if (r.cfa_base == KNIT_CFA_FP) {
       base = cur.fp;
-      if (!fp_from_word)
-        out->needs_fp = true;
-      else if (!fp_word_kept) {
-        if (!keep(out, fp_word.addr, fp_word.value))
-          return false;
-        fp_word_kept = true;
-      }
+      if (!use_fp(out, &fp_src))
+        return false;
     } else if (r.cfa_base == KNIT_CFA_SP_DEREF) {
       if (!readable(cur.sp))
         return last && (f->flags & KNIT_FRAME_AT_LIMIT); /* the step failed here */
       base = read_word(cur.sp);
       if (!keep(out, cur.sp, base))
         return false;
+    } else if (r.cfa_base == KNIT_CFA_FP_DEREF) {
+      if (!use_fp(out, &fp_src))
+        return false;
+      uint64_t at = cur.fp + (uint64_t)(int64_t)r.cfa_offset;
+      if (!readable(at))
+        return last && (f->flags & KNIT_FRAME_AT_LIMIT);
+      base = read_word(at);
+      if (!keep(out, at, base))
+        return false;
     } else {
       return false;
     }
-    uint64_t cfa = base + (uint64_t)(int64_t)r.cfa_offset;
+    uint64_t cfa = r.cfa_base == KNIT_CFA_FP_DEREF ? base : base + (uint64_t)(int64_t)r.cfa_offset;
 
     /* The return address, then the caller's frame pointer, as
      * knit_recipe_apply reads them. */
@@ -99,15 +121,14 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
         return false;
     }
     uint64_t fp = cur.fp;
-    if (r.fp_rule == KNIT_FP_AT_CFA) {
-      uint64_t at = cfa + (uint64_t)(int64_t)r.fp_offset;
+    if (r.fp_rule == KNIT_FP_AT_CFA || r.fp_rule == KNIT_FP_AT_FP) {
+      if (r.fp_rule == KNIT_FP_AT_FP && !use_fp(out, &fp_src))
+        return false;
+      uint64_t at = (r.fp_rule == KNIT_FP_AT_FP ? cur.fp : cfa) + (uint64_t)(int64_t)r.fp_offset;
       if (!readable(at))
         return last && (f->flags & KNIT_FRAME_AT_LIMIT);
       fp = read_word(at);
-      fp_word.addr = at;
-      fp_word.value = fp;
-      fp_from_word = true;
-      fp_word_kept = false;
+      fp_src = (fp_source){true, false, {at, fp}};
     }
     /* The last frame's step decided how the walk ended, from the values
      * kept so far: a limit reached, no room left for more frames, or a

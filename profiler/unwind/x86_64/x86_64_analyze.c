@@ -42,10 +42,15 @@
  * its parent has at the jump into it (the parent's analysis reports that
  * state); its canonical guess is then that entry state.
  *
- * Not modeled: _start (entered by the kernel), gcc's DRAP realignment (CFA through r10 or
- * an expression), stack switches, and anything not listed in model_insn
- * (x86_64_analyze_insn.c); those rsp writes make the recipe
- * KNIT_RECIPE_UNCERTAIN.
+ * gcc's DRAP realignment (lea r10,[rsp+8]; and rsp,-N; a frame built
+ * below the aligned point, r10 saved in it) is modeled from the aligned
+ * point down (frame_state); its body's recipe loads the CFA from the
+ * saved register (KNIT_CFA_FP_DEREF). The few instructions where the CFA
+ * is only in the register get flagged recipes.
+ *
+ * Not modeled: _start (entered by the kernel), stack switches, and
+ * anything not listed in model_insn (x86_64_analyze_insn.c); those rsp
+ * writes make the recipe KNIT_RECIPE_UNCERTAIN.
  *
  * The analyzer runs inside the profiler's signal handler: it allocates
  * nothing, keeps no global state and calls only cs_disasm_iter and
@@ -142,7 +147,15 @@ static bool same_state(const frame_state *x, const frame_state *y) {
          (!x->fp_is_frame || x->fp_depth == y->fp_depth) &&
          x->fp_saved == y->fp_saved &&
          (!x->fp_saved || x->fp_slot == y->fp_slot) &&
-         x->cfa_on_fp == y->cfa_on_fp && x->uncertain == y->uncertain;
+         x->cfa_on_fp == y->cfa_on_fp && x->uncertain == y->uncertain &&
+         x->realigned == y->realigned && x->drap_saved == y->drap_saved &&
+         (!x->drap_saved || x->drap_slot == y->drap_slot) &&
+         /* Which register holds the CFA matters only while it is the
+          * CFA's one home (realigned, not saved yet): elsewhere a lea of
+          * the CFA's address (a variadic function's stack arguments), or
+          * a call that took the register, must not make two states
+          * differ, or a call would be taken for one that never returns. */
+         (!x->realigned || x->drap_saved || x->drap_reg == y->drap_reg);
 }
 
 /* How much a state can be trusted: followed from the entry beats guessed,
@@ -225,11 +238,39 @@ static void noreturn_record(analysis *a, uint64_t next) {
   a->changed = true;
 }
 
+/* A realigned frame's recipe (frame_state): the CFA loaded from the DRAP
+ * register's saved copy, the caller's rbp from the slot rbp points at, the
+ * return address where the call left it. Before the copy is saved, and
+ * after rbp is restored, the CFA is only in a register, which no recipe
+ * can name: a flagged guess then, as before the realignment was modeled. */
+static void recipe_realigned(const frame_state *s, knit_recipe *r) {
+  r->ra_rule = KNIT_RA_AT_CFA;
+  r->ra_offset = -8;
+  r->fp_rule = KNIT_FP_SAME;
+  if (!s->cfa_on_fp || !s->drap_saved) {
+    r->cfa_base = KNIT_CFA_SP;
+    r->cfa_offset = 8;
+    r->flags = KNIT_RECIPE_UNCERTAIN;
+    return;
+  }
+  r->cfa_base = KNIT_CFA_FP_DEREF;
+  r->cfa_offset = s->fp_depth + s->drap_slot;
+  if (s->fp_saved) {
+    r->fp_rule = KNIT_FP_AT_FP;
+    r->fp_offset = s->fp_depth + s->fp_slot;
+  }
+  r->flags = s->uncertain ? KNIT_RECIPE_UNCERTAIN : 0;
+}
+
 static void recipe_from_state(const frame_state *s, uint64_t start,
                               uint64_t end, knit_recipe *r) {
   memset(r, 0, sizeof *r);
   r->start = start;
   r->end = end;
+  if (s->realigned) {
+    recipe_realigned(s, r);
+    return;
+  }
   if (s->cfa_on_fp) {
     r->cfa_base = KNIT_CFA_FP;
     r->cfa_offset = s->fp_depth;
@@ -420,6 +461,21 @@ static void state_to_jump(const frame_state *s, knit_jump_state *j) {
 
 static frame_state state_from_jump(const knit_jump_state *j) {
   frame_state s = {0};
+  if (j->rule.cfa_base == KNIT_CFA_FP_DEREF) {
+    /* A realigned frame, measured from rbp (its aligned point is no
+     * longer known): rsp is left to the frame pointer. */
+    s.realigned = true;
+    s.cfa_on_fp = true;
+    s.fp_is_frame = true;
+    s.drap_saved = true;
+    s.drap_slot = (int16_t)j->rule.cfa_offset; /* it came from one */
+    if (j->rule.fp_rule == KNIT_FP_AT_FP) {
+      s.fp_saved = true;
+      s.fp_slot = j->rule.fp_offset;
+    }
+    s.uncertain = (j->rule.flags & KNIT_RECIPE_UNCERTAIN) != 0;
+    return s;
+  }
   s.sp_known = j->sp_known;
   s.sp_depth = j->sp_known ? j->sp_depth : 0;
   if (j->rule.cfa_base == KNIT_CFA_FP) {

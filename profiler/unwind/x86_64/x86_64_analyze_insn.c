@@ -1,7 +1,9 @@
 /* The x86_64 analyzer's model of single instructions: how each one changes
  * the frame state. Pushes, pops, moves and arithmetic on rsp and rbp, leave
- * and enter. The sweep over a function and the recipes it writes are in
- * x86_64_analyze.c; the file comment there says what is modelled and why. */
+ * and enter, and the register that holds the CFA through a DRAP
+ * realignment (set, saved, clobbered, reloaded). The sweep over a function
+ * and the recipes it writes are in x86_64_analyze.c; the file comment there
+ * says what is modelled and why. */
 #include <capstone/capstone.h>
 #include <stdbool.h>
 #include <string.h>
@@ -22,6 +24,32 @@ static bool op_is_reg(const cs_x86_op *op, x86_reg reg) {
   return op->type == X86_OP_REG && op->reg == reg;
 }
 
+/* The 64-bit general register (not rsp or rbp) that reg names or is part
+ * of, or X86_REG_INVALID: a write to eax, ax or al changes rax too. */
+static x86_reg gpr64(unsigned reg) {
+  static const x86_reg parts[][5] = {
+      {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH},
+      {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH},
+      {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH},
+      {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH},
+      {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_SIL},
+      {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_DIL},
+      {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, X86_REG_R8B},
+      {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, X86_REG_R9B},
+      {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, X86_REG_R10B},
+      {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, X86_REG_R11B},
+      {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, X86_REG_R12B},
+      {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, X86_REG_R13B},
+      {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, X86_REG_R14B},
+      {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, X86_REG_R15B},
+  };
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    for (size_t k = 0; k < 5; k++)
+      if (parts[i][k] == reg)
+        return parts[i][0];
+  return X86_REG_INVALID;
+}
+
 /* rsp changed in a way the model does not follow. That only matters when
  * the CFA is computed from rsp; a frame-pointer recipe stays right. */
 static void lose_sp(frame_state *s) {
@@ -39,6 +67,66 @@ static void lose_frame(frame_state *s) {
     if (!s->sp_known)
       s->uncertain = true;
   }
+}
+
+/* The registers a call may change (System V): a DRAP register among them
+ * holds the CFA no more after a call. */
+static bool call_clobbers(x86_reg reg64) {
+  switch (reg64) {
+  case X86_REG_RAX: case X86_REG_RCX: case X86_REG_RDX: case X86_REG_RSI:
+  case X86_REG_RDI: case X86_REG_R8: case X86_REG_R9: case X86_REG_R10:
+  case X86_REG_R11:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* A general register was written: if it held the CFA, it does no more. */
+static void drap_overwritten(frame_state *s, unsigned reg) {
+  if (s->drap_reg && gpr64(reg) == s->drap_reg)
+    s->drap_reg = 0;
+}
+
+/* The word at A + slot was loaded into reg (a pop, a mov): the saved DRAP
+ * register, reloaded, holds the CFA again. */
+static void drap_loaded(frame_state *s, unsigned reg, int32_t slot) {
+  if (s->realigned && s->drap_saved && slot == s->drap_slot && gpr64(reg) == reg)
+    s->drap_reg = (uint16_t)reg;
+  else
+    drap_overwritten(s, reg);
+}
+
+/* rsp was set from the DRAP register (lea rsp,[r10-8]; mov rsp,r10): the
+ * stack is measured from the CFA again. What the realigned frame held
+ * (rbp as its base, the caller's rbp in it) cannot be named from the CFA:
+ * by then gcc's epilogue has restored rbp. */
+static void drap_unwind_to(frame_state *s, int64_t disp) {
+  s->sp_depth = -(int32_t)disp;
+  s->sp_known = true;
+  if (!s->realigned)
+    return;
+  s->realigned = false;
+  s->drap_saved = false;
+  s->fp_is_frame = false;
+  s->cfa_on_fp = false;
+  if (s->fp_saved) {
+    s->fp_saved = false;
+    s->uncertain = true;
+  }
+}
+
+/* and rsp,-N while a register holds the CFA and nothing of the frame is
+ * on rbp or saved yet (gcc's DRAP prologue): depths count from the aligned
+ * point from now on. Any other realignment loses rsp, which only a
+ * frame-pointer CFA survives. */
+static void model_realign(frame_state *s) {
+  if (s->drap_reg && s->sp_known && !s->cfa_on_fp && !s->fp_saved && !s->realigned) {
+    s->realigned = true;
+    s->sp_depth = 0;
+    return;
+  }
+  lose_sp(s);
 }
 
 /* rbp is set to rsp + offset (mov rbp,rsp; lea rbp,[rsp+n]; enter). It is
@@ -87,6 +175,12 @@ static void model_push(frame_state *s, const cs_x86 *x) {
   if (pushes_rbp && !s->sp_known && !s->fp_saved)
     s->uncertain = true; /* the save slot cannot be placed */
   push_bytes(s, size, pushes_rbp);
+  /* The DRAP register saved in the realigned frame: the CFA is there. */
+  if (s->realigned && s->drap_reg && !s->drap_saved && s->sp_known &&
+      s->sp_depth <= INT16_MAX && op_is_reg(&x->operands[0], (x86_reg)s->drap_reg)) {
+    s->drap_saved = true;
+    s->drap_slot = (int16_t)-s->sp_depth;
+  }
 }
 
 static void model_pop(frame_state *s, const cs_x86 *x) {
@@ -101,6 +195,10 @@ static void model_pop(frame_state *s, const cs_x86 *x) {
       lose_sp(s);
     else if (is_rbp(op->reg))
       pop_into_rbp(s, known ? slot : 1 /* never a slot */);
+    else if (known)
+      drap_loaded(s, op->reg, slot);
+    else
+      drap_overwritten(s, op->reg);
   }
 }
 
@@ -125,6 +223,8 @@ static void model_lea(frame_state *s, const cs_x86 *x) {
     } else if (simple && m->base == X86_REG_RBP && s->fp_is_frame) {
       s->sp_depth = s->fp_depth - (int32_t)m->disp;
       s->sp_known = true;
+    } else if (simple && s->drap_reg && m->base == s->drap_reg) {
+      drap_unwind_to(s, m->disp);
     } else {
       lose_sp(s);
     }
@@ -133,7 +233,38 @@ static void model_lea(frame_state *s, const cs_x86 *x) {
       set_frame(s, m->disp);
     else
       lose_frame(s);
+  } else if (dst->type == X86_OP_REG) {
+    /* lea r10,[rsp+n] with rsp+n the CFA: the first step of gcc's DRAP
+     * prologue (and, as often, the address of a variadic function's stack
+     * arguments: only a realignment that follows makes it a DRAP). */
+    if (simple && m->base == X86_REG_RSP && s->sp_known && !s->realigned &&
+        m->disp == s->sp_depth && gpr64(dst->reg) == dst->reg)
+      s->drap_reg = (uint16_t)dst->reg;
+    else
+      drap_overwritten(s, dst->reg);
   }
+}
+
+/* mov reg,[rbp+n] or [rsp+n] of the saved DRAP register: reloaded (gcc's
+ * epilogue, after calls took the register). False for any other mov into
+ * a general register, which the caller models as any write. */
+static bool model_drap_reload(frame_state *s, const cs_x86 *x) {
+  const cs_x86_op *dst = &x->operands[0], *src = &x->operands[1];
+  if (!s->realigned || !s->drap_saved || dst->type != X86_OP_REG || src->type != X86_OP_MEM ||
+      gpr64(dst->reg) != dst->reg || src->mem.index != X86_REG_INVALID ||
+      src->mem.segment != X86_REG_INVALID)
+    return false;
+  int32_t slot;
+  if (src->mem.base == X86_REG_RBP && s->fp_is_frame)
+    slot = (int32_t)src->mem.disp - s->fp_depth;
+  else if (src->mem.base == X86_REG_RSP && s->sp_known)
+    slot = (int32_t)src->mem.disp - s->sp_depth;
+  else
+    return false;
+  if (slot != s->drap_slot)
+    return false;
+  s->drap_reg = (uint16_t)dst->reg;
+  return true;
 }
 
 static void model_mov(frame_state *s, const cs_x86 *x) {
@@ -144,6 +275,9 @@ static void model_mov(frame_state *s, const cs_x86 *x) {
              s->fp_is_frame) {
     s->sp_depth = s->fp_depth;
     s->sp_known = true;
+  } else if (op_is_reg(dst, X86_REG_RSP) && s->drap_reg &&
+             op_is_reg(src, (x86_reg)s->drap_reg)) {
+    drap_unwind_to(s, 0);
   } else if (dst->type == X86_OP_REG && is_rsp(dst->reg)) {
     lose_sp(s); /* a stack switch */
   } else if (dst->type == X86_OP_REG && is_rbp(dst->reg)) {
@@ -189,6 +323,8 @@ static void model_other(analysis *a, frame_state *s, const cs_insn *insn) {
       lose_sp(s);
     else if (is_rbp(written[i]))
       lose_frame(s);
+    else
+      drap_overwritten(s, written[i]);
   }
 }
 
@@ -230,14 +366,16 @@ flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *ins
     break;
   case X86_INS_AND:
     if (x->op_count == 2 && op_is_reg(op0, X86_REG_RSP)) {
-      /* Stack realignment: only a frame-pointer CFA survives it. */
-      lose_sp(s);
+      model_realign(s);
       return FLOW_NEXT;
     }
     break;
   case X86_INS_LEA:
-    if (x->op_count == 2 && op0->type == X86_OP_REG &&
-        (op0->reg == X86_REG_RSP || op0->reg == X86_REG_RBP)) {
+    /* Into rsp, rbp or a general register; esp or ebp (never in code
+     * that keeps a frame) goes to model_other. */
+    if (x->op_count == 2 && op0->type == X86_OP_REG && x->operands[1].type == X86_OP_MEM &&
+        (op0->reg == X86_REG_RSP || op0->reg == X86_REG_RBP ||
+         (!is_rsp(op0->reg) && !is_rbp(op0->reg)))) {
       model_lea(s, x);
       return FLOW_NEXT;
     }
@@ -248,6 +386,8 @@ flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *ins
       model_mov(s, x);
       return FLOW_NEXT;
     }
+    if (x->op_count == 2 && model_drap_reload(s, x))
+      return FLOW_NEXT;
     break;
   case X86_INS_LEAVE:
     model_leave(s);
@@ -256,7 +396,10 @@ flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *ins
     model_enter(s, x);
     return FLOW_NEXT;
   case X86_INS_CALL:
-    /* The callee pops its own return address: no net change. */
+    /* The callee pops its own return address: no net change, but it may
+     * change the caller-saved registers. */
+    if (s->drap_reg && call_clobbers((x86_reg)s->drap_reg))
+      s->drap_reg = 0;
     return FLOW_NEXT;
   case X86_INS_RET:
   case X86_INS_RETF:

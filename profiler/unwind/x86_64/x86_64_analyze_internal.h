@@ -17,15 +17,26 @@ typedef struct frame_state {
   int32_t sp_depth;  /* CFA - rsp, valid when sp_known */
   int32_t fp_depth;  /* CFA - rbp, valid when fp_is_frame */
   int32_t fp_slot;   /* the caller's rbp is at CFA + fp_slot, when fp_saved */
-  bool sp_known;     /* rsp is a known distance below the CFA */
-  bool fp_is_frame;  /* rbp was set from rsp and is a known distance below */
-  bool fp_saved;     /* the caller's rbp is in memory at CFA + fp_slot */
-  bool cfa_on_fp;    /* the recipe computes the CFA from rbp */
-  bool uncertain;    /* an instruction that was not modeled moved rsp */
-  bool guessed;      /* derived from the canonical state (or the state after
+  bool sp_known : 1;     /* rsp is a known distance below the CFA */
+  bool fp_is_frame : 1;  /* rbp was set from rsp and is a known distance below */
+  bool fp_saved : 1;     /* the caller's rbp is in memory at CFA + fp_slot */
+  bool cfa_on_fp : 1;    /* the recipe computes the CFA from rbp */
+  bool uncertain : 1;    /* an instruction that was not modeled moved rsp */
+  bool guessed : 1;      /* derived from the canonical state (or the state after
                         a possibly noreturn call), not along control flow
                         from the entry: such states give way to followed
                         ones at branch targets */
+  /* gcc's DRAP realignment (an over-aligned local in a function that also
+   * moves rsp by a register amount): lea r10,[rsp+8] puts the CFA in a
+   * register, and rsp, r10; push [r10-8]; push rbp; mov rbp,rsp; push r10
+   * builds a frame below an aligned point A that is no fixed distance from
+   * the CFA. From the `and` on (realigned), sp_depth, fp_depth, fp_slot and
+   * drap_slot count down from A instead of the CFA, and the CFA is found
+   * again through the register's copy saved in the frame. */
+  bool realigned : 1;
+  bool drap_saved : 1; /* the CFA is in memory at A + drap_slot */
+  int16_t drap_slot;
+  uint16_t drap_reg; /* the 64-bit register that holds the CFA (0: none) */
 } frame_state;
 
 /* The state a branch leaves for its target, kept across passes. Addresses
