@@ -5,11 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 double bench_run_child(const char *path, char *const argv[], void (*setup)(const void *arg),
                        const void *arg, char *sum, size_t sum_len)
+{
+  return bench_run_child_rss(path, argv, setup, arg, sum, sum_len, NULL);
+}
+
+double bench_run_child_rss(const char *path, char *const argv[], void (*setup)(const void *arg),
+                           const void *arg, char *sum, size_t sum_len, long *max_rss_kb)
 {
   int fds[2];
   if (pipe(fds) != 0)
@@ -33,8 +40,14 @@ double bench_run_child(const char *path, char *const argv[], void (*setup)(const
     len += (size_t)r;
   out[len] = 0;
   close(fds[0]);
+  /* wait4, not waitpid: the child's own rusage, not that of all the
+   * children so far (getrusage(RUSAGE_CHILDREN) keeps the largest). */
   int status;
-  waitpid(pid, &status, 0);
+  struct rusage usage;
+  if (wait4(pid, &status, 0, &usage) != pid)
+    return -1;
+  if (max_rss_kb)
+    *max_rss_kb = usage.ru_maxrss;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return -1;
   const char *line = strstr(out, "checksum ");

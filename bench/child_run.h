@@ -15,6 +15,11 @@
 double bench_run_child(const char *path, char *const argv[], void (*setup)(const void *arg),
                        const void *arg, char *sum, size_t sum_len);
 
+/* The same, and stores the child's peak resident set in KiB (ru_maxrss, as
+ * wait4 reports it) in *max_rss_kb when that is not NULL. */
+double bench_run_child_rss(const char *path, char *const argv[], void (*setup)(const void *arg),
+                           const void *arg, char *sum, size_t sum_len, long *max_rss_kb);
+
 /* The median of v[0..n), which it sorts. */
 double bench_median(double *v, int n);
 

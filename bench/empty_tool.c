@@ -79,6 +79,13 @@ static void on_mutex(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *code
   UNUSED(codeptr);
 }
 
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+  UNUSED(prior);
+  UNUSED(status);
+  UNUSED(next);
+}
+
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
 {
   UNUSED(device);
@@ -96,6 +103,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
   set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
   set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
   set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+  set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
   set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
   set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
   set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);

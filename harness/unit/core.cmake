@@ -33,8 +33,25 @@ endif()
 knit_unit_test(test_region_paths
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_region_paths.c
           ${CMAKE_SOURCE_DIR}/profiler/ompt/region_paths.c
+          ${CMAKE_SOURCE_DIR}/profiler/ompt/path_tree.c
   LIBS knit_cct knit_base)
 if(TARGET test_region_paths)
   target_include_directories(test_region_paths PRIVATE ${CMAKE_SOURCE_DIR}/profiler
     ${KNIT_OMPT_INCLUDE})
+endif()
+# Creation contexts as interned nodes (ompt/path_tree.c).
+knit_unit_test(test_path_tree
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_path_tree.c ${CMAKE_SOURCE_DIR}/profiler/ompt/path_tree.c
+  LIBS knit_base Threads::Threads)
+if(TARGET test_path_tree)
+  target_include_directories(test_path_tree PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
+endif()
+# Tasks' transient creation contexts (ompt/task_contexts.c).
+knit_unit_test(test_task_contexts
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_task_contexts.c
+          ${CMAKE_SOURCE_DIR}/profiler/ompt/task_contexts.c
+          ${CMAKE_SOURCE_DIR}/profiler/ompt/path_tree.c
+  LIBS knit_base Threads::Threads)
+if(TARGET test_task_contexts)
+  target_include_directories(test_task_contexts PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
 endif()

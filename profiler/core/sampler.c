@@ -166,7 +166,13 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   }
   int busy = 0;
   if (!atomic_compare_exchange_strong(&t->in_handler, &busy, 1)) {
-    t->stats[KNIT_STAT_BLOCKED]++;
+    /* The thread's own code holds its unwinder and tree (a capture in an
+     * OMPT callback, a task's creation say): the sample is taken there, at
+     * its end, rather than lost (ompt/missed_samples.h). Task-heavy
+     * programs spend much of their time creating tasks, so dropping these
+     * would both lose samples and bias the profile against task creation. */
+    atomic_fetch_add_explicit(&t->missed_signals, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->missed_periods, periods_of(t, info, 0), memory_order_relaxed);
     errno = saved_errno;
     return;
   }

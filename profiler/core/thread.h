@@ -53,6 +53,14 @@ typedef struct knit_thread {
 
   /* Set while the handler runs; the writer at exit waits for it to clear. */
   _Atomic int in_handler;
+  /* Signals that came while the thread's own code held in_handler (a
+   * capture in an OMPT callback), and the periods they stood for: written
+   * by the handler only. The thread takes them as one sample of where it
+   * is once it lets go (ompt/missed_samples.h), and counts what it took in
+   * taken_*; what is never taken is counted as blocked when the thread's
+   * file is written. */
+  _Atomic uint64_t missed_signals, missed_periods;
+  uint64_t taken_signals, taken_periods;
   /* Set while unwinding: a fault then jumps back to the handler. */
   volatile sig_atomic_t in_unwind;
   sigjmp_buf fault_jump;

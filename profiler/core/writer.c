@@ -125,6 +125,12 @@ static int write_thread_file(knit_thread *t)
     knit_deferred_flush(t, false, true);
     atomic_store(&t->in_handler, 0);
   }
+  /* Signals that came while the thread's code held its state and were
+   * never taken as samples (ompt/missed_samples.h) were lost. */
+  uint64_t missed = atomic_load(&t->missed_signals);
+  t->stats[KNIT_STAT_BLOCKED] += missed - t->taken_signals;
+  t->taken_signals = missed;
+  t->taken_periods = atomic_load(&t->missed_periods);
   knit_file_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, KNIT_FILE_MAGIC, sizeof h.magic);

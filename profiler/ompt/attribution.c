@@ -278,8 +278,7 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   if (*partial) {
     len = append_placeholder(out, len, max, KNIT_PH_PARTIAL);
   } else if (prefix) {
-    for (uint32_t i = 0; i < prefix->length && len < max; i++)
-      out[len++] = prefix->frames[i];
+    len = (int)knit_path_copy(prefix, out, (uint32_t)max);
   }
   if (any)
     len = append_frames(out, len, max, frames, first, last, sample_index, skip_module);

@@ -15,20 +15,9 @@
 #include <stdint.h>
 
 #include "ompt/blame.h"
+#include "ompt/path_tree.h"
 #include "unwind/unwinder.h"
 
-typedef struct knit_path_frame {
-  uint64_t offset;
-  uint32_t module;
-  uint8_t kind; /* knit_node_kind */
-} knit_path_frame;
-
-/* A captured call path, outermost frame first. Shared and immutable. */
-typedef struct knit_call_path {
-  uint32_t length;
-  uint32_t hash;
-  knit_path_frame frames[];
-} knit_call_path;
 
 /* Builds the path of one sample, outermost first, into out (at most max
  * frames; the innermost are kept when it does not fit). frames/n/end are

@@ -6,6 +6,7 @@
 #include "measure/format.h"
 #include "ompt/attribution.h"
 #include "ompt/blame.h"
+#include "ompt/missed_samples.h"
 #include "ompt/walk_here.h"
 
 void knit_blame_release(uint64_t wait_id, const void *codeptr_ra)
@@ -38,4 +39,5 @@ void knit_blame_release(uint64_t wait_id, const void *codeptr_ra)
                                 &partial, &state);
   knit_thread_path_node(t, t->capture_path, len)->metrics[KNIT_METRIC_OMP_MUTEX_BLAME] += waited;
   knit_walk_here_done(t);
+  knit_take_missed(t);
 }

@@ -15,71 +15,12 @@
 #include "ompt/attribution.h"
 #include "ompt/capture_cache.h"
 #include "ompt/ompt_state.h"
+#include "ompt/task_contexts.h"
 #include "unwind/isa.h"
 #include "unwind/loadmap.h"
 #include "unwind/walk_deps.h"
 
 #define CAPTURE_MAX_FRAMES KNIT_CAPTURE_FRAMES
-#define INTERN_SLOTS (1u << 14)
-
-/* Interned paths: a region opened again from the same place finds its path
- * here and allocates nothing. Paths are never freed, so a worker may keep a
- * pointer to one for as long as it likes. */
-static _Atomic(knit_call_path *) interned[INTERN_SLOTS];
-
-static uint32_t hash_frames(const knit_path_frame *f, uint32_t n)
-{
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint32_t i = 0; i < n; i++) {
-    h ^= f[i].offset + ((uint64_t)f[i].module << 40) + f[i].kind;
-    h *= 0x100000001b3ull;
-  }
-  return (uint32_t)(h ^ (h >> 32));
-}
-
-static bool same(const knit_call_path *p, const knit_path_frame *f, uint32_t n, uint32_t h)
-{
-  if (p->hash != h || p->length != n)
-    return false;
-  for (uint32_t i = 0; i < n; i++)
-    if (p->frames[i].offset != f[i].offset || p->frames[i].module != f[i].module ||
-        p->frames[i].kind != f[i].kind)
-      return false;
-  return true;
-}
-
-static const knit_call_path *intern(const knit_path_frame *f, uint32_t n)
-{
-  uint32_t h = hash_frames(f, n);
-  for (uint32_t i = 0; i < INTERN_SLOTS; i++) {
-    _Atomic(knit_call_path *) *slot = &interned[(h + i) & (INTERN_SLOTS - 1)];
-    knit_call_path *p = atomic_load_explicit(slot, memory_order_acquire);
-    if (p && same(p, f, n, h))
-      return p;
-    if (p)
-      continue;
-    knit_call_path *fresh = knit_shared_alloc(sizeof *fresh + n * sizeof f[0], 16);
-    if (!fresh)
-      return NULL;
-    fresh->length = n;
-    fresh->hash = h;
-    memcpy(fresh->frames, f, n * sizeof f[0]);
-    knit_call_path *expected = NULL;
-    if (atomic_compare_exchange_strong(slot, &expected, fresh))
-      return fresh;
-    if (same(expected, f, n, h))
-      return expected; /* another thread interned the same path first */
-  }
-  /* The table is full: the path is still right, only not shared. */
-  knit_call_path *fresh = knit_shared_alloc(sizeof *fresh + n * sizeof f[0], 16);
-  if (fresh) {
-    fresh->length = n;
-    fresh->hash = h;
-    memcpy(fresh->frames, f, n * sizeof f[0]);
-  }
-  return fresh;
-}
-
 /* A thread's capture state: its cache, the scratch a miss describes its
  * walk in (too large for the stack of a runtime's callback), and the
  * runtime's module as knit_unwind_limit gives it, which costs an OMPT
@@ -92,6 +33,9 @@ struct knit_capture_state {
   const knit_loadmap *module_map;
   uint32_t module_kind; /* 1 + the thread's OpenMP bit, 2 if OMPT is active; 0: none yet */
   uint32_t stop_module;
+  /* Libraries unloaded (core/unloads.h) when the thread last refreshed the
+   * load map before a walk. */
+  uint64_t unloads_seen;
   /* How captures were answered (knit_capture_log). */
   uint64_t walked, remembered, checked, differed;
 };
@@ -135,7 +79,8 @@ remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
  * the walk's description, so that the path is remembered. */
 __attribute__((noinline)) static const knit_call_path *
 walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
-       const knit_call_path *outer, const knit_regs *regs, const knit_capture_key *key)
+       const knit_call_path *outer, const knit_regs *regs, const knit_capture_key *key,
+       bool *stale, bool transient)
 {
   knit_frame *frames = t->capture_frames;
   int n = 0;
@@ -169,6 +114,17 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
     end = KNIT_UNWIND_PARTIAL;
   }
   t->in_unwind = 0;
+  /* Code of no library the map knows: the map may be older than the code
+   * (a library loaded since). The caller that walked without refreshing
+   * it walks again after a refresh. A walk that stopped early otherwise
+   * (a fault, say) would stop so again. */
+  if (stale) {
+    *stale = false;
+    for (int i = 0; i < n && !*stale; i++)
+      *stale = frames[i].module == KNIT_MODULE_UNKNOWN;
+    if (*stale)
+      return NULL;
+  }
 
   /* The encountering task's own frames, under that task's own prefix. */
   knit_path_frame *path = t->capture_path;
@@ -185,15 +141,17 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
       first++;
     any = first <= last;
   }
+  /* A node of the path tree: the outer path, and only the frames of this
+   * segment (path_tree.h). A walk that lost the segment's outer end has
+   * no place under outer: it starts a path of its own, under <partial>. */
   bool found_exit = here->exit_frame.ptr && last < n - 1;
+  const knit_call_path *parent = outer;
   if (end == KNIT_UNWIND_PARTIAL && !found_exit) {
+    parent = NULL;
     path[len].module = KNIT_MODULE_PLACEHOLDER;
     path[len].offset = KNIT_PH_PARTIAL;
     path[len].kind = KNIT_NODE_PLACEHOLDER;
     len++;
-  } else if (outer) {
-    for (uint32_t i = 0; i < outer->length && len < CAPTURE_MAX_FRAMES; i++)
-      path[len++] = outer->frames[i];
   }
   for (int i = any ? last : -1; any && i >= first && len < CAPTURE_MAX_FRAMES * 2; i--) {
     /* knit's own frames (a GOMP wrapper passing the call through) are
@@ -205,7 +163,10 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
     path[len].kind = KNIT_NODE_CALL;
     len++;
   }
-  const knit_call_path *result = intern(path, len);
+  /* A task's transient context keeps the segment until the task is done
+   * (task_contexts.h); anything else is interned. */
+  const knit_call_path *result = transient ? knit_task_context_make(parent, path, len)
+                                           : knit_path_intern(parent, path, len);
   if (described && result)
     knit_capture_cache_add(&st->cache, key, regs, &st->deps, result);
   return result;
@@ -231,12 +192,13 @@ static bool refresh(knit_thread *t, knit_capture_state *st, knit_capture_key *ke
   return true;
 }
 
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer)
+static const knit_call_path *capture(knit_thread *t, const ompt_frame_t *here,
+                                     const knit_call_path *outer, bool transient)
 {
-  knit_thread *t = knit_thread_self();
-  if (!t)
-    return NULL;
+  /* An interned path hangs only from interned ones; a transient one may
+   * hang from either (task_contexts.h). */
+  if (!transient)
+    outer = knit_path_resolve(outer);
   /* Not getcontext: it saves the signal mask, a system call per region. */
   knit_regs regs;
   knit_native_regs_here(&regs);
@@ -264,30 +226,45 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
    * about to change under the addresses it names (core/unloads.h). */
   bool settled = knit_unloads_settled(&key.unloads);
   const knit_call_path *result = NULL;
-  knit_capture_state *cache = knit_the_session.remember_captures ? st : NULL;
+  /* A transient context is never remembered: it is given back with its
+   * task, and its address is then another's. Its walk is short anyway (it
+   * ends at the creating task's exit frame). */
+  knit_capture_state *cache = knit_the_session.remember_captures && !transient ? st : NULL;
   if (cache && settled) {
     key.stop_module = runtime_module(t, st, key.map);
     result = remembered(t, &st->cache, &key, &regs);
   }
   if (!result) {
-    if (!refresh(t, st, &key))
-      return NULL;
-    result = walked(t, cache, here, outer, &regs, &key);
+    /* With the map as it is, when no library was unloaded since this
+     * thread last refreshed it: a refresh takes the loader's lock
+     * (dl_iterate_phdr), which threads that create tasks by the million
+     * would contend for at every task. A walk that meets code the map does
+     * not know is walked again after a refresh. */
+    bool stale = true;
+    if (settled && st && key.unloads == st->unloads_seen) {
+      key.stop_module = runtime_module(t, st, key.map);
+      result = walked(t, cache, here, outer, &regs, &key, &stale, transient);
+    }
+    if (stale) {
+      if (!refresh(t, st, &key))
+        return NULL;
+      if (st && knit_unloads_settled(&key.unloads))
+        st->unloads_seen = key.unloads;
+      result = walked(t, cache, here, outer, &regs, &key, NULL, transient);
+    }
     if (st)
       st->walked++;
   } else {
     st->remembered++;
     if (knit_the_session.check_captures) {
       /* What the capture would have been without the cache: the map
-       * refreshed, the walk, its path. The same path is the same interned
-       * object (or, when the table was full, equal). */
+       * refreshed, the walk, its path. */
       knit_capture_key fresh = key;
       if (!refresh(t, NULL, &fresh))
         return result;
-      const knit_call_path *truth = walked(t, NULL, here, outer, &regs, &fresh);
+      const knit_call_path *truth = walked(t, NULL, here, outer, &regs, &fresh, NULL, false);
       st->checked++;
-      if (truth != result &&
-          !(truth && same(result, truth->frames, truth->length, truth->hash))) {
+      if (!knit_path_equal(truth, result)) {
         st->differed++;
         result = truth;
       }
@@ -295,6 +272,28 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
   }
   knit_thread_give_back(t);
   return result;
+}
+
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
+                                             const knit_call_path *outer)
+{
+  knit_thread *t = knit_thread_self();
+  if (!t)
+    return NULL;
+  /* Signals that come during the capture are taken by the callback that
+   * asked for it, once the path it makes is published: taking them here
+   * would wait for a region's path that this very capture makes
+   * (missed_samples.h). */
+  return capture(t, here, outer, false);
+}
+
+const knit_call_path *knit_capture_task_path(const ompt_frame_t *here,
+                                             const knit_call_path *outer)
+{
+  knit_thread *t = knit_thread_self();
+  if (!t)
+    return NULL;
+  return capture(t, here, outer, true);
 }
 
 void knit_capture_log(void)
@@ -314,5 +313,17 @@ void knit_capture_log(void)
                      "captures: walked=%llu remembered=%llu checked=%llu differed=%llu",
                      (unsigned long long)walks, (unsigned long long)hits,
                      (unsigned long long)checked, (unsigned long long)differed);
+  knit_log_line(line);
+  /* How many creation contexts the process keeps: interned nodes, and
+   * tasks' transient ones (made, given back, interned on demand). */
+  uint64_t nodes, frames, made, given_back, resolved;
+  knit_path_tree_counts(&nodes, &frames);
+  knit_task_context_counts(&made, &given_back, &resolved);
+  knit_safe_snprintf(line, sizeof line,
+                     "contexts: interned=%llu frames=%llu transient=%llu given_back=%llu "
+                     "resolved=%llu",
+                     (unsigned long long)nodes, (unsigned long long)frames,
+                     (unsigned long long)made, (unsigned long long)given_back,
+                     (unsigned long long)resolved);
   knit_log_line(line);
 }

@@ -14,6 +14,7 @@
 #include "core/session.h"
 #include "core/thread.h"
 #include "ompt/blame.h"
+#include "ompt/missed_samples.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
 
@@ -248,11 +249,18 @@ static const void *task_here(uintptr_t entry_cfa, ompt_frame_t *here)
   return current.prefix;
 }
 
-const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa)
+const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa, bool transient)
 {
   ompt_frame_t here;
   const void *outer = task_here(entry_cfa, &here);
-  return knit_capture_call_path(&here, knit_region_path_wait(outer));
+  const knit_call_path *prefix = knit_region_path_wait(outer);
+  const knit_call_path *path = transient ? knit_capture_task_path(&here, prefix)
+                                         : knit_capture_call_path(&here, prefix);
+  /* Signals that came during the capture: a sample of the task's creation
+   * (missed_samples.h). libgomp's paths are never tickets, so nothing
+   * waits. */
+  knit_take_missed(knit_thread_self());
+  return path;
 }
 
 const void *knit_gomp_region_open(knit_thread *t, uintptr_t entry_cfa, const void *site)
@@ -266,7 +274,9 @@ const void *knit_gomp_region_open(knit_thread *t, uintptr_t entry_cfa, const voi
    * before the fork overlaps the workers' way to the dock, and work moved
    * after it (into run_body) only adds to the region's length. Measured:
    * 1.09 of libgomp's time captured here, 1.13 in run_body. */
-  return knit_region_open(t, &here, (void *)outer, site, false);
+  const void *path = knit_region_open(t, &here, (void *)outer, site, false);
+  knit_take_missed(t);
+  return path;
 }
 
 /* Whether to stand in for OMPT. Runtimes with OMPT (knit's mocks, LLVM's

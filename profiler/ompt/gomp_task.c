@@ -51,6 +51,7 @@
 
 #include "core/arena.h"
 #include "ompt/gomp_wrap.h"
+#include "ompt/task_contexts.h"
 
 /* The words of a block libgomp itself reads or writes (see above). */
 #define LIBGOMP_WORDS 3
@@ -84,6 +85,11 @@ typedef struct task_source {
 /* Blocks up to this size are built on the wrapper's stack. */
 #define STACK_BLOCK 512
 
+/* Explicit tasks the thread is running, one inside another (a task run in
+ * a taskwait of another): a task created while one runs is created inside
+ * an explicit task, and gets a transient context (task_contexts.h). */
+static __thread unsigned explicit_depth __attribute__((tls_model("initial-exec")));
+
 /* Every explicit task libgomp runs for the program starts here, on the
  * thread that runs it. noinline: its CFA is the task's exit frame. */
 __attribute__((noinline)) static void run_task(void *arg)
@@ -95,10 +101,16 @@ __attribute__((noinline)) static void run_task(void *arg)
   else if (h->kind & TASK_EVENT)
     memcpy(block, h->words, sizeof(void *));
   void (*fn)(void *) = h->fn;
+  const knit_call_path *path = h->path;
   knit_thread *t = knit_thread_self();
-  knit_gomp_saved saved = knit_gomp_task_begin(t, h->path, (uintptr_t)__builtin_dwarf_cfa());
+  knit_gomp_saved saved = knit_gomp_task_begin(t, path, (uintptr_t)__builtin_dwarf_cfa());
+  explicit_depth++;
   fn(block);
+  explicit_depth--;
   knit_gomp_task_end(t, saved);
+  /* The task is done: its transient context goes back (a GOMP_task's
+   * block reaches run_task once; a taskloop's path is never transient). */
+  knit_task_context_release(path);
   /* Keeps the calls above out of tail position. */
   __asm__ __volatile__("" ::: "memory");
 }
@@ -218,11 +230,14 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
   /* Creating the task is the runtime's overhead, as OMPT runtimes call
    * it (knit's capture included): <omp-overhead> under the creator. */
   knit_gomp_wait outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);
-  if (build(&b, stack, knit_gomp_path_here(cfa), fn, data, cpyfn, arg_size, arg_align,
+  const knit_call_path *path = knit_gomp_path_here(cfa, explicit_depth > 0);
+  if (build(&b, stack, path, fn, data, cpyfn, arg_size, arg_align,
             (flags & GOMP_TASK_FLAG_DETACH) ? TASK_EVENT : 0)) {
     real(b.fn, b.data, b.cpyfn, b.size, b.align, if_clause, flags, depend, priority, detach);
     give_block(b.heap);
   } else {
+    /* Runs unattributed: nothing will give its context back. */
+    knit_task_context_release(path);
     real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
   }
   knit_gomp_wait_end(t, outer, true);
@@ -248,7 +263,7 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
     task_block b;                                                                      \
     uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                                  \
     knit_gomp_wait outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);       \
-    if (build(&b, stack, knit_gomp_path_here(cfa), fn, data, cpyfn, arg_size, arg_align, \
+    if (build(&b, stack, knit_gomp_path_here(cfa, false), fn, data, cpyfn, arg_size, arg_align, \
               TASK_BOUNDS)) {                                                          \
       real(b.fn, b.data, b.cpyfn, b.size, b.align, flags, num_tasks, priority, start, end, \
            step);                                                                      \

@@ -77,8 +77,9 @@ void knit_gomp_wait_end(knit_thread *t, knit_gomp_wait outer, bool acquired);
  * runs above the wrapper whose CFA is entry_cfa, under that task's own
  * prefix (a region body's path, or an explicit task's creation path). As
  * parallel_begin and task_create capture it under OMPT; NULL when it
- * cannot be had. */
-const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa);
+ * cannot be had. transient: a task's transient context, which the caller
+ * gives back when the task is done (task_contexts.h). */
+const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa, bool transient);
 
 /* A region begins at the wrapper whose CFA is entry_cfa, called from site:
  * its path, captured now, before the fork (gomp_interpose.c says why). */

@@ -58,6 +58,13 @@ const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t
 const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
                                              const knit_call_path *outer);
 
+/* knit_capture_call_path for an explicit task created inside an explicit
+ * task: the path as a transient context (task_contexts.h), which the new
+ * task holds until knit_task_context_release; outer may be transient too.
+ * Never remembered. Not for signal handlers. */
+const knit_call_path *knit_capture_task_path(const ompt_frame_t *here,
+                                             const knit_call_path *outer);
+
 /* Logs how captures were answered, over every thread: walked, remembered
  * (the capture cache), and in check mode (KNIT_CHECK_CAPTURES) how many
  * remembered paths were checked against a walk and how many differed.

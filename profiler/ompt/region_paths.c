@@ -2,6 +2,7 @@
  * them: see region_paths.h. */
 #define _GNU_SOURCE
 #include "ompt/region_paths.h"
+#include "ompt/missed_samples.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -248,8 +249,7 @@ static void insert(knit_thread *t, const knit_call_path *prefix, bool resolved,
     len++;
     t->stats[KNIT_STAT_PARTIAL]++;
   } else if (prefix) {
-    memcpy(path, prefix->frames, prefix->length * sizeof *path);
-    len = prefix->length;
+    len = knit_path_copy(prefix, path, max);
   }
   uint32_t n = d->len < max - len ? d->len : max - len;
   memcpy(path + len, d->frames, n * sizeof *path);
@@ -299,6 +299,7 @@ void knit_deferred_flush_here(knit_thread *t, bool give_up)
     return;
   knit_deferred_flush(t, true, give_up);
   knit_thread_give_back(t);
+  knit_take_missed(t);
 }
 
 void knit_region_settle(void)

@@ -5,8 +5,10 @@
 #include "core/thread.h"
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
+#include "ompt/missed_samples.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
+#include "ompt/task_contexts.h"
 #include "unwind/loadmap.h"
 
 /* Not yet initialized: no runtime module (0 would be the program). */
@@ -52,6 +54,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     /* The encountering thread's own task: its workers are on their way,
      * and the region's path is captured now (region_paths.h). */
     knit_region_task_begins(t);
+    knit_take_missed(t);
     /* The implicit task's prefix is its region's path, which the region's
      * data holds: its own data says so (KNIT_PREFIX_OF_REGION). */
     if (task_data)
@@ -152,8 +155,10 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
   keep_live_frames(&here);
   /* Captured now, or at this thread's implicit task, after the workers are
    * released (region_paths.h). */
-  parallel_data->ptr = knit_region_open(knit_thread_self(), &here, (void *)outer, codeptr_ra,
-                                        knit_ompt_runtime.implicit_tasks);
+  knit_thread *t = knit_thread_self();
+  parallel_data->ptr =
+      knit_region_open(t, &here, (void *)outer, codeptr_ra, knit_ompt_runtime.implicit_tasks);
+  knit_take_missed(t);
 }
 
 /* An explicit task is created: the encountering task records where (its
@@ -200,7 +205,44 @@ static void on_task_create(ompt_data_t *encountering_task_data,
     here.enter_frame_flags = encountering_task_frame->enter_frame_flags;
   }
   keep_live_frames(&here);
-  new_task_data->ptr = (void *)knit_capture_call_path(&here, outer);
+  /* Created inside an explicit task: a transient context, which the task
+   * gives back when it is done (on_task_schedule). A recursive task
+   * program makes a new one per task, nearly none of them ever sampled
+   * (task_contexts.h). Created by an implicit or initial task: interned
+   * and remembered, since a loop that creates tasks makes the same one
+   * again and again. */
+  bool transient = (task_flags & ompt_task_explicit) || knit_path_is_transient(outer);
+  new_task_data->ptr = (void *)(transient ? knit_capture_task_path(&here, outer)
+                                          : knit_capture_call_path(&here, outer));
+  /* Signals that came during the capture: a sample of the creation. */
+  knit_take_missed(knit_thread_self());
+}
+
+/* A task is done: its transient context (on_task_create) is given back,
+ * with its ancestors that nothing else holds. A detached task is done when
+ * its event is fulfilled, which the runtime reports as a late fulfill. */
+static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+                             ompt_data_t *next_task_data)
+{
+  (void)next_task_data;
+  if (!prior_task_data)
+    return;
+  switch (prior_task_status) {
+  case ompt_task_complete:
+  case ompt_task_cancel:
+  case ompt_task_early_fulfill:
+  case ompt_task_late_fulfill: {
+    const knit_call_path *p = prior_task_data->ptr;
+    if (knit_path_is_transient(p)) {
+      /* Cleared first: a second report of the same end finds nothing. */
+      prior_task_data->ptr = NULL;
+      knit_task_context_release(p);
+    }
+    break;
+  }
+  default:
+    break;
+  }
 }
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
@@ -235,6 +277,11 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   }
   /* Optional: without it, explicit tasks' samples lack their creation path. */
   set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+  /* Without it, tasks' transient contexts are never given back: memory then
+   * grows with the tasks made, as if every context were interned. */
+  if (set_callback(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule) ==
+      ompt_set_never)
+    knit_log_line("ompt: no task_schedule; tasks' creation contexts are kept to the end");
   /* Blame (blame.h). Without the first three, idleness is not blamed;
    * without mutex_released, waits stay with the waiters. */
   set_callback(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);

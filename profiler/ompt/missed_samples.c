@@ -1,0 +1,53 @@
+/* Samples taken where a callback let go of the thread: see
+ * missed_samples.h. */
+#include "ompt/missed_samples.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include "core/session.h"
+#include "core/thread.h"
+#include "measure/format.h"
+#include "ompt/attribution.h"
+#include "ompt/blame.h"
+#include "ompt/walk_here.h"
+
+__attribute__((noinline)) void knit_take_missed(knit_thread *t)
+{
+  if (!t || atomic_load_explicit(&t->missed_signals, memory_order_relaxed) == t->taken_signals)
+    return;
+  if (!t->cct_ready || atomic_load(&t->written) || atomic_load(&knit_the_session.stopping))
+    return;
+  uint64_t stop_at;
+  bool stop_is_cfa;
+  uint32_t runtime_module;
+  knit_unwind_limit(&stop_at, &stop_is_cfa, &runtime_module);
+  knit_unwind_end end;
+  int n = knit_walk_here(t, stop_at, stop_is_cfa, runtime_module, t->capture_frames,
+                         KNIT_CAPTURE_FRAMES, &end);
+  if (n < 0)
+    return;
+  /* Held now: signals from here on are counted for the next take. */
+  uint64_t signals = atomic_load_explicit(&t->missed_signals, memory_order_relaxed);
+  uint64_t periods = atomic_load_explicit(&t->missed_periods, memory_order_relaxed);
+  uint64_t new_signals = signals - t->taken_signals;
+  uint64_t new_periods = periods - t->taken_periods;
+  t->taken_signals = signals;
+  t->taken_periods = periods;
+  bool partial = false;
+  knit_sample_state state;
+  int len = knit_attribute_call(t->capture_frames, n, end, 0, runtime_module, t->capture_path,
+                                KNIT_CAPTURE_FRAMES * 2, &partial, &state);
+  knit_cct_node counted = {0};
+  counted.metrics[KNIT_METRIC_SAMPLES] = new_periods;
+  knit_blame_sample(t, &counted, new_periods, &state);
+  knit_cct_node *node = knit_thread_path_node(t, t->capture_path, len);
+  if (node)
+    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+      node->metrics[m] += counted.metrics[m];
+  t->stats[KNIT_STAT_SAMPLES] += new_signals;
+  t->stats[KNIT_STAT_FRAMES] += (uint64_t)n * new_signals;
+  if (partial)
+    t->stats[KNIT_STAT_PARTIAL] += new_signals;
+  knit_walk_here_done(t);
+}
