@@ -59,18 +59,70 @@ static void test_pool_threads_are_idle_until_they_work(void **state)
   free(w2);
 }
 
-static void test_a_thread_idle_by_count_but_working_by_state(void **state)
+/* A thread that runs an explicit task inside its wait works while the
+ * task runs, nested tasks and waits included; between tasks it waits, and
+ * its own samples then take no one's idleness, whatever its state says
+ * (libomp looks for tasks in a taskwait in a working state). */
+static void test_tasks_run_inside_waits_are_work(void **state)
 {
   (void)state;
   knit_thread *master = new_thread(), *w = new_thread();
   knit_blame_thread_begin(master, true);
   knit_blame_thread_begin(w, false);
   knit_blame_implicit_task(w, true);
-  knit_blame_wait(w, true);
-  /* w runs a task inside its barrier: its own sample is a working one,
-   * and the idle thread it was counted as is itself. */
+  knit_blame_wait(w, true); /* a barrier */
+  assert_int_equal(idle_charged(master), KNIT_BLAME_SCALE);
   assert_int_equal(idle_charged(w), 0);
+  knit_blame_task_runs(w, true); /* a task, inside the barrier */
+  assert_int_equal(idle_charged(master), 0);
+  knit_blame_wait(w, true); /* the task's taskwait */
+  assert_int_equal(idle_charged(master), KNIT_BLAME_SCALE);
+  knit_blame_task_runs(w, true); /* a child task, inside the taskwait */
+  assert_int_equal(idle_charged(master), 0);
+  /* The master waits: the worker's samples take its idleness. */
+  knit_blame_wait(master, true);
+  assert_int_equal(idle_charged(w), KNIT_BLAME_SCALE);
+  knit_blame_wait(master, false);
+  knit_blame_task_runs(w, false); /* back in the taskwait */
+  assert_int_equal(idle_charged(master), KNIT_BLAME_SCALE);
   knit_blame_wait(w, false);
+  assert_int_equal(idle_charged(master), 0);
+  knit_blame_task_runs(w, false); /* back in the barrier */
+  assert_int_equal(idle_charged(master), KNIT_BLAME_SCALE);
+  knit_blame_wait(w, false);
+  assert_int_equal(idle_charged(master), 0);
+  /* An end without a begin changes nothing. */
+  knit_blame_task_runs(w, false);
+  assert_int_equal(idle_charged(master), 0);
+  knit_blame_implicit_task(w, false);
+  knit_blame_thread_end(w);
+  knit_blame_thread_end(master);
+  free(master);
+  free(w);
+}
+
+/* Tasks nested deeper than the bits kept: the waits of the levels past
+ * them stay counted, and every level comes back as it was. */
+static void test_deep_task_nesting(void **state)
+{
+  (void)state;
+  knit_thread *master = new_thread(), *w = new_thread();
+  knit_blame_thread_begin(master, true);
+  knit_blame_thread_begin(w, false);
+  knit_blame_implicit_task(w, true);
+  enum { DEPTH = 100 };
+  for (int i = 0; i < DEPTH; i++) {
+    knit_blame_wait(w, true);
+    knit_blame_task_runs(w, true);
+  }
+  /* Past 64 levels a task in a wait is still counted waiting. */
+  assert_int_equal(idle_charged(master), KNIT_BLAME_SCALE);
+  for (int i = 0; i < DEPTH; i++) {
+    knit_blame_task_runs(w, false);
+    knit_blame_wait(w, false);
+  }
+  assert_int_equal(w->omp_waits, 0);
+  assert_int_equal(idle_charged(master), 0);
   knit_blame_implicit_task(w, false);
   knit_blame_thread_end(w);
   knit_blame_thread_end(master);
@@ -113,7 +165,8 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool_threads_are_idle_until_they_work),
-      cmocka_unit_test(test_a_thread_idle_by_count_but_working_by_state),
+      cmocka_unit_test(test_tasks_run_inside_waits_are_work),
+      cmocka_unit_test(test_deep_task_nesting),
       cmocka_unit_test(test_more_threads_than_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,11 @@ typedef struct knit_thread {
    * blame (ompt/blame.c); changed by the thread itself only. */
   int32_t omp_depth;   /* implicit tasks begun and not ended */
   int32_t omp_waits;   /* barrier, taskwait and taskgroup waits under way */
+  /* Explicit tasks the thread runs one inside another, and for the
+   * innermost 64 of them, a bit each (the innermost lowest): whether the
+   * task interrupted a wait, which is suspended while the task runs. */
+  uint32_t omp_tasks_run;
+  uint64_t omp_task_in_wait;
   bool omp_initial;    /* runs the initial task: never in the pool */
   bool omp_counted;    /* counted among the OpenMP threads */
   bool omp_idle;       /* counted among the idle ones */

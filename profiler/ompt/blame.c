@@ -134,6 +134,33 @@ void knit_blame_wait(knit_thread *t, bool begin)
   update_idle(t);
 }
 
+void knit_blame_task_runs(knit_thread *t, bool begin)
+{
+  if (!t)
+    return;
+  /* Past 64 levels the bits are not kept, and the waits of those levels
+   * stay as they are (counted idle), as they were before this was known. */
+  if (begin) {
+    if (t->omp_tasks_run < 64) {
+      bool waiting = t->omp_waits > 0;
+      t->omp_task_in_wait = (t->omp_task_in_wait << 1) | (waiting ? 1u : 0u);
+      if (waiting)
+        knit_blame_wait(t, false);
+    }
+    t->omp_tasks_run++;
+    return;
+  }
+  if (t->omp_tasks_run == 0)
+    return;
+  t->omp_tasks_run--;
+  if (t->omp_tasks_run < 64) {
+    bool waiting = t->omp_task_in_wait & 1u;
+    t->omp_task_in_wait >>= 1;
+    if (waiting)
+      knit_blame_wait(t, true);
+  }
+}
+
 /* --- waits per mutex --- */
 
 /* Open addressing on the wait id; a slot, once keyed, keeps its key, so a
@@ -292,12 +319,15 @@ void knit_blame_sample(knit_thread *t, knit_cct_node *node, uint64_t periods,
   }
   if (!is_working(s->state))
     return;
+  /* A thread that waits (in a barrier, taskwait or taskgroup, running no
+   * task there: knit_blame_task_runs) is one of the idle ones, whatever
+   * its state: libomp reports a thread that looks for tasks to run in a
+   * taskwait as working in the runtime (overhead). Its sample is its own
+   * idleness, and takes no one else's. */
+  if (t->omp_idle)
+    return;
   int64_t threads, idle;
   count_threads(&threads, &idle);
-  /* A thread counted idle may still work: an explicit task run inside a
-   * barrier. Its state says so; it is one of the working ones now. */
-  if (t->omp_idle && idle > 0)
-    idle--;
   int64_t working = threads - idle;
   if (idle <= 0 || working <= 0)
     return;

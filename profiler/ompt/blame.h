@@ -50,6 +50,14 @@ void knit_blame_implicit_task(struct knit_thread *t, bool begin);
 /* A barrier, taskwait or taskgroup wait begins or ends. */
 void knit_blame_wait(struct knit_thread *t, bool begin);
 
+/* An explicit task begins to run on t (begin), or its body ends. Runtimes
+ * run queued tasks while a thread waits in a barrier, a taskwait or a
+ * taskgroup's end: the thread then works, and its wait is suspended for as
+ * long as the task runs. A recursive task program spends nearly all its
+ * time so, inside taskwaits; counting those threads idle charged every
+ * sample its whole period again as OMP_IDLE. */
+void knit_blame_task_runs(struct knit_thread *t, bool begin);
+
 /* --- samples (async-signal-safe) --- */
 /* Charges one sample of `periods` periods, which landed on node, with the
  * blame its state calls for. */

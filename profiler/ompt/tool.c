@@ -224,24 +224,26 @@ static void on_task_create(ompt_data_t *encountering_task_data,
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
                              ompt_data_t *next_task_data)
 {
-  (void)next_task_data;
-  if (!prior_task_data)
+  /* Whether a task's body ends here, or one begins: a body ends with the
+   * task complete, cancelled or detached, on the thread that ran it, which
+   * resumes another task. A detached task's fulfilment (complete with no
+   * task to resume, OpenMP 5.0; late_fulfill, 5.1) may come on any thread
+   * and ends no body. */
+  ompt_task_status_t s = prior_task_status;
+  bool ends = s == ompt_task_complete || s == ompt_task_cancel || s == ompt_task_early_fulfill ||
+              s == ompt_task_detach;
+  bool fulfils = s == ompt_task_late_fulfill || (s == ompt_task_complete && !next_task_data);
+  if (!fulfils)
+    knit_blame_task_runs(knit_thread_self(), !ends);
+  /* Done: nothing of the task runs any more, nor will. */
+  bool done = (ends && s != ompt_task_detach) || fulfils;
+  if (!done || !prior_task_data)
     return;
-  switch (prior_task_status) {
-  case ompt_task_complete:
-  case ompt_task_cancel:
-  case ompt_task_early_fulfill:
-  case ompt_task_late_fulfill: {
-    const knit_call_path *p = prior_task_data->ptr;
-    if (knit_path_is_transient(p)) {
-      /* Cleared first: a second report of the same end finds nothing. */
-      prior_task_data->ptr = NULL;
-      knit_task_context_release(p);
-    }
-    break;
-  }
-  default:
-    break;
+  const knit_call_path *p = prior_task_data->ptr;
+  if (knit_path_is_transient(p)) {
+    /* Cleared first: a second report of the same end finds nothing. */
+    prior_task_data->ptr = NULL;
+    knit_task_context_release(p);
   }
 }
 
