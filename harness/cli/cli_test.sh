@@ -309,6 +309,24 @@ report_metrics)
   printf '# paths: ignore\n# metric-share: OMP_MUTEX_BLAME main >= 0\n' >"$tmp/blame.folded"
   expect 1 'no OMP_MUTEX_BLAME in the measurement' -- "$knit" check "$tmp/m" "$tmp/blame.folded"
   ;;
+report_fold)
+  # Recursion folded: fib -> task -> fib (tasks, exact probes: fib(6) has
+  # leaves 3 to 5 tasks deep) and direct recursion (calls) are one node
+  # each, with its depth, and nothing counted twice.
+  expect 0 'SUMMARY samples=104 ' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE -o "$tmp/t" -- "$wl/tasks" 2
+  folded_tree=$("$knit" report --fold --metrics=PROBE --min=0 "$tmp/t")
+  grep -qE '^ *104 +100\.0% +0 +fib \[x5\]' <<<"$folded_tree" || fail "fib is not one node of depth 5: $folded_tree"
+  [ "$(grep -c 'fib_leaf' <<<"$folded_tree")" = 2 ] || fail "the leaves are not under the folded fib: $folded_tree"
+  leaf_sum=$(awk '/fib_leaf/ {s += $1} END {print s}' <<<"$folded_tree")
+  [ "$leaf_sum" = 104 ] || fail "the folded leaves count $leaf_sum probes, not 104"
+  # Unfolded, fib appears at every level.
+  [ "$("$knit" report --metrics=PROBE --min=0 "$tmp/t" | grep -c ' fib ')" -ge 5 ] ||
+    fail "without --fold fib is not one row per level"
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/calls" 1
+  expect 0 'recurse \[x5\]' -- "$knit" report --fold "$tmp/c"
+  expect 2 'folds the function tree' -- "$knit" report --fold --lines "$tmp/c"
+  expect 2 'folds the function tree' -- "$knit" report --fold --format=folded "$tmp/c"
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2

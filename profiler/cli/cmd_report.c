@@ -24,7 +24,7 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded] [--lines] [--all-frames]\n"
+          "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--steps] [--metric=NAME] [DIR]\n"
           "\n"
@@ -55,6 +55,9 @@ static void usage(FILE *out)
           "                   C library's start-up above main, threads' start_thread\n"
           "                   and clone3), hidden by default as in the folded form;\n"
           "                   with --lines this is the raw calling-context tree\n"
+          "  --fold           tree: fold recursion: a function called again below\n"
+          "                   itself, directly or through tasks (fib -> task -> fib),\n"
+          "                   is one node, marked [xN] with the deepest N levels\n"
           "  --metrics=LIST   tree: the metric columns, in order: names separated by\n"
           "                   commas, or all (default: the time metric and every\n"
           "                   metric that is non-zero somewhere in the measurement)\n"
@@ -144,6 +147,7 @@ int knit_cmd_report(int argc, char **argv)
       {"format", required_argument, NULL, 'f'},
       {"lines", no_argument, NULL, 'l'},
       {"all-frames", no_argument, NULL, 'a'},
+      {"fold", no_argument, NULL, 'F'},
       {"metrics", required_argument, NULL, 'M'},
       {"metric", required_argument, NULL, 'n'},
       {"sort", required_argument, NULL, 's'},
@@ -171,6 +175,9 @@ int knit_cmd_report(int argc, char **argv)
       break;
     case 'a':
       view.tree.all_frames = 1;
+      break;
+    case 'F':
+      view.tree.fold_recursion = 1;
       break;
     case 'M':
       metrics_list = optarg;
@@ -214,6 +221,10 @@ int knit_cmd_report(int argc, char **argv)
   if (metrics_list != NULL && format == FORMAT_FOLDED)
     return bad_usage("--metrics=%s chooses the tree's columns; --format=folded counts "
                      "one metric, chosen with --metric=NAME", metrics_list);
+  if (view.tree.fold_recursion && (format == FORMAT_FOLDED || view.tree.lines))
+    return bad_usage("--fold folds the function tree's recursion; %s",
+                     view.tree.lines ? "--lines shows every call site as recorded"
+                                     : "--format=folded keeps every path as recorded");
 
   char found[PATH_MAX];
   const char *dir = optind < argc ? argv[optind] : NULL;

@@ -35,6 +35,7 @@ typedef struct builder {
   knit_calltree *ct;
   const knit_report_tree *t;
   int lines;
+  int fold;         /* recursion folded (knit_calltree_options) */
   int metric;       /* the metric sites are weighed by */
   uint32_t *slots;  /* view node indexes, NONE when empty */
   size_t slot_count;
@@ -44,6 +45,7 @@ typedef struct builder {
   uint32_t *site_head;  /* per view node; grown with the nodes */
   uint32_t *path;       /* CCT indexes of the path being inserted */
   knit_folded_frame *frames;
+  uint32_t *recursion;  /* per kept frame of the path: levels folded into it, 1 + */
   size_t path_cap;
 } builder;
 
@@ -187,6 +189,22 @@ static void add_values(uint64_t *sums, const uint64_t *values)
     sums[m] += values[m];
 }
 
+/* With recursion folded: 1 + the index among the first kept frames of the
+ * path (b->path) of the frame that CCT node n folds into, the nearest one
+ * above it of the same function with only wrappers between; 0 for none. */
+static size_t folds_into(const builder *b, size_t kept, uint32_t n)
+{
+  const knit_report_node *x = &b->t->nodes[n];
+  for (size_t a = kept; a > 0; a--) {
+    const knit_report_node *m = &b->t->nodes[b->path[a - 1]];
+    if (m->module == x->module && strcmp(name_of(m), name_of(x)) == 0)
+      return a;
+    if (!knit_folded_is_wrapper(name_of(m)))
+      return 0;
+  }
+  return 0;
+}
+
 /* Inserts the path from the root to CCT node leaf with its exclusive values. */
 static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t *values)
 {
@@ -203,6 +221,10 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
     if (frames == NULL)
       return -1;
     b->frames = frames;
+    uint32_t *recursion = realloc(b->recursion, depth * sizeof *recursion);
+    if (recursion == NULL)
+      return -1;
+    b->recursion = recursion;
     b->path_cap = depth;
   }
   size_t k = depth;
@@ -211,13 +233,28 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
     b->frames[k] = (knit_folded_frame){.function = name_of(&t->nodes[j]),
                                        .module = knit_report_node_module(t, &t->nodes[j])};
   }
+  size_t kept = 0;
+  for (k = all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
+    size_t back = b->fold ? folds_into(b, kept, b->path[k]) : 0;
+    if (back > 0) {
+      /* The frames from the match on go: the path goes on at it. */
+      b->recursion[back - 1]++;
+      kept = back;
+      continue;
+    }
+    b->path[kept] = b->path[k];
+    b->recursion[kept] = 1;
+    kept++;
+  }
   uint32_t v = 0;
   add_values(b->ct->nodes[0].inclusive, values);
-  for (k = all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
+  for (k = 0; k < kept; k++) {
     const knit_report_node *n = &t->nodes[b->path[k]];
     if ((v = find_or_add(b, v, n)) == NONE || add_site(b, v, n, values[b->metric]) != 0)
       return -1;
     add_values(b->ct->nodes[v].inclusive, values);
+    if (b->recursion[k] > b->ct->nodes[v].recursion)
+      b->ct->nodes[v].recursion = b->recursion[k];
   }
   add_values(b->ct->nodes[v].exclusive, values);
   return 0;
@@ -346,7 +383,11 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
 {
   memset(ct, 0, sizeof *ct);
   int metric = o->metric >= 0 && o->metric < KNIT_METRIC_COUNT ? o->metric : 0;
-  builder b = {.ct = ct, .t = t, .lines = o->lines, .metric = metric};
+  builder b = {.ct = ct,
+               .t = t,
+               .lines = o->lines,
+               .fold = o->fold_recursion && !o->lines,
+               .metric = metric};
   int rc = -1;
   knit_calltree_node root = {.parent = 0,
                              .function = "ROOT",
@@ -373,6 +414,7 @@ out:
   free(b.site_head);
   free(b.path);
   free(b.frames);
+  free(b.recursion);
   if (rc != 0)
     knit_calltree_free(ct);
   return rc;

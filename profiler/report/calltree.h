@@ -42,6 +42,12 @@ typedef struct knit_calltree_options {
   /* The metric (knit_metric) children are ordered by and a merged node's
    * source line is chosen by; 0, the time metric, unless set. */
   int metric;
+  /* 1: recursion folded (function-level only): a frame of the same
+   * function as one above it, with nothing but outlined bodies and task
+   * entries between (fib -> fib, fib -> task -> fib), is that frame's
+   * node, and so is everything between; the node counts how deep its
+   * recursion went. */
+  int fold_recursion;
 } knit_calltree_options;
 
 typedef struct knit_calltree_node {
@@ -59,6 +65,7 @@ typedef struct knit_calltree_node {
   const char *file;         /* the main source line, file NULL when unknown */
   unsigned line;
   uint32_t other_sites;     /* distinct source lines merged in besides it */
+  uint32_t recursion;       /* fold_recursion: the most levels folded into it, 1 + */
   uint32_t first_child;     /* into knit_calltree.children */
   uint32_t child_count;
 } knit_calltree_node;

@@ -28,6 +28,11 @@ static int is_gcc_outlined(const char *name)
   return strstr(name, "._omp_fn.") != NULL;
 }
 
+int knit_folded_is_wrapper(const char *name)
+{
+  return is_gcc_outlined(name) || is_clang_outlined(name) || starts_with(name, ".omp_task_entry.");
+}
+
 const char *knit_folded_frame_name(const char *name)
 {
   if (is_gcc_outlined(name) || is_clang_outlined(name))

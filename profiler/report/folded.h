@@ -55,6 +55,12 @@ char *knit_folded_normalize(const knit_folded_frame *frames, size_t n);
  * view hides the frames before it the same way, so both views agree. */
 size_t knit_folded_path_start(const knit_folded_frame *frames, size_t n);
 
+/* Whether name is a frame the runtime's outlining adds between a construct
+ * and the code in it: an outlined region or task body, or clang's task
+ * entry. Recursion through tasks (fib -> task -> fib) has them between its
+ * levels. */
+int knit_folded_is_wrapper(const char *name);
+
 /* Rule (b) for one name: "omp.outlined" for an outlined body, else name. */
 const char *knit_folded_frame_name(const char *name);
 

@@ -234,12 +234,22 @@ static void print_values(const columns *c, const knit_calltree_node *n, const ui
   }
 }
 
+/* The width of " [xN]", the recursion a folded node stands for. */
+static int recursion_width(const knit_calltree_node *n)
+{
+  if (n->recursion <= 1)
+    return 0;
+  char buf[24];
+  return snprintf(buf, sizeof buf, " [x%u]", n->recursion);
+}
+
 static void print_rows(const knit_calltree *t, const row *rows, size_t count,
                        const columns *c, FILE *out)
 {
   int fn_width = 8;
   for (size_t i = 0; i < count; i++) {
-    int w = (int)(rows[i].depth * INDENT + strlen(t->nodes[rows[i].node].function));
+    const knit_calltree_node *n = &t->nodes[rows[i].node];
+    int w = (int)(rows[i].depth * INDENT + strlen(n->function) + recursion_width(n));
     if (w > fn_width && w <= FUNCTION_COLUMN_MAX)
       fn_width = w;
   }
@@ -249,8 +259,10 @@ static void print_rows(const knit_calltree *t, const row *rows, size_t count,
     print_values(c, n, t->nodes[0].inclusive, out);
     int indent = (int)(rows[i].depth * INDENT);
     fprintf(out, "%*s%*s%s", GAP, "", indent, "", n->function);
+    if (n->recursion > 1)
+      fprintf(out, " [x%u]", n->recursion);
     if (n->file != NULL) {
-      int pad = fn_width - indent - (int)strlen(n->function);
+      int pad = fn_width - indent - (int)strlen(n->function) - recursion_width(n);
       fprintf(out, "%*s  %s:%u", pad > 0 ? pad : 0, "", base_name(n->file), n->line);
       if (n->other_sites > 0)
         fprintf(out, " +%u", n->other_sites);
