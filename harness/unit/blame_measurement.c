@@ -54,7 +54,8 @@ static const knit_metric_record worker_metrics[] = {
     {6, KNIT_METRIC_SAMPLES, 1},
 };
 static const knit_stat_record worker_stats[] = {
-    {KNIT_STAT_SAMPLES, 0, 6}, {KNIT_STAT_BLAME_LOST, 0, 1500}};
+    {KNIT_STAT_SAMPLES, 0, 6}, {KNIT_STAT_BLOCKED, 0, 3}, {KNIT_STAT_TRUNCATED, 0, 2},
+    {KNIT_STAT_BLAME_LOST, 0, 1500}};
 
 typedef struct thread_spec {
   const char *name;

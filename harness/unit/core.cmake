@@ -55,3 +55,13 @@ knit_unit_test(test_task_contexts
 if(TARGET test_task_contexts)
   target_include_directories(test_task_contexts PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
 endif()
+# A path into a thread's tree from the frames it shares with the last one
+# (core/thread_paths.c).
+knit_unit_test(test_thread_paths
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_thread_paths.c
+          ${CMAKE_SOURCE_DIR}/profiler/core/thread_paths.c
+  LIBS knit_cct knit_base)
+if(TARGET test_thread_paths)
+  target_include_directories(test_thread_paths PRIVATE ${CMAKE_SOURCE_DIR}/profiler
+    ${KNIT_OMPT_INCLUDE})
+endif()

@@ -177,6 +177,8 @@ static void test_header_lines(void **state)
    * header whichever columns are shown. */
   expect_contains(text, "CPUTIME every 1 ms: 26 samples (26 periods, 26.0 ms), 2 threads, "
                         "0 partial unwinds\n"
+                        "lost: 3 signals blocked (at least 3.0 ms not in the tree); 2 paths "
+                        "cut at the frame limit (outermost frames missing)\n"
                         "blame: 1.5 ms of mutex wait lost (no room in the blame table), "
                         "0.5 ms of mutex wait unclaimed (the mutex was free, or not "
                         "released before the end); counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n");

@@ -89,14 +89,6 @@ void knit_sampler_stop_thread(knit_thread *t)
     sched_yield();
 }
 
-knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path, int n)
-{
-  uint32_t node = 0;
-  for (int i = 0; i < n; i++)
-    node = knit_cct_child(&t->cct, node, path[i].module, path[i].offset, path[i].kind);
-  return knit_cct_node_at(&t->cct, node);
-}
-
 /* How many periods a timer sample stands for. The kernel checks CPU-time
  * timers only at scheduler ticks and sends one signal for all the periods
  * that ended since the last, counting the rest as overruns: each of them is

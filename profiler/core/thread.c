@@ -70,6 +70,8 @@ knit_thread *knit_thread_attach(uint32_t flags)
       knit_arena_alloc(&t->arena, KNIT_STEP_CACHE_SIZE * sizeof(knit_step_cache_entry), 64);
   knit_decoder_open(&t->unwinder.decoder, knit_the_session.isa);
   t->steps = knit_arena_alloc(&t->arena, KNIT_STEP_SLOTS * sizeof *t->steps, 64);
+  t->last_path = knit_arena_alloc(&t->arena, KNIT_LAST_PATH_FRAMES * sizeof *t->last_path, 64);
+  t->last_nodes = knit_arena_alloc(&t->arena, KNIT_LAST_PATH_FRAMES * sizeof *t->last_nodes, 64);
   knit_sampler_prepare_unwinder(&t->unwinder);
 
   /* Published before the timer starts, so the first sample finds it. */

@@ -27,6 +27,7 @@
 /* Frames of a synchronous capture (at parallel_begin): kept per thread
  * rather than on the stack or in TLS, which may be small. */
 #define KNIT_CAPTURE_FRAMES 256
+#define KNIT_LAST_PATH_FRAMES 512
 
 /* Mutexes a thread holds at once whose holdings blame tracks (blame.c);
  * waits on more are counted as unclaimed. */
@@ -100,6 +101,15 @@ typedef struct knit_thread {
    * which only the pages of the few modules a program runs are touched.
    * NULL if the arena could not provide it. */
   uint64_t (*steps)[3];
+  /* The path last put into the tree and the tree node of each of its
+   * frames (KNIT_LAST_PATH_FRAMES at most), from the arena: a sample's path
+   * shares most of its frames with the one before it (a loop sampled again,
+   * a deep stack whose leaf moved), and walks the tree's children only from
+   * the first frame that differs (knit_thread_path_node). NULL if the arena
+   * could not provide them. */
+  knit_path_frame *last_path;
+  uint32_t *last_nodes;
+  uint32_t last_len;
   knit_frame capture_frames[KNIT_CAPTURE_FRAMES];
   knit_path_frame capture_path[KNIT_CAPTURE_FRAMES * 2];
   /* The captures' cache (ompt/call_paths.c), from the arena at the first

@@ -21,14 +21,15 @@ typedef struct context_head {
 
 /* A thread's contexts: the free ones it may take without a second look
  * (local, its own), and those other threads gave back (remote, pushed by
- * them, taken whole by the owner). Counts for the log, each written by one
- * thread: made and resolved by the owner, given back by whoever gave. */
+ * them, taken whole by the owner). Counts for the log, each written by its
+ * pool's thread only (a locked increment per task cost more than the rest
+ * of giving a context back): made and resolved, and given back by that
+ * thread, to any pool. */
 struct context_pool {
   context_head *local;
   context_head *_Atomic remote;
   context_pool *next; /* every pool, for the log */
-  uint64_t made, resolved;
-  _Atomic uint64_t given_back;
+  uint64_t made, resolved, given_back;
 };
 
 #define HEAD_SIZE ((sizeof(context_head) + 15) & ~(size_t)15)
@@ -88,8 +89,10 @@ static context_head *take(context_pool *p)
 static void give(context_head *h)
 {
   context_pool *p = h->owner;
-  atomic_fetch_add_explicit(&p->given_back, 1, memory_order_relaxed);
-  if (p == my_pool) {
+  context_pool *mine = pool_here();
+  if (mine)
+    mine->given_back++;
+  if (p == mine) {
     h->next_free = p->local;
     p->local = h;
     return;
@@ -186,7 +189,7 @@ void knit_task_context_counts(uint64_t *made, uint64_t *given_back, uint64_t *re
   *made = *given_back = *resolved = 0;
   for (context_pool *p = atomic_load(&pools); p; p = p->next) {
     *made += p->made;
-    *given_back += atomic_load_explicit(&p->given_back, memory_order_relaxed);
+    *given_back += p->given_back;
     *resolved += p->resolved;
   }
 }

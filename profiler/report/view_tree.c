@@ -6,6 +6,7 @@
  * with the source column aligned after the widest function cell. */
 #include "report/view_tree.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,33 @@ static const char *plural(uint64_t n)
   return n == 1 ? "" : "s";
 }
 
+/* What the profile lacks, when it lacks anything: signals that came while
+ * the thread could take no sample (each at least a period of time that is
+ * nowhere in the tree), and paths longer than the unwinder's frame limit
+ * (their outermost frames are missing). A profile that lost samples says
+ * so, and how much. */
+static void lost_line(const knit_profile *p, FILE *out)
+{
+  const knit_measurement *m = &p->measurement;
+  uint64_t blocked = knit_profile_stat(p, KNIT_STAT_BLOCKED);
+  uint64_t truncated = knit_profile_stat(p, KNIT_STAT_TRUNCATED);
+  if (blocked == 0 && truncated == 0)
+    return;
+  bool probe = strcmp(m->event, "PROBE") == 0;
+  fputs("lost:", out);
+  if (blocked > 0) {
+    fprintf(out, " %llu %s%s blocked", (unsigned long long)blocked, probe ? "probe" : "signal",
+            plural(blocked));
+    if (!probe && knit_metric_shows_time(m))
+      fprintf(out, " (at least %.1f ms not in the tree)",
+              knit_metric_value(m, KNIT_METRIC_SAMPLES, blocked));
+  }
+  if (truncated > 0)
+    fprintf(out, "%s %llu path%s cut at the frame limit (outermost frames missing)",
+            blocked > 0 ? ";" : "", (unsigned long long)truncated, plural(truncated));
+  fputc('\n', out);
+}
+
 void knit_view_header(const knit_profile *p, FILE *out)
 {
   const knit_measurement *m = &p->measurement;
@@ -68,6 +96,7 @@ void knit_view_header(const knit_profile *p, FILE *out)
   }
   fprintf(out, ", %zu thread%s, %llu partial unwind%s\n", m->thread_count,
           plural(m->thread_count), (unsigned long long)partial, plural(partial));
+  lost_line(p, out);
   knit_view_steps_line(p, out);
   knit_view_blame_line(p, out);
   fprintf(out, "dir: %s\n", m->dir != NULL ? m->dir : "?");
