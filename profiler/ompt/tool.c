@@ -169,11 +169,26 @@ static void on_task_create(ompt_data_t *encountering_task_data,
                            const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
                            int flags, int has_dependences, const void *codeptr_ra)
 {
-  (void)encountering_task_data; /* libomp may pass a copy: not comparable */
+  /* encountering_task_data: libomp may pass a copy, which holds the same
+   * word but is not the task's own data (not comparable by address). */
   (void)has_dependences;
   (void)codeptr_ra;
   if (!(flags & ompt_task_explicit) || !new_task_data)
     return;
+  /* Created inside an explicit task (whose data holds the context knit
+   * made for it, a path: never an implicit task's mark, a ticket or NULL):
+   * the call brings all the capture needs, and asking the runtime
+   * (ompt_get_task_info, about 220 instructions on libomp) would cost a
+   * recursive task program more than the capture itself. */
+  const void *word = encountering_task_data ? encountering_task_data->ptr : NULL;
+  if (word && ((uintptr_t)word & 15) == 0 && encountering_task_frame &&
+      encountering_task_frame->exit_frame.ptr) {
+    ompt_frame_t own = *encountering_task_frame;
+    keep_live_frames(&own);
+    new_task_data->ptr = (void *)knit_capture_task_path(&own, word);
+    knit_take_missed(knit_thread_self());
+    return;
+  }
   /* The encountering task: the current one, unless the runtime has made
    * the new task current already (libomp does for an undeferred task). */
   int task_flags = 0, thread_num = 0;
