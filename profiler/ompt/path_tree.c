@@ -118,11 +118,16 @@ uint32_t knit_path_copy(const knit_call_path *p, knit_path_frame *out, uint32_t 
     return 0;
   uint32_t total = p->length < max ? p->length : max;
   /* From the innermost node outward: each node's frames end where its
-   * parent's path ends. Frames past max are left out. */
+   * parent's path ends. Frames past max are left out. Depth falls by one
+   * a node on any chain knit made; a chain that breaks that (a runtime
+   * that reported a task done twice, and a context given back and reused
+   * while still a parent) ends the copy rather than the program. */
   for (; p; p = p->parent) {
     uint32_t start = p->parent ? p->parent->length : 0;
     for (uint32_t i = 0; i < p->own && start + i < total; i++)
       out[start + i] = p->frames[i];
+    if (p->parent && p->parent->depth >= p->depth)
+      break;
   }
   return total;
 }
@@ -130,8 +135,11 @@ uint32_t knit_path_copy(const knit_call_path *p, knit_path_frame *out, uint32_t 
 /* Frame i of path p (i < p->length). */
 static const knit_path_frame *frame_at(const knit_call_path *p, uint32_t i)
 {
-  while (p->parent && p->parent->length > i)
+  while (p->parent && p->parent->length > i) {
+    if (p->parent->depth >= p->depth)
+      return NULL; /* a broken chain, as in knit_path_copy */
     p = p->parent;
+  }
   return &p->frames[i - (p->parent ? p->parent->length : 0)];
 }
 
@@ -143,7 +151,7 @@ bool knit_path_equal(const knit_call_path *a, const knit_call_path *b)
     return false;
   for (uint32_t i = 0; i < a->length; i++) {
     const knit_path_frame *x = frame_at(a, i), *y = frame_at(b, i);
-    if (x->offset != y->offset || x->module != y->module || x->kind != y->kind)
+    if (!x || !y || x->offset != y->offset || x->module != y->module || x->kind != y->kind)
       return false;
   }
   return true;

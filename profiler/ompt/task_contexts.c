@@ -143,7 +143,10 @@ void knit_task_context_release(const knit_call_path *p)
       return;
     /* Nothing holds it any more: neither its task nor a context under it. */
     const knit_call_path *up = p->parent;
+    bool sound = !up || up->depth < p->depth; /* as in knit_path_copy */
     give(h);
+    if (!sound)
+      return;
     p = up;
   }
 }
@@ -163,6 +166,8 @@ const knit_call_path *knit_path_resolve(const knit_call_path *p)
         return done;
       const knit_call_path *up = q->parent;
       const knit_call_path *up_node = up;
+      if (up && up->depth >= q->depth)
+        return NULL; /* a broken chain (knit_path_copy): no interned form */
       if (knit_path_is_transient(up)) {
         up_node = atomic_load_explicit(&head_of(up)->resolved, memory_order_acquire);
         if (!up_node) {
