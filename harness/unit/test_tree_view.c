@@ -34,7 +34,40 @@ static const struct {
     {LIBC, 0x40, "clone3", 0},
     {LIBC, 0x50, "start_thread", 0},
     {EXE, 0x400, "background", 40},
+    /* The recursion fixture's (make_recursion). */
+    {EXE, 0x500, "_Z6energyv._omp_fn.0", 50},
+    {EXE, 0x600, "_Z6reduceIdEdmm._omp_fn.2", 60},
+    {EXE, 0x700, "_Z6reduceIdEdmm._omp_fn.0", 70},
+    {EXE, 0x800, "leaf_work", 80},
+    {EXE, 0x900, "fib", 90},
+    {EXE, 0xa00, "fib._omp_fn.0", 100},
 };
+
+/* Recursion: main -> energy's region body -> a task body that inlined
+ * reduce, three levels (two task constructs, in turn); and main -> fib ->
+ * task -> fib -> task -> fib. */
+static knit_read_module recursion_modules[] = {{.id = 0, .path = EXE}};
+static knit_read_node recursion_nodes[] = {
+    {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
+    {0, 0, KNIT_NODE_CALL, 0x100},   /* 1 main */
+    {1, 0, KNIT_NODE_CALL, 0x500},   /* 2 energy._omp_fn.0 */
+    {2, 0, KNIT_NODE_CALL, 0x600},   /* 3 reduce._omp_fn.2 */
+    {3, 0, KNIT_NODE_CALL, 0x700},   /* 4 reduce._omp_fn.0 */
+    {4, 0, KNIT_NODE_CALL, 0x600},   /* 5 reduce._omp_fn.2 */
+    {5, 0, KNIT_NODE_SAMPLE, 0x800}, /* 6 leaf_work */
+    {3, 0, KNIT_NODE_SAMPLE, 0x800}, /* 7 leaf_work, one level down */
+    {1, 0, KNIT_NODE_CALL, 0x900},   /* 8 fib */
+    {8, 0, KNIT_NODE_CALL, 0xa00},   /* 9 fib._omp_fn.0 */
+    {9, 0, KNIT_NODE_CALL, 0x900},   /* 10 fib */
+    {10, 0, KNIT_NODE_CALL, 0xa00},  /* 11 fib._omp_fn.0 */
+    {11, 0, KNIT_NODE_CALL, 0x900},  /* 12 fib */
+    {12, 0, KNIT_NODE_SAMPLE, 0x300}, /* 13 work */
+    {8, 0, KNIT_NODE_SAMPLE, 0x300}, /* 14 work, in the outermost fib */
+};
+static knit_read_metric recursion_metrics[] = {{6, KNIT_METRIC_SAMPLES, 5},
+                                               {7, KNIT_METRIC_SAMPLES, 2},
+                                               {13, KNIT_METRIC_SAMPLES, 3},
+                                               {14, KNIT_METRIC_SAMPLES, 1}};
 
 /* The main thread: main calls compute from two lines (10 and 11), compute
  * calls work from two lines (20 and 21), and work is sampled at two pcs
@@ -124,6 +157,33 @@ static fixture *make_fixture(const char *event, uint64_t period)
   return f;
 }
 
+/* A PROBE profile of the recursion fixture, one thread. */
+static fixture *make_recursion(void)
+{
+  fixture *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  f->threads[0] = (knit_thread_file){.name = "thread-0-1.knit",
+                                     .module_count = 1,
+                                     .modules = recursion_modules,
+                                     .node_count = 15,
+                                     .nodes = recursion_nodes,
+                                     .metric_count = 4,
+                                     .metrics = recursion_metrics};
+  f->threads[0].header.thread_flags = KNIT_THREAD_MAIN;
+  f->threads[0].stats[KNIT_STAT_SAMPLES] = 11;
+  knit_measurement *m = &f->profile.measurement;
+  m->dir = "/m";
+  m->thread_count = 1;
+  m->threads = f->threads;
+  snprintf(m->event, sizeof m->event, "PROBE");
+  knit_report_tree *t = &f->profile.tree;
+  assert_int_equal(knit_report_tree_init(t), 0);
+  assert_int_equal(knit_report_tree_add_thread(t, &f->threads[0]), 0);
+  name_nodes(t);
+  assert_int_equal(knit_report_tree_link(t), 0);
+  return f;
+}
+
 static void free_fixture(fixture *f)
 {
   /* The measurement points at static data: only the tree is the fixture's. */
@@ -165,6 +225,38 @@ static void expect_contains(const char *text, const char *what)
 {
   if (strstr(text, what) == NULL)
     fail_msg("expected \"%s\" in:\n%s", what, text);
+}
+
+/* --fold: each recursion is one node with its depth, through tasks and
+ * through task bodies that inlined the function; a region's body is not
+ * folded into the function that opened it; nothing counted twice. */
+static void test_fold_recursion(void **state)
+{
+  (void)state;
+  fixture *f = make_recursion();
+  knit_view_options o = {.min_percent = 0};
+  o.tree.fold_recursion = 1;
+  char *text = render(f, &o);
+  expect_contains(text, "  11  100.0%     0  main ");
+  expect_contains(text, "   7   63.6%     0    _Z6energyv._omp_fn.0 ");
+  expect_contains(text, "   7   63.6%     0      _Z6reduceIdEdmm._omp_fn.2 [x3] ");
+  expect_contains(text, "   7   63.6%     7        leaf_work ");
+  /* The task bodies between the levels go with the levels: work in the
+   * outermost fib and in the innermost are one node under the fold. */
+  expect_contains(text, "   4   36.4%     0    fib [x3] ");
+  expect_contains(text, "   4   36.4%     4      work ");
+  assert_null(strstr(text, "fib._omp_fn.0"));
+  assert_int_equal(occurrences(text, "fib "), 1);
+  assert_int_equal(occurrences(text, "reduceIdEdmm"), 1);
+  free(f->text);
+  f->text = NULL;
+  /* Unfolded, every level is a row. */
+  o.tree.fold_recursion = 0;
+  text = render(f, &o);
+  assert_int_equal(occurrences(text, "fib "), 3);
+  assert_null(strstr(text, "[x"));
+  free(f->text);
+  free_fixture(f);
 }
 
 static void test_functions_merge(void **state)
@@ -292,6 +384,7 @@ static void test_sort_and_min(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fold_recursion),
       cmocka_unit_test(test_functions_merge),
       cmocka_unit_test(test_lines_keep_call_sites),
       cmocka_unit_test(test_all_frames),

@@ -192,12 +192,33 @@ static void add_values(uint64_t *sums, const uint64_t *values)
 /* With recursion folded: 1 + the index among the first kept frames of the
  * path (b->path) of the frame that CCT node n folds into, the nearest one
  * above it of the same function with only wrappers between; 0 for none. */
+/* The length of name's function part: gcc names an outlined body after
+ * the function it came from (`fib._omp_fn.1`), and a task body that
+ * inlined its function (C++ templates, say) is that function's level of
+ * the recursion. */
+static size_t fold_key_length(const char *name)
+{
+  const char *suffix = strstr(name, "._omp_fn.");
+  return suffix != NULL ? (size_t)(suffix - name) : strlen(name);
+}
+
+static int same_fold_key(const char *a, const char *b)
+{
+  size_t n = fold_key_length(a);
+  return n == fold_key_length(b) && strncmp(a, b, n) == 0;
+}
+
 static size_t folds_into(const builder *b, size_t kept, uint32_t n)
 {
   const knit_report_node *x = &b->t->nodes[n];
+  int x_wrapper = knit_folded_is_wrapper(name_of(x));
   for (size_t a = kept; a > 0; a--) {
     const knit_report_node *m = &b->t->nodes[b->path[a - 1]];
-    if (m->module == x->module && strcmp(name_of(m), name_of(x)) == 0)
+    /* An outlined body folds into an outlined body of the same function,
+     * never into the function itself: a region's body under the function
+     * that opened it is no recursion. */
+    if (m->module == x->module && knit_folded_is_wrapper(name_of(m)) == x_wrapper &&
+        same_fold_key(name_of(m), name_of(x)))
       return a;
     if (!knit_folded_is_wrapper(name_of(m)))
       return 0;
@@ -234,14 +255,24 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
                                        .module = knit_report_node_module(t, &t->nodes[j])};
   }
   size_t kept = 0;
+  int prev_wrapper = 0; /* the path's previous frame is an outlined body */
   for (k = all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
+    const char *name = name_of(&t->nodes[b->path[k]]);
+    int wrapper = knit_folded_is_wrapper(name);
     size_t back = b->fold ? folds_into(b, kept, b->path[k]) : 0;
     if (back > 0) {
-      /* The frames from the match on go: the path goes on at it. */
-      b->recursion[back - 1]++;
+      /* The frames from the match on go: the path goes on at it. A level
+       * of the recursion is counted once: at the function's own frame, or
+       * at an outlined body that follows another (a task body that
+       * inlined the function), not at the task body that leads to the
+       * function's frame. */
+      if (!wrapper || prev_wrapper)
+        b->recursion[back - 1]++;
       kept = back;
+      prev_wrapper = wrapper;
       continue;
     }
+    prev_wrapper = wrapper;
     b->path[kept] = b->path[k];
     b->recursion[kept] = 1;
     kept++;
