@@ -38,6 +38,15 @@ __attribute__((noinline)) void knit_take_missed(knit_thread *t)
   knit_sample_state state;
   int len = knit_attribute_call(t->capture_frames, n, end, 0, runtime_module, t->capture_path,
                                 KNIT_CAPTURE_FRAMES * 2, &partial, &state);
+  /* The time went to the runtime's call (and the tool's callback in it),
+   * not to the program's own code: the runtime's placeholder under the
+   * call, as a sample inside the runtime gets. */
+  if (len < KNIT_CAPTURE_FRAMES * 2) {
+    t->capture_path[len].module = KNIT_MODULE_PLACEHOLDER;
+    t->capture_path[len].offset = KNIT_PH_OMP_OVERHEAD;
+    t->capture_path[len].kind = KNIT_NODE_PLACEHOLDER;
+    len++;
+  }
   knit_cct_node counted = {0};
   counted.metrics[KNIT_METRIC_SAMPLES] = new_periods;
   knit_blame_sample(t, &counted, new_periods, &state);

@@ -9,7 +9,8 @@
  * periods, and the thread, once it lets go, takes one sample of its own
  * call path there: the program's call into the runtime that led to the
  * callback (a task's creation, a region's start), which is where the
- * program was when the signal came. */
+ * program was when the signal came, with the runtime's <omp-overhead>
+ * under it, as a sample inside the runtime's call has. */
 #ifndef KNIT_OMPT_MISSED_SAMPLES_H
 #define KNIT_OMPT_MISSED_SAMPLES_H
 
