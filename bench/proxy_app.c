@@ -46,7 +46,6 @@
  *   bench_proxy_app [PAIRS [SIZE [STEPS [THREADS]]]]   prints a table per runtime and the verdicts
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +56,7 @@
 #include <unistd.h>
 
 #include "child_run.h"
+#include "scratch.h"
 
 #ifndef CHILD
 #error "CHILD: the path of bench_proxy_app_child"
@@ -74,51 +74,7 @@
 #define VERDICT_WORK 1000000.0 /* element-steps; fewer: the targets decide nothing */
 #define LOOPS_PER_STEP 34      /* bench/proxy_app_child.cpp's, for the header */
 
-static char scratch[4096]; /* knit's measurements go here, one folder a run */
-static unsigned runs;
 static const char *threads = "2";
-
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-/* What one knit run's log says: whether its OMPT tool, or on libgomp its
- * GOMP wrappers, were at work (without them the regions would not be
- * followed, and the figure would not be knit's), and its SUMMARY line's
- * counters. */
-typedef struct knit_log {
-  bool active;
-  bool summary; /* a SUMMARY line was found */
-  unsigned long long samples, blocked;
-} knit_log;
-
-static knit_log read_knit_log(const char *dir)
-{
-  knit_log log = {false, false, 0, 0};
-  char path[4300];
-  snprintf(path, sizeof path, "%s/knit.log", dir);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return log;
-  char line[8192];
-  while (fgets(line, sizeof line, f)) {
-    log.active |= strncmp(line, "ompt: tool initialized", 22) == 0 ||
-                  strncmp(line, "gomp: no OMPT; blame from the GOMP wrappers", 43) == 0;
-    /* The last SUMMARY line is the process's own (profiler/core/session.c). */
-    if (strncmp(line, "SUMMARY ", 8) == 0) {
-      const char *s = strstr(line, " samples="), *b = strstr(line, " blocked=");
-      log.summary = s && b;
-      log.samples = s ? strtoull(s + 9, NULL, 10) : 0;
-      log.blocked = b ? strtoull(b + 9, NULL, 10) : 0;
-    }
-  }
-  fclose(f);
-  return log;
-}
 
 /* A runtime: the folder whose libgomp.so.1 the child loads ("" for the
  * loader's own search: the system's libgomp). */
@@ -153,7 +109,7 @@ static void set_env(const runtime *rt, bool knit, const char *out_dir)
 typedef struct run_result {
   double cpu, wall;   /* seconds: user + system of the child; fork to wait */
   char checksum[64];  /* the child's "checksum H" line */
-  knit_log log;       /* knit runs only */
+  bench_knit_log log;       /* knit runs only */
 } run_result;
 
 static double now_s(void)
@@ -173,7 +129,7 @@ static bool run_child(const runtime *rt, bool knit, const char *size, const char
                       run_result *r)
 {
   char out_dir[4200];
-  snprintf(out_dir, sizeof out_dir, "%s/run-%u", scratch, runs++);
+  bench_scratch_path_of(out_dir, sizeof out_dir, "run", bench_scratch_next());
   char *argv[] = {CHILD, (char *)size, (char *)steps, NULL};
   int fds[2];
   if (pipe(fds) != 0)
@@ -213,7 +169,7 @@ static bool run_child(const runtime *rt, bool knit, const char *size, const char
     fprintf(stderr, "bench_proxy_app: %s%s, %s^3 elements, %s steps: the child failed\n",
             rt->name, knit ? " + knit" : "", size, steps);
   if (ok && knit) {
-    r->log = read_knit_log(out_dir);
+    r->log = bench_knit_log_read(out_dir);
     if (!r->log.active || !r->log.summary) {
       fprintf(stderr,
               "bench_proxy_app: %s + knit: knit's OMPT tool or GOMP wrappers were not active, "
@@ -222,7 +178,7 @@ static bool run_child(const runtime *rt, bool knit, const char *size, const char
       ok = false;
     }
   }
-  nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_remove_tree(out_dir);
   return ok;
 }
 
@@ -248,7 +204,7 @@ typedef struct measured {
   double cpu[2], wall[2]; /* alone, knit: medians of the pairs, seconds */
   spread cpu_ratio, wall_ratio;
   double cpu_excess, wall_excess; /* knit - alone: medians of the pairs' differences, seconds */
-  knit_log first;                 /* the first knit run's log */
+  bench_knit_log first;                 /* the first knit run's log */
   unsigned long long samples, blocked; /* over every knit run */
   char checksum[64];                   /* every run's */
 } measured;
@@ -359,12 +315,8 @@ int main(int argc, char **argv)
             MAX_PAIRS);
     return 2;
   }
-  const char *tmp = getenv("TMPDIR");
-  snprintf(scratch, sizeof scratch, "%s/knit-proxy-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(scratch)) {
-    perror("bench_proxy_app: mkdtemp");
+  if (!bench_scratch_open("proxy"))
     return 1;
-  }
   double work = (double)atoi(size) * atoi(size) * atoi(size) * atoi(steps);
   printf("knit attached to a proxy shock-hydrodynamics application: %s^3 elements, %s steps of "
          "%d parallel\nloops, on %s thread%s (each runtime's defaults); knit sampling %s. %d "
@@ -387,7 +339,7 @@ int main(int argc, char **argv)
     }
     failed |= !report(&runtimes[k], size, steps, pairs, &v);
   }
-  nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_scratch_close();
   if (failed)
     return 1;
   /* Pairs that fall on both sides of the target: the verdict is the

@@ -41,7 +41,6 @@
  *   bench_region_overhead [ROUNDS [REGIONS [THREADS]]]   prints a table and the ratios
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +48,7 @@
 #include <unistd.h>
 
 #include "child_run.h"
+#include "scratch.h"
 
 #ifndef CHILD
 #error "CHILD: the path of bench_region_overhead_child"
@@ -83,17 +83,7 @@ typedef struct setup {
 #define SETUPS 4
 enum { ALONE, EMPTY, KNIT, WALKING };
 
-static char scratch[4096]; /* knit's measurements go here, one folder a run */
-static unsigned runs;
 static const char *threads = "2";
-
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 /* Whether the measurement in dir shows knit's OMPT tool, or on libgomp its
  * GOMP wrappers, at work: without them no region would be stitched, and
@@ -161,7 +151,7 @@ static double run_child(const setup *s, const char *stack, long count, int layou
                         size_t sum_len)
 {
   char out_dir[4200];
-  snprintf(out_dir, sizeof out_dir, "%s/run-%u", scratch, runs++);
+  bench_scratch_path_of(out_dir, sizeof out_dir, "run", bench_scratch_next());
   char n[32];
   snprintf(n, sizeof n, "%ld", count);
   char *argv[] = {CHILD, (char *)stack, n, NULL};
@@ -178,7 +168,7 @@ static double run_child(const setup *s, const char *stack, long count, int layou
     fprintf(stderr, "bench_region_overhead: %s: the empty tool was not initialized\n", s->label);
     ns = -1;
   }
-  nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_remove_tree(out_dir);
   return ns;
 }
 
@@ -293,12 +283,8 @@ int main(int argc, char **argv)
             MAX_ROUNDS);
     return 2;
   }
-  const char *tmp = getenv("TMPDIR");
-  snprintf(scratch, sizeof scratch, "%s/knit-region-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(scratch)) {
-    perror("bench_region_overhead: mkdtemp");
+  if (!bench_scratch_open("region"))
     return 1;
-  }
   const setup mock[SETUPS] = {
       {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false, false, false},
       {"mock-gomp + empty tool", MOCK_DIR, false, false, false, true},
@@ -374,7 +360,7 @@ int main(int argc, char **argv)
         runtimes[k].empty = empty;
     }
   }
-  nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_scratch_close();
   if (failed)
     return 1;
   printf("knit attached / runtime alone, the worse stack (target: at most 1.100; in brackets\n"

@@ -40,7 +40,6 @@
  *   bench_sample_cost [ROUNDS [ITERATIONS]]   prints a table per depth and the verdicts
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,6 +50,7 @@
 #include <unistd.h>
 
 #include "child_run.h"
+#include "scratch.h"
 #include "measure/read_file.h"
 
 #ifndef CHILD
@@ -79,16 +79,6 @@ static const char *const labels[SETUPS] = {"alone", "peer", "knit"};
 
 static const int depths[] = {30, 100};
 
-static char scratch[4096]; /* one folder a run for knit, one file a run for the peer */
-static unsigned runs;
-
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 static double now_ns(void)
 {
@@ -176,9 +166,9 @@ static bool run_child(int setup, int depth, long iterations, run_result *r, char
                       size_t sum_len)
 {
   char out_dir[4200], signals_file[4200];
-  unsigned id = runs++;
-  snprintf(out_dir, sizeof out_dir, "%s/run-%u", scratch, id);
-  snprintf(signals_file, sizeof signals_file, "%s/signals-%u", scratch, id);
+  unsigned id = bench_scratch_next();
+  bench_scratch_path_of(out_dir, sizeof out_dir, "run", id);
+  bench_scratch_path_of(signals_file, sizeof signals_file, "signals", id);
   char d[16], n[32];
   snprintf(d, sizeof d, "%d", depth);
   snprintf(n, sizeof n, "%ld", iterations);
@@ -202,7 +192,7 @@ static bool run_child(int setup, int depth, long iterations, run_result *r, char
             depth, out_dir);
     ok = false;
   }
-  nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_remove_tree(out_dir);
   remove(signals_file);
   return ok;
 }
@@ -328,12 +318,8 @@ int main(int argc, char **argv)
             MAX_ROUNDS);
     return 2;
   }
-  const char *tmp = getenv("TMPDIR");
-  snprintf(scratch, sizeof scratch, "%s/knit-sample-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(scratch)) {
-    perror("bench_sample_cost: mkdtemp");
+  if (!bench_scratch_open("sample"))
     return 1;
-  }
   printf("knit's cost per sample against an empty sampler: integer work at the bottom of a\n"
          "recursion, on the main thread, in three setups run in turn, round after round:\n"
          "  alone  the child alone\n"
@@ -349,7 +335,7 @@ int main(int argc, char **argv)
   verdict v = {false, false};
   for (size_t k = 0; k < sizeof depths / sizeof depths[0] && !failed; k++)
     failed = !measure(depths[k], iterations, rounds, &v);
-  nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_scratch_close();
   if (failed)
     return 1;
   if (v.within_noise)

@@ -57,7 +57,6 @@
  *   bench_task_overhead [ROUNDS [TASKS [THREADS]]]   prints a table per runtime and the verdicts
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +64,7 @@
 #include <unistd.h>
 
 #include "child_run.h"
+#include "scratch.h"
 
 #ifndef CHILD
 #error "CHILD: the path of bench_task_overhead_child"
@@ -106,50 +106,7 @@ typedef struct setup {
 #define SETUPS 3
 enum { ALONE, EMPTY, KNIT };
 
-static char scratch[4096]; /* knit's measurements go here, one folder a run */
-static unsigned runs;
 static const char *threads = "2";
-
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-/* What one knit run's log says: whether its OMPT tool, or on libgomp its
- * GOMP wrappers, were at work (without them no task would be followed, and
- * the figure would not be knit's), and its SUMMARY line's counters. */
-typedef struct knit_log {
-  bool active;
-  bool summary; /* a SUMMARY line was found */
-  unsigned long long samples, blocked;
-} knit_log;
-
-static knit_log read_knit_log(const char *dir)
-{
-  knit_log log = {false, false, 0, 0};
-  char path[4300];
-  snprintf(path, sizeof path, "%s/knit.log", dir);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return log;
-  char line[8192];
-  while (fgets(line, sizeof line, f)) {
-    log.active |= strncmp(line, "ompt: tool initialized", 22) == 0 ||
-                  strncmp(line, "gomp: no OMPT; blame from the GOMP wrappers", 43) == 0;
-    /* The last SUMMARY line is the process's own (profiler/core/session.c). */
-    if (strncmp(line, "SUMMARY ", 8) == 0) {
-      const char *s = strstr(line, " samples="), *b = strstr(line, " blocked=");
-      log.summary = s && b;
-      log.samples = s ? strtoull(s + 9, NULL, 10) : 0;
-      log.blocked = b ? strtoull(b + 9, NULL, 10) : 0;
-    }
-  }
-  fclose(f);
-  return log;
-}
 
 /* One run's setting: the setup, and where knit writes. */
 typedef struct run_env {
@@ -195,10 +152,10 @@ static void set_env(const void *arg)
 /* Runs the child once; returns its ns per task (negative on failure), its
  * peak RSS in KiB in *rss and, for knit, its log in *log. The checksum must
  * be the number of tasks: every task ran once. */
-static double run_child(const setup *s, long count, int layout, long *rss, knit_log *log)
+static double run_child(const setup *s, long count, int layout, long *rss, bench_knit_log *log)
 {
   char out_dir[4200];
-  snprintf(out_dir, sizeof out_dir, "%s/run-%u", scratch, runs++);
+  bench_scratch_path_of(out_dir, sizeof out_dir, "run", bench_scratch_next());
   char n[32], want[64], sum[64] = "";
   snprintf(n, sizeof n, "%ld", count);
   snprintf(want, sizeof want, "checksum %ld", count);
@@ -211,7 +168,7 @@ static double run_child(const setup *s, long count, int layout, long *rss, knit_
     ns = -1;
   }
   if (ns >= 0 && s->knit) {
-    *log = read_knit_log(out_dir);
+    *log = bench_knit_log_read(out_dir);
     if (!log->active || !log->summary) {
       fprintf(stderr,
               "bench_task_overhead: %s: knit's OMPT tool or GOMP wrappers were not active, or "
@@ -225,7 +182,7 @@ static double run_child(const setup *s, long count, int layout, long *rss, knit_
     fprintf(stderr, "bench_task_overhead: %s: the empty tool was not initialized\n", s->label);
     ns = -1;
   }
-  nftw(out_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_remove_tree(out_dir);
   return ns;
 }
 
@@ -255,7 +212,7 @@ typedef struct measured {
   spread memory;      /* knit / peer, peak RSS */
   double excess;      /* knit - peer, ns per task: the median of the rounds' differences */
   double rss_excess;  /* knit - peer, peak RSS in KiB: the same */
-  knit_log log;       /* the first round's knit run */
+  bench_knit_log log;       /* the first round's knit run */
 } measured;
 
 /* Runs one runtime's setups at count tasks, rounds times; false on failure.
@@ -264,7 +221,7 @@ typedef struct measured {
 static bool measure(const setup set[SETUPS], long count, int rounds, measured *m)
 {
   static double ns[SETUPS][MAX_ROUNDS], rss[SETUPS][MAX_ROUNDS];
-  m->log = (knit_log){false, false, 0, 0};
+  m->log = (bench_knit_log){false, false, 0, 0};
   for (int k = 0; k < rounds; k++)
     for (int b = 0; b < SETUPS; b++) {
       /* The order turns too: a later run may find the machine warmer. */
@@ -272,7 +229,7 @@ static bool measure(const setup set[SETUPS], long count, int rounds, measured *m
       if (!set[which].label)
         continue; /* no such setup on this runtime */
       long kb = 0;
-      knit_log log;
+      bench_knit_log log;
       ns[which][k] = run_child(&set[which], count, k, &kb, &log);
       rss[which][k] = (double)kb;
       if (ns[which][k] < 0) {
@@ -359,7 +316,7 @@ static bool report(const char *name, const setup set[SETUPS], long small, long l
            at_large.time_alone.median, at_large.time_alone.min, at_large.time_alone.max);
   snprintf(what, sizeof what, "peak memory, knit / %s", peer);
   ratio_line(what, &at_large.memory, MEMORY_TARGET, v);
-  const knit_log *log = &at_large.log;
+  const bench_knit_log *log = &at_large.log;
   unsigned long long signals = log->samples + log->blocked;
   if (signals == 0)
     printf("    %-34s no signals in the first knit run (samples=0 blocked=0)  MISSED\n",
@@ -396,12 +353,8 @@ int main(int argc, char **argv)
     return 2;
   }
   long small = ntasks / 10 < SMALL_TASKS ? ntasks / 10 : SMALL_TASKS;
-  const char *tmp = getenv("TMPDIR");
-  snprintf(scratch, sizeof scratch, "%s/knit-task-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(scratch)) {
-    perror("bench_task_overhead: mkdtemp");
+  if (!bench_scratch_open("task"))
     return 1;
-  }
   const setup mock[SETUPS] = {
       {"mock-gomp built without OMPT", MOCK_NOOMPT_DIR, false, false, false},
       {"mock-gomp + empty tool", MOCK_DIR, false, false, true},
@@ -456,7 +409,7 @@ int main(int argc, char **argv)
     }
     failed |= !report(runtimes[k].name, runtimes[k].set, small, ntasks, rounds, &v);
   }
-  nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  bench_scratch_close();
   if (failed)
     return 1;
   /* A run's rounds that fall on both sides of the target: the verdict is

@@ -21,13 +21,10 @@ void knit_blame_release(uint64_t wait_id, const void *codeptr_ra)
       t->stats[KNIT_STAT_BLAME_LOST] += waited;
     return;
   }
-  uint64_t stop_at;
-  bool stop_is_cfa;
   uint32_t runtime_module;
-  knit_unwind_limit(&stop_at, &stop_is_cfa, &runtime_module);
   knit_unwind_end end;
-  int n = knit_walk_here(t, stop_at, stop_is_cfa, runtime_module, t->capture_frames,
-                         KNIT_CAPTURE_FRAMES, &end);
+  int n = knit_walk_here_to_limit(t, t->capture_frames, KNIT_CAPTURE_FRAMES, &end,
+                                  &runtime_module);
   if (n < 0) {
     t->stats[KNIT_STAT_BLAME_LOST] += waited;
     return;

@@ -18,13 +18,10 @@ __attribute__((noinline)) void knit_take_missed(knit_thread *t)
     return;
   if (!t->cct_ready || atomic_load(&t->written) || atomic_load(&knit_the_session.stopping))
     return;
-  uint64_t stop_at;
-  bool stop_is_cfa;
   uint32_t runtime_module;
-  knit_unwind_limit(&stop_at, &stop_is_cfa, &runtime_module);
   knit_unwind_end end;
-  int n = knit_walk_here(t, stop_at, stop_is_cfa, runtime_module, t->capture_frames,
-                         KNIT_CAPTURE_FRAMES, &end);
+  int n = knit_walk_here_to_limit(t, t->capture_frames, KNIT_CAPTURE_FRAMES, &end,
+                                  &runtime_module);
   if (n < 0)
     return;
   /* Held now: signals from here on are counted for the next take. */

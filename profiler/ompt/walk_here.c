@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 
 #include "core/thread.h"
+#include "ompt/attribution.h"
 #include "unwind/isa.h"
 
 __attribute__((noinline)) int knit_walk_here(knit_thread *t, uint64_t stop_at, bool stop_is_cfa,
@@ -38,3 +39,12 @@ __attribute__((noinline)) int knit_walk_here(knit_thread *t, uint64_t stop_at, b
 }
 
 void knit_walk_here_done(knit_thread *t) { atomic_store(&t->in_handler, 0); }
+
+int knit_walk_here_to_limit(knit_thread *t, knit_frame *frames, int max, knit_unwind_end *end,
+                            uint32_t *runtime_module)
+{
+  uint64_t stop_at;
+  bool stop_is_cfa;
+  knit_unwind_limit(&stop_at, &stop_is_cfa, runtime_module);
+  return knit_walk_here(t, stop_at, stop_is_cfa, *runtime_module, frames, max, end);
+}

@@ -25,4 +25,9 @@ int knit_walk_here(struct knit_thread *t, uint64_t stop_at, bool stop_is_cfa,
 
 void knit_walk_here_done(struct knit_thread *t);
 
+/* knit_walk_here with the limit a sample's walk would have: the current
+ * task's exit frame (knit_unwind_limit), and *runtime_module set. */
+int knit_walk_here_to_limit(struct knit_thread *t, knit_frame *frames, int max,
+                            knit_unwind_end *end, uint32_t *runtime_module);
+
 #endif /* KNIT_OMPT_WALK_HERE_H */
