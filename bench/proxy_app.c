@@ -50,10 +50,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "child_run.h"
 #include "scratch.h"
@@ -83,26 +79,26 @@ typedef struct runtime {
   const char *libdir;
 } runtime;
 
+/* One run's setting: the runtime, knit or not, and where knit writes. */
+typedef struct run_env {
+  const runtime *rt;
+  bool knit;
+  const char *out_dir;
+} run_env;
+
 /* Sets the forked child's environment: the runtime, the team size, knit
- * or not; nothing else of the caller's OpenMP or knit settings. */
-static void set_env(const runtime *rt, bool knit, const char *out_dir)
+ * or not; the runtime's own defaults otherwise (its wait policy included):
+ * an application is run as its users run it. */
+static void set_env(const void *arg)
 {
-  setenv("LD_LIBRARY_PATH", rt->libdir, 1);
-  setenv("OMP_NUM_THREADS", threads, 1);
-  unsetenv("OMP_WAIT_POLICY");
-  unsetenv("OMP_TOOL");
-  unsetenv("OMP_TOOL_LIBRARIES");
-  unsetenv("KNIT_ROOT_PID");
-  unsetenv("KNIT_CAPTURE_CACHE");
-  if (knit) {
-    setenv("LD_PRELOAD", KNIT_LIB, 1);
-    setenv("KNIT_EVENT", EVENT, 1);
-    setenv("KNIT_OUTPUT", out_dir, 1);
-  } else {
-    unsetenv("LD_PRELOAD");
-    unsetenv("KNIT_EVENT");
-    unsetenv("KNIT_OUTPUT");
-  }
+  const run_env *e = arg;
+  bench_attach a = {.libdir = e->rt->libdir,
+                    .threads = threads,
+                    .layout = -1,
+                    .knit_lib = e->knit ? KNIT_LIB : NULL,
+                    .event = EVENT,
+                    .out_dir = e->out_dir};
+  bench_attach_env(&a);
 }
 
 /* One run's figures. */
@@ -112,59 +108,21 @@ typedef struct run_result {
   bench_knit_log log;       /* knit runs only */
 } run_result;
 
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Runs the child once on rt (with knit when knit), SIZE^3 elements for
  * STEPS steps; false when it failed, printed no checksum or, with knit,
- * knit was not active or wrote no SUMMARY. child_run.c's runner reports
- * the child's own figure and peak memory; this one needs its CPU time, so
- * it reads wait4's rusage itself (of that child alone, not of every child
- * so far as getrusage(RUSAGE_CHILDREN) would). */
+ * knit was not active or wrote no SUMMARY. */
 static bool run_child(const runtime *rt, bool knit, const char *size, const char *steps,
                       run_result *r)
 {
   char out_dir[4200];
   bench_scratch_path_of(out_dir, sizeof out_dir, "run", bench_scratch_next());
   char *argv[] = {CHILD, (char *)size, (char *)steps, NULL};
-  int fds[2];
-  if (pipe(fds) != 0)
-    return false;
-  double start = now_s();
-  pid_t pid = fork();
-  if (pid < 0)
-    return false;
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    set_env(rt, knit, out_dir);
-    execv(CHILD, argv);
-    _exit(127);
-  }
-  close(fds[1]);
-  char out[4096];
-  size_t len = 0;
-  ssize_t n;
-  while (len + 1 < sizeof out && (n = read(fds[0], out + len, sizeof out - 1 - len)) > 0)
-    len += (size_t)n;
-  out[len] = 0;
-  close(fds[0]);
-  int status;
-  struct rusage usage;
-  pid_t waited = wait4(pid, &status, 0, &usage);
-  r->wall = now_s() - start;
-  r->cpu = (double)usage.ru_utime.tv_sec + 1e-6 * (double)usage.ru_utime.tv_usec +
-           (double)usage.ru_stime.tv_sec + 1e-6 * (double)usage.ru_stime.tv_usec;
-  bool ok = waited == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  const char *line = strstr(out, "checksum ");
-  ok = ok && line;
-  snprintf(r->checksum, sizeof r->checksum, "%.*s", line ? (int)strcspn(line, "\n") : 0,
-           line ? line : "");
+  run_env e = {rt, knit, out_dir};
+  bench_child_run run;
+  bool ok = bench_run_child_full(CHILD, argv, set_env, &e, &run);
+  r->wall = run.wall_s;
+  r->cpu = run.cpu_s;
+  snprintf(r->checksum, sizeof r->checksum, "%s", run.checksum);
   if (!ok)
     fprintf(stderr, "bench_proxy_app: %s%s, %s^3 elements, %s steps: the child failed\n",
             rt->name, knit ? " + knit" : "", size, steps);

@@ -115,34 +115,18 @@ static void set_env(const void *arg)
 {
   const run_env *e = arg;
   const setup *s = e->s;
-  setenv("LD_LIBRARY_PATH", s->libdir, 1);
-  setenv("OMP_NUM_THREADS", threads, 1);
-  setenv("OMP_WAIT_POLICY", "active", 1);
-  char layout[16];
-  snprintf(layout, sizeof layout, "%d", e->layout);
-  setenv("BENCH_LAYOUT", layout, 1);
-  unsetenv("KNIT_ROOT_PID");
-  if (s->empty_tool) {
-    setenv("OMP_TOOL_LIBRARIES", EMPTY_TOOL, 1);
-    setenv("KNIT_BENCH_TOOL_MARK", e->out_dir, 1);
-  } else {
-    unsetenv("OMP_TOOL_LIBRARIES");
-    unsetenv("KNIT_BENCH_TOOL_MARK");
-  }
-  if (s->tool_disabled)
-    setenv("OMP_TOOL", "disabled", 1);
-  else
-    unsetenv("OMP_TOOL");
-  if (s->knit) {
-    setenv("LD_PRELOAD", KNIT_LIB, 1);
-    setenv("KNIT_EVENT", EVENT, 1);
-    setenv("KNIT_OUTPUT", e->out_dir, 1);
-    setenv("KNIT_CAPTURE_CACHE", s->walk_always ? "0" : "1", 1);
-  } else {
-    unsetenv("LD_PRELOAD");
-    unsetenv("KNIT_EVENT");
-    unsetenv("KNIT_OUTPUT");
-  }
+  bench_attach a = {.libdir = s->libdir,
+                    .threads = threads,
+                    .wait_policy = "active",
+                    .layout = e->layout,
+                    .empty_tool = s->empty_tool ? EMPTY_TOOL : NULL,
+                    .tool_mark = e->out_dir,
+                    .tool_disabled = s->tool_disabled,
+                    .knit_lib = s->knit ? KNIT_LIB : NULL,
+                    .event = EVENT,
+                    .out_dir = e->out_dir,
+                    .capture_cache = s->walk_always ? "0" : "1"};
+  bench_attach_env(&a);
 }
 
 /* Runs the child once; returns its ns per region (negative on failure) and
