@@ -18,13 +18,13 @@
  * carries that layout's luck into its ratio; over the rounds' layouts,
  * the same for every setup of a round, each setup is measured across many.
  */
-#include <alloca.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "tiny_regions.h"
 
 #define DEEP 20
@@ -40,14 +40,6 @@ __attribute__((noinline)) static long descend(int depth, long n)
   return sum + depth;
 }
 
-/* Bytes by which layout n moves something: a multiple of 16 below 4096,
- * spread by a multiplicative hash; which picks another part of it. */
-static size_t shift_of(unsigned n, unsigned which)
-{
-  uint32_t h = (n + 1u) * 2654435761u;
-  return (size_t)((h >> (which ? 20 : 8)) & 0xff) * 16;
-}
-
 int main(int argc, char **argv)
 {
   if (argc != 3 || (strcmp(argv[1], "flat") != 0 && strcmp(argv[1], "deep") != 0) ||
@@ -57,17 +49,8 @@ int main(int argc, char **argv)
   }
   long n = atol(argv[2]);
   int depth = strcmp(argv[1], "deep") == 0 ? DEEP : 0;
-  const char *layout_env = getenv("BENCH_LAYOUT");
-  if (layout_env) {
-    unsigned layout = (unsigned)atoi(layout_env);
-    /* Kept: the blocks the runtime allocates next come after it. */
-    volatile char *heap_pad = malloc(shift_of(layout, 0) + 1);
-    volatile char *stack_pad = alloca(shift_of(layout, 1) + 1);
-    if (!heap_pad)
-      return 1;
-    heap_pad[0] = stack_pad[0] = 0;
-    __asm__ __volatile__("" ::"r"(stack_pad) : "memory");
-  }
+  if (BENCH_APPLY_LAYOUT() != 0)
+    return 1;
   descend(depth, n / 10 + 1); /* warm: threads started, pages touched */
   double t0 = now_ns();
   long sum = descend(depth, n);

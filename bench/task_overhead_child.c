@@ -23,12 +23,13 @@
  * the runtime's hot words lie decides which of them share a cache line, and
  * a setup measured in one layout only carries that layout's luck.
  */
-#include <alloca.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "layout.h"
 
 static double now_ns(void)
 {
@@ -69,14 +70,6 @@ __attribute__((noinline)) static long tasks(long n)
   return ran;
 }
 
-/* Bytes by which layout n moves something: a multiple of 16 below 4096,
- * spread by a multiplicative hash; which picks another part of it. */
-static size_t shift_of(unsigned n, unsigned which)
-{
-  uint32_t h = (n + 1u) * 2654435761u;
-  return (size_t)((h >> (which ? 20 : 8)) & 0xff) * 16;
-}
-
 int main(int argc, char **argv)
 {
   if (argc != 2 || atol(argv[1]) < 1) {
@@ -84,17 +77,8 @@ int main(int argc, char **argv)
     return 2;
   }
   long n = atol(argv[1]);
-  const char *layout_env = getenv("BENCH_LAYOUT");
-  if (layout_env) {
-    unsigned layout = (unsigned)atoi(layout_env);
-    /* Kept: the blocks the runtime allocates next come after it. */
-    volatile char *heap_pad = malloc(shift_of(layout, 0) + 1);
-    volatile char *stack_pad = alloca(shift_of(layout, 1) + 1);
-    if (!heap_pad)
-      return 1;
-    heap_pad[0] = stack_pad[0] = 0;
-    __asm__ __volatile__("" ::"r"(stack_pad) : "memory");
-  }
+  if (BENCH_APPLY_LAYOUT() != 0)
+    return 1;
   /* Warm: threads started, pages touched, the runtime's task pools grown. */
   if (tasks(n / 10 + 1) != n / 10 + 1)
     return 1;
