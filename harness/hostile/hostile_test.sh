@@ -70,17 +70,9 @@ samples_at_least() {
   [ "${n:-0}" -ge "$1" ] || fail "${n:-0} samples, expected at least $1"
 }
 
-case "$case_name" in
-fd_reuse)
-  # The program closes every descriptor from 3 up, then opens a file of its
-  # own and reads back what it wrote there: none of knit's lines may land
-  # in it, and knit's log must still get its SUMMARY.
-  pair "$dir/fd_reuse" "$tmp/own.txt"
-  measured
-  samples_at_least 20
-  ;;
-*)
-  fail "unknown case '$case_name'"
-  ;;
-esac
+# The case itself: cases/CASE.sh, sourced here, uses the functions above.
+here=$(cd "$(dirname "$0")" && pwd)
+[ -f "$here/cases/$case_name.sh" ] || fail "unknown case '$case_name'"
+# shellcheck source=/dev/null
+. "$here/cases/$case_name.sh"
 echo "ok: $case_name"
