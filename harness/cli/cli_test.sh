@@ -52,6 +52,17 @@ record_keeps_measurement)
   expect 2 'already holds a measurement' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
   ls "$tmp/m"/thread-*.knit >/dev/null || fail "the first measurement was touched"
   ;;
+record_unwritable_output)
+  # -o that names a file, or a directory knit cannot write in: refused
+  # before the program runs, saying why (before, the program ran, nothing
+  # was recorded and the message blamed the program).
+  touch "$tmp/afile"
+  expect 2 'afile is not a directory' -- "$knit" record -o "$tmp/afile" -- "$wl/calls" 1
+  if [ -d /sys/kernel ] && ! touch /sys/kernel/.knit 2>/dev/null; then
+    expect 2 'cannot write in /sys/kernel' -- "$knit" record -o /sys/kernel -- "$wl/calls" 1
+  fi
+  expect 2 'cannot create the measurement directory' -- "$knit" record -o "$tmp/no/such/m" -- "$wl/calls" 1
+  ;;
 timer_wrong_path)
   # A timer run is compared by paths and shares, and a golden with a path
   # the program does not have is still a mismatch: here calls' own golden

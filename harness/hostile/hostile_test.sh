@@ -13,6 +13,10 @@ trap 'rm -rf "$tmp"' EXIT
 qemu=()
 [ "${KNIT_QEMU:-0}" = 1 ] && qemu=(--qemu)
 EVENT=${EVENT:-REALTIME@f1000}
+# The measurement directory: OUT is what -o is given (relative to $tmp,
+# where both runs start, or absolute), M where checks look for it.
+OUT=$tmp/m
+M=$tmp/m
 
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -24,10 +28,10 @@ bare() {
   sed 's/^/  | /' "$tmp/bare.out" "$tmp/bare.err"
 }
 
-# recorded ARGS...: the program under knit record -o $tmp/m; output in
+# recorded ARGS...: the program under knit record -o $OUT; output in
 # $tmp/rec.out, knit's and the program's stderr in $tmp/rec.err, status $rec_rc.
 recorded() {
-  (cd "$tmp" && "$knit" record -e "$EVENT" "${qemu[@]}" -o "$tmp/m" -- "$@" \
+  (cd "$tmp" && "$knit" record -e "$EVENT" "${qemu[@]}" -o "$OUT" -- "$@" \
      >"$tmp/rec.out" 2>"$tmp/rec.err")
   rec_rc=$?
   echo "+ recorded $* -> $rec_rc"
@@ -52,21 +56,21 @@ pair() {
 # written and none unwritten, and a report that reads it.
 measured() {
   local summary
-  summary=$(grep '^SUMMARY ' "$tmp/m/knit.log" 2>/dev/null | tail -1)
-  [ -n "$summary" ] || fail "no SUMMARY in $tmp/m/knit.log"
+  summary=$(grep '^SUMMARY ' "$M/knit.log" 2>/dev/null | tail -1)
+  [ -n "$summary" ] || fail "no SUMMARY in $M/knit.log"
   echo "  $summary"
   grep -q ' unwritten=0 ' <<<"$summary" || fail "some thread's data was not written"
   local threads files
   threads=$(sed -E 's/.* threads=([0-9]+) .*/\1/' <<<"$summary")
-  files=$(ls "$tmp/m"/thread-*.knit 2>/dev/null | wc -l)
+  files=$(ls "$M"/thread-*.knit 2>/dev/null | wc -l)
   [ "$files" -eq "$threads" ] || fail "$threads threads, $files thread files"
-  "$knit" report "$tmp/m" >"$tmp/report.txt" 2>&1 || fail "knit report failed: $(head "$tmp/report.txt")"
+  "$knit" report "$M" >"$tmp/report.txt" 2>&1 || fail "knit report failed: $(head "$tmp/report.txt")"
 }
 
 # samples_at_least N: the measurement holds at least N samples.
 samples_at_least() {
   local n
-  n=$(sed -nE 's/^SUMMARY samples=([0-9]+) .*/\1/p' "$tmp/m/knit.log" | tail -1)
+  n=$(sed -nE 's/^SUMMARY samples=([0-9]+) .*/\1/p' "$M/knit.log" | tail -1)
   [ "${n:-0}" -ge "$1" ] || fail "${n:-0} samples, expected at least $1"
 }
 

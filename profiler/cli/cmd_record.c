@@ -60,6 +60,42 @@ static bool holds_measurement(const char *dir)
   return knit_path_printf(path, sizeof path, "%s/knit.log", dir) && access(path, F_OK) == 0;
 }
 
+/* Makes dir if missing and checks that knit can write files in it, before
+ * the program runs: afterwards, the program's run would be wasted. Puts the
+ * directory's absolute path in abs (the program, and anything it starts,
+ * may change its working directory). */
+static bool writable_directory(const char *dir, char *abs, size_t abslen)
+{
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "knit record: cannot create the measurement directory %s: %s\n", dir,
+            strerror(errno));
+    return false;
+  }
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "knit record: %s is not a directory (-o names the measurement directory)\n",
+            dir);
+    return false;
+  }
+  char real[PATH_MAX];
+  if (!realpath(dir, real) || !knit_path_printf(abs, abslen, "%s", real)) {
+    fprintf(stderr, "knit record: cannot resolve %s: %s\n", dir, strerror(errno));
+    return false;
+  }
+  char probe[PATH_MAX + 32];
+  int fd = -1;
+  if (knit_path_printf(probe, sizeof probe, "%s/.knit-probe-XXXXXX", abs))
+    fd = mkstemp(probe);
+  if (fd < 0) {
+    fprintf(stderr, "knit record: cannot write in %s: %s\n", abs,
+            errno == ENAMETOOLONG || !probe[0] ? "its path is too long" : strerror(errno));
+    return false;
+  }
+  close(fd);
+  unlink(probe);
+  return true;
+}
+
 static void print_summary(const char *dir)
 {
   char path[PATH_MAX + 32];
@@ -150,10 +186,10 @@ int knit_cmd_record(int argc, char **argv)
   }
   if (holds_measurement(output))
     return fail("%s already holds a measurement; choose another with -o or remove it", output);
-  if (mkdir(output, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "knit record: cannot create %s: %s\n", output, strerror(errno));
-    return 1;
-  }
+  char absolute[PATH_MAX];
+  if (!writable_directory(output, absolute, sizeof absolute))
+    return 2;
+  output = absolute;
   launch.output = output;
 
   if (!knit_launch_prepare(&launch, err, sizeof err))

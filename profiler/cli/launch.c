@@ -297,7 +297,15 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
    * QEMU it goes in with -E, so that qemu's own (host) loader does not try
    * to preload a library of the guest's ISA. Natively it is set in the
    * child, so that a caller that runs many programs keeps its own. */
-  char *args[4096];
+  int given = 0;
+  while (l->argv[given])
+    given++;
+  /* QEMU's binary, its sysroot and two environment settings come first. */
+  char **args = calloc((size_t)given + 8, sizeof *args);
+  if (!args) {
+    snprintf(err, errlen, "out of memory for %d arguments", given);
+    return -1;
+  }
   int n = 0;
   if (l->qemu) {
     args[n++] = (char *)l->qemu_binary;
@@ -315,13 +323,14 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
     }
   }
   args[n++] = (char *)l->program;
-  for (int i = 1; l->argv[i] && n < 4095; i++)
+  for (int i = 1; l->argv[i]; i++)
     args[n++] = l->argv[i];
   args[n] = NULL;
 
   pid_t pid = fork();
   if (pid < 0) {
     snprintf(err, errlen, "fork: %s", strerror(errno));
+    free(args);
     return -1;
   }
   if (pid == 0)
@@ -329,5 +338,6 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
   /* The program gets the terminal's signals; knit waits for it to end. */
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
+  free(args);
   return wait_for(pid, l->timeout, err, errlen);
 }

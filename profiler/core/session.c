@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,22 +22,9 @@
 #include "unwind/loadmap.h"
 
 knit_session knit_the_session;
-static int log_fd = -1;
 static _Atomic bool finished;
 
 const void *knit_self_address(void) { return (const void *)knit_self_address; }
-
-void knit_log_line(const char *line)
-{
-  if (log_fd < 0)
-    return;
-  char buf[1024];
-  int n = knit_safe_snprintf(buf, sizeof buf, "%s\n", line);
-  if (n > (int)sizeof buf - 1)
-    n = (int)sizeof buf - 1;
-  ssize_t rc = write(log_fd, buf, (size_t)n);
-  (void)rc;
-}
 
 /* Says why knit is not sampling, on the program's stderr: the program still
  * runs, unprofiled, rather than failing because of its profiler. */
@@ -54,14 +42,32 @@ static void at_exit(void) { knit_session_finish("exit"); }
 static void in_forked_child(void)
 {
   knit_the_session.active = false;
-  log_fd = -1;
+  knit_log_forget();
 }
 
-static bool make_output_dir(const char *dir)
+/* Creates the measurement directory and puts its absolute path in
+ * s->output: a program that changes its working directory must not move
+ * its measurement (or lose the part written after). Returns false, with
+ * errno, when it cannot be made or is not a directory. */
+static bool make_output_dir(knit_session *s, const char *dir)
 {
-  if (mkdir(dir, 0777) == 0 || errno == EEXIST)
-    return true;
-  return false;
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return false;
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    return false;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return false;
+  }
+  char absolute[PATH_MAX];
+  if (!realpath(dir, absolute))
+    return false;
+  if (knit_safe_snprintf(s->output, sizeof s->output, "%s", absolute) >= (int)sizeof s->output) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  return true;
 }
 
 __attribute__((constructor)) static void knit_session_start(void)
@@ -83,25 +89,35 @@ __attribute__((constructor)) static void knit_session_start(void)
    * merge into the first process's. `knit record` names the process it
    * started in KNIT_ROOT_PID. */
   const char *root = getenv("KNIT_ROOT_PID");
-  bool descendant = root && *root && atol(root) != (long)getpid();
+  s->pid = getpid();
+  bool descendant = root && *root && atol(root) != (long)s->pid;
+  char dir[PATH_MAX];
+  int len;
   if (out && *out && descendant)
-    knit_safe_snprintf(s->output, sizeof s->output, "%s/process-%d", out, (int)getpid());
+    len = knit_safe_snprintf(dir, sizeof dir, "%s/process-%d", out, (int)s->pid);
   else if (out && *out)
-    knit_safe_snprintf(s->output, sizeof s->output, "%s", out);
+    len = knit_safe_snprintf(dir, sizeof dir, "%s", out);
   else
-    knit_safe_snprintf(s->output, sizeof s->output, "knit-%s-%d", program_invocation_short_name,
-                       (int)getpid());
-  if (!make_output_dir(s->output)) {
-    fprintf(stderr, "knit: cannot create %s: %s; the program runs without profiling\n",
+    len = knit_safe_snprintf(dir, sizeof dir, "knit-%s-%d", program_invocation_short_name,
+                             (int)s->pid);
+  if (len >= (int)sizeof dir) {
+    fprintf(stderr, "knit: the measurement directory's name is longer than %d bytes; the "
+                    "program runs without profiling\n", PATH_MAX - 1);
+    return;
+  }
+  if (!make_output_dir(s, dir)) {
+    fprintf(stderr, "knit: cannot create the directory %s: %s; the program runs without "
+                    "profiling\n", dir, strerror(errno));
+    return;
+  }
+  if (!knit_log_open(s->output)) {
+    fprintf(stderr, "knit: cannot write %s/knit.log: %s; the program runs without profiling\n",
             s->output, strerror(errno));
     return;
   }
-  char path[4200];
-  knit_safe_snprintf(path, sizeof path, "%s/knit.log", s->output);
-  log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
   s->active = true;
 
-  char line[512];
+  char line[PATH_MAX + 256];
   knit_safe_snprintf(line, sizeof line, "knit: pid %d, event %s, period %llu ns, program %s",
                      (int)getpid(), knit_event_name(s->event.kind),
                      (unsigned long long)s->event.period_ns, program_invocation_name);
@@ -133,7 +149,10 @@ __attribute__((constructor)) static void knit_session_start(void)
 
 void knit_session_finish(const char *why)
 {
-  if (!knit_the_session.active || atomic_exchange(&finished, true))
+  /* A vfork child runs in its parent's memory until it execs or leaves: its
+   * _exit must not end the parent's session. */
+  if (!knit_the_session.active || getpid() != knit_the_session.pid ||
+      atomic_exchange(&finished, true))
     return;
   atomic_store(&knit_the_session.stopping, true);
   uint64_t samples = 0, partial = 0, blocked = 0, faults = 0, wrong = 0;
@@ -154,7 +173,7 @@ void knit_session_finish(const char *why)
   }
   knit_capture_log();
   knit_region_log();
-  char line[4600];
+  char line[PATH_MAX + 512];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);
   /* wrong= (unwind steps that followed no call) goes before dir=, which

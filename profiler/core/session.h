@@ -7,13 +7,17 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include <sys/types.h>
+
 #include "core/config.h"
+#include "core/log_file.h"
 #include "unwind/isa.h"
 
 typedef struct knit_session {
   bool active;                /* KNIT_EVENT was given and set-up succeeded */
   knit_event event;
-  char output[4096];          /* measurement directory */
+  char output[4096];          /* measurement directory, an absolute path */
+  pid_t pid;                  /* the measured process: a vfork child is not it */
   const knit_isa_ops *isa;
   _Atomic bool stopping;      /* no new samples; data is being written */
   _Atomic unsigned threads;   /* threads seen */
@@ -36,8 +40,6 @@ extern knit_session knit_the_session;
 /* An address inside libknit.so, to recognize its own frames. */
 const void *knit_self_address(void);
 
-/* Writes one line to the measurement's log (knit.log). Async-signal-safe. */
-void knit_log_line(const char *line);
 
 /* Writes every unwritten thread's file and the SUMMARY line. why is written
  * to the log ("exit", "crash: SIGSEGV"). Safe to call from a signal handler

@@ -1,9 +1,11 @@
 /* Thread files: see writer.h and measure/format.h. */
 #include "core/writer.h"
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/arena.h"
 #include "core/safe_format.h"
 #include "core/session.h"
 #include "measure/write_file.h"
@@ -150,13 +152,19 @@ static int write_thread_file(knit_thread *t)
 
   char name[64];
   knit_safe_snprintf(name, sizeof name, "thread-%u-%d.knit", t->index, (int)t->tid);
-  knit_writer w;
-  int rc = knit_writer_open(&w, knit_the_session.output, name, &h);
-  if (rc != 0)
-    return rc;
-  put_modules(&w);
-  put_tree(&w, &t->cct);
-  put_stats(&w, t);
-  put_steps(&w, t);
-  return knit_writer_close(&w);
+  /* 16 KiB, off the stack: this may run in a crash handler on a program's
+   * small alternate stack (measure/write_file.h). */
+  knit_writer *w = knit_pages_alloc(sizeof *w);
+  if (!w)
+    return -ENOMEM;
+  int rc = knit_writer_open(w, knit_the_session.output, name, &h);
+  if (rc == 0) {
+    put_modules(w);
+    put_tree(w, &t->cct);
+    put_stats(w, t);
+    put_steps(w, t);
+    rc = knit_writer_close(w);
+  }
+  knit_pages_free(w);
+  return rc;
 }

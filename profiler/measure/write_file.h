@@ -27,8 +27,11 @@ typedef struct knit_writer {
   uint8_t buf[8192];        /* bytes not yet written to fd */
   size_t used;              /* bytes in buf */
   uint64_t written;         /* bytes already written to fd */
-  char tmp_path[512];       /* dir/.name.tmp */
-  char final_path[512];     /* dir/name */
+  /* Room for any path the system takes (PATH_MAX, 4096 bytes, on Linux):
+   * a writer is too large for small stacks (a crash handler on an
+   * alternate stack), so knit's writers live in pages of their own. */
+  char tmp_path[4096 + 64];   /* dir/.name.tmp */
+  char final_path[4096 + 64]; /* dir/name */
 } knit_writer;
 
 /* Creates dir (one level, if missing) and dir/.name.tmp, and writes the file
