@@ -96,7 +96,8 @@ static bool writable_directory(const char *dir, char *abs, size_t abslen)
   return true;
 }
 
-static void print_summary(const char *dir)
+/* Prints the measurement's SUMMARY line; false when it has none. */
+static bool print_summary(const char *dir)
 {
   char path[PATH_MAX + 32];
   FILE *f = knit_path_printf(path, sizeof path, "%s/knit.log", dir) ? fopen(path, "r") : NULL;
@@ -111,6 +112,20 @@ static void print_summary(const char *dir)
   else
     fprintf(stderr, "knit: %s has no SUMMARY line: the program ended before knit could "
                     "write its data (killed, or knit was not loaded)\n", dir);
+  return *last != '\0';
+}
+
+/* The thread files in dir: what threads that ended before a kill left. */
+static unsigned count_thread_files(const char *dir)
+{
+  unsigned n = 0;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL)
+    n += strncmp(e->d_name, "thread-", 7) == 0;
+  if (d)
+    closedir(d);
+  return n;
 }
 
 /* Processes the program started and exec'ed are measured in process-PID
@@ -197,11 +212,16 @@ int knit_cmd_record(int argc, char **argv)
   int status = knit_launch_run(&launch, err, sizeof err);
   if (status < 0)
     return fail("%s", err);
-  print_summary(output);
+  bool whole = print_summary(output);
   print_processes(output);
   if (WIFSIGNALED(status)) {
-    fprintf(stderr, "knit: the program was killed by signal %d (%s); what was measured is in %s\n",
-            WTERMSIG(status), strsignal(WTERMSIG(status)), output);
+    if (whole)
+      fprintf(stderr, "knit: the program was killed by signal %d (%s); what was measured is in %s\n",
+              WTERMSIG(status), strsignal(WTERMSIG(status)), output);
+    else
+      fprintf(stderr, "knit: the program was killed by signal %d (%s) before knit could write "
+                      "its data; %u thread files (of threads that had ended) are in %s\n",
+              WTERMSIG(status), strsignal(WTERMSIG(status)), count_thread_files(output), output);
     return 128 + WTERMSIG(status);
   }
   return WEXITSTATUS(status);

@@ -257,6 +257,18 @@ static void run_child(const knit_launch *l, char **args, const char *ld_path)
   _exit(127);
 }
 
+/* The program knit waits for, to pass signals on to. */
+static volatile pid_t waited_program;
+
+/* SIGTERM or SIGHUP sent to knit alone (a job scheduler's, a timeout's) is
+ * meant for the run: the program gets it, ends as it would without knit,
+ * its measurement written, and knit reports as usual after. */
+static void pass_on(int sig)
+{
+  if (waited_program > 0)
+    kill(waited_program, sig);
+}
+
 /* Waits for the program; one that outlives its timeout is killed. */
 static int wait_for(pid_t pid, unsigned timeout, char *err, size_t errlen)
 {
@@ -338,6 +350,14 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
   /* The program gets the terminal's signals; knit waits for it to end. */
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
+  waited_program = pid;
+  struct sigaction forward;
+  memset(&forward, 0, sizeof forward);
+  forward.sa_handler = pass_on;
+  forward.sa_flags = SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  sigaction(SIGTERM, &forward, NULL);
+  sigaction(SIGHUP, &forward, NULL);
   free(args);
   return wait_for(pid, l->timeout, err, errlen);
 }

@@ -10,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/ending_signals.h"
 #include "core/safe_format.h"
 #include "core/sampler.h"
 #include "core/thread.h"
@@ -23,6 +26,9 @@
 
 knit_session knit_the_session;
 static _Atomic bool finished;
+/* Set when the write-out is complete; finishing_tid is the thread doing it. */
+static _Atomic bool finish_done;
+static _Atomic pid_t finishing_tid;
 
 const void *knit_self_address(void) { return (const void *)knit_self_address; }
 
@@ -142,6 +148,7 @@ __attribute__((constructor)) static void knit_session_start(void)
   knit_loadmap_refresh(knit_self_address());
   if (!knit_sampler_install())
     return give_up("cannot install the signal handlers");
+  knit_ending_signals_install();
   pthread_atfork(NULL, NULL, in_forked_child);
   atexit(at_exit);
   knit_thread_attach(KNIT_THREAD_MAIN);
@@ -151,9 +158,24 @@ void knit_session_finish(const char *why)
 {
   /* A vfork child runs in its parent's memory until it execs or leaves: its
    * _exit must not end the parent's session. */
-  if (!knit_the_session.active || getpid() != knit_the_session.pid ||
-      atomic_exchange(&finished, true))
+  if (!knit_the_session.active || getpid() != knit_the_session.pid)
     return;
+  pid_t self = (pid_t)syscall(SYS_gettid);
+  if (atomic_exchange(&finished, true)) {
+    /* Another thread writes the measurement (the program's exit, while a
+     * SIGTERM ends it from another thread, say): wait for it, or the
+     * process may end with files half made; bounded, so that a write-out
+     * that never finishes cannot hang the program's end. On the writing
+     * thread itself (a signal that came during the write) there is nothing
+     * to wait for. */
+    for (int i = 0; i < 3000 && atomic_load(&finishing_tid) != self && !atomic_load(&finish_done);
+         i++) {
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
+    }
+    return;
+  }
+  atomic_store(&finishing_tid, self);
   atomic_store(&knit_the_session.stopping, true);
   uint64_t samples = 0, partial = 0, blocked = 0, faults = 0, wrong = 0;
   unsigned threads = 0, files = 0, failed = 0;
@@ -185,4 +207,5 @@ void knit_session_finish(const char *why)
                      (unsigned long long)blocked, (unsigned long long)faults, threads, files,
                      failed, (unsigned long long)wrong, knit_the_session.output);
   knit_log_line(line);
+  atomic_store(&finish_done, true);
 }

@@ -1,4 +1,8 @@
-/* Programs that set their own SIGSEGV or SIGBUS handler after knit's fault
+/* knit wraps sigaction and signal for the signals it has a part in: the
+ * fault guard's (below) and those that end the program, on which knit writes
+ * the measurement first (core/ending_signals.h).
+ *
+ * Programs that set their own SIGSEGV or SIGBUS handler after knit's fault
  * guard is in place (gfortran's runtime does at start, for its backtrace)
  * would take the guard's place, and the next fault of an unwind, which the
  * guard turns into a partial walk, would reach the program's handler and
@@ -13,6 +17,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "core/ending_signals.h"
 #include "core/fault_guard.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -35,12 +40,14 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 {
   if (knit_fault_guard_keeps(sig))
     return knit_fault_guard_program_action(sig, act, old);
+  if (knit_ending_signals_covers(sig))
+    return knit_ending_signals_program_action(sig, act, old);
   return knit_real_sigaction(sig, act, old);
 }
 
 __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
 {
-  if (knit_fault_guard_keeps(sig)) {
+  if (knit_fault_guard_keeps(sig) || knit_ending_signals_covers(sig)) {
     /* glibc's signal: BSD semantics, the signal blocked in its handler. */
     struct sigaction act, old;
     memset(&act, 0, sizeof act);
@@ -48,7 +55,7 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
     act.sa_flags = SA_RESTART;
     sigemptyset(&act.sa_mask);
     sigaddset(&act.sa_mask, sig);
-    if (knit_fault_guard_program_action(sig, &act, &old) != 0)
+    if (sigaction(sig, &act, &old) != 0)
       return SIG_ERR;
     return old.sa_handler;
   }
