@@ -129,7 +129,8 @@ static unsigned count_thread_files(const char *dir)
 }
 
 /* Processes the program started and exec'ed are measured in process-PID
- * directories of their own (one tree per program): name them. */
+ * directories of their own (one tree per program), and images of the
+ * program that an exec replaced in process-PID-image-N: name them. */
 static void print_processes(const char *dir)
 {
   DIR *d = opendir(dir);
@@ -140,7 +141,11 @@ static void print_processes(const char *dir)
     char sub[PATH_MAX + 300];
     if (!knit_path_printf(sub, sizeof sub, "%s/%s", dir, e->d_name))
       continue;
-    fprintf(stderr, "knit: a process the program started, measured on its own: %s\n", sub);
+    if (strstr(e->d_name, "-image-"))
+      fprintf(stderr, "knit: another image of the program, replaced by exec, measured on its own: "
+                      "%s\n", sub);
+    else
+      fprintf(stderr, "knit: a process the program started, measured on its own: %s\n", sub);
     print_summary(sub);
   }
   if (d)
