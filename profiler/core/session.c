@@ -177,21 +177,16 @@ void knit_session_finish(const char *why)
   }
   atomic_store(&finishing_tid, self);
   atomic_store(&knit_the_session.stopping, true);
-  uint64_t samples = 0, partial = 0, blocked = 0, faults = 0, wrong = 0;
-  unsigned threads = 0, files = 0, failed = 0;
+  /* The threads whose state later threads took were counted then. */
+  knit_thread_totals sum = *knit_thread_retired_totals();
   for (knit_thread *t = knit_thread_list(); t; t = t->next) {
     knit_sampler_stop_thread(t);
-    threads++;
+    sum.threads++;
     if (knit_write_thread(t) == 0)
-      files++;
+      sum.files++;
     else
-      failed++;
-    samples += t->stats[KNIT_STAT_SAMPLES];
-    partial += t->stats[KNIT_STAT_PARTIAL];
-    blocked += t->stats[KNIT_STAT_BLOCKED];
-    faults += t->stats[KNIT_STAT_FAULTS];
-    for (uint32_t m = 0; t->steps && m < KNIT_STEP_SLOTS; m++)
-      wrong += t->steps[m][2];
+      sum.unwritten++;
+    knit_thread_add_totals(&sum, t);
   }
   knit_capture_log();
   knit_region_log();
@@ -203,9 +198,10 @@ void knit_session_finish(const char *why)
   knit_safe_snprintf(line, sizeof line,
                      "SUMMARY samples=%llu partial=%llu blocked=%llu faults=%llu threads=%u "
                      "files=%u unwritten=%u wrong=%llu dir=%s",
-                     (unsigned long long)samples, (unsigned long long)partial,
-                     (unsigned long long)blocked, (unsigned long long)faults, threads, files,
-                     failed, (unsigned long long)wrong, knit_the_session.output);
+                     (unsigned long long)sum.samples, (unsigned long long)sum.partial,
+                     (unsigned long long)sum.blocked, (unsigned long long)sum.faults, sum.threads,
+                     sum.files, sum.unwritten, (unsigned long long)sum.wrong,
+                     knit_the_session.output);
   knit_log_line(line);
   atomic_store(&finish_done, true);
 }

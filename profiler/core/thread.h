@@ -72,6 +72,7 @@ typedef struct knit_thread {
    * its timer started or its last sample ended, in ns; 0: not known. */
   uint64_t sample_end_ns;
   _Atomic bool written;    /* its file is claimed by a writer; no more samples */
+  _Atomic bool retired;    /* it ended, its file written: its state waits for reuse */
   _Atomic int write_rc;    /* the writer's result, once write_done */
   _Atomic bool write_done; /* its file is on disk (or failed: write_rc) */
 
@@ -123,6 +124,18 @@ typedef struct knit_thread {
 
 /* The calling thread's state, or NULL (a thread knit did not see start). */
 knit_thread *knit_thread_self(void);
+
+/* What threads counted, summed for the SUMMARY line. */
+typedef struct knit_thread_totals {
+  uint64_t samples, partial, blocked, faults, wrong;
+  unsigned threads, files, unwritten;
+} knit_thread_totals;
+
+/* Adds t's counts (not its thread and file counts) to sum. */
+void knit_thread_add_totals(knit_thread_totals *sum, const knit_thread *t);
+
+/* What the threads whose state was reused by later threads counted. */
+const knit_thread_totals *knit_thread_retired_totals(void);
 
 /* Creates and registers the calling thread's state (idempotent). flags are
  * KNIT_THREAD_* bits. Not async-signal-safe. */
