@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,17 +102,28 @@ static bool print_summary(const char *dir)
 {
   char path[PATH_MAX + 32];
   FILE *f = knit_path_printf(path, sizeof path, "%s/knit.log", dir) ? fopen(path, "r") : NULL;
-  char line[8192], last[8192] = "";
-  while (f && fgets(line, sizeof line, f))
+  char line[8192], last[8192] = "", unwritten[8192] = "";
+  while (f && fgets(line, sizeof line, f)) {
     if (!strncmp(line, "SUMMARY ", 8))
       snprintf(last, sizeof last, "%s", line);
+    else if (!strncmp(line, "unwritten: ", 11))
+      snprintf(unwritten, sizeof unwritten, "%s", line);
+  }
   if (f)
     fclose(f);
-  if (*last)
+  struct statvfs fs;
+  bool full = statvfs(dir, &fs) == 0 && fs.f_bavail == 0;
+  if (*last) {
     fprintf(stderr, "knit: %s", last);
-  else
+    if (*unwritten && strstr(last, " unwritten=0 ") == NULL)
+      fprintf(stderr, "knit: the measurement is incomplete: %s", unwritten + 11);
+  } else if (full) {
+    fprintf(stderr, "knit: %s has no SUMMARY line: the file system that holds it is full\n",
+            dir);
+  } else {
     fprintf(stderr, "knit: %s has no SUMMARY line: the program ended before knit could "
                     "write its data (killed, or knit was not loaded)\n", dir);
+  }
   return *last != '\0';
 }
 

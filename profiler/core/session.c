@@ -193,6 +193,13 @@ void knit_session_finish(const char *why)
   char line[PATH_MAX + 512];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);
+  if (sum.unwritten > 0) {
+    int err = knit_first_write_error();
+    knit_safe_snprintf(line, sizeof line,
+                       "unwritten: %u of %u threads' files could not be written: %s",
+                       sum.unwritten, sum.threads, err ? knit_errno_name(err) : "no tree");
+    knit_log_line(line);
+  }
   /* wrong= (unwind steps that followed no call) goes before dir=, which
    * stays last because a directory name may hold spaces. */
   knit_safe_snprintf(line, sizeof line,

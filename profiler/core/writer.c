@@ -96,6 +96,37 @@ static void put_steps(knit_writer *w, const knit_thread *t)
 
 static int write_thread_file(knit_thread *t);
 
+static _Atomic int first_write_error;
+
+void knit_note_write_error(int err)
+{
+  int none = 0;
+  atomic_compare_exchange_strong(&first_write_error, &none, err);
+}
+
+int knit_first_write_error(void) { return atomic_load(&first_write_error); }
+
+const char *knit_errno_name(int err)
+{
+  /* strerror is not async-signal-safe; the names of what a write can meet. */
+  switch (err) {
+  case ENOSPC: return "ENOSPC (no space left on the device)";
+  case EDQUOT: return "EDQUOT (disk quota exceeded)";
+  case EFBIG: return "EFBIG (file too large for the process's limit)";
+  case EIO: return "EIO (input/output error)";
+  case EROFS: return "EROFS (read-only file system)";
+  case EACCES: return "EACCES (permission denied)";
+  case EPERM: return "EPERM (operation not permitted)";
+  case ENOENT: return "ENOENT (the directory is gone)";
+  case ENOTDIR: return "ENOTDIR (not a directory)";
+  case ENAMETOOLONG: return "ENAMETOOLONG (path too long)";
+  case ENOMEM: return "ENOMEM (out of memory)";
+  case EMFILE: return "EMFILE (too many open files)";
+  case ENFILE: return "ENFILE (too many open files in the system)";
+  default: return "an error";
+  }
+}
+
 int knit_write_thread(knit_thread *t)
 {
   if (atomic_exchange(&t->written, true)) {
@@ -110,6 +141,8 @@ int knit_write_thread(knit_thread *t)
     return atomic_load(&t->write_done) ? atomic_load(&t->write_rc) : -1;
   }
   int rc = write_thread_file(t);
+  if (rc < 0)
+    knit_note_write_error(-rc);
   atomic_store(&t->write_rc, rc);
   atomic_store(&t->write_done, true);
   return rc;

@@ -9,4 +9,12 @@
  * the crash path may use it. Returns 0 or a negative errno. */
 int knit_write_thread(knit_thread *t);
 
+/* The first error (an errno) that kept a thread's file from being written,
+ * 0 if none: the SUMMARY names it. */
+void knit_note_write_error(int err);
+int knit_first_write_error(void);
+
+/* An errno's name and meaning, for the log. Async-signal-safe. */
+const char *knit_errno_name(int err);
+
 #endif /* KNIT_CORE_WRITER_H */

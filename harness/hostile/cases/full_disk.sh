@@ -1,0 +1,24 @@
+# full_disk: the measurement directory is on a file system with room for
+# only some of the threads' files (a 64 KiB tmpfs, mounted in a user and
+# mount namespace of the test's own). The program runs as without knit;
+# knit record and the log name the error and how many threads were lost.
+if ! unshare -rm true 2>/dev/null; then
+  echo "skip: cannot make a user and mount namespace here (unshare -rm) to mount a small tmpfs"
+  exit 77
+fi
+bare "$dir/many_threads" 50 /dev/null
+mkdir -p "$tmp/small"
+TMPOUT=$tmp/rec.out TMPERR=$tmp/rec.err unshare -rm bash -c '
+  mount -t tmpfs -o size=64k tmpfs "$1" || exit 99
+  shift
+  cd "$1" && shift
+  "$@" >"$TMPOUT" 2>"$TMPERR"
+' _ "$tmp/small" "$tmp" "$knit" record -e "$EVENT" "${qemu[@]}" -o "$tmp/small/m" -- \
+  "$dir/many_threads" 50 /dev/null
+rec_rc=$?
+[ "$rec_rc" -ne 99 ] || { echo "skip: cannot mount a tmpfs in the namespace"; exit 77; }
+echo "+ recorded on a full file system -> $rec_rc"
+sed 's/^/  | /' "$tmp/rec.out" "$tmp/rec.err"
+same
+grep -qE 'the measurement is incomplete: [0-9]+ of 51 threads.* ENOSPC' "$tmp/rec.err" ||
+  fail "knit record does not say that the file system was full"
