@@ -9,6 +9,7 @@
 
 #include "core/fault_guard.h"
 #include "core/safe_format.h"
+#include "core/sampler.h"
 #include "core/session.h"
 
 /* SIGSEGV and SIGBUS are the fault guard's; SIGPROF is the sampler's;
