@@ -127,7 +127,8 @@ static bool print_summary(const char *dir)
   return *last != '\0';
 }
 
-/* The thread files in dir: what threads that ended before a kill left. */
+/* The thread files in dir: what a kill left (threads that had ended, and
+ * the last snapshot of the others). */
 static unsigned count_thread_files(const char *dir)
 {
   unsigned n = 0;
@@ -237,7 +238,8 @@ int knit_cmd_record(int argc, char **argv)
               WTERMSIG(status), strsignal(WTERMSIG(status)), output);
     else
       fprintf(stderr, "knit: the program was killed by signal %d (%s) before knit could write "
-                      "its data; %u thread files (of threads that had ended) are in %s\n",
+                      "its data; %u thread files (threads that had ended, and the others' last "
+                      "snapshots, KNIT_FLUSH_MS) are in %s\n",
               WTERMSIG(status), strsignal(WTERMSIG(status)), count_thread_files(output), output);
     return 128 + WTERMSIG(status);
   }

@@ -10,6 +10,7 @@
 
 #include "core/fault_guard.h"
 #include "core/session.h"
+#include "core/writer.h"
 #include "ompt/attribution.h"
 #include "ompt/blame.h"
 #include "ompt/region_paths.h"
@@ -147,6 +148,24 @@ static int prepend_partial(knit_path_frame *path, int len, int max)
   return len + 1;
 }
 
+/* Writes the thread's file again when the last snapshot is older than the
+ * session's interval (core/writer.h says why). */
+static void snapshot_if_due(knit_thread *t)
+{
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    return;
+  uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  if (t->snapshot_ns == 0) {
+    t->snapshot_ns = now;
+    return;
+  }
+  if (now - t->snapshot_ns < knit_the_session.snapshot_ns)
+    return;
+  knit_snapshot_thread(t);
+  t->snapshot_ns = now;
+}
+
 KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
   (void)sig;
@@ -235,6 +254,10 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
     t->stats[KNIT_STAT_PARTIAL]++;
   if (end == KNIT_UNWIND_TRUNCATED)
     t->stats[KNIT_STAT_TRUNCATED]++;
+  /* Every 16th sample looks whether a snapshot is due: its time is knit's,
+   * taken before the sample's end is read. */
+  if (knit_the_session.snapshot_ns && (t->stats[KNIT_STAT_SAMPLES] & 15) == 0)
+    snapshot_if_due(t);
   if (!is_probe)
     t->sample_end_ns = sample_clock_ns();
   atomic_store(&t->in_handler, 0);

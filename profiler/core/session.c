@@ -142,6 +142,9 @@ __attribute__((constructor)) static void knit_session_start(void)
   if (!s->defer_captures)
     knit_log_line("captures: at parallel_begin (KNIT_DEFER_CAPTURES=0), before the team starts");
 
+  const char *flush = getenv("KNIT_FLUSH_MS");
+  s->snapshot_ns = (flush && *flush ? (uint64_t)strtoull(flush, NULL, 10) : 10000) * 1000000ull;
+
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())
     return give_up("cannot route Capstone's memory to signal-safe allocators");

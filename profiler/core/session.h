@@ -33,6 +33,10 @@ typedef struct knit_session {
    * region_paths.h) unless KNIT_DEFER_CAPTURES=0: then at parallel_begin,
    * before the release, as a baseline for bench_region_overhead. */
   bool defer_captures;
+  /* Each thread's file is written again this often (ns of wall time; 0:
+   * only at the end), so that a kill without warning loses little:
+   * KNIT_FLUSH_MS, default 10 s. */
+  uint64_t snapshot_ns;
 } knit_session;
 
 extern knit_session knit_the_session;

@@ -71,6 +71,9 @@ typedef struct knit_thread {
   /* The timer's clock (the thread's CPU time, or the monotonic clock) when
    * its timer started or its last sample ended, in ns; 0: not known. */
   uint64_t sample_end_ns;
+  /* When its file was last written as a snapshot (monotonic ns; 0: not
+   * yet), core/writer.h. */
+  uint64_t snapshot_ns;
   _Atomic bool written;    /* its file is claimed by a writer; no more samples */
   _Atomic bool retired;    /* it ended, its file written: its state waits for reuse */
   _Atomic int write_rc;    /* the writer's result, once write_done */

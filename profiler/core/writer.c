@@ -94,7 +94,7 @@ static void put_steps(knit_writer *w, const knit_thread *t)
   knit_writer_end_section(w);
 }
 
-static int write_thread_file(knit_thread *t);
+static int write_thread_file(knit_thread *t, bool final);
 
 static _Atomic int first_write_error;
 
@@ -140,7 +140,7 @@ int knit_write_thread(knit_thread *t)
     }
     return atomic_load(&t->write_done) ? atomic_load(&t->write_rc) : -1;
   }
-  int rc = write_thread_file(t);
+  int rc = write_thread_file(t, true);
   if (rc < 0)
     knit_note_write_error(-rc);
   atomic_store(&t->write_rc, rc);
@@ -148,10 +148,10 @@ int knit_write_thread(knit_thread *t)
   return rc;
 }
 
-static int write_thread_file(knit_thread *t)
+/* What a thread's final file settles: samples it still kept, and signals it
+ * never took. */
+static void settle_thread(knit_thread *t)
 {
-  if (!t->cct_ready)
-    return -1;
   /* Samples still kept for a region's path: resolved, or under <partial>
    * (ompt/region_paths.h). written is set, so the thread's handler takes
    * no more samples once this holds it off. */
@@ -166,6 +166,21 @@ static int write_thread_file(knit_thread *t)
   t->stats[KNIT_STAT_BLOCKED] += missed - t->taken_signals;
   t->taken_signals = missed;
   t->taken_periods = atomic_load(&t->missed_periods);
+}
+
+int knit_snapshot_thread(knit_thread *t)
+{
+  if (atomic_load(&t->written))
+    return 0;
+  return write_thread_file(t, false);
+}
+
+static int write_thread_file(knit_thread *t, bool final)
+{
+  if (!t->cct_ready)
+    return -1;
+  if (final)
+    settle_thread(t);
   knit_file_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, KNIT_FILE_MAGIC, sizeof h.magic);

@@ -9,6 +9,13 @@
  * the crash path may use it. Returns 0 or a negative errno. */
 int knit_write_thread(knit_thread *t);
 
+/* Writes the thread's file as it is now, in place of the last one, so that
+ * a process killed without warning (SIGKILL, the OOM killer, a node
+ * failure) leaves its data up to the last snapshot. Only from the thread's
+ * own sample handler, which holds its tree still; does nothing once the
+ * final file is claimed. Returns 0 or a negative errno. */
+int knit_snapshot_thread(knit_thread *t);
+
 /* The first error (an errno) that kept a thread's file from being written,
  * 0 if none: the SUMMARY names it. */
 void knit_note_write_error(int err);
