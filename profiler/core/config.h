@@ -23,6 +23,18 @@ typedef struct knit_event {
 
 #define KNIT_DEFAULT_PERIOD_NS 5000000ull /* 200 samples per second */
 
+/* The highest rate a timer event may ask for, per thread, and so the
+ * shortest period. A sample costs a few microseconds natively and tens
+ * under QEMU (docs in core/sampler.c); the benchmarks sample at 10 kHz.
+ * Above the bound a thread would spend most of its time in knit's handler,
+ * and at 500 kHz and more the program stopped making progress at all. */
+#define KNIT_MAX_RATE_PER_S 20000ull
+#define KNIT_MIN_PERIOD_NS (1000000000ull / KNIT_MAX_RATE_PER_S)
+
+/* The share of a thread's time (percent) knit's sample handler may take
+ * before knit lengthens that thread's period (core/sampler.c). */
+#define KNIT_MAX_SAMPLING_PERCENT 25
+
 /* Parses an event specification. Returns false with a message in err. */
 bool knit_event_parse(const char *spec, knit_event *out, char *err, size_t errlen);
 
