@@ -157,13 +157,19 @@ void knit_session_finish(const char *why)
   char line[4600];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);
-  /* wrong= (unwind steps that followed no call) goes before dir=, which
-   * stays last because a directory name may hold spaces. */
+  /* wrong= (unwind steps that followed no call), signal= (what samples
+   * came by at the end: SIGPROF, or the real-time signal knit moved to when
+   * the program took SIGPROF) and slowed= (threads whose period knit
+   * lengthened, sampling having cost too much of their time) go before
+   * dir=, which stays last because a directory name may hold spaces. */
+  char signal_name[24];
+  knit_sample_signal_name(knit_sample_signal(), signal_name, sizeof signal_name);
   knit_safe_snprintf(line, sizeof line,
                      "SUMMARY samples=%llu partial=%llu blocked=%llu faults=%llu threads=%u "
-                     "files=%u unwritten=%u wrong=%llu dir=%s",
+                     "files=%u unwritten=%u wrong=%llu signal=%s slowed=%u dir=%s",
                      (unsigned long long)samples, (unsigned long long)partial,
                      (unsigned long long)blocked, (unsigned long long)faults, threads, files,
-                     failed, (unsigned long long)wrong, knit_the_session.output);
+                     failed, (unsigned long long)wrong, signal_name,
+                     knit_sampler_slowed_threads(), knit_the_session.output);
   knit_log_line(line);
 }

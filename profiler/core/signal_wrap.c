@@ -6,7 +6,9 @@
  * signals the program's handler becomes the one the guard passes the
  * program's own faults on to (fault_guard.c), and the program is answered
  * as it would have been without knit (the old action is the one it set
- * before). Every other signal goes straight to the C library. */
+ * before). The sample signal is knit's until the program sets an action
+ * for it: then knit moves to another (core/sampler.c). Every other signal
+ * goes straight to the C library. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "core/fault_guard.h"
+#include "core/sampler.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
@@ -33,14 +36,19 @@ int knit_real_sigaction(int sig, const struct sigaction *act, struct sigaction *
 __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
                                                      struct sigaction *old)
 {
+  if (act)
+    knit_sampler_note_claim(sig);
   if (knit_fault_guard_keeps(sig))
     return knit_fault_guard_program_action(sig, act, old);
+  if (sig != 0 && sig == knit_sample_signal())
+    return knit_sampler_program_action(sig, act, old);
   return knit_real_sigaction(sig, act, old);
 }
 
 __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
 {
-  if (knit_fault_guard_keeps(sig)) {
+  knit_sampler_note_claim(sig);
+  if (knit_fault_guard_keeps(sig) || (sig != 0 && sig == knit_sample_signal())) {
     /* glibc's signal: BSD semantics, the signal blocked in its handler. */
     struct sigaction act, old;
     memset(&act, 0, sizeof act);
@@ -48,7 +56,7 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
     act.sa_flags = SA_RESTART;
     sigemptyset(&act.sa_mask);
     sigaddset(&act.sa_mask, sig);
-    if (knit_fault_guard_program_action(sig, &act, &old) != 0)
+    if (sigaction(sig, &act, &old) != 0)
       return SIG_ERR;
     return old.sa_handler;
   }
