@@ -78,7 +78,7 @@ static void report(const char *what)
 int main(int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "faults";
-  volatile unsigned sink = spin(0.15);
+  volatile unsigned sink = spin(0.3);
   (void)sink;
   if (!strcmp(mode, "faults")) {
     set_action(SIGSEGV, SA_RESETHAND);

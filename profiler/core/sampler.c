@@ -36,6 +36,11 @@ static atomic_flag sample_action_lock = ATOMIC_FLAG_INIT;
 /* Signals the program set an action for (bit sig - 1). */
 static _Atomic uint64_t claimed_signals;
 static _Atomic unsigned slowed_threads;
+/* What delivering a signal and returning from its handler costs the
+ * thread, in ns of the sample clock: outside the handler's own clock
+ * readings, and at high rates most of the cost (a 1 MHz timer left the
+ * program no time at all), so the safeguard adds it to every sample. */
+static uint64_t delivery_ns;
 
 int knit_sample_signal(void)
 {
@@ -63,6 +68,24 @@ void knit_sampler_note_claim(int sig)
 
 unsigned knit_sampler_slowed_threads(void) { return atomic_load(&slowed_threads); }
 
+void knit_sampler_log_cost(void)
+{
+  uint64_t ns = 0, samples = 0;
+  for (knit_thread *t = knit_thread_list(); t; t = t->next) {
+    ns += t->handler_ns;
+    samples += t->handler_samples;
+  }
+  if (samples == 0)
+    return;
+  char line[200];
+  knit_safe_snprintf(line, sizeof line,
+                     "sampling: %llu ns in the handler a sample, on average over %llu samples "
+                     "(those that analyzed no new function), and %llu ns of delivery",
+                     (unsigned long long)(ns / samples), (unsigned long long)samples,
+                     (unsigned long long)delivery_ns);
+  knit_log_line(line);
+}
+
 static int install_handler(int sig, struct sigaction *old)
 {
   struct sigaction sa;
@@ -79,11 +102,6 @@ static int install_handler(int sig, struct sigaction *old)
  * environment (1-100; for tests of the safeguard). */
 static uint64_t max_sampling_percent = KNIT_MAX_SAMPLING_PERCENT;
 
-/* What delivering a signal and returning from its handler costs the
- * thread, in ns of the sample clock: outside the handler's own clock
- * readings, and at high rates most of the cost (a 1 MHz timer left the
- * program no time at all), so the safeguard adds it to every sample. */
-static uint64_t delivery_ns;
 
 static void on_calibration(int sig) { (void)sig; }
 
@@ -394,8 +412,15 @@ static void check_cost(knit_thread *t, uint64_t start_ns, uint64_t end_ns, bool 
 {
   if (start_ns == 0 || end_ns < start_ns || t->cost_start_ns == 0 || end_ns < t->cost_start_ns)
     return;
-  if (!built)
-    t->cost_ns += end_ns - start_ns + delivery_ns;
+  if (!built) {
+    /* At most a period a sample: a REALTIME handler preempted on a busy
+     * machine must not pass for a costly one (64 samples to a window, one
+     * such sample weighs at most 1/64). */
+    uint64_t cost = end_ns - start_ns + delivery_ns, period = atomic_load(&t->period_ns);
+    t->cost_ns += cost < period ? cost : period;
+    t->handler_ns += end_ns - start_ns;
+    t->handler_samples++;
+  }
   t->cost_samples++;
   uint64_t span = end_ns - t->cost_start_ns;
   if (t->cost_samples < COST_WINDOW_SAMPLES || span < COST_WINDOW_NS)

@@ -44,6 +44,9 @@ void knit_sampler_note_claim(int sig);
  * the threads whose period knit lengthened. */
 unsigned knit_sampler_slowed_threads(void);
 
+/* Logs what a sample cost on average (at the end). */
+void knit_sampler_log_cost(void);
+
 /* Fills in the unwinder's memory reader. */
 void knit_sampler_prepare_unwinder(knit_unwinder *u);
 

@@ -154,6 +154,7 @@ void knit_session_finish(const char *why)
   }
   knit_capture_log();
   knit_region_log();
+  knit_sampler_log_cost();
   char line[4600];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);

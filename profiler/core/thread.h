@@ -83,6 +83,9 @@ typedef struct knit_thread {
   uint64_t cost_start_ns, cost_ns;
   uint32_t cost_samples;
   uint32_t slowdowns;
+  /* The handler's time over the whole run, and its samples (those that
+   * built no recipes), for the log's average. */
+  uint64_t handler_ns, handler_samples;
   /* The timer's clock (the thread's CPU time, or the monotonic clock) when
    * its timer started or its last sample ended, in ns; 0: not known. */
   uint64_t sample_end_ns;
