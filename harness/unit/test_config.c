@@ -25,6 +25,11 @@ static void test_good(void **state)
   assert_int_equal(ev.kind, KNIT_EVENT_PROBE);
   assert_int_equal(ev.period_ns, 0);
   assert_string_equal(knit_event_name(KNIT_EVENT_REALTIME), "REALTIME");
+  /* The bound on the rate, both ways of writing it. */
+  assert_true(knit_event_parse("REALTIME@f20000", &ev, err, sizeof err));
+  assert_int_equal(ev.period_ns, KNIT_MIN_PERIOD_NS);
+  assert_true(knit_event_parse("CPUTIME@50", &ev, err, sizeof err));
+  assert_int_equal(ev.period_ns, KNIT_MIN_PERIOD_NS);
 }
 
 static void test_bad(void **state)
@@ -33,7 +38,8 @@ static void test_bad(void **state)
   static const char *const bad[] = {
       "", "cputime", "CPUTIMEX", "CPUTIME@", "CPUTIME@0", "CPUTIME@-5", "CPUTIME@12x",
       "CPUTIME@f", "CPUTIME@f0", "CPUTIME@f2000000", "PROBE@100", "CYCLES@1000",
-      "REALTIME@99999999999999",
+      "REALTIME@99999999999999", "REALTIME@f20001", "REALTIME@f500000", "REALTIME@f1000000",
+      "CPUTIME@49", "REALTIME@1",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     knit_event ev;

@@ -55,8 +55,10 @@ bool knit_event_parse(const char *spec, knit_event *out, char *err, size_t errle
     return false;
   }
   if (rate) {
-    if (v > 1000000) {
-      snprintf(err, errlen, "rate %llu/s in '%s' is above 1000000/s", v, spec);
+    if (v > KNIT_MAX_RATE_PER_S) {
+      snprintf(err, errlen,
+               "rate %llu/s in '%s' is above the highest rate knit samples at, %llu/s per thread", v,
+               spec, KNIT_MAX_RATE_PER_S);
       return false;
     }
     out->period_ns = 1000000000ull / v;
@@ -66,6 +68,13 @@ bool knit_event_parse(const char *spec, knit_event *out, char *err, size_t errle
       return false;
     }
     out->period_ns = v * 1000ull;
+    if (out->period_ns < KNIT_MIN_PERIOD_NS) {
+      snprintf(err, errlen,
+               "period %llu us in '%s' is below the shortest period knit samples at, %llu us "
+               "(%llu/s per thread)",
+               v, spec, KNIT_MIN_PERIOD_NS / 1000ull, KNIT_MAX_RATE_PER_S);
+      return false;
+    }
   }
   return true;
 }

@@ -193,6 +193,7 @@ void knit_session_finish(const char *why)
   }
   knit_capture_log();
   knit_region_log();
+  knit_sampler_log_cost();
   char line[PATH_MAX + 512];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);
@@ -203,15 +204,20 @@ void knit_session_finish(const char *why)
                        sum.unwritten, sum.threads, err ? knit_errno_name(err) : "no tree");
     knit_log_line(line);
   }
-  /* wrong= (unwind steps that followed no call) goes before dir=, which
-   * stays last because a directory name may hold spaces. */
+  /* wrong= (unwind steps that followed no call), signal= (what samples
+   * came by at the end: SIGPROF, or the real-time signal knit moved to when
+   * the program took SIGPROF) and slowed= (threads whose period knit
+   * lengthened, sampling having cost too much of their time) go before
+   * dir=, which stays last because a directory name may hold spaces. */
+  char signal_name[24];
+  knit_sample_signal_name(knit_sample_signal(), signal_name, sizeof signal_name);
   knit_safe_snprintf(line, sizeof line,
                      "SUMMARY samples=%llu partial=%llu blocked=%llu faults=%llu threads=%u "
-                     "files=%u unwritten=%u wrong=%llu dir=%s",
+                     "files=%u unwritten=%u wrong=%llu signal=%s slowed=%u dir=%s",
                      (unsigned long long)sum.samples, (unsigned long long)sum.partial,
                      (unsigned long long)sum.blocked, (unsigned long long)sum.faults, sum.threads,
-                     sum.files, sum.unwritten, (unsigned long long)sum.wrong,
-                     knit_the_session.output);
+                     sum.files, sum.unwritten, (unsigned long long)sum.wrong, signal_name,
+                     knit_sampler_slowed_threads(), knit_the_session.output);
   knit_log_line(line);
   atomic_store(&finish_done, true);
 }

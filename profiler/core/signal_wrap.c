@@ -10,7 +10,9 @@
  * signals the program's handler becomes the one the guard passes the
  * program's own faults on to (fault_guard.c), and the program is answered
  * as it would have been without knit (the old action is the one it set
- * before). Every other signal goes straight to the C library. */
+ * before). The sample signal is knit's until the program sets an action
+ * for it: then knit moves to another (core/sampler.c). Every other signal
+ * goes straight to the C library. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,6 +21,7 @@
 
 #include "core/ending_signals.h"
 #include "core/fault_guard.h"
+#include "core/sampler.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
@@ -38,8 +41,12 @@ int knit_real_sigaction(int sig, const struct sigaction *act, struct sigaction *
 __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
                                                      struct sigaction *old)
 {
+  if (act)
+    knit_sampler_note_claim(sig);
   if (knit_fault_guard_keeps(sig))
     return knit_fault_guard_program_action(sig, act, old);
+  if (sig != 0 && sig == knit_sample_signal())
+    return knit_sampler_program_action(sig, act, old);
   if (knit_ending_signals_covers(sig))
     return knit_ending_signals_program_action(sig, act, old);
   return knit_real_sigaction(sig, act, old);
@@ -47,7 +54,9 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 
 __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
 {
-  if (knit_fault_guard_keeps(sig) || knit_ending_signals_covers(sig)) {
+  knit_sampler_note_claim(sig);
+  if (knit_fault_guard_keeps(sig) || (sig != 0 && sig == knit_sample_signal()) ||
+      knit_ending_signals_covers(sig)) {
     /* glibc's signal: BSD semantics, the signal blocked in its handler. */
     struct sigaction act, old;
     memset(&act, 0, sizeof act);

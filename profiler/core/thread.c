@@ -15,6 +15,7 @@
 #include "core/arena.h"
 #include "core/sampler.h"
 #include "core/session.h"
+#include "core/signal_masks.h"
 #include "core/writer.h"
 #include "ompt/blame.h"
 #include "unwind/loadmap.h"
@@ -201,12 +202,14 @@ void knit_thread_detach(void)
 typedef struct start_args {
   void *(*fn)(void *);
   void *arg;
+  uint64_t masks; /* the creator's record of its mask (core/signal_masks.h) */
 } start_args;
 
 static void *thread_trampoline(void *p)
 {
   start_args a = *(start_args *)p;
   knit_pages_free(p);
+  knit_masks_inherit(a.masks);
   knit_thread_attach(0);
   return a.fn(a.arg);
 }
@@ -229,6 +232,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *thread,
     return real(thread, attr, fn, arg);
   a->fn = fn;
   a->arg = arg;
+  a->masks = knit_masks_record();
   int rc = real(thread, attr, thread_trampoline, a);
   if (rc != 0)
     knit_pages_free(a);

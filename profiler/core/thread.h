@@ -66,8 +66,26 @@ typedef struct knit_thread {
   volatile sig_atomic_t in_unwind;
   sigjmp_buf fault_jump;
 
+  /* The thread's timer: has_timer is exchanged to false by whoever works
+   * on it (the thread starting, its handler lengthening the period, the
+   * thread moving knit to another signal), and timer_retired set for good
+   * when the thread or the process ends (core/sampler.c). */
   timer_t timer;
   _Atomic bool has_timer;
+  _Atomic bool timer_retired;
+  int timer_signal;        /* the signal the timer sends */
+  uint64_t timer_period_ns;/* its period now */
+  /* The period the timer should have: the session's, lengthened when
+   * sampling takes too large a share of the thread's time. */
+  _Atomic uint64_t period_ns;
+  /* The cost of sampling since cost_start_ns (the sample clock): handler
+   * time and samples, for that safeguard; and how often it acted. */
+  uint64_t cost_start_ns, cost_ns;
+  uint32_t cost_samples;
+  uint32_t slowdowns;
+  /* The handler's time over the whole run, and its samples (those that
+   * built no recipes), for the log's average. */
+  uint64_t handler_ns, handler_samples;
   /* The timer's clock (the thread's CPU time, or the monotonic clock) when
    * its timer started or its last sample ended, in ns; 0: not known. */
   uint64_t sample_end_ns;
