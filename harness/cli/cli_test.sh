@@ -230,6 +230,29 @@ report_hostile_text)
   expect 0 'x1b\[31mred\\x09x/calls' -- "$knit" report --steps "$m"
   ! grep -q "[$esc$bel]" <<<"$out_last" || fail "report --steps printed a raw control character"
   ;;
+conform_text)
+  # knit conform on a runtime whose folder's name holds a tab, a line
+  # break, a '|' and HTML: the .tsv keeps it whole (escaped), --summary
+  # reads it back instead of dropping the report, and the Markdown escapes
+  # the '|' and the HTML. A FIFO among the reports is skipped, not waited on.
+  libgomp=$(gcc -print-file-name=libgomp.so.1)
+  [ -e "$libgomp" ] || { echo "skip: no libgomp.so.1"; exit 77; }
+  d="$tmp/rt"$'\t'"tab"$'\n'"nl|pipe<b>&"
+  mkdir -p "$d" "$tmp/reports" && ln -s "$libgomp" "$d/libgomp.so.1"
+  expect 0 'on x86_64' -- "$knit" conform --runtime="$d" --isa=x86_64 --format=all -o "$tmp/reports/r"
+  grep -qF 'report	runtime	'"$tmp"'/rt\ttab\nnl|pipe<b>&' "$tmp/reports/r.tsv" ||
+    fail "the runtime's path is not escaped in the .tsv: $(grep runtime "$tmp/reports/r.tsv")"
+  [ "$(grep -c '^report	' "$tmp/reports/r.tsv")" -eq 8 ] || fail "a report line of the .tsv is split"
+  grep -qF '# Conformance: '"$tmp"'/rt tab nl\|pipe&lt;b&gt;&amp; on x86_64' "$tmp/reports/r.md" ||
+    fail "the report's Markdown title is not escaped: $(head -n 1 "$tmp/reports/r.md")"
+  mkfifo "$tmp/reports/stuck.tsv"
+  expect 0 '' -- timeout 20 "$knit" conform --summary="$tmp/reports" --format=md -o "$tmp/summary.md"
+  grep -qF '| '"$tmp"'/rt tab nl\|pipe&lt;b&gt;&amp; | x86_64 | none: no OMPT |' "$tmp/summary.md" ||
+    fail "the summary dropped the report or did not escape it: $(cat "$tmp/summary.md")"
+  expect 0 '' -- timeout 20 "$knit" conform --summary="$tmp/reports" --format=json -o "$tmp/summary.json"
+  grep -qF '"runtime": "'"$tmp"'/rt\u0009tab\u000anl|pipe<b>&"' "$tmp/summary.json" ||
+    fail "the summary's JSON does not hold the path: $(cat "$tmp/summary.json")"
+  ;;
 stress_signal_safety)
   # Four threads in malloc, qsort and snprintf, sampled 10000 times a second
   # each: no deadlock (the test's timeout), no crash, the same result.
