@@ -1,6 +1,7 @@
 /* Loading a measurement for the views; see profile.h. */
 #include "report/profile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "measure/count.h"
@@ -31,12 +32,10 @@ static int totals_saturate(const knit_measurement *m)
   return saturated;
 }
 
-int knit_profile_load(knit_profile *p, const char *dir_name, const char *who, FILE *diag)
+/* knit_profile_load, with dir as messages name it (printable). */
+static int load(knit_profile *p, const char *dir_name, const char *dir, const char *who,
+                FILE *diag)
 {
-  memset(p, 0, sizeof *p);
-  /* The directory is named in messages; its name may be anyone's. */
-  char dir[1024];
-  knit_printable(dir_name, dir, sizeof dir);
   char err[1200];
   if (knit_measurement_read(dir_name, &p->measurement, err, sizeof err) != 0) {
     fprintf(diag, "%s: error: %s\n", who, err);
@@ -87,6 +86,16 @@ int knit_profile_load(knit_profile *p, const char *dir_name, const char *who, FI
   if (p->saturated)
     fprintf(diag, "%s: warning: %s\n", who, KNIT_SATURATED_TEXT);
   return 0;
+}
+
+int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag)
+{
+  memset(p, 0, sizeof *p);
+  /* The directory is named in messages; its name may be anyone's. */
+  char *shown = knit_printable_dup(dir);
+  int rc = load(p, dir, shown != NULL ? shown : "?", who, diag);
+  free(shown);
+  return rc;
 }
 
 void knit_profile_free(knit_profile *p)
