@@ -5,10 +5,13 @@
 #   make matrix  set up, build the three trees, run every workload in every cell of the
 #                support matrix (harness/matrix; MATRIX_ARGS=--quick for x86_64 + aarch64)
 #   make check-full  check, then the full matrix
+#   make fuzz    set up, build, run each libFuzzer target (harness/fuzz) for
+#                FUZZ_RUNS executions (default 10 million) or FUZZ_SECONDS
+#                seconds (default 1200), whichever comes first
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo check bench matrix check-full clean
+.PHONY: all deps build demo check bench matrix check-full fuzz clean
 
 all: build
 
@@ -49,6 +52,20 @@ matrix: deps
 check-full: deps
 	@rc=0; bash ci/check.sh $(BUILD) $(JOBS) || rc=1; \
 	echo; echo "== matrix"; bash harness/matrix --build $(BUILD) || rc=1; exit $$rc
+
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 1200
+FUZZ_TARGETS = read_file golden
+
+# Each target from its seed corpus; a finding's input is kept in
+# $(BUILD)/fuzz-findings. Fails when a target finds something or is missing.
+fuzz: build
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+	  b=$(BUILD)/native/bin/fuzz_$$t; \
+	  [ -x "$$b" ] || { echo "fuzz: $$b is not built (clang-14 and libclang-rt-14-dev are needed)"; rc=1; continue; }; \
+	  FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_FINDINGS=$(CURDIR)/$(BUILD)/fuzz-findings \
+	    bash harness/fuzz/run_fuzz.sh $$t "$$b" harness/fuzz/corpus/$$t || rc=1; \
+	done; exit $$rc
 
 clean:
 	rm -rf $(BUILD)

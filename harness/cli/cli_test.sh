@@ -200,6 +200,70 @@ corrupt_measurement)
   expect 1 '' -- "$knit" report "$tmp/bad"
   expect 1 'No such file|does not exist|cannot' -- "$knit" report "$tmp/none"
   ;;
+report_not_regular)
+  # Files of a measurement that are no regular files (a FIFO nobody writes
+  # to, a directory) are skipped with a warning, never opened to block the
+  # report; the test's timeout catches a hang.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  mkfifo "$tmp/m/thread-9-9.knit" || fail "mkfifo"
+  mkdir "$tmp/m/thread-8-8.knit"
+  expect 0 'thread-9-9.knit: not a regular file; skipped' -- timeout 20 "$knit" report "$tmp/m"
+  grep -q 'thread-8-8.knit: not a regular file; skipped' <<<"$out_last" || fail "the directory is not named"
+  grep -q 'run_calls' <<<"$out_last" || fail "the readable thread is not reported"
+  rm "$tmp/m/knit.log" && mkfifo "$tmp/m/knit.log"
+  expect 0 'knit.log: not a regular file; skipped' -- timeout 20 "$knit" report --format=folded "$tmp/m"
+  # knit check compares no measurement with files left out, but says why.
+  expect 1 'knit.log: not a regular file; skipped' -- \
+    timeout 20 "$knit" check "$tmp/m" "$(dirname "$0")/../../expected/calls.folded"
+  # Nothing but a FIFO: no usable measurement, said at once.
+  mkdir "$tmp/f" && mkfifo "$tmp/f/thread-0-1.knit"
+  expect 1 'none of the 1 thread files' -- timeout 20 "$knit" report "$tmp/f"
+  ;;
+report_hostile_text)
+  # A program in a directory and under a name holding escape sequences and
+  # a tab: the report prints the module's path (unwind steps), and, with
+  # the program gone so that its addresses cannot be named, the fallback
+  # names made of it, in the tree and the folded form; the measurement
+  # directory's name holds an escape too. None reaches the terminal raw.
+  esc=$'\e' bel=$'\a'
+  d="$tmp/dir${esc}[31mred"$'\t'"x"
+  mkdir "$d" && cp "$wl/calls" "$d/calls${esc}]0;title${bel}" || fail "copy"
+  cp "$wl"/libknit_wl_calls.so "$d/" 2>/dev/null
+  m="$tmp/m${esc}[2J"
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$m" -- "$d/calls${esc}]0;title${bel}" 1
+  rm "$d/calls${esc}]0;title${bel}"
+  for args in "--steps" "--lines --all-frames" "--format=folded"; do
+    # shellcheck disable=SC2086
+    expect 0 'calls\\x1b\]0[;_]title\\x07' -- "$knit" report $args "$m"
+    ! grep -q "[$esc$bel]" <<<"$out_last" || fail "report $args printed a raw control character"
+  done
+  expect 0 'dir: .*m\\x1b\[2J' -- "$knit" report "$m"
+  expect 0 'x1b\[31mred\\x09x/calls' -- "$knit" report --steps "$m"
+  ! grep -q "[$esc$bel]" <<<"$out_last" || fail "report --steps printed a raw control character"
+  ;;
+conform_text)
+  # knit conform on a runtime whose folder's name holds a tab, a line
+  # break, a '|' and HTML: the .tsv keeps it whole (escaped), --summary
+  # reads it back instead of dropping the report, and the Markdown escapes
+  # the '|' and the HTML. A FIFO among the reports is skipped, not waited on.
+  libgomp=$(gcc -print-file-name=libgomp.so.1)
+  [ -e "$libgomp" ] || { echo "skip: no libgomp.so.1"; exit 77; }
+  d="$tmp/rt"$'\t'"tab"$'\n'"nl|pipe<b>&"
+  mkdir -p "$d" "$tmp/reports" && ln -s "$libgomp" "$d/libgomp.so.1"
+  expect 0 'on x86_64' -- "$knit" conform --runtime="$d" --isa=x86_64 --format=all -o "$tmp/reports/r"
+  grep -qF 'report	runtime	'"$tmp"'/rt\ttab\nnl|pipe<b>&' "$tmp/reports/r.tsv" ||
+    fail "the runtime's path is not escaped in the .tsv: $(grep runtime "$tmp/reports/r.tsv")"
+  [ "$(grep -c '^report	' "$tmp/reports/r.tsv")" -eq 8 ] || fail "a report line of the .tsv is split"
+  grep -qF '# Conformance: '"$tmp"'/rt tab nl\|pipe&lt;b&gt;&amp; on x86_64' "$tmp/reports/r.md" ||
+    fail "the report's Markdown title is not escaped: $(head -n 1 "$tmp/reports/r.md")"
+  mkfifo "$tmp/reports/stuck.tsv"
+  expect 0 '' -- timeout 20 "$knit" conform --summary="$tmp/reports" --format=md -o "$tmp/summary.md"
+  grep -qF '| '"$tmp"'/rt tab nl\|pipe&lt;b&gt;&amp; | x86_64 | none: no OMPT |' "$tmp/summary.md" ||
+    fail "the summary dropped the report or did not escape it: $(cat "$tmp/summary.md")"
+  expect 0 '' -- timeout 20 "$knit" conform --summary="$tmp/reports" --format=json -o "$tmp/summary.json"
+  grep -qF '"runtime": "'"$tmp"'/rt\u0009tab\u000anl|pipe<b>&"' "$tmp/summary.json" ||
+    fail "the summary's JSON does not hold the path: $(cat "$tmp/summary.json")"
+  ;;
 stress_signal_safety)
   # Four threads in malloc, qsort and snprintf, sampled 10000 times a second
   # each: no deadlock (the test's timeout), no crash, the same result.

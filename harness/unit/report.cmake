@@ -22,6 +22,14 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_tree_view
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tree_view.c
     LIBS knit_report)
+  # Counts near 2^64 saturate, and the report says so.
+  knit_unit_test(test_saturation
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_saturation.c
+    LIBS knit_report)
+  # Text from a measurement in its printable form.
+  knit_unit_test(test_printable
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_printable.c
+    LIBS knit_report)
   # The symbolizer test looks its own functions and lines up, so it is built
   # with line information and without optimization whatever the build type.
   knit_unit_test(test_symbolize

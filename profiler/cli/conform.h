@@ -129,5 +129,8 @@ void knit_conform_matrix(const knit_conform_report *const *reports, int n, const
 /* Text escaped for the formats. */
 void knit_put_json_string(FILE *out, const char *s);
 void knit_put_xml_text(FILE *out, const char *s);
+/* For a Markdown table cell or heading: '|', '\\', HTML's '<', '>' and
+ * '&' escaped, control characters (line breaks included) as spaces. */
+void knit_put_md_text(FILE *out, const char *s);
 
 #endif /* KNIT_CLI_CONFORM_H */

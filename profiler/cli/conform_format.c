@@ -1,8 +1,11 @@
 /* knit conform: one report in Markdown, JSON, JUnit XML, HTML, or the
  * tab-separated form the summary reads back (conform.h). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/conform.h"
 
@@ -43,6 +46,65 @@ void knit_put_xml_text(FILE *out, const char *s)
   }
 }
 
+/* Markdown renderers pass HTML through, and a '|' ends a table cell, so
+ * text from a runtime (its version string, its path, a check's evidence)
+ * could end a cell early or inject markup. A line break would end the
+ * table row: it becomes a space, as do the other control characters. */
+void knit_put_md_text(FILE *out, const char *s)
+{
+  for (; *s; s++) {
+    switch (*s) {
+    case '|': fputs("\\|", out); break;
+    case '\\': fputs("\\\\", out); break;
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '&': fputs("&amp;", out); break;
+    default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+    }
+  }
+}
+
+/* A .tsv field: a tab, line break or backslash in it would split the field
+ * or the line when read back, so they are written as \t, \n, \r and \\. */
+static void put_tsv_field(FILE *out, const char *s)
+{
+  for (; *s; s++) {
+    switch (*s) {
+    case '\t': fputs("\\t", out); break;
+    case '\n': fputs("\\n", out); break;
+    case '\r': fputs("\\r", out); break;
+    case '\\': fputs("\\\\", out); break;
+    default: fputc(*s, out);
+    }
+  }
+}
+
+/* Undoes put_tsv_field in place. */
+static void unescape_tsv_field(char *s)
+{
+  char *to = s;
+  for (const char *from = s; *from; from++) {
+    if (*from != '\\' || from[1] == '\0') {
+      *to++ = *from;
+      continue;
+    }
+    from++;
+    *to++ = *from == 't' ? '\t' : *from == 'n' ? '\n' : *from == 'r' ? '\r' : *from;
+  }
+  *to = '\0';
+}
+
+/* A line of tab-separated fields, each escaped, ending in a newline. */
+static void put_tsv_line(FILE *out, int n, const char *const *fields)
+{
+  for (int i = 0; i < n; i++) {
+    if (i > 0)
+      fputc('\t', out);
+    put_tsv_field(out, fields[i]);
+  }
+  fputc('\n', out);
+}
+
 /* The one sentence that says what kind of OMPT the runtime has. */
 static void headline(const knit_conform_report *r, char *buf, size_t len)
 {
@@ -58,8 +120,15 @@ static void write_md(const knit_conform_report *r, FILE *out)
 {
   char head[512];
   headline(r, head, sizeof head);
-  fprintf(out, "# Conformance: %s on %s\n\n%s\n\nABI checked: %s. Verdicts: %d pass, %d fail, "
-          "%d not supported, %d not observable.\n", knit_conform_label(r), r->isa, head, r->abis,
+  fputs("# Conformance: ", out);
+  knit_put_md_text(out, knit_conform_label(r));
+  fputs(" on ", out);
+  knit_put_md_text(out, r->isa);
+  fputs("\n\n", out);
+  knit_put_md_text(out, head);
+  fputs("\n\nABI checked: ", out);
+  knit_put_md_text(out, r->abis);
+  fprintf(out, ". Verdicts: %d pass, %d fail, %d not supported, %d not observable.\n",
           knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
           knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE));
   for (size_t c = 0; c < KNIT_CONFORM_CATEGORIES; c++) {
@@ -72,11 +141,14 @@ static void write_md(const knit_conform_report *r, FILE *out)
         fprintf(out, "\n## %s\n\n| check | verdict | evidence | run |\n|---|---|---|---|\n",
                 knit_conform_categories[c]);
       any = true;
-      fprintf(out, "| %s | %s%s%s | ", k->name, k->verdict == KNIT_V_FAIL ? "**" : "",
+      fputs("| ", out);
+      knit_put_md_text(out, k->name);
+      fprintf(out, " | %s%s%s | ", k->verdict == KNIT_V_FAIL ? "**" : "",
               knit_verdict_name(k->verdict), k->verdict == KNIT_V_FAIL ? "**" : "");
-      for (const char *p = k->evidence; *p; p++)
-        fputs(*p == '|' ? "\\|" : (char[]){*p, 0}, out);
-      fprintf(out, " | %s |\n", k->source);
+      knit_put_md_text(out, k->evidence);
+      fputs(" | ", out);
+      knit_put_md_text(out, k->source);
+      fputs(" |\n", out);
     }
   }
   if (r->mutated) {
@@ -85,9 +157,13 @@ static void write_md(const knit_conform_report *r, FILE *out)
     fprintf(out, "\n## mutation score\n\n%d of %d injectable faults caught (%d%%).\n\n"
             "| fault | result | checks that failed |\n|---|---|---|\n", caught, applicable,
             applicable ? 100 * caught / applicable : 0);
-    for (int i = 0; i < r->n_faults; i++)
-      fprintf(out, "| %s | %s | %s |\n", r->faults[i].fault, fault_state_name(r->faults[i].state),
-              r->faults[i].checks);
+    for (int i = 0; i < r->n_faults; i++) {
+      fputs("| ", out);
+      knit_put_md_text(out, r->faults[i].fault);
+      fprintf(out, " | %s | ", fault_state_name(r->faults[i].state));
+      knit_put_md_text(out, r->faults[i].checks);
+      fputs(" |\n", out);
+    }
   }
 }
 
@@ -151,12 +227,18 @@ static void write_junit(const knit_conform_report *r, FILE *out)
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
           "<testsuite name=\"knit conform ");
   knit_put_xml_text(out, knit_conform_label(r));
-  fprintf(out, " %s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n", r->isa,
+  fputc(' ', out);
+  knit_put_xml_text(out, r->isa);
+  fprintf(out, "\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n",
           r->n_checks + r->n_faults, knit_conform_count(r, KNIT_V_FAIL) + faults_missed,
           r->n_checks - knit_conform_count(r, KNIT_V_FAIL) - knit_conform_count(r, KNIT_V_PASS));
   for (int i = 0; i < r->n_checks; i++) {
     const knit_check *k = &r->checks[i];
-    fprintf(out, "  <testcase classname=\"%s\" name=\"%s\">", k->category, k->name);
+    fputs("  <testcase classname=\"", out);
+    knit_put_xml_text(out, k->category);
+    fputs("\" name=\"", out);
+    knit_put_xml_text(out, k->name);
+    fputs("\">", out);
     if (k->verdict != KNIT_V_PASS) {
       fprintf(out, "<%s message=\"%s: ", k->verdict == KNIT_V_FAIL ? "failure" : "skipped",
               knit_verdict_name(k->verdict));
@@ -171,7 +253,9 @@ static void write_junit(const knit_conform_report *r, FILE *out)
   }
   for (int i = 0; i < r->n_faults; i++) {
     const knit_mutation *m = &r->faults[i];
-    fprintf(out, "  <testcase classname=\"mutation\" name=\"%s\">", m->fault);
+    fputs("  <testcase classname=\"mutation\" name=\"", out);
+    knit_put_xml_text(out, m->fault);
+    fputs("\">", out);
     if (m->state == KNIT_FAULT_MISSED)
       fputs("<failure message=\"no check failed with this fault injected\"/>", out);
     else if (m->state == KNIT_FAULT_NOT_APPLICABLE)
@@ -188,13 +272,19 @@ static void write_html(const knit_conform_report *r, FILE *out)
   headline(r, head, sizeof head);
   fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>knit conform ", out);
   knit_put_xml_text(out, knit_conform_label(r));
-  fprintf(out, " %s</title></head><body>\n<h1>Conformance: ", r->isa);
+  fputc(' ', out);
+  knit_put_xml_text(out, r->isa);
+  fputs("</title></head><body>\n<h1>Conformance: ", out);
   knit_put_xml_text(out, knit_conform_label(r));
-  fprintf(out, " on %s</h1>\n<p>", r->isa);
+  fputs(" on ", out);
+  knit_put_xml_text(out, r->isa);
+  fputs("</h1>\n<p>", out);
   knit_put_xml_text(out, head);
-  fprintf(out, "</p><p>ABI checked: %s. %d pass, %d fail, %d not supported, %d not observable."
+  fputs("</p><p>ABI checked: ", out);
+  knit_put_xml_text(out, r->abis);
+  fprintf(out, ". %d pass, %d fail, %d not supported, %d not observable."
           "</p>\n<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<tr><th>category</th>"
-          "<th>check</th><th>verdict</th><th>evidence</th><th>run</th></tr>\n", r->abis,
+          "<th>check</th><th>verdict</th><th>evidence</th><th>run</th></tr>\n",
           knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
           knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE));
   for (size_t c = 0; c < KNIT_CONFORM_CATEGORIES; c++) {
@@ -202,10 +292,16 @@ static void write_html(const knit_conform_report *r, FILE *out)
       const knit_check *k = &r->checks[i];
       if (strcmp(k->category, knit_conform_categories[c]) != 0)
         continue;
-      fprintf(out, "<tr><td>%s</td><td>%s</td><td style=\"background:%s\">%s</td><td>",
-              k->category, k->name, colour[k->verdict], knit_verdict_name(k->verdict));
+      fputs("<tr><td>", out);
+      knit_put_xml_text(out, k->category);
+      fputs("</td><td>", out);
+      knit_put_xml_text(out, k->name);
+      fprintf(out, "</td><td style=\"background:%s\">%s</td><td>", colour[k->verdict],
+              knit_verdict_name(k->verdict));
       knit_put_xml_text(out, k->evidence);
-      fprintf(out, "</td><td>%s</td></tr>\n", k->source);
+      fputs("</td><td>", out);
+      knit_put_xml_text(out, k->source);
+      fputs("</td></tr>\n", out);
     }
   }
   fputs("</table>\n", out);
@@ -216,8 +312,9 @@ static void write_html(const knit_conform_report *r, FILE *out)
             "cellspacing=\"0\" cellpadding=\"3\"><tr><th>fault</th><th>result</th><th>checks that "
             "failed</th></tr>\n", caught, applicable);
     for (int i = 0; i < r->n_faults; i++) {
-      fprintf(out, "<tr><td>%s</td><td>%s</td><td>", r->faults[i].fault,
-              fault_state_name(r->faults[i].state));
+      fputs("<tr><td>", out);
+      knit_put_xml_text(out, r->faults[i].fault);
+      fprintf(out, "</td><td>%s</td><td>", fault_state_name(r->faults[i].state));
       knit_put_xml_text(out, r->faults[i].checks);
       fputs("</td></tr>\n", out);
     }
@@ -226,20 +323,28 @@ static void write_html(const knit_conform_report *r, FILE *out)
   fputs("</body></html>\n", out);
 }
 
+/* One line per fact, its fields escaped (put_tsv_field), so that a runtime
+ * path or evidence holding a tab or a line break reads back whole. */
 static void write_tsv(const knit_conform_report *r, FILE *out)
 {
-  fprintf(out, "report\tlabel\t%s\n", knit_conform_label(r));
-  fprintf(out, "report\truntime\t%s\nreport\tisa\t%s\nreport\truntime_version\t%s\n"
-          "report\tomp_version\t%s\nreport\tabis\t%s\nreport\tompt\t%d\nreport\tmutated\t%d\n",
-          r->runtime, r->isa, r->runtime_version, r->omp_version, r->abis, r->ompt, r->mutated);
+  const char *const facts[][2] = {
+      {"label", knit_conform_label(r)}, {"runtime", r->runtime},
+      {"isa", r->isa},                  {"runtime_version", r->runtime_version},
+      {"omp_version", r->omp_version},  {"abis", r->abis},
+      {"ompt", r->ompt ? "1" : "0"},    {"mutated", r->mutated ? "1" : "0"},
+  };
+  for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
+    put_tsv_line(out, 3, (const char *const[]){"report", facts[i][0], facts[i][1]});
   for (int i = 0; i < r->n_checks; i++) {
     const knit_check *k = &r->checks[i];
-    fprintf(out, "check\t%s\t%s\t%s\t%s\t%s\n", k->name, k->category, knit_verdict_name(k->verdict),
-            k->evidence, k->source);
+    put_tsv_line(out, 6, (const char *const[]){"check", k->name, k->category,
+                                                knit_verdict_name(k->verdict), k->evidence,
+                                                k->source});
   }
   for (int i = 0; i < r->n_faults; i++)
-    fprintf(out, "mutation\t%s\t%s\t%s\n", r->faults[i].fault,
-            fault_state_name(r->faults[i].state), r->faults[i].checks);
+    put_tsv_line(out, 4, (const char *const[]){"mutation", r->faults[i].fault,
+                                                fault_state_name(r->faults[i].state),
+                                                r->faults[i].checks});
 }
 
 bool knit_conform_write(const knit_conform_report *r, const char *format, FILE *out)
@@ -259,7 +364,8 @@ bool knit_conform_write(const knit_conform_report *r, const char *format, FILE *
   return true;
 }
 
-/* Splits a tab-separated line in place into at most max fields. */
+/* Splits a tab-separated line in place into at most max fields, each
+ * unescaped (put_tsv_field). */
 static int split(char *line, char **field, int max)
 {
   int n = 0;
@@ -270,17 +376,29 @@ static int split(char *line, char **field, int max)
       field[n++] = p + 1;
     }
   }
+  for (int i = 0; i < n; i++)
+    unescape_tsv_field(field[i]);
   return n;
 }
 
 bool knit_conform_read_tsv(const char *path, knit_conform_report *r)
 {
-  FILE *f = fopen(path, "r");
-  if (!f)
+  /* Only a regular file: a FIFO would block the summary (O_NONBLOCK makes
+   * the open return, fstat then tells). */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  struct stat st;
+  FILE *f = NULL;
+  if (fd < 0)
     return false;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "r")) == NULL) {
+    close(fd);
+    return false;
+  }
   memset(r, 0, sizeof *r);
-  char line[2048];
-  while (fgets(line, sizeof line, f)) {
+  /* Lines of any length: escaped evidence may be twice its 800 bytes. */
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) >= 0) {
     line[strcspn(line, "\n")] = '\0';
     char *x[6] = {0};
     int n = split(line, x, 6);
@@ -308,6 +426,7 @@ bool knit_conform_read_tsv(const char *path, knit_conform_report *r)
       snprintf(m->checks, sizeof m->checks, "%s", x[3]);
     }
   }
+  free(line);
   fclose(f);
   return r->runtime[0] != '\0';
 }

@@ -48,14 +48,21 @@ static void write_md(const knit_conform_report *const *reports, int n, const kni
 {
   fputs("\n## Checks by runtime\n\npass, **FAIL**, n/s (not supported), n/o (not observable); "
         "blank: not run.\n\n| check |", out);
-  for (int r = 0; r < n; r++)
-    fprintf(out, " %s %s |", knit_conform_label(reports[r]), reports[r]->isa);
+  for (int r = 0; r < n; r++) {
+    fputc(' ', out);
+    knit_put_md_text(out, knit_conform_label(reports[r]));
+    fputc(' ', out);
+    knit_put_md_text(out, reports[r]->isa);
+    fputs(" |", out);
+  }
   fputs("\n|---|", out);
   for (int r = 0; r < n; r++)
     fputs("---|", out);
   fputc('\n', out);
   for (int i = 0; i < nrows; i++) {
-    fprintf(out, "| %s |", rows[i]->name);
+    fputs("| ", out);
+    knit_put_md_text(out, rows[i]->name);
+    fputs(" |", out);
     for (int r = 0; r < n; r++) {
       const knit_check *k = knit_conform_find(reports[r], rows[i]->name);
       fprintf(out, " %s |", k ? cell(k->verdict, true) : "");
@@ -74,11 +81,15 @@ static void write_html(const knit_conform_report *const *reports, int n,
   for (int r = 0; r < n; r++) {
     fputs("<th>", out);
     knit_put_xml_text(out, knit_conform_label(reports[r]));
-    fprintf(out, "<br>%s</th>", reports[r]->isa);
+    fputs("<br>", out);
+    knit_put_xml_text(out, reports[r]->isa);
+    fputs("</th>", out);
   }
   fputs("</tr>\n", out);
   for (int i = 0; i < nrows; i++) {
-    fprintf(out, "<tr><td>%s</td>", rows[i]->name);
+    fputs("<tr><td>", out);
+    knit_put_xml_text(out, rows[i]->name);
+    fputs("</td>", out);
     for (int r = 0; r < n; r++) {
       const knit_check *k = knit_conform_find(reports[r], rows[i]->name);
       if (!k) {

@@ -59,10 +59,17 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
           out);
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
-      fprintf(out, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", knit_conform_label(r), r->isa,
-              rows[i].ompt, knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
-              knit_conform_count(r, KNIT_V_UNSUPPORTED),
-              knit_conform_count(r, KNIT_V_UNOBSERVABLE), rows[i].mutation, rows[i].failed);
+      fputs("| ", out);
+      knit_put_md_text(out, knit_conform_label(r));
+      fputs(" | ", out);
+      knit_put_md_text(out, r->isa);
+      fputs(" | ", out);
+      knit_put_md_text(out, rows[i].ompt);
+      fprintf(out, " | %d | %d | %d | %d | %s | ", knit_conform_count(r, KNIT_V_PASS),
+              knit_conform_count(r, KNIT_V_FAIL), knit_conform_count(r, KNIT_V_UNSUPPORTED),
+              knit_conform_count(r, KNIT_V_UNOBSERVABLE), rows[i].mutation);
+      knit_put_md_text(out, rows[i].failed);
+      fputs(" |\n", out);
     }
   } else if (strcmp(format, "json") == 0) {
     fputs("[", out);
@@ -70,7 +77,9 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
       const knit_conform_report *r = rows[i].r;
       fputs(i ? ",\n {\"runtime\": " : "\n {\"runtime\": ", out);
       knit_put_json_string(out, knit_conform_label(r));
-      fprintf(out, ", \"isa\": \"%s\", \"ompt\": ", r->isa);
+      fputs(", \"isa\": ", out);
+      knit_put_json_string(out, r->isa);
+      fputs(", \"ompt\": ", out);
       knit_put_json_string(out, rows[i].ompt);
       fprintf(out, ", \"pass\": %d, \"fail\": %d, \"not supported\": %d, \"not observable\": %d, "
               "\"mutation\": \"%s\", \"failed\": ", knit_conform_count(r, KNIT_V_PASS),
@@ -87,7 +96,9 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
       const knit_conform_report *r = rows[i].r;
       fputs("  <testcase classname=\"summary\" name=\"", out);
       knit_put_xml_text(out, knit_conform_label(r));
-      fprintf(out, " %s\">", r->isa);
+      fputc(' ', out);
+      knit_put_xml_text(out, r->isa);
+      fputs("\">", out);
       if (rows[i].failed[0]) {
         fputs("<failure message=\"failed: ", out);
         knit_put_xml_text(out, rows[i].failed);
@@ -106,7 +117,9 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
       const knit_conform_report *r = rows[i].r;
       fputs("<tr><td>", out);
       knit_put_xml_text(out, knit_conform_label(r));
-      fprintf(out, "</td><td>%s</td><td>", r->isa);
+      fputs("</td><td>", out);
+      knit_put_xml_text(out, r->isa);
+      fputs("</td><td>", out);
       knit_put_xml_text(out, rows[i].ompt);
       fprintf(out, "</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td>",
               knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),

@@ -4,11 +4,16 @@
  * rest of a run. */
 #include "measure/read_file.h"
 
+#include "measure/read_printable.h"
+
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -65,46 +70,59 @@ static char **list_thread_files(const char *dir, size_t *count)
 }
 
 /* The last line of dir/knit.log that starts with "SUMMARY" (after any
- * leading spaces), without its newline; NULL when there is none. */
-static char *read_summary(const char *dir)
+ * leading spaces), without its newline; NULL when there is none. *skipped
+ * is set when knit.log is there but is no regular file. */
+static char *read_summary(const char *dir, int *skipped)
 {
   size_t plen = strlen(dir) + sizeof "/knit.log";
   char *path = malloc(plen);
   if (path == NULL)
     return NULL;
   snprintf(path, plen, "%s/knit.log", dir);
-  FILE *f = fopen(path, "r");
+  /* As for thread files (knit_thread_file_read): a log that is a FIFO or
+   * a device would block the report, so only a regular file is read. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   free(path);
-  if (f == NULL)
+  if (fd < 0)
     return NULL;
+  struct stat st;
+  FILE *f = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "r")) == NULL) {
+    *skipped = 1;
+    close(fd);
+    return NULL;
+  }
   char *line = NULL, *last = NULL;
   size_t cap = 0;
   ssize_t n;
   while ((n = getline(&line, &cap, f)) >= 0) {
-    const char *s = line + strspn(line, " \t");
+    char *s = line + strspn(line, " \t");
     if (strncmp(s, "SUMMARY", 7) != 0)
       continue;
+    s[strcspn(s, "\r\n")] = '\0';
+    /* The line names the program and its paths: it is printed as is. */
     free(last);
-    last = strdup(s);
-    if (last != NULL)
-      last[strcspn(last, "\r\n")] = '\0';
+    last = knit_printable_dup(s);
   }
   free(line);
   fclose(f);
   return last;
 }
 
+/* Lists a file that could not be read. Its name is the directory's, which
+ * anyone could have chosen, so it is kept in its printable form. */
 static void add_failure(knit_measurement *m, const char *name, const char *reason)
 {
   char **grown = realloc(m->failures, (m->failed_count + 1) * sizeof *grown);
   if (grown == NULL)
     return;
   m->failures = grown;
-  size_t len = strlen(name) + strlen(reason) + 3;
+  size_t len = knit_printable_length(name) + strlen(reason) + 3;
   char *text = malloc(len);
   if (text == NULL)
     return;
-  snprintf(text, len, "%s: %s", name, reason);
+  size_t used = strlen(knit_printable(name, text, len));
+  snprintf(text + used, len - used, ": %s", reason);
   m->failures[m->failed_count++] = text;
 }
 
@@ -115,14 +133,16 @@ int knit_measurement_read(const char *dir, knit_measurement *m, char *err,
   size_t count = 0;
   errno = 0;
   char **names = list_thread_files(dir, &count);
+  char shown[512]; /* the directory as messages name it */
   if (names == NULL) {
-    snprintf(err, errlen, "cannot read measurement directory %s: %s", dir,
-             strerror(errno ? errno : ENOMEM));
+    int error = errno ? errno : ENOMEM;
+    snprintf(err, errlen, "cannot read measurement directory %s: %s",
+             knit_printable(dir, shown, sizeof shown), strerror(error));
     return -1;
   }
   if (count == 0) {
     snprintf(err, errlen, "%s holds no thread-*.knit files: not a knit measurement "
-             "directory, or the run wrote nothing", dir);
+             "directory, or the run wrote nothing", knit_printable(dir, shown, sizeof shown));
     free(names);
     return -1;
   }
@@ -159,13 +179,13 @@ int knit_measurement_read(const char *dir, knit_measurement *m, char *err,
   qsort(m->threads, m->thread_count, sizeof *m->threads, compare_threads);
   for (size_t i = 0; i < m->thread_count; i++) {
     if (i == 0) {
-      memcpy(m->event, m->threads[0].event, sizeof m->event);
+      knit_printable(m->threads[0].event, m->event, sizeof m->event);
       m->period = m->threads[0].header.period;
-    } else if (strcmp(m->event, m->threads[i].event) != 0) {
+    } else if (strcmp(m->threads[0].event, m->threads[i].event) != 0) {
       m->mixed_events = 1;
     }
   }
-  m->summary = read_summary(dir);
+  m->summary = read_summary(dir, &m->log_skipped);
   return 0;
 }
 

@@ -6,6 +6,8 @@
  * allocated, so a corrupt count gives an error, never a huge allocation. */
 #include "measure/read_file.h"
 
+#include "measure/count.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -313,7 +315,7 @@ static int parse_stats(parser *p, const uint8_t *body, uint64_t length,
     memcpy(&r, body + 4 + (size_t)i * sizeof r, sizeof r);
     /* Statistics added by a later writer are skipped, like unknown sections. */
     if (r.key < KNIT_STAT_COUNT)
-      out->stats[r.key] += r.value;
+      out->stats[r.key] = knit_count_add(out->stats[r.key], r.value, &out->saturated);
   }
   return 0;
 }
@@ -431,14 +433,19 @@ int knit_thread_file_read(const char *path, knit_thread_file *out, char *err,
                           size_t errlen)
 {
   memset(out, 0, sizeof *out);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* Only a regular file is read. Opening a FIFO blocks until someone writes
+   * to it, and so would reading a FIFO or a terminal: O_NONBLOCK makes the
+   * open return at once whatever the file is (it changes nothing for a
+   * regular file), and fstat on what was opened, not on the name, which
+   * could be swapped in between, then says what it is. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     snprintf(err, errlen, "cannot open: %s", strerror(errno));
     return -1;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "not a regular file");
+    snprintf(err, errlen, "not a regular file; skipped");
     close(fd);
     return -1;
   }

@@ -59,6 +59,8 @@ typedef struct knit_thread_file {
   int has_steps;                 /* 1 when the file has a STEPS section */
   size_t step_count;
   knit_read_steps *steps;        /* in file order */
+  int saturated;                 /* 1 when a statistic listed more than once
+                                    added up past UINT64_MAX (measure/count.h) */
 } knit_thread_file;
 
 /* Parses a thread file from memory. On success returns 0 and fills out (free
@@ -80,9 +82,15 @@ typedef struct knit_measurement {
   size_t thread_count;
   knit_thread_file *threads;     /* sorted by thread index, then tid */
   size_t failed_count;
-  char **failures;               /* "thread-1-42.knit: truncated: ..." */
-  char *summary;                 /* knit.log's last SUMMARY line, or NULL */
-  char event[sizeof(((knit_file_header *)0)->event) + 1]; /* first thread's */
+  char **failures;               /* "thread-1-42.knit: truncated: ...", the
+                                    name printable (read_printable.h) */
+  char *summary;                 /* knit.log's last SUMMARY line, or NULL;
+                                    printable (read_printable.h) */
+  int log_skipped;               /* 1 when knit.log is no regular file (a
+                                    FIFO, say) and was not read */
+  /* The first thread's event, printable (read_printable.h): at most four
+   * bytes of escape for each byte of the header's. */
+  char event[4 * sizeof(((knit_file_header *)0)->event) + 1];
   uint64_t period;               /* first thread's, ns */
   int mixed_events;              /* 1 when the threads disagree on the event */
 } knit_measurement;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/count.h"
 #include "report/folded.h"
 
 #define NONE UINT32_MAX
@@ -165,7 +166,7 @@ static int add_site(builder *b, uint32_t v, const knit_report_node *n, uint64_t 
   unsigned line = n->file != NULL ? n->line : 0;
   for (uint32_t s = b->site_head[v]; s != NONE; s = b->sites[s].next) {
     if (b->sites[s].line == line && same_file(b->sites[s].file, n->file)) {
-      b->sites[s].value += value;
+      b->sites[s].value = knit_count_add(b->sites[s].value, value, &b->ct->saturated);
       return 0;
     }
   }
@@ -183,10 +184,10 @@ static int add_site(builder *b, uint32_t v, const knit_report_node *n, uint64_t 
   return 0;
 }
 
-static void add_values(uint64_t *sums, const uint64_t *values)
+static void add_values(builder *b, uint64_t *sums, const uint64_t *values)
 {
   for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-    sums[m] += values[m];
+    sums[m] = knit_count_add(sums[m], values[m], &b->ct->saturated);
 }
 
 /* With recursion folded: 1 + the index among the first kept frames of the
@@ -278,16 +279,16 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
     kept++;
   }
   uint32_t v = 0;
-  add_values(b->ct->nodes[0].inclusive, values);
+  add_values(b, b->ct->nodes[0].inclusive, values);
   for (k = 0; k < kept; k++) {
     const knit_report_node *n = &t->nodes[b->path[k]];
     if ((v = find_or_add(b, v, n)) == NONE || add_site(b, v, n, values[b->metric]) != 0)
       return -1;
-    add_values(b->ct->nodes[v].inclusive, values);
+    add_values(b, b->ct->nodes[v].inclusive, values);
     if (b->recursion[k] > b->ct->nodes[v].recursion)
       b->ct->nodes[v].recursion = b->recursion[k];
   }
-  add_values(b->ct->nodes[v].exclusive, values);
+  add_values(b, b->ct->nodes[v].exclusive, values);
   return 0;
 }
 

@@ -75,6 +75,8 @@ typedef struct knit_calltree {
   size_t node_count;
   size_t node_cap;
   uint32_t *children;         /* each node's children, grouped and sorted */
+  int saturated;              /* 1 when a sum stopped at UINT64_MAX
+                                 (measure/count.h) */
 } knit_calltree;
 
 /* Builds the display tree of t (named and linked). The tree refers to t's

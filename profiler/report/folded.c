@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/count.h"
+
 static const char OUTLINED[] = "omp.outlined";
 
 static int starts_with(const char *s, const char *prefix)
@@ -121,7 +123,7 @@ int knit_folded_add(knit_folded *f, const char *path, uint64_t count)
   if (copy == NULL)
     return -1;
   f->lines[f->count++] = (knit_folded_line){.path = copy, .count = count};
-  f->total += count;
+  f->total = knit_count_add(f->total, count, &f->saturated);
   return 0;
 }
 
@@ -132,11 +134,16 @@ static int compare_lines(const void *a, const void *b)
 
 void knit_folded_finish(knit_folded *f)
 {
+  /* An empty set has no array at all, and qsort's array must not be NULL
+   * even for no elements. */
+  if (f->count == 0)
+    return;
   qsort(f->lines, f->count, sizeof *f->lines, compare_lines);
   size_t out = 0;
   for (size_t i = 0; i < f->count; i++) {
     if (out > 0 && strcmp(f->lines[out - 1].path, f->lines[i].path) == 0) {
-      f->lines[out - 1].count += f->lines[i].count;
+      f->lines[out - 1].count =
+          knit_count_add(f->lines[out - 1].count, f->lines[i].count, &f->saturated);
       free(f->lines[i].path);
     } else {
       f->lines[out++] = f->lines[i];
@@ -197,6 +204,8 @@ int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *ou
 
 const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path)
 {
+  if (f->count == 0)
+    return NULL; /* no array to search: bsearch's must not be NULL */
   knit_folded_line key = {.path = (char *)path};
   return bsearch(&key, f->lines, f->count, sizeof *f->lines, compare_lines);
 }

@@ -44,6 +44,8 @@ typedef struct knit_folded {
   size_t count;
   size_t cap;
   uint64_t total;           /* sum of all counts */
+  int saturated;            /* 1 when total or a merged count stopped at
+                               UINT64_MAX (measure/count.h) */
 } knit_folded;
 
 /* The normalized path of frames[0..n) (outermost first), newly allocated;

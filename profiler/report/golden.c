@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "measure/count.h"
+
 /* Paths longer than this do not widen the diff's first column further. */
 #define DIFF_PATH_WIDTH_MAX 72
 #define UNEXPECTED_LABEL "(paths not in the golden)"
@@ -163,6 +165,12 @@ int knit_golden_parse(const char *text, knit_golden *g, char *err, size_t errlen
              g->paths.count, g->paths.count == 1 ? "" : "s");
     rc = -1;
   }
+  /* Shares are counts over the total: a total that saturated would make
+   * every share wrong. */
+  if (rc == 0 && g->paths.saturated) {
+    snprintf(err, errlen, "the counts add up past 2^64-1");
+    rc = -1;
+  }
   if (rc == 0)
     knit_folded_finish(&g->paths);
   if (rc != 0)
@@ -275,6 +283,7 @@ typedef struct compare_state {
   uint64_t unexpected;            /* measured samples on other paths */
   uint64_t runtime;               /* ... of which in the runtime's placeholders */
   int list_unexpected;            /* shares mode: unexpected paths matter */
+  int saturated;                  /* parts of measured->total, which says it first */
 } compare_state;
 
 static void say(compare_state *st, char mark, const char *path, const char *fmt, ...)
@@ -324,11 +333,12 @@ static void sum_shares(void *ctx, const char *path, const knit_folded_line *gold
   if (measured == NULL)
     return;
   if (golden != NULL)
-    st->measured_golden_total += measured->count;
+    st->measured_golden_total =
+        knit_count_add(st->measured_golden_total, measured->count, &st->saturated);
   else if (is_runtime_path(path))
-    st->runtime += measured->count;
+    st->runtime = knit_count_add(st->runtime, measured->count, &st->saturated);
   else
-    st->unexpected += measured->count;
+    st->unexpected = knit_count_add(st->unexpected, measured->count, &st->saturated);
 }
 
 static void visit_shares(void *ctx, const char *path, const knit_folded_line *golden,

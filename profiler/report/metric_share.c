@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/count.h"
 #include "report/folded.h"
 #include "report/metrics.h"
 
@@ -125,9 +126,10 @@ static double share_under(const knit_folded *f, const char *prefix)
     return 0.0;
   size_t len = strlen(prefix);
   uint64_t sum = 0;
+  int saturated = 0; /* a part of f->total, which says it first */
   for (size_t i = 0; i < f->count; i++)
     if (under_prefix(f->lines[i].path, prefix, len))
-      sum += f->lines[i].count;
+      sum = knit_count_add(sum, f->lines[i].count, &saturated);
   return (double)sum / (double)f->total;
 }
 

@@ -1,19 +1,51 @@
 /* Loading a measurement for the views; see profile.h. */
 #include "report/profile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag)
+#include "measure/count.h"
+#include "measure/read_printable.h"
+
+/* Whether adding up the statistics or unwind steps of every thread passes
+ * UINT64_MAX. A whole-measurement total bounds every partial sum the views
+ * make of the same numbers (per module, per thread), so checking the totals
+ * is enough. */
+static int totals_saturate(const knit_measurement *m)
 {
-  memset(p, 0, sizeof *p);
-  char err[600];
-  if (knit_measurement_read(dir, &p->measurement, err, sizeof err) != 0) {
+  int saturated = 0;
+  for (int stat = 0; stat < KNIT_STAT_COUNT; stat++) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < m->thread_count; i++)
+      sum = knit_count_add(sum, m->threads[i].stats[stat], &saturated);
+  }
+  uint64_t confirmed = 0, probable = 0, wrong = 0;
+  for (size_t i = 0; i < m->thread_count; i++) {
+    saturated |= m->threads[i].saturated;
+    for (size_t s = 0; s < m->threads[i].step_count; s++) {
+      const knit_read_steps *r = &m->threads[i].steps[s];
+      confirmed = knit_count_add(confirmed, r->confirmed, &saturated);
+      probable = knit_count_add(probable, r->probable, &saturated);
+      wrong = knit_count_add(wrong, r->wrong, &saturated);
+    }
+  }
+  return saturated;
+}
+
+/* knit_profile_load, with dir as messages name it (printable). */
+static int load(knit_profile *p, const char *dir_name, const char *dir, const char *who,
+                FILE *diag)
+{
+  char err[1200];
+  if (knit_measurement_read(dir_name, &p->measurement, err, sizeof err) != 0) {
     fprintf(diag, "%s: error: %s\n", who, err);
     return -1;
   }
   const knit_measurement *m = &p->measurement;
   for (size_t i = 0; i < m->failed_count; i++)
     fprintf(diag, "%s: warning: %s/%s\n", who, dir, m->failures[i]);
+  if (m->log_skipped)
+    fprintf(diag, "%s: warning: %s/knit.log: not a regular file; skipped\n", who, dir);
   if (m->thread_count == 0) {
     fprintf(diag, "%s: error: none of the %zu thread files of %s could be read\n", who,
             m->failed_count, dir);
@@ -38,7 +70,8 @@ int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *d
     knit_symbolizer_set_machine(p->symbolizer, (uint16_t)m->threads[0].header.elf_machine);
   for (size_t i = 0; i < m->thread_count; i++) {
     if (knit_report_tree_add_thread(&p->tree, &m->threads[i]) != 0) {
-      fprintf(diag, "%s: error: out of memory merging %s\n", who, m->threads[i].name);
+      fprintf(diag, "%s: error: out of memory merging thread %u\n", who,
+              m->threads[i].header.thread_index);
       knit_profile_free(p);
       return -1;
     }
@@ -49,7 +82,20 @@ int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *d
     knit_profile_free(p);
     return -1;
   }
+  p->saturated = p->tree.saturated || totals_saturate(m);
+  if (p->saturated)
+    fprintf(diag, "%s: warning: %s\n", who, KNIT_SATURATED_TEXT);
   return 0;
+}
+
+int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag)
+{
+  memset(p, 0, sizeof *p);
+  /* The directory is named in messages; its name may be anyone's. */
+  char *shown = knit_printable_dup(dir);
+  int rc = load(p, dir, shown != NULL ? shown : "?", who, diag);
+  free(shown);
+  return rc;
 }
 
 void knit_profile_free(knit_profile *p)
@@ -68,8 +114,9 @@ uint64_t knit_profile_samples(const knit_profile *p)
 uint64_t knit_profile_stat(const knit_profile *p, int stat)
 {
   uint64_t sum = 0;
+  int saturated = 0; /* known already: knit_profile.saturated */
   for (size_t i = 0; i < p->measurement.thread_count; i++)
-    sum += p->measurement.threads[i].stats[stat];
+    sum = knit_count_add(sum, p->measurement.threads[i].stats[stat], &saturated);
   return sum;
 }
 

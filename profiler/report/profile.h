@@ -14,17 +14,28 @@ typedef struct knit_profile {
   knit_measurement measurement;
   knit_report_tree tree;
   knit_symbolizer *symbolizer;  /* owns the names in the tree */
+  /* 1 when a sum of the measurement's counts (metrics, statistics, unwind
+   * steps) passed UINT64_MAX and stopped there (measure/count.h): the
+   * views show it as UINT64_MAX and say so. */
+  int saturated;
 } knit_profile;
 
+/* What the views say of a profile whose counts saturated. */
+#define KNIT_SATURATED_TEXT                                                 \
+  "counts of this measurement add up past 2^64-1: those sums are shown "   \
+  "saturated, as 18446744073709551615, not wrapped around"
+
 /* Loads dir. Every thread file that cannot be read is named on diag as
- * "<who>: warning: FILE: reason"; a measurement that cannot be used at all
+ * "<who>: warning: FILE: reason", and counts that saturated are warned of
+ * there too (KNIT_SATURATED_TEXT); a measurement that cannot be used at all
  * gives "<who>: error: ..." there and -1. Returns 0 on success (possibly
  * with failed files: see measurement.failed_count). */
 int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag);
 
 void knit_profile_free(knit_profile *p);
 
-/* Total samples in the tree, and the sum of one statistic over threads. */
+/* Total samples in the tree, and the sum of one statistic over threads
+ * (both saturate: see knit_profile.saturated). */
 uint64_t knit_profile_samples(const knit_profile *p);
 uint64_t knit_profile_stat(const knit_profile *p, int stat);
 

@@ -4,7 +4,12 @@
  * session would make their address ranges overlap. Names returned by libdwfl
  * stay valid while its session lives, so sessions live as long as the
  * symbolizer, and only the names knit makes up itself are copied into the
- * symbolizer's string list. */
+ * symbolizer's string list.
+ *
+ * Every name handed out is printable (measure/read_printable.h): symbol and
+ * file names come from files the measurement names, and the fallback names
+ * from its module paths, so any of them may hold bytes a terminal obeys.
+ * The few that do are copied in their printable form. */
 #include "report/symbolize.h"
 
 #include <elf.h>
@@ -14,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "measure/read_printable.h"
 
 typedef struct module_entry {
   char *path;
@@ -54,16 +61,24 @@ static const Dwfl_Callbacks offline_callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
+/* A copy of text's printable form that lives as long as the symbolizer. */
 static const char *keep_string(knit_symbolizer *s, const char *text)
 {
-  size_t len = strlen(text);
+  size_t len = knit_printable_length(text);
   owned_string *o = malloc(sizeof *o + len + 1);
   if (o == NULL)
     return "<out of memory>";
-  memcpy(o->text, text, len + 1);
+  knit_printable(text, o->text, len + 1);
   o->next = s->strings;
   s->strings = o;
   return o->text;
+}
+
+/* text itself when it is printable (libdwfl's names live as long as the
+ * symbolizer), else a kept copy of its printable form. */
+static const char *printable_name(knit_symbolizer *s, const char *text)
+{
+  return knit_is_printable(text) ? text : keep_string(s, text);
 }
 
 knit_symbolizer *knit_symbolizer_new(void)
@@ -200,16 +215,17 @@ static void resolve(knit_symbolizer *s, const module_entry *m, uint64_t addr,
       if (at != NULL && at != name) {
         char bare[512];
         snprintf(bare, sizeof bare, "%.*s", (int)(at - name), name);
-        name = keep_string(s, bare);
+        out->function = keep_string(s, bare);
+      } else {
+        out->function = printable_name(s, name);
       }
-      out->function = name;
       out->resolved = 1;
     }
     Dwfl_Line *line = dwfl_module_getsrc(m->module, a);
     int lineno = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
     if (file != NULL && lineno > 0) {
-      out->file = file;
+      out->file = printable_name(s, file);
       out->line = (unsigned)lineno;
     }
   }

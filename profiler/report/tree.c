@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/count.h"
+
 #define EMPTY_SLOT UINT32_MAX
 
 static uint64_t hash_key(uint32_t parent, uint32_t module, uint64_t offset, uint8_t kind)
@@ -136,8 +138,10 @@ int knit_report_tree_add_thread(knit_report_tree *t, const knit_thread_file *f)
   }
   for (size_t i = 0; i < f->metric_count; i++) {
     const knit_read_metric *m = &f->metrics[i];
-    if (m->metric < KNIT_METRIC_COUNT)
-      t->nodes[node_map[m->node]].exclusive[m->metric] += m->value;
+    if (m->metric < KNIT_METRIC_COUNT) {
+      uint64_t *sum = &t->nodes[node_map[m->node]].exclusive[m->metric];
+      *sum = knit_count_add(*sum, m->value, &t->saturated);
+    }
   }
   rc = 0;
 out:
@@ -182,7 +186,7 @@ int knit_report_tree_link(knit_report_tree *t)
   for (size_t i = t->node_count - 1; i > 0; i--) {
     knit_report_node *p = &nodes[nodes[i].parent];
     for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-      p->inclusive[m] += nodes[i].inclusive[m];
+      p->inclusive[m] = knit_count_add(p->inclusive[m], nodes[i].inclusive[m], &t->saturated);
     p->child_count++;
   }
   uint32_t next = 0;

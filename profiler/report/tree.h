@@ -44,6 +44,8 @@ typedef struct knit_report_tree {
   uint32_t *children;        /* children of each node, grouped; set by link */
   uint32_t *slots;           /* hash of (parent, module, offset, kind) */
   size_t slot_count;
+  int saturated;             /* 1 when a metric's sum stopped at UINT64_MAX
+                                (measure/count.h) */
 } knit_report_tree;
 
 /* An empty tree holding only the root. Returns 0, or -1 when out of memory. */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/count.h"
+#include "measure/read_printable.h"
 #include "report/metrics.h"
 #include "report/view_metrics.h"
 #include "report/view_steps.h"
@@ -83,7 +85,7 @@ void knit_view_header(const knit_profile *p, FILE *out)
   uint64_t samples = knit_profile_stat(p, KNIT_STAT_SAMPLES);
   uint64_t periods = knit_profile_samples(p);
   uint64_t partial = knit_profile_stat(p, KNIT_STAT_PARTIAL);
-  char event[96];
+  char event[192];
   knit_profile_describe_event(p, event, sizeof event);
   if (strcmp(m->event, "PROBE") == 0) {
     fprintf(out, "%s: %llu probe%s", event, (unsigned long long)samples, plural(samples));
@@ -97,9 +99,13 @@ void knit_view_header(const knit_profile *p, FILE *out)
   fprintf(out, ", %zu thread%s, %llu partial unwind%s\n", m->thread_count,
           plural(m->thread_count), (unsigned long long)partial, plural(partial));
   lost_line(p, out);
+  if (p->saturated)
+    fprintf(out, "saturated: %s\n", KNIT_SATURATED_TEXT);
   knit_view_steps_line(p, out);
   knit_view_blame_line(p, out);
-  fprintf(out, "dir: %s\n", m->dir != NULL ? m->dir : "?");
+  char *dir = m->dir != NULL ? knit_printable_dup(m->dir) : NULL;
+  fprintf(out, "dir: %s\n", dir != NULL ? dir : "?");
+  free(dir);
   if (m->failed_count > 0)
     fprintf(out, "(%zu thread file%s could not be read and %s left out)\n",
             m->failed_count, plural(m->failed_count), m->failed_count == 1 ? "is" : "are");
@@ -137,9 +143,10 @@ void knit_view_threads(const knit_profile *p, FILE *out)
   for (size_t i = 0; i < m->thread_count; i++) {
     const knit_thread_file *t = &m->threads[i];
     uint64_t periods = 0;
+    int saturated = 0; /* the tree's sum of the same values says it too */
     for (size_t k = 0; k < t->metric_count; k++)
       if (t->metrics[k].metric == KNIT_METRIC_SAMPLES)
-        periods += t->metrics[k].value;
+        periods = knit_count_add(periods, t->metrics[k].value, &saturated);
     char kind[32];
     thread_kind(t->header.thread_flags, kind, sizeof kind);
     char lost[48], unclaimed[48];
@@ -333,6 +340,10 @@ void knit_view_top_down(const knit_profile *p, const knit_view_options *options,
   print_rows(&t, rows, count, &c, out);
   if (count == 0)
     fprintf(out, "(no samples)\n");
+  /* Folded recursion adds a path's values up in ways the header's check of
+   * the measurement's sums does not cover. */
+  if (t.saturated && !p->saturated)
+    fprintf(out, "(%s)\n", KNIT_SATURATED_TEXT);
   if (hidden > 0) {
     /* The time metric's total is "the total", as it always was. */
     char of[64] = "the total";
