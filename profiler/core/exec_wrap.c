@@ -10,9 +10,10 @@
  *
  * The C library's exec functions call one another inside the library, past
  * any wrapper, so each is wrapped on its own. The write-out happens only
- * when the exec is going to find its program; one that fails later (a bad
- * ELF file, say) leaves the rest of the image's run unmeasured, and the log
- * says so. */
+ * when the exec is going to find its program; when it fails all the same
+ * (the kernel refuses the file: under QEMU user mode, a guest cannot exec
+ * another guest program), the write-out is undone and the image goes on,
+ * measured (knit_session_resume). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -57,20 +58,27 @@ static bool found_on_path(const char *file)
   return false;
 }
 
+/* The measurement directory before the exec, and the image's own. */
+typedef struct exec_dirs {
+  char root[PATH_MAX];
+  char image[PATH_MAX];
+  bool written;
+} exec_dirs;
+
 /* Writes this image's measurement to DIR/process-PID-image-N before an exec
  * that will replace it. */
-static void before_exec(const char *program)
+static void before_exec(const char *program, exec_dirs *d)
 {
   knit_session *s = &knit_the_session;
+  d->written = false;
   if (!s->active || getpid() != s->pid || atomic_load(&s->stopping))
     return;
-  char root[sizeof s->output];
-  knit_safe_snprintf(root, sizeof root, "%s", s->output);
-  char dir[sizeof s->output];
+  char *root = d->root, *dir = d->image;
+  knit_safe_snprintf(root, sizeof d->root, "%s", s->output);
   bool made = false;
   for (int n = 1; n < 1000 && !made; n++) {
-    if (knit_safe_snprintf(dir, sizeof dir, "%s/process-%d-image-%d", root, (int)s->pid, n) >=
-        (int)sizeof dir)
+    if (knit_safe_snprintf(dir, sizeof d->image, "%s/process-%d-image-%d", root, (int)s->pid,
+                           n) >= (int)sizeof d->image)
       break;
     made = mkdir(dir, 0777) == 0;
     if (!made && errno != EEXIST)
@@ -88,18 +96,21 @@ static void before_exec(const char *program)
   knit_safe_snprintf(s->output, sizeof s->output, "%s", dir);
   knit_log_open(dir);
   knit_session_finish("exec");
+  d->written = true;
 }
 
-/* An exec that failed after the write-out: the image goes on unmeasured. */
-static void exec_failed(const char *program, int err)
+/* An exec that failed after the write-out: the image goes on, measured in
+ * the directory it had. */
+static void exec_failed(const char *program, int err, const exec_dirs *d)
 {
-  if (!knit_the_session.active || getpid() != knit_the_session.pid)
+  if (!d->written)
     return;
+  knit_session_resume(d->root, d->image);
   char line[PATH_MAX + 128];
-  knit_safe_snprintf(line, sizeof line,
-                     "exec %s failed (errno %d): the rest of this image's run is not measured",
-                     program, err);
+  knit_safe_snprintf(line, sizeof line, "exec %s failed (errno %d): the image goes on", program,
+                     err);
   knit_log_line(line);
+  errno = err;
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -133,10 +144,11 @@ static int real_execvpe(const char *file, char *const argv[], char *const envp[]
 __attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
                                                   char *const envp[])
 {
+  exec_dirs d = {.written = false};
   if (executable(path))
-    before_exec(path);
+    before_exec(path, &d);
   int rc = real_execve(path, argv, envp);
-  exec_failed(path, errno);
+  exec_failed(path, errno, &d);
   return rc;
 }
 
@@ -148,10 +160,11 @@ __attribute__((visibility("default"))) int execv(const char *path, char *const a
 __attribute__((visibility("default"))) int execvpe(const char *file, char *const argv[],
                                                    char *const envp[])
 {
+  exec_dirs d = {.written = false};
   if (found_on_path(file))
-    before_exec(file);
+    before_exec(file, &d);
   int rc = real_execvpe(file, argv, envp);
-  exec_failed(file, errno);
+  exec_failed(file, errno, &d);
   return rc;
 }
 
@@ -170,10 +183,11 @@ __attribute__((visibility("default"))) int fexecve(int fd, char *const argv[], c
     return -1;
   }
   struct stat st;
+  exec_dirs d = {.written = false};
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-    before_exec("(a descriptor)");
+    before_exec("(a descriptor)", &d);
   int rc = real(fd, argv, envp);
-  exec_failed("(a descriptor)", errno);
+  exec_failed("(a descriptor)", errno, &d);
   return rc;
 }
 

@@ -157,6 +157,40 @@ __attribute__((constructor)) static void knit_session_start(void)
   knit_thread_attach(KNIT_THREAD_MAIN);
 }
 
+void knit_session_resume(const char *dir, const char *abandoned)
+{
+  knit_session *s = &knit_the_session;
+  if (!s->active || getpid() != s->pid || !atomic_load(&finish_done))
+    return;
+  /* The files of the write-out go: the image is still running, and its
+   * data will be written, whole, at its end. */
+  char path[PATH_MAX + 64];
+  for (knit_thread *t = knit_thread_list(); t; t = t->next) {
+    if (atomic_load(&t->retired))
+      continue;
+    knit_safe_snprintf(path, sizeof path, "%s/thread-%u-%d.knit", abandoned, t->index, (int)t->tid);
+    unlink(path);
+  }
+  knit_safe_snprintf(path, sizeof path, "%s/knit.log", abandoned);
+  unlink(path);
+  rmdir(abandoned);
+  knit_safe_snprintf(s->output, sizeof s->output, "%s", dir);
+  knit_log_open(dir);
+  for (knit_thread *t = knit_thread_list(); t; t = t->next) {
+    if (atomic_load(&t->retired))
+      continue;
+    atomic_store(&t->write_rc, 0);
+    atomic_store(&t->write_done, false);
+    atomic_store(&t->written, false);
+    atomic_store(&t->timer_retired, false);
+    knit_sampler_start_thread(t);
+  }
+  atomic_store(&finishing_tid, 0);
+  atomic_store(&finish_done, false);
+  atomic_store(&s->stopping, false);
+  atomic_store(&finished, false);
+}
+
 void knit_session_finish(const char *why)
 {
   /* A vfork child runs in its parent's memory until it execs or leaves: its

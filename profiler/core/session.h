@@ -50,4 +50,10 @@ const void *knit_self_address(void);
  * (the crash path); runs once. */
 void knit_session_finish(const char *why);
 
+/* Undoes a finish whose process went on (an exec that failed after the
+ * image's data was written to abandoned, core/exec_wrap.c): those files are
+ * removed, the measurement goes back to dir, and every live thread is
+ * sampled again. */
+void knit_session_resume(const char *dir, const char *abandoned);
+
 #endif /* KNIT_CORE_SESSION_H */
