@@ -69,44 +69,56 @@ static char **list_thread_files(const char *dir, size_t *count)
   return names;
 }
 
-/* The last line of dir/knit.log that starts with "SUMMARY" (after any
- * leading spaces), without its newline; NULL when there is none. *skipped
- * is set when knit.log is there but is no regular file. */
-static char *read_summary(const char *dir, int *skipped)
+/* Keeps s (without its line end), printable, in *slot, in place of what
+ * was there. */
+static void keep_line(char **slot, char *s)
 {
+  s[strcspn(s, "\r\n")] = '\0';
+  free(*slot);
+  *slot = knit_printable_dup(s);
+}
+
+/* The last lines of dir/knit.log that start with "SUMMARY", "end: " and
+ * "unwritten: " (after any leading spaces) go into m's summary, ending and
+ * unwritten, without their newlines; NULL when there is none. log_skipped
+ * is set when knit.log is there but is no regular file. */
+static void read_log(const char *dir, knit_measurement *m)
+{
+  int *skipped = &m->log_skipped;
   size_t plen = strlen(dir) + sizeof "/knit.log";
   char *path = malloc(plen);
   if (path == NULL)
-    return NULL;
+    return;
   snprintf(path, plen, "%s/knit.log", dir);
   /* As for thread files (knit_thread_file_read): a log that is a FIFO or
    * a device would block the report, so only a regular file is read. */
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   free(path);
   if (fd < 0)
-    return NULL;
+    return;
   struct stat st;
   FILE *f = NULL;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "r")) == NULL) {
     *skipped = 1;
     close(fd);
-    return NULL;
+    return;
   }
-  char *line = NULL, *last = NULL;
+  char *line = NULL;
   size_t cap = 0;
   ssize_t n;
+  /* The lines name the program and its paths: printable, they are shown as
+   * they are. */
   while ((n = getline(&line, &cap, f)) >= 0) {
     char *s = line + strspn(line, " \t");
-    if (strncmp(s, "SUMMARY", 7) != 0)
-      continue;
-    s[strcspn(s, "\r\n")] = '\0';
-    /* The line names the program and its paths: it is printed as is. */
-    free(last);
-    last = knit_printable_dup(s);
+    if (strncmp(s, "SUMMARY", 7) == 0)
+      keep_line(&m->summary, s);
+    else if (strncmp(s, "end: ", 5) == 0)
+      keep_line(&m->ending, s + 5);
+    else if (strncmp(s, "unwritten: ", 11) == 0)
+      keep_line(&m->unwritten, s + 11);
   }
   free(line);
   fclose(f);
-  return last;
 }
 
 /* Lists a file that could not be read. Its name is the directory's, which
@@ -185,7 +197,7 @@ int knit_measurement_read(const char *dir, knit_measurement *m, char *err,
       m->mixed_events = 1;
     }
   }
-  m->summary = read_summary(dir, &m->log_skipped);
+  read_log(dir, m);
   return 0;
 }
 
@@ -198,6 +210,8 @@ void knit_measurement_free(knit_measurement *m)
     free(m->failures[i]);
   free(m->failures);
   free(m->summary);
+  free(m->ending);
+  free(m->unwritten);
   free(m->dir);
   memset(m, 0, sizeof *m);
 }

@@ -86,6 +86,12 @@ typedef struct knit_measurement {
                                     name printable (read_printable.h) */
   char *summary;                 /* knit.log's last SUMMARY line, or NULL;
                                     printable (read_printable.h) */
+  char *ending;                  /* its last "end: " line (how the run
+                                    ended: exit, a signal, a crash), or NULL;
+                                    printable */
+  char *unwritten;               /* its last "unwritten: " line (files the
+                                    run could not write, and why), or NULL;
+                                    printable */
   int log_skipped;               /* 1 when knit.log is no regular file (a
                                     FIFO, say) and was not read */
   /* The first thread's event, printable (read_printable.h): at most four

@@ -79,6 +79,20 @@ static void lost_line(const knit_profile *p, FILE *out)
   fputc('\n', out);
 }
 
+/* How the run ended, when not by its own exit, and what it could not
+ * write: a profile that is missing data says so. */
+static void ending_lines(const knit_measurement *m, FILE *out)
+{
+  if (m->summary == NULL && !m->log_skipped)
+    fprintf(out, "ended: abnormally: the log has no SUMMARY (the program was killed, by "
+                 "SIGKILL say); this is what its threads had written, at their end or in "
+                 "their last snapshot\n");
+  else if (m->ending != NULL && strcmp(m->ending, "exit") != 0)
+    fprintf(out, "ended: by %s\n", m->ending);
+  if (m->unwritten != NULL)
+    fprintf(out, "incomplete: %s\n", m->unwritten);
+}
+
 void knit_view_header(const knit_profile *p, FILE *out)
 {
   const knit_measurement *m = &p->measurement;
@@ -111,6 +125,7 @@ void knit_view_header(const knit_profile *p, FILE *out)
             m->failed_count, plural(m->failed_count), m->failed_count == 1 ? "is" : "are");
   if (m->summary != NULL)
     fprintf(out, "log: %s\n", m->summary);
+  ending_lines(m, out);
 }
 
 static void thread_kind(uint32_t flags, char *buf, size_t len)

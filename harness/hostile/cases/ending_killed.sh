@@ -22,3 +22,4 @@ grep -qE 'killed by signal 9 \(Killed\) before knit could write its data; 2 thre
 head -4 "$tmp/report.txt"
 samples=$(sed -nE 's/^[A-Z]+ every .*: ([0-9]+) samples.*/\1/p' "$tmp/report.txt")
 [ "${samples:-0}" -ge 100 ] || fail "the snapshots hold ${samples:-0} samples, expected at least 100"
+grep -q '^ended: abnormally' "$tmp/report.txt" || fail "the report does not say the run ended abnormally"

@@ -6,3 +6,4 @@ pair "$dir/ending" term-self
 measured
 samples_at_least 40
 grep -q '^end: signal 15 (TERM)' "$M/knit.log" || fail "the log does not say the run ended by SIGTERM"
+grep -q '^ended: by signal 15 (TERM)' "$tmp/report.txt" || fail "the report does not say how the run ended"

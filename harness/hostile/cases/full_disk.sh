@@ -8,11 +8,14 @@ if ! unshare -rm true 2>/dev/null; then
 fi
 bare "$dir/many_threads" 50 /dev/null
 mkdir -p "$tmp/small"
-TMPOUT=$tmp/rec.out TMPERR=$tmp/rec.err unshare -rm bash -c '
-  mount -t tmpfs -o size=64k tmpfs "$1" || exit 99
-  shift
-  cd "$1" && shift
-  "$@" >"$TMPOUT" 2>"$TMPERR"
+TMPOUT=$tmp/rec.out TMPERR=$tmp/rec.err TMPREPORT=$tmp/report.txt unshare -rm bash -c '
+  small=$1 work=$2
+  shift 2
+  mount -t tmpfs -o size=64k tmpfs "$small" || exit 99
+  cd "$work" && "$@" >"$TMPOUT" 2>"$TMPERR"
+  rc=$?
+  "$1" report "$small/m" >"$TMPREPORT" 2>&1
+  exit $rc
 ' _ "$tmp/small" "$tmp" "$knit" record -e "$EVENT" "${qemu[@]}" -o "$tmp/small/m" -- \
   "$dir/many_threads" 50 /dev/null
 rec_rc=$?
@@ -22,3 +25,5 @@ sed 's/^/  | /' "$tmp/rec.out" "$tmp/rec.err"
 same
 grep -qE 'the measurement is incomplete: [0-9]+ of 51 threads.* ENOSPC' "$tmp/rec.err" ||
   fail "knit record does not say that the file system was full"
+grep -qE '^incomplete: [0-9]+ of 51 threads.*ENOSPC' "$tmp/report.txt" ||
+  fail "the report does not say the measurement is incomplete: $(head -8 "$tmp/report.txt")"
