@@ -103,6 +103,7 @@ static void read_log(const char *dir, knit_measurement *m)
     close(fd);
     return;
   }
+  m->log_read = 1;
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;

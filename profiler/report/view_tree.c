@@ -83,7 +83,7 @@ static void lost_line(const knit_profile *p, FILE *out)
  * write: a profile that is missing data says so. */
 static void ending_lines(const knit_measurement *m, FILE *out)
 {
-  if (m->summary == NULL && !m->log_skipped)
+  if (m->summary == NULL && m->log_read)
     fprintf(out, "ended: abnormally: the log has no SUMMARY (the program was killed, by "
                  "SIGKILL say); this is what its threads had written, at their end or in "
                  "their last snapshot\n");
