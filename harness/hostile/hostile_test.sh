@@ -53,17 +53,20 @@ pair() {
 }
 
 # measured: the measurement is whole: a SUMMARY naming every thread's file
-# written and none unwritten, and a report that reads it.
+# written (or the thread empty: nothing measured, no file) and none
+# unwritten, and a report that reads it.
 measured() {
   local summary
   summary=$(grep '^SUMMARY ' "$M/knit.log" 2>/dev/null | tail -1)
   [ -n "$summary" ] || fail "no SUMMARY in $M/knit.log"
   echo "  $summary"
   grep -q ' unwritten=0 ' <<<"$summary" || fail "some thread's data was not written"
-  local threads files
+  local threads files empty
   threads=$(sed -E 's/.* threads=([0-9]+) .*/\1/' <<<"$summary")
+  empty=$(sed -nE 's/.* empty=([0-9]+) .*/\1/p' <<<"$summary")
   files=$(ls "$M"/thread-*.knit 2>/dev/null | wc -l)
-  [ "$files" -eq "$threads" ] || fail "$threads threads, $files thread files"
+  [ $((files + ${empty:-0})) -eq "$threads" ] ||
+    fail "$threads threads, $files thread files and ${empty:-0} empty threads"
   "$knit" report "$M" >"$tmp/report.txt" 2>&1 || fail "knit report failed: $(head "$tmp/report.txt")"
 }
 

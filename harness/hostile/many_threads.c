@@ -1,7 +1,8 @@
 /* Starts THREADS short threads (default 20,000), a few at a time, each
- * doing a little work, as servers with a thread per request do; then writes
- * its peak resident memory (VmHWM, kB) to FILE (argv[2]) for the case to
- * compare. stdout says only how many threads ran. */
+ * doing a little work (WORK iterations, argv[3], default 20,000), as servers
+ * with a thread per request do; then writes its peak resident memory
+ * (VmHWM, kB) to FILE (argv[2]) for the case to compare. stdout says only
+ * how many threads ran. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,12 +35,13 @@ static long peak_kb(void)
 int main(int argc, char **argv)
 {
   int threads = argc > 1 ? atoi(argv[1]) : 20000;
+  unsigned long work = argc > 3 ? strtoul(argv[3], NULL, 10) : 20000;
   int ran = 0;
   for (int i = 0; i < threads; i += 4) {
     pthread_t th[4];
     int n = 0;
     for (; n < 4 && i + n < threads; n++)
-      if (pthread_create(&th[n], NULL, request, (void *)(uintptr_t)20000) != 0)
+      if (pthread_create(&th[n], NULL, request, (void *)(uintptr_t)work) != 0)
         return 3;
     for (int k = 0; k < n; k++)
       pthread_join(th[k], NULL);

@@ -219,8 +219,11 @@ void knit_session_finish(const char *why)
   for (knit_thread *t = knit_thread_list(); t; t = t->next) {
     knit_sampler_stop_thread(t);
     sum.threads++;
-    if (knit_write_thread(t) == 0)
+    int rc = knit_write_thread(t);
+    if (rc == 0)
       sum.files++;
+    else if (rc == KNIT_WRITE_EMPTY)
+      sum.empty++;
     else
       sum.unwritten++;
     knit_thread_add_totals(&sum, t);
@@ -240,18 +243,19 @@ void knit_session_finish(const char *why)
   }
   /* wrong= (unwind steps that followed no call), signal= (what samples
    * came by at the end: SIGPROF, or the real-time signal knit moved to when
-   * the program took SIGPROF) and slowed= (threads whose period knit
-   * lengthened, sampling having cost too much of their time) go before
-   * dir=, which stays last because a directory name may hold spaces. */
+   * the program took SIGPROF), slowed= (threads whose period knit
+   * lengthened, sampling having cost too much of their time) and empty=
+   * (threads with nothing measured, and so no file) go before dir=, which
+   * stays last because a directory name may hold spaces. */
   char signal_name[24];
   knit_sample_signal_name(knit_sample_signal(), signal_name, sizeof signal_name);
   knit_safe_snprintf(line, sizeof line,
                      "SUMMARY samples=%llu partial=%llu blocked=%llu faults=%llu threads=%u "
-                     "files=%u unwritten=%u wrong=%llu signal=%s slowed=%u dir=%s",
+                     "files=%u unwritten=%u wrong=%llu signal=%s slowed=%u empty=%u dir=%s",
                      (unsigned long long)sum.samples, (unsigned long long)sum.partial,
                      (unsigned long long)sum.blocked, (unsigned long long)sum.faults, sum.threads,
                      sum.files, sum.unwritten, (unsigned long long)sum.wrong, signal_name,
-                     knit_sampler_slowed_threads(), knit_the_session.output);
+                     knit_sampler_slowed_threads(), sum.empty, knit_the_session.output);
   knit_log_line(line);
   atomic_store(&finish_done, true);
 }

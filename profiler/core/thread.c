@@ -92,8 +92,11 @@ static knit_thread *take_retired(void)
   if (found) {
     knit_thread_add_totals(&retired_totals, found);
     retired_totals.threads++;
-    if (atomic_load(&found->write_rc) == 0)
+    int rc = atomic_load(&found->write_rc);
+    if (rc == 0)
       retired_totals.files++;
+    else if (rc == KNIT_WRITE_EMPTY)
+      retired_totals.empty++;
     else
       retired_totals.unwritten++;
   }

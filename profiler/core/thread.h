@@ -149,7 +149,7 @@ knit_thread *knit_thread_self(void);
 /* What threads counted, summed for the SUMMARY line. */
 typedef struct knit_thread_totals {
   uint64_t samples, partial, blocked, faults, wrong;
-  unsigned threads, files, unwritten;
+  unsigned threads, files, unwritten, empty;
 } knit_thread_totals;
 
 /* Adds t's counts (not its thread and file counts) to sum. */

@@ -181,6 +181,14 @@ static int write_thread_file(knit_thread *t, bool final)
     return -1;
   if (final)
     settle_thread(t);
+  /* A thread that took no sample and holds nothing but its tree's root
+   * (most threads of a program that starts one per short request) gets no
+   * file: each file costs the file system more than the thread's whole
+   * measurement is worth. The SUMMARY counts them (empty=). The main
+   * thread always has its file, so a measurement is never without one. */
+  if (t->cct.count <= 1 && t->stats[KNIT_STAT_SAMPLES] == 0 &&
+      !(atomic_load(&t->flags) & KNIT_THREAD_MAIN))
+    return KNIT_WRITE_EMPTY;
   knit_file_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, KNIT_FILE_MAGIC, sizeof h.magic);

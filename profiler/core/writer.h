@@ -9,6 +9,9 @@
  * the crash path may use it. Returns 0 or a negative errno. */
 int knit_write_thread(knit_thread *t);
 
+/* knit_write_thread's answer for a thread with nothing to write (no file). */
+#define KNIT_WRITE_EMPTY 1
+
 /* Writes the thread's file as it is now, in place of the last one, so that
  * a process killed without warning (SIGKILL, the OOM killer, a node
  * failure) leaves its data up to the last snapshot. Only from the thread's

@@ -6,7 +6,9 @@ if ! unshare -rm true 2>/dev/null; then
   echo "skip: cannot make a user and mount namespace here (unshare -rm) to mount a small tmpfs"
   exit 77
 fi
-bare "$dir/many_threads" 50 /dev/null
+# 50 threads that each work long enough to be sampled, so that each has a
+# file to write.
+bare "$dir/many_threads" 50 /dev/null 3000000
 mkdir -p "$tmp/small"
 TMPOUT=$tmp/rec.out TMPERR=$tmp/rec.err TMPREPORT=$tmp/report.txt unshare -rm bash -c '
   small=$1 work=$2
@@ -17,7 +19,7 @@ TMPOUT=$tmp/rec.out TMPERR=$tmp/rec.err TMPREPORT=$tmp/report.txt unshare -rm ba
   "$1" report "$small/m" >"$TMPREPORT" 2>&1
   exit $rc
 ' _ "$tmp/small" "$tmp" "$knit" record -e "$EVENT" "${qemu[@]}" -o "$tmp/small/m" -- \
-  "$dir/many_threads" 50 /dev/null
+  "$dir/many_threads" 50 /dev/null 3000000
 rec_rc=$?
 [ "$rec_rc" -ne 99 ] || { echo "skip: cannot mount a tmpfs in the namespace"; exit 77; }
 echo "+ recorded on a full file system -> $rec_rc"
