@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "core/file_limit.h"
 #include "core/safe_format.h"
 
 static int log_fd = -1;
@@ -77,7 +78,10 @@ void knit_log_line(const char *line)
   }
   struct iovec parts[2] = {{(void *)line, strlen(line)}, {(void *)"\n", 1}};
   int saved = errno;
+  knit_file_limit_hold hold;
+  knit_file_limit_enter(&hold);
   ssize_t rc = writev(log_fd, parts, 2);
+  knit_file_limit_leave(&hold);
   (void)rc;
   errno = saved;
 }

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "core/arena.h"
+#include "core/file_limit.h"
 #include "core/safe_format.h"
 #include "core/session.h"
 #include "measure/write_file.h"
@@ -140,7 +141,10 @@ int knit_write_thread(knit_thread *t)
     }
     return atomic_load(&t->write_done) ? atomic_load(&t->write_rc) : -1;
   }
+  knit_file_limit_hold hold;
+  knit_file_limit_enter(&hold);
   int rc = write_thread_file(t, true);
+  knit_file_limit_leave(&hold);
   if (rc < 0)
     knit_note_write_error(-rc);
   atomic_store(&t->write_rc, rc);
@@ -172,7 +176,11 @@ int knit_snapshot_thread(knit_thread *t)
 {
   if (atomic_load(&t->written))
     return 0;
-  return write_thread_file(t, false);
+  knit_file_limit_hold hold;
+  knit_file_limit_enter(&hold);
+  int rc = write_thread_file(t, false);
+  knit_file_limit_leave(&hold);
+  return rc;
 }
 
 static int write_thread_file(knit_thread *t, bool final)
