@@ -132,7 +132,8 @@ static int compare_lines(const void *a, const void *b)
 
 void knit_folded_finish(knit_folded *f)
 {
-  qsort(f->lines, f->count, sizeof *f->lines, compare_lines);
+  if (f->count > 1) /* lines is NULL when empty, which qsort does not allow */
+    qsort(f->lines, f->count, sizeof *f->lines, compare_lines);
   size_t out = 0;
   for (size_t i = 0; i < f->count; i++) {
     if (out > 0 && strcmp(f->lines[out - 1].path, f->lines[i].path) == 0) {
