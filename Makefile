@@ -5,10 +5,12 @@
 #   make matrix  set up, build the three trees, run every workload in every cell of the
 #                support matrix (harness/matrix; MATRIX_ARGS=--quick for x86_64 + aarch64)
 #   make check-full  check, then the full matrix
+#   make check-asan  the native suite under ASan and UBSan, in $(BUILD)/asan
+#   make check-tsan  the native suite under TSan, in $(BUILD)/tsan
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo check bench matrix check-full clean
+.PHONY: all deps build demo check bench matrix check-full check-asan check-tsan clean
 
 all: build
 
@@ -49,6 +51,13 @@ matrix: deps
 check-full: deps
 	@rc=0; bash ci/check.sh $(BUILD) $(JOBS) || rc=1; \
 	echo; echo "== matrix"; bash harness/matrix --build $(BUILD) || rc=1; exit $$rc
+
+# The sanitizers' runs (ci/check-sanitized.sh says what they cover).
+check-asan: deps
+	@bash ci/check-sanitized.sh asan $(BUILD) $(JOBS)
+
+check-tsan: deps
+	@bash ci/check-sanitized.sh tsan $(BUILD) $(JOBS)
 
 clean:
 	rm -rf $(BUILD)
