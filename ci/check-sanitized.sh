@@ -72,11 +72,14 @@ skipped=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#.*(Skipped|Not Run)' "$log")
 failed=$(( $(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log") - passed - skipped ))
 [ "$failed" -gt 0 ] && sed -n '/The following tests FAILED/,$p' "$log"
 
-found=$(find "$reports" -type f | wc -l)
+# A file that holds only LeakSanitizer's "Suppressions used" table is not
+# a report.
+report_files=$(grep -lE 'ERROR:|WARNING:|runtime error' "$reports"/* 2>/dev/null)
+found=$(grep -c . <<<"$report_files")
 if [ "$found" -gt 0 ]; then
   echo
   echo "check-$kind: $found sanitizer report(s) in $reports; the first lines of each:"
-  for f in "$reports"/*; do
+  for f in $report_files; do
     echo "-- $f"
     grep -m 1 -E 'ERROR|WARNING|runtime error' "$f"
     grep -m 4 -E '^ +#[0-9]+ ' "$f"
