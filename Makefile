@@ -8,10 +8,12 @@
 #   make fuzz    set up, build, run each libFuzzer target (harness/fuzz) for
 #                FUZZ_RUNS executions (default 10 million) or FUZZ_SECONDS
 #                seconds (default 1200), whichever comes first
+#   make check-asan  the native suite under ASan and UBSan, in $(BUILD)/asan
+#   make check-tsan  the native suite under TSan, in $(BUILD)/tsan
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo check bench matrix check-full fuzz clean
+.PHONY: all deps build demo check bench matrix check-full fuzz check-asan check-tsan clean
 
 all: build
 
@@ -66,6 +68,13 @@ fuzz: build
 	  FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_FINDINGS=$(CURDIR)/$(BUILD)/fuzz-findings \
 	    bash harness/fuzz/run_fuzz.sh $$t "$$b" harness/fuzz/corpus/$$t || rc=1; \
 	done; exit $$rc
+
+# The sanitizers' runs (ci/check-sanitized.sh says what they cover).
+check-asan: deps
+	@bash ci/check-sanitized.sh asan $(BUILD) $(JOBS)
+
+check-tsan: deps
+	@bash ci/check-sanitized.sh tsan $(BUILD) $(JOBS)
 
 clean:
 	rm -rf $(BUILD)

@@ -19,10 +19,31 @@
 #include "unwind/decoder.h"
 #include "unwind/isa.h"
 
-extern void *__libc_malloc(size_t size);
-
 static volatile int counting;
 static volatile unsigned mallocs;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* A sanitizer owns malloc; it tells of each allocation through its hook
+ * (declared here: gcc does not install the sanitizers' headers). */
+int __sanitizer_install_malloc_and_free_hooks(void (*on_malloc)(const volatile void *, size_t),
+                                              void (*on_free)(const volatile void *));
+
+static void count_malloc(const volatile void *p, size_t size)
+{
+  (void)p;
+  (void)size;
+  if (counting)
+    mallocs++;
+}
+
+static void count_nothing(const volatile void *p) { (void)p; }
+
+__attribute__((constructor)) static void install_malloc_counter(void)
+{
+  __sanitizer_install_malloc_and_free_hooks(count_malloc, count_nothing);
+}
+#else
+extern void *__libc_malloc(size_t size);
 
 void *malloc(size_t size)
 {
@@ -30,6 +51,7 @@ void *malloc(size_t size)
     mallocs++;
   return __libc_malloc(size);
 }
+#endif
 
 /* Decodes code as a sample's analysis would: each instruction, then its
  * registers. Returns the instructions decoded. */

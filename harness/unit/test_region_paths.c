@@ -63,12 +63,29 @@ knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path
   return knit_cct_node_at(&t->cct, node);
 }
 
+/* Every thread a test makes, released when the tests end. */
+static knit_thread *threads_made[64];
+static size_t threads_count;
+
 static knit_thread *new_thread(void)
 {
   knit_thread *t = calloc(1, sizeof *t);
+  assert_true(threads_count < sizeof threads_made / sizeof *threads_made);
+  threads_made[threads_count++] = t;
   knit_arena_init(&t->arena, 1u << 20, 64u << 20);
   t->cct_ready = knit_cct_init(&t->cct, &t->arena);
   return t;
+}
+
+static int release_threads(void **state)
+{
+  (void)state;
+  for (size_t i = 0; i < threads_count; i++) {
+    knit_arena_release(&threads_made[i]->arena);
+    free(threads_made[i]);
+  }
+  threads_count = 0;
+  return 0;
 }
 
 static const ompt_frame_t no_frame;
@@ -297,5 +314,7 @@ int main(void)
       cmocka_unit_test(test_kept_samples_are_bounded_and_given_up_at_the_end),
       cmocka_unit_test(test_without_deferral_every_region_is_captured_at_once),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, release_threads);
+  free(region_path);
+  return failed;
 }

@@ -27,6 +27,11 @@ static cs_insn *insn;
 
 static int setup(void **state) {
   (void)state;
+  /* Capstone's memory functions are the process's: set to knit's before
+   * the first handle, as libknit.so does, so that no handle opened with
+   * malloc is closed with knit's free (which keeps the memory). */
+  if (!knit_decoder_setup())
+    return -1;
   if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
     return -1;
   cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);

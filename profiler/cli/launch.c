@@ -227,6 +227,21 @@ static char *joined(const char *name, const char *value)
   return s;
 }
 
+/* In a sanitized build (make check-asan, check-tsan) libknit.so and the
+ * mock runtimes are instrumented; loaded into a program that is not, they
+ * need the sanitizer's runtime loaded before everything else. NULL when the
+ * program gets none of knit's libraries, and in an ordinary build. */
+static const char *sanitizer_runtime(const knit_launch *l)
+{
+#ifdef KNIT_SANITIZER_RUNTIME
+  if (l->profile || l->runtime_dir[0])
+    return KNIT_SANITIZER_RUNTIME;
+#else
+  (void)l;
+#endif
+  return NULL;
+}
+
 /* In the forked child: the environment, the log, then the program. */
 static void run_child(const knit_launch *l, char **args, const char *ld_path)
 {
@@ -240,8 +255,16 @@ static void run_child(const knit_launch *l, char **args, const char *ld_path)
     setenv("KNIT_ROOT_PID", self, 1);
   }
   if (!l->qemu) {
-    if (l->profile)
+    const char *first = sanitizer_runtime(l);
+    if (first && l->profile) {
+      char both[PATH_MAX * 2 + 2];
+      snprintf(both, sizeof both, "%s:%s", first, l->tool);
+      setenv("LD_PRELOAD", both, 1);
+    } else if (first) {
+      setenv("LD_PRELOAD", first, 1);
+    } else if (l->profile) {
       setenv("LD_PRELOAD", l->tool, 1);
+    }
     if (ld_path[0])
       setenv("LD_LIBRARY_PATH", ld_path, 1);
   }
@@ -319,6 +342,8 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
     return -1;
   }
   int n = 0;
+  /* The "-E NAME=VALUE" settings made for QEMU, freed with args. */
+  char *made[2] = {NULL, NULL};
   if (l->qemu) {
     args[n++] = (char *)l->qemu_binary;
     if (l->qemu_sysroot[0]) {
@@ -327,11 +352,11 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
     }
     if (l->profile) {
       args[n++] = "-E";
-      args[n++] = joined("LD_PRELOAD", l->tool);
+      args[n++] = made[0] = joined("LD_PRELOAD", l->tool);
     }
     if (ld_path[0]) {
       args[n++] = "-E";
-      args[n++] = joined("LD_LIBRARY_PATH", ld_path);
+      args[n++] = made[1] = joined("LD_LIBRARY_PATH", ld_path);
     }
   }
   args[n++] = (char *)l->program;
@@ -342,6 +367,8 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
   pid_t pid = fork();
   if (pid < 0) {
     snprintf(err, errlen, "fork: %s", strerror(errno));
+    free(made[0]);
+    free(made[1]);
     free(args);
     return -1;
   }
@@ -358,6 +385,8 @@ int knit_launch_run(const knit_launch *l, char *err, size_t errlen)
   sigemptyset(&forward.sa_mask);
   sigaction(SIGTERM, &forward, NULL);
   sigaction(SIGHUP, &forward, NULL);
+  free(made[0]);
+  free(made[1]);
   free(args);
   return wait_for(pid, l->timeout, err, errlen);
 }

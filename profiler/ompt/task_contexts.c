@@ -128,7 +128,8 @@ const knit_call_path *knit_task_context_make(const knit_call_path *parent,
   p->length = (parent ? parent->length : 0) + n;
   p->depth = (parent ? parent->depth : 0) + 1;
   p->transient = 1;
-  memcpy(p->frames, own, n * sizeof own[0]);
+  if (n > 0) /* own may be NULL then, which memcpy does not allow */
+    memcpy(p->frames, own, n * sizeof own[0]);
   if (knit_path_is_transient(parent))
     atomic_fetch_add_explicit(&head_of(parent)->refs, 1, memory_order_relaxed);
   pool->made++;

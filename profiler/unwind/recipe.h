@@ -85,13 +85,24 @@ typedef bool (*knit_read_word_fn)(void *ctx, uint64_t addr, uint64_t *out);
  * caller must guard for that (the sample handler does). */
 bool knit_read_own_memory(void *ctx, uint64_t addr, uint64_t *out);
 
+/* One word of the own stack, wherever a recipe says a frame keeps it: in
+ * frames of any code, and past the ends of stacks a runtime made by hand
+ * (the PGI layout's segments), where the walk may read a word of another
+ * object. Such reads are what a sampling unwinder does, and a fault is
+ * recovered (core/fault_guard.c); AddressSanitizer would call a read of
+ * another object's redzone an overflow, so the load is not instrumented. */
+__attribute__((no_sanitize("address"))) static inline uint64_t knit_load_own_word(uint64_t addr)
+{
+  return *(const volatile uint64_t *)(uintptr_t)addr;
+}
+
 static inline bool knit_read_word_(knit_read_word_fn read, void *ctx, uint64_t addr,
                                    uint64_t *out)
 {
   if (read == knit_read_own_memory) {
     if (addr == 0 || (addr & 7) != 0)
       return false;
-    *out = *(const volatile uint64_t *)(uintptr_t)addr;
+    *out = knit_load_own_word(addr);
     return true;
   }
   return read(ctx, addr, out);
