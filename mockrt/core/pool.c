@@ -46,12 +46,15 @@ static unsigned mockrt_wait_go(mockrt_worker_t *w, unsigned seen)
 /*
  * Tell the master that this worker is done with the team; after the
  * increment the team (on the master's stack) may vanish, and the only later
- * access is a futex wake, which is harmless on any address.
+ * access is a futex wake, which is harmless on any address. So the team's
+ * size is read before: read after, it could be the next team's, made in
+ * the same place, and the master's wake-up would be missed.
  */
 static void mockrt_leave_team(mockrt_team_t *team)
 {
+  unsigned workers = team->nthreads - 1;
   unsigned left = atomic_fetch_add_explicit(&team->left, 1, memory_order_acq_rel) + 1;
-  if (left == team->nthreads - 1)
+  if (left == workers)
     mockrt_futex_wake(&team->left, 1);
 }
 

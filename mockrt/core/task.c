@@ -145,7 +145,7 @@ void mockrt_task_ready_locked(mockrt_xtask_t *x)
     if (q->tail)
       q->tail->next = x;
     else
-      q->head = x;
+      __atomic_store_n(&q->head, x, __ATOMIC_RELEASE); /* read without the lock */
     q->tail = x;
     return;
   }
@@ -154,7 +154,7 @@ void mockrt_task_ready_locked(mockrt_xtask_t *x)
   while ((*pp)->priority >= x->priority)
     pp = &(*pp)->next;
   x->next = *pp;
-  *pp = x;
+  __atomic_store_n(pp, x, __ATOMIC_RELEASE); /* q->head, maybe: read without the lock */
 }
 
 int mockrt_task_max_priority(void)
@@ -203,7 +203,7 @@ static mockrt_xtask_t *mockrt_task_take(mockrt_thread_t *self, mockrt_team_tasks
     if (prev)
       prev->next = x->next;
     else
-      q->head = x->next;
+      __atomic_store_n(&q->head, x->next, __ATOMIC_RELEASE); /* read without the lock */
     if (q->tail == x)
       q->tail = prev;
     break;
