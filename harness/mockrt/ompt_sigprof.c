@@ -171,11 +171,14 @@ int main(void)
     expect += 2 * 4;
   }
   omp_destroy_lock(&lock);
-  if (counter != expect || bad != 0 || samples < 20) {
+  /* The handler counts atomically: read them so. */
+  long seen = __atomic_load_n(&samples, __ATOMIC_RELAXED);
+  long wrong = __atomic_load_n(&bad, __ATOMIC_RELAXED);
+  if (counter != expect || wrong != 0 || seen < 20) {
     fprintf(stderr, "ompt_sigprof: counter %ld/%ld, %ld samples, %ld bad\n", counter, expect,
-            samples, bad);
+            seen, wrong);
     return 1;
   }
-  printf("ompt_sigprof: %ld samples, all consistent\n", samples);
+  printf("ompt_sigprof: %ld samples, all consistent\n", seen);
   return 0;
 }

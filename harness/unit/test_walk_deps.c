@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,6 +259,13 @@ static void test_partial_and_truncated(void **state)
 
 int main(void)
 {
+  /* The sanitizer runs (ci/check-sanitized.sh) say which one is on. */
+  const char *sanitized = getenv("KNIT_SANITIZED");
+  if (sanitized && strcmp(sanitized, "tsan") == 0) {
+    printf("skip: under ThreadSanitizer %s\n",
+           "it needs two call chains of its own whose frames are of equal size, which ThreadSanitizer's instrumentation makes unequal");
+    return 77;
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_described, reset),
       cmocka_unit_test_setup(test_same_chain_holds, reset),

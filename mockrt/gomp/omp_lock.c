@@ -58,7 +58,7 @@ MOCKRT_EXPORT void omp_init_nest_lock(mockrt_gomp_nest_lock_t *l)
 {
   atomic_init(&l->lock, 0);
   l->count = 0;
-  l->owner = NULL;
+  __atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
   if (mockrt_self() && mockrt_ompt.lock_init)
     mockrt_ompt.lock_init(ompt_mutex_nest_lock, 0, 0, MOCKRT_ID(l), __builtin_return_address(0));
 }
@@ -79,13 +79,13 @@ MOCKRT_EXPORT void omp_set_nest_lock(mockrt_gomp_nest_lock_t *l)
   mockrt_task_t *t = mockrt_cur_task();
   const void *ra = __builtin_return_address(0);
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  if (l->owner == t) {
+  if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == t) {
     l->count++;
     if (mockrt_ompt.nest_lock)
       mockrt_ompt.nest_lock(ompt_scope_begin, MOCKRT_ID(l), ra);
   } else {
     mockrt_mutex_acquire(&l->lock, ompt_mutex_nest_lock, ompt_state_wait_lock, ra);
-    l->owner = t;
+    __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
     l->count = 1;
   }
   mockrt_frame_leave(t);
@@ -97,7 +97,7 @@ MOCKRT_EXPORT void omp_unset_nest_lock(mockrt_gomp_nest_lock_t *l)
   const void *ra = __builtin_return_address(0);
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
   if (--l->count == 0) {
-    l->owner = NULL;
+    __atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
     mockrt_mutex_release(&l->lock, ompt_mutex_nest_lock, ra);
   } else if (mockrt_ompt.nest_lock) {
     mockrt_ompt.nest_lock(ompt_scope_end, MOCKRT_ID(l), ra);
@@ -111,12 +111,12 @@ MOCKRT_EXPORT int omp_test_nest_lock(mockrt_gomp_nest_lock_t *l)
   const void *ra = __builtin_return_address(0);
   int count = 0;
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  if (l->owner == t) {
+  if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == t) {
     count = ++l->count;
     if (mockrt_ompt.nest_lock)
       mockrt_ompt.nest_lock(ompt_scope_begin, MOCKRT_ID(l), ra);
   } else if (mockrt_mutex_try(&l->lock, ompt_mutex_test_nest_lock, ra)) {
-    l->owner = t;
+    __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
     count = l->count = 1;
   }
   mockrt_frame_leave(t);

@@ -108,7 +108,8 @@ MOCKRT_EXPORT void omp_destroy_nest_lock(mockrt_kmpc_nest_handle_t *h)
 /*
  * The wait id of a nest lock is the program's handle, as for simple locks;
  * its lock word is in the allocation.  Only the owning task touches count
- * and owner while it holds the lock, so reading owner unlocked is safe.
+ * and owner while it holds the lock, so reading owner unlocked is safe
+ * (atomically, so that the model agrees: no other task can make it equal).
  */
 static void mockrt_kmpc_nest_acquire(mockrt_kmpc_nest_handle_t *h, mockrt_kmpc_nest_lock_t *l,
                                      const void *ra)
@@ -130,13 +131,13 @@ MOCKRT_EXPORT void omp_set_nest_lock(mockrt_kmpc_nest_handle_t *h)
   mockrt_kmpc_nest_lock_t *l = h->lk;
   const void *ra = __builtin_return_address(0);
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  if (l->owner == t) {
+  if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == t) {
     l->count++;
     if (mockrt_ompt.nest_lock)
       mockrt_ompt.nest_lock(ompt_scope_begin, MOCKRT_ID(h), ra);
   } else {
     mockrt_kmpc_nest_acquire(h, l, ra);
-    l->owner = t;
+    __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
     l->count = 1;
   }
   mockrt_frame_leave(t);
@@ -149,7 +150,7 @@ MOCKRT_EXPORT void omp_unset_nest_lock(mockrt_kmpc_nest_handle_t *h)
   const void *ra = __builtin_return_address(0);
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
   if (--l->count == 0) {
-    l->owner = NULL;
+    __atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
     mockrt_word_unlock(&l->lock);
     if (mockrt_ompt.mutex_released)
       mockrt_ompt.mutex_released(ompt_mutex_nest_lock, MOCKRT_ID(h), ra);
@@ -166,7 +167,7 @@ MOCKRT_EXPORT int omp_test_nest_lock(mockrt_kmpc_nest_handle_t *h)
   const void *ra = __builtin_return_address(0);
   int count = 0;
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  if (l->owner == t) {
+  if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == t) {
     count = ++l->count;
     if (mockrt_ompt.nest_lock)
       mockrt_ompt.nest_lock(ompt_scope_begin, MOCKRT_ID(h), ra);
@@ -174,7 +175,7 @@ MOCKRT_EXPORT int omp_test_nest_lock(mockrt_kmpc_nest_handle_t *h)
     if (mockrt_ompt.mutex_acquire)
       mockrt_ompt.mutex_acquire(ompt_mutex_test_nest_lock, 0, 0, MOCKRT_ID(h), ra);
     if (mockrt_word_trylock(&l->lock)) {
-      l->owner = t;
+      __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
       count = l->count = 1;
       if (mockrt_ompt.mutex_acquired)
         mockrt_ompt.mutex_acquired(ompt_mutex_test_nest_lock, MOCKRT_ID(h), ra);
