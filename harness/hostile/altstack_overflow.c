@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostile.h"
+
 static void on_overflow(int sig)
 {
   (void)sig;
@@ -22,21 +24,9 @@ static void on_overflow(int sig)
   _exit(0);
 }
 
-static double seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 __attribute__((noinline)) static unsigned spin(double how_long)
 {
-  unsigned x = 1;
-  double end = seconds() + how_long;
-  while (seconds() < end)
-    for (int i = 0; i < 1000; i++)
-      x = x * 1103515245u + 12345u;
-  return x;
+  return hostile_spin(how_long);
 }
 
 /* Stops only at a depth no stack holds (the compiler cannot tell). */

@@ -11,31 +11,16 @@
 #include <time.h>
 #include <unistd.h>
 
-static double seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "hostile.h"
 
 __attribute__((noinline)) static unsigned work_while_blocked(double how_long)
 {
-  unsigned x = 1;
-  double end = seconds() + how_long;
-  while (seconds() < end)
-    for (int i = 0; i < 1000; i++)
-      x = x * 1103515245u + 12345u;
-  return x;
+  return hostile_spin(how_long);
 }
 
 __attribute__((noinline)) static unsigned work_unblocked(double how_long)
 {
-  unsigned x = 3;
-  double end = seconds() + how_long;
-  while (seconds() < end)
-    for (int i = 0; i < 1000; i++)
-      x = x * 1103515245u + 12345u;
-  return x;
+  return hostile_spin(how_long);
 }
 
 static const char *prof_blocked(void)

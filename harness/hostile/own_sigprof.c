@@ -12,6 +12,8 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "hostile.h"
+
 static volatile sig_atomic_t ticks;
 
 static void on_tick(int sig)
@@ -27,21 +29,9 @@ static double cpu_seconds(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 __attribute__((noinline)) static unsigned spin(double how_long)
 {
-  unsigned x = 1;
-  double end = seconds() + how_long;
-  while (seconds() < end)
-    for (int i = 0; i < 1000; i++)
-      x = x * 1103515245u + 12345u;
-  return x;
+  return hostile_spin(how_long);
 }
 
 static void *worker(void *arg)

@@ -16,24 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostile.h"
+
 static sigjmp_buf back;
 static volatile sig_atomic_t usr1_blocked, segv_blocked, reset_to_default, code_from_user;
 
-static double seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 __attribute__((noinline)) static unsigned spin(double how_long)
 {
-  unsigned x = 1;
-  double end = seconds() + how_long;
-  while (seconds() < end)
-    for (int i = 0; i < 1000; i++)
-      x = x * 1103515245u + 12345u;
-  return x;
+  return hostile_spin(how_long);
 }
 
 static void on_fault(int sig, siginfo_t *info, void *uc)

@@ -14,16 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static double seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "hostile.h"
 
 static void said(const char *what, long rc, int err, double start, double wanted)
 {
-  double took = seconds() - start;
+  double took = hostile_seconds() - start;
   printf("%-12s rc=%ld%s, %s\n", what, rc, rc < 0 && err == EINTR ? " EINTR" : "",
          took >= wanted * 0.95 ? "lasted" : "ended early");
 }
@@ -37,20 +32,20 @@ static void on_alarm(int sig)
 
 int main(void)
 {
-  double t = seconds();
+  double t = hostile_seconds();
   struct timespec req = {0, 200000000};
   int rc = nanosleep(&req, NULL);
   said("nanosleep", rc, errno, t, 0.2);
-  t = seconds();
+  t = hostile_seconds();
   unsigned left = sleep(1);
   said("sleep", (long)left, 0, t, 1.0);
-  t = seconds();
+  t = hostile_seconds();
   rc = usleep(200000);
   said("usleep", rc, errno, t, 0.2);
-  t = seconds();
+  t = hostile_seconds();
   rc = poll(NULL, 0, 200);
   said("poll", rc, errno, t, 0.2);
-  t = seconds();
+  t = hostile_seconds();
   struct timeval tv = {0, 200000};
   rc = select(0, NULL, NULL, NULL, &tv);
   said("select", rc, errno, t, 0.2);
@@ -58,7 +53,7 @@ int main(void)
   sigemptyset(&usr1);
   sigaddset(&usr1, SIGUSR1);
   sigprocmask(SIG_BLOCK, &usr1, NULL);
-  t = seconds();
+  t = hostile_seconds();
   struct timespec wait = {0, 200000000};
   rc = sigtimedwait(&usr1, NULL, &wait);
   said("sigtimedwait", rc, errno, t, 0.2);
@@ -71,7 +66,7 @@ int main(void)
   sigaction(SIGALRM, &sa, NULL);
   struct itimerval it = {{0, 0}, {0, 100000}};
   setitimer(ITIMER_REAL, &it, NULL);
-  t = seconds();
+  t = hostile_seconds();
   struct timespec longer = {2, 0};
   rc = nanosleep(&longer, NULL);
   said("alarmed", rc, errno, t, 2.0);

@@ -15,7 +15,6 @@
  * another guest program), the write-out is undone and the image goes on,
  * measured (knit_session_resume). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +26,7 @@
 
 #include "core/safe_format.h"
 #include "core/session.h"
+#include "core/next_symbol.h"
 
 /* Whether path names a file this process may execute. */
 static bool executable(const char *path)
@@ -119,9 +119,7 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
 static int real_execve(const char *path, char *const argv[], char *const envp[])
 {
-  static execve_fn real;
-  if (!real)
-    real = (execve_fn)dlsym(RTLD_NEXT, "execve");
+  execve_fn real = KNIT_NEXT_SYMBOL(execve_fn, "execve");
   if (!real) {
     errno = ENOSYS;
     return -1;
@@ -131,9 +129,7 @@ static int real_execve(const char *path, char *const argv[], char *const envp[])
 
 static int real_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-  static execvpe_fn real;
-  if (!real)
-    real = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
+  execvpe_fn real = KNIT_NEXT_SYMBOL(execvpe_fn, "execvpe");
   if (!real) {
     errno = ENOSYS;
     return -1;
@@ -175,9 +171,7 @@ __attribute__((visibility("default"))) int execvp(const char *file, char *const 
 
 __attribute__((visibility("default"))) int fexecve(int fd, char *const argv[], char *const envp[])
 {
-  static fexecve_fn real;
-  if (!real)
-    real = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+  fexecve_fn real = KNIT_NEXT_SYMBOL(fexecve_fn, "fexecve");
   if (!real) {
     errno = ENOSYS;
     return -1;

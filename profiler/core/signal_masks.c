@@ -13,6 +13,7 @@
 
 #include "core/sampler.h"
 #include "core/session.h"
+#include "core/next_symbol.h"
 
 /* Bit sig - 1: the program blocked sig in this thread, and knit keeps it
  * unblocked (its sample signal) or has not applied it yet (a signal knit
@@ -36,21 +37,9 @@ int knit_real_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
 
-static mask_fn real_pthread_sigmask(void)
-{
-  static mask_fn real;
-  if (!real)
-    real = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
-  return real;
-}
+static mask_fn real_pthread_sigmask(void) { return KNIT_NEXT_SYMBOL(mask_fn, "pthread_sigmask"); }
 
-static mask_fn real_sigprocmask(void)
-{
-  static mask_fn real;
-  if (!real)
-    real = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
-  return real;
-}
+static mask_fn real_sigprocmask(void) { return KNIT_NEXT_SYMBOL(mask_fn, "sigprocmask"); }
 
 /* Applies for real the signals recorded but no longer knit's. */
 static void apply_left(mask_fn real, int keep)

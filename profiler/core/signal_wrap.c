@@ -14,7 +14,6 @@
  * for it: then knit moves to another (core/sampler.c). Every other signal
  * goes straight to the C library. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -22,15 +21,14 @@
 #include "core/ending_signals.h"
 #include "core/fault_guard.h"
 #include "core/sampler.h"
+#include "core/next_symbol.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
 int knit_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-  static sigaction_fn real;
-  if (!real)
-    real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+  sigaction_fn real = KNIT_NEXT_SYMBOL(sigaction_fn, "sigaction");
   if (!real) {
     errno = ENOSYS;
     return -1;
@@ -68,9 +66,7 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
       return SIG_ERR;
     return old.sa_handler;
   }
-  static signal_fn real;
-  if (!real)
-    real = (signal_fn)dlsym(RTLD_NEXT, "signal");
+  signal_fn real = KNIT_NEXT_SYMBOL(signal_fn, "signal");
   if (!real) {
     errno = ENOSYS;
     return SIG_ERR;

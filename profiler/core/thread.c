@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "core/thread.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
 #include <stddef.h>
@@ -17,6 +16,7 @@
 #include "core/session.h"
 #include "core/signal_masks.h"
 #include "core/writer.h"
+#include "core/next_symbol.h"
 #include "ompt/blame.h"
 #include "unwind/loadmap.h"
 
@@ -223,9 +223,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *thread,
                                                           const pthread_attr_t *attr,
                                                           void *(*fn)(void *), void *arg)
 {
-  static pthread_create_fn real;
-  if (!real)
-    real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+  pthread_create_fn real = KNIT_NEXT_SYMBOL(pthread_create_fn, "pthread_create");
   if (!real)
     return EAGAIN;
   if (!knit_the_session.active)
