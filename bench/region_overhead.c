@@ -38,6 +38,13 @@
  * does (docs/mockrt.md): its workers spin, then yield, and sleep only after
  * a long wait.
  *
+ * Verdict: knit's own part, knit against the empty tool (against the
+ * runtime alone on libgomp, which has no tool interface), on the worse
+ * stack, at most 1.10. The line ends in "met" or "MISSED"; the exit status
+ * is 1 when a target is missed, except where the middle half of the rounds'
+ * own ratios spans the target (marked noisy) or with fewer than 100,000
+ * regions (start-up, not regions, makes those figures).
+ *
  *   bench_region_overhead [ROUNDS [REGIONS [THREADS]]]   prints a table and the ratios
  */
 #define _GNU_SOURCE
@@ -68,6 +75,8 @@
 
 #define MAX_ROUNDS 64
 #define EVENT "CPUTIME@1000"
+#define TARGET 1.100
+#define VERDICT_REGIONS 100000L /* fewer regions: the target decides nothing */
 
 /* One way to run the child. */
 typedef struct setup {
@@ -188,8 +197,8 @@ static void ratios_of(const double v[SETUPS], double r[RATIOS])
  * the ratio knit attached / runtime alone (and in *own knit / the empty
  * tool, or / the runtime alone where there is none; in *empty the empty
  * tool / the runtime alone, 0 where there is none; in spread[0..1] the
- * first and third quartiles of the rounds' ratios knit / alone), or a
- * negative value on failure. */
+ * first and third quartiles of the rounds' ratios *own is the median of),
+ * or a negative value on failure. */
 static double compare(const char *runtime, const setup set[SETUPS], const char *stack,
                       long count, int rounds, double *own, double *empty, double spread[2])
 {
@@ -238,8 +247,12 @@ static double compare(const char *runtime, const setup set[SETUPS], const char *
   }
   for (int q = 0; q < RATIOS; q++)
     ratio[q] = bench_median(per_round[q], rounds); /* sorts */
-  spread[0] = per_round[R_KNIT][rounds / 4];
-  spread[1] = per_round[R_KNIT][rounds - 1 - rounds / 4];
+  /* The verdict's ratio: knit against the empty tool where the runtime
+   * has a tool interface (what the runtime charges any tool is not knit's
+   * to save), else against the runtime alone. */
+  int verdict = has_empty ? R_OWN : R_KNIT;
+  spread[0] = per_round[verdict][rounds / 4];
+  spread[1] = per_round[verdict][rounds - 1 - rounds / 4];
   /* The median is the figure; the best run of each shows how far the
    * rest of the machine's load moved it (on a shared machine, a lot). */
   double median[SETUPS], best[SETUPS], best_ratio[RATIOS];
@@ -333,13 +346,13 @@ int main(int argc, char **argv)
       double r = compare(runtimes[k].name, runtimes[k].set, stacks[s], nregions, rounds, &own,
                          &empty, spread);
       failed |= r < 0;
-      if (r > runtimes[k].knit) {
+      if (r > runtimes[k].knit)
         runtimes[k].knit = r;
+      if (own > runtimes[k].own) {
+        runtimes[k].own = own;
         runtimes[k].spread[0] = spread[0];
         runtimes[k].spread[1] = spread[1];
       }
-      if (own > runtimes[k].own)
-        runtimes[k].own = own;
       if (empty > runtimes[k].empty)
         runtimes[k].empty = empty;
     }
@@ -347,26 +360,32 @@ int main(int argc, char **argv)
   bench_scratch_close();
   if (failed)
     return 1;
-  printf("knit attached / runtime alone, the worse stack (target: at most 1.100; in brackets\n"
-         "the middle half of the rounds' own ratios):\n");
-  bool within_noise = false;
+  printf("knit's own part, the worse stack: knit / the empty tool where the runtime has a tool\n"
+         "interface, else knit / the runtime alone (target: at most %.3f; in brackets the middle\n"
+         "half of the rounds' own ratios):\n", TARGET);
+  bool within_noise = false, missed = false;
   for (int k = 0; k < nruntimes; k++) {
     if (!runtimes[k].present)
       continue;
-    printf("  %-9s %.3f [%.3f-%.3f]  %s", runtimes[k].name, runtimes[k].knit,
-           runtimes[k].spread[0], runtimes[k].spread[1],
-           runtimes[k].knit <= 1.100 ? "met" : "not met");
+    bool met = runtimes[k].own <= TARGET;
+    bool noisy = !met && runtimes[k].spread[0] <= TARGET;
+    printf("  %-9s %.3f [%.3f-%.3f]%s  %s", runtimes[k].name, runtimes[k].own,
+           runtimes[k].spread[0], runtimes[k].spread[1], noisy ? " noisy" : "",
+           met ? "met" : "MISSED");
     if (runtimes[k].empty > 0)
-      printf(" (the empty tool alone %.3f: the runtime's price for a tool; knit over it %.3f)\n",
-             runtimes[k].empty, runtimes[k].own);
+      printf(" (the empty tool alone %.3f: the runtime's price for a tool; knit / alone %.3f)\n",
+             runtimes[k].empty, runtimes[k].knit);
     else
       printf(" (no tool interface: all of it knit's own)\n");
-    within_noise |= runtimes[k].spread[0] <= 1.100 && runtimes[k].spread[1] > 1.100;
+    within_noise |= noisy;
+    missed |= !met && !noisy;
   }
   /* A run's rounds that fall on both sides of the target: the verdict is
    * the median's side, and another run may well land on the other. */
   if (within_noise)
-    printf("a verdict whose middle half spans 1.100 is within this machine's noise: run again,\n"
-           "with more rounds, when it is quieter\n");
-  return 0;
+    printf("a MISSED marked noisy has its rounds' middle half spanning the target: within this\n"
+           "machine's noise; run again, with more rounds, when it is quieter\n");
+  /* Below a few thousand regions start-up, not regions, makes the figures
+   * (ctest's runs): no verdict then. */
+  return missed && nregions >= VERDICT_REGIONS ? 1 : 0;
 }
