@@ -16,7 +16,7 @@
  *              libomp with the empty tool; libomp with knit attached; the
  *              same with the cache off (when the tree has libomp)
  *   libgomp    GNU libgomp, the system's, which has no OMPT: alone; knit
- *              attached through its GOMP wrappers (ompt/gomp_interpose.h),
+ *              attached through its GOMP wrappers (gomp/gomp_interpose.h),
  *              which capture each region's path as parallel_begin would;
  *              the same with the cache off. No empty tool: there is no tool
  *              interface to charge for one.

@@ -22,7 +22,7 @@
  *              interface off (OMP_TOOL=disabled); with the empty tool; with
  *              knit attached (when the tree has libomp)
  *   libgomp    GNU libgomp, the system's, which has no OMPT: alone; knit
- *              attached through its GOMP wrappers (ompt/gomp_task.c), which
+ *              attached through its GOMP wrappers (gomp/gomp_task.c), which
  *              capture each task's creation context as task_create would.
  *              No empty tool: there is no tool interface to charge for one,
  *              so knit's peer there is the runtime alone.

@@ -308,7 +308,7 @@ run_runtimes)
 program_heap_untouched)
   # knit's work that calls libelf and Capstone, which allocate with malloc,
   # runs off the program's threads, so that none of their blocks lands
-  # among the program's (profiler/core/run_aside.h). First the watcher's
+  # among the program's (profiler/base/run_aside.h). First the watcher's
   # own proof that it sees such blocks: knit audit reads ELF on its main
   # thread.
   # The watcher replaces malloc, which a sanitizer's runtime owns.

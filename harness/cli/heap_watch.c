@@ -3,7 +3,7 @@
  * libraries knit calls that allocate with malloc) take on the program's
  * main thread, where they would land among the program's own blocks, and
  * prints the counts at exit. knit does such work on a helper thread, whose
- * blocks come from a malloc arena of its own (profiler/core/run_aside.h);
+ * blocks come from a malloc arena of its own (profiler/base/run_aside.h);
  * there they are not counted. Preloaded ahead of libknit.so. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 
 static void test_alignment_and_zeroing(void **state)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/config.h"
+#include "base/config.h"
 
 static void test_good(void **state)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 
 #define SAME(...)                                                        \
   do {                                                                   \

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 #include "measure/format.h"
 #include "ompt/path_tree.h"
 #include "ompt/task_contexts.h"

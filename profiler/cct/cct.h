@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 #include "measure/format.h"
 
 typedef struct knit_cct_node {

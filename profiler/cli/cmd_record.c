@@ -18,7 +18,7 @@
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/paths.h"
-#include "core/config.h"
+#include "base/config.h"
 
 static void usage(FILE *to)
 {

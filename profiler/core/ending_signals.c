@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/fault_guard.h"
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 #include "core/sampler.h"
 #include "core/session.h"
 

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 #include "core/session.h"
 #include "core/next_symbol.h"
 

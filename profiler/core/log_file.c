@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "core/file_limit.h"
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 
 static int log_fd = -1;
 static dev_t log_dev;

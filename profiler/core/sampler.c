@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/fault_guard.h"
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 #include "core/session.h"
 #include "core/signal_masks.h"
 #include "core/writer.h"

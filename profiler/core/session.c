@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/ending_signals.h"
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 #include "core/sampler.h"
 #include "core/thread.h"
 #include "core/writer.h"

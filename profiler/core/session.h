@@ -9,7 +9,7 @@
 
 #include <sys/types.h>
 
-#include "core/config.h"
+#include "base/config.h"
 #include "core/log_file.h"
 #include "unwind/isa.h"
 

@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 #include "core/sampler.h"
 #include "core/session.h"
 #include "core/signal_masks.h"
@@ -135,7 +135,7 @@ knit_thread *knit_thread_attach(uint32_t flags)
   t = take_retired();
   if (!t) {
     /* Kept as long as the process (the registry lists every thread). The
-     * one block of knit's from malloc (core/arena.h): the thread's own, made
+     * one block of knit's from malloc (base/arena.h): the thread's own, made
      * before it runs any of the program's code (the main thread's in knit's
      * constructor). In pages of its own, or in the shared arena, the mock
      * GNU runtime's tiny regions ran 5-9% slower, by a placement effect

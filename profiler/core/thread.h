@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "cct/cct.h"
-#include "core/arena.h"
+#include "base/arena.h"
 #include "measure/format.h"
 #include "ompt/attribution.h"
 #include "unwind/unwinder.h"

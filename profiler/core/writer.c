@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 #include "core/file_limit.h"
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 #include "core/session.h"
 #include "measure/write_file.h"
 #include "ompt/blame.h"

@@ -6,7 +6,7 @@
 
 #include "core/thread.h"
 #include "measure/format.h"
-#include "ompt/gomp_interpose.h"
+#include "gomp/gomp_interpose.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
 #include "unwind/loadmap.h"

@@ -6,8 +6,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core/arena.h"
-#include "core/safe_format.h"
+#include "base/arena.h"
+#include "base/safe_format.h"
 #include "core/session.h"
 #include "core/thread.h"
 #include "core/unloads.h"

@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 
 /* Paths with no parent (a region opened from the initial task, a capture
  * that ended partial) hang from these lists, by hash: a program may open

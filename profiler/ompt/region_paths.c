@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/arena.h"
-#include "core/safe_format.h"
+#include "base/arena.h"
+#include "base/safe_format.h"
 #include "core/session.h"
 #include "core/thread.h"
 #include "ompt/blame.h"

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 #include "ompt/path_tree.h"
 
 typedef struct context_pool context_pool;

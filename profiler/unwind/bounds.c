@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "bounds.h"
-#include "core/arena.h"
+#include "base/arena.h"
 #include "bounds_source.h"
 
 int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end,

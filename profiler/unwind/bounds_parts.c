@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "bounds.h"
-#include "core/arena.h"
+#include "base/arena.h"
 #include "bounds_source.h"
 
 /* A jumper that is not the only one. */

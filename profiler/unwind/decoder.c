@@ -5,9 +5,9 @@
 #include <elf.h>
 #include <string.h>
 
-#include "core/arena.h"
-#include "core/run_aside.h"
-#include "core/safe_format.h"
+#include "base/arena.h"
+#include "base/run_aside.h"
+#include "base/safe_format.h"
 
 /* Every block carries its size in front, so realloc can copy. */
 typedef struct block_header {

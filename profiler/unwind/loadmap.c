@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/arena.h"
-#include "core/run_aside.h"
+#include "base/arena.h"
+#include "base/run_aside.h"
 
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static knit_module *modules[KNIT_MAX_MODULES];

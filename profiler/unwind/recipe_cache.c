@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 
 typedef struct cached_function {
   uint32_t count;

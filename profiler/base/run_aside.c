@@ -1,6 +1,6 @@
 /* Work done on a helper thread: see run_aside.h. */
 #define _GNU_SOURCE
-#include "core/run_aside.h"
+#include "base/run_aside.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* Event specifications: see config.h. */
-#include "core/config.h"
+#include "base/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>

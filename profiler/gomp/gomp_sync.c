@@ -16,7 +16,7 @@
 
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
-#include "ompt/gomp_wrap.h"
+#include "gomp/gomp_wrap.h"
 
 static const char unnamed_critical;
 static const char atomic_lock;

@@ -4,7 +4,7 @@
  * reading a library's symbols, qsort's scratch, Capstone sorting its
  * tables at its first decode. On the program's thread those blocks come
  * from the program's heap, and even freed they move the program's later
- * blocks to other addresses than they have without knit (core/arena.h
+ * blocks to other addresses than they have without knit (base/arena.h
  * says what that costs). Run aside, the work is done by a short-lived
  * helper thread: glibc gives a new thread a malloc arena of its own.
  */

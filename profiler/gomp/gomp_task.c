@@ -49,8 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
-#include "ompt/gomp_wrap.h"
+#include "base/arena.h"
+#include "gomp/gomp_wrap.h"
 #include "ompt/task_contexts.h"
 
 /* The words of a block libgomp itself reads or writes (see above). */
@@ -130,7 +130,7 @@ static void copy_task(void *dst, void *src)
 
 /* A block for task arguments too large for the stack, kept from one such
  * task to the next: a mapping of its own per task would cost two system
- * calls a task (core/arena.h says why not malloc). One for the process,
+ * calls a task (base/arena.h says why not malloc). One for the process,
  * taken and given back by atomic exchange; a thread that finds none, or
  * one too small, maps its own. */
 static _Atomic(void *) spare_block;

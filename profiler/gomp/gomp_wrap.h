@@ -9,7 +9,7 @@
 
 #include "core/thread.h"
 #include "ompt/attribution.h"
-#include "ompt/gomp_interpose.h"
+#include "gomp/gomp_interpose.h"
 #include "ompt/ompt_state.h"
 
 /* A wrapper's own definition: exported, and kept out of line so that its

@@ -1,5 +1,5 @@
 /* A small vsnprintf for signal handlers: see safe_format.h. */
-#include "core/safe_format.h"
+#include "base/safe_format.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* Parallel regions on GNU libgomp, without OMPT: see gomp_interpose.h. */
 #define _GNU_SOURCE
-#include "ompt/gomp_interpose.h"
-#include "ompt/gomp_wrap.h"
+#include "gomp/gomp_interpose.h"
+#include "gomp/gomp_wrap.h"
 
 #include <dlfcn.h>
 #include <sched.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/arena.h"
+#include "base/arena.h"
 #include "core/session.h"
 #include "core/thread.h"
 #include "ompt/blame.h"

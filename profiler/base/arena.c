@@ -1,6 +1,6 @@
 /* Signal-safe allocators: see arena.h for why they exist. */
 #define _GNU_SOURCE /* mremap */
-#include "core/arena.h"
+#include "base/arena.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
