@@ -161,6 +161,18 @@ faults_recovered)
     fail "the region opened after the faults is not whole"
   grep -qE '^thread_fn;outer;inner 1$' <<<"$folded" || fail "the probe after the faults is not whole"
   ;;
+faults_blocked)
+  # The same faulting walks in a thread that blocks SIGSEGV and SIGBUS
+  # (workloads/unreadable faults-blocked): a fault the kernel finds blocked
+  # kills the process, so knit lets its own in around its reads (probes in
+  # the handler, region captures in callbacks) and blocks them again after
+  # (else the program exits 3). Every fault is recovered and counted.
+  asan_without_malloc_stacks
+  expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE \
+    --runtime="${RUNTIME:-mock-gomp}" -o "$tmp/m" -- "$wl/unreadable" faults-blocked
+  grep -q '^SUMMARY samples=11 partial=2 blocked=0 faults=4 ' "$tmp/m/knit.log" ||
+    fail "not every fault was recovered and counted: $(grep '^SUMMARY' "$tmp/m/knit.log")"
+  ;;
 capture_counts)
   # Region paths are walked for once per call path and remembered after:
   # callsites opens its region from 5 call paths a round, all at one call

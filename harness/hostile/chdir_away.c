@@ -7,18 +7,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hostile.h"
+
 static volatile unsigned long sink;
 
-static void work(unsigned long n)
-{
-  for (unsigned long i = 0; i < n; i++)
-    sink += i ^ (i >> 3);
-}
+/* Work for a time on the clock (hostile.h): a count of iterations gave
+ * too few samples on a fast or loaded machine. */
+static void work(double seconds) { sink += hostile_spin(seconds); }
 
 static void *worker(void *arg)
 {
   (void)arg;
-  work(60000000);
+  work(0.1);
   return NULL;
 }
 
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
   pthread_t th;
   if (pthread_create(&th, NULL, worker, NULL) != 0)
     return 4;
-  work(60000000);
+  work(0.1);
   pthread_join(th, NULL);
   pid_t pid = fork();
   if (pid == 0) {

@@ -16,20 +16,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostile.h"
+
 static volatile unsigned long sink;
 static volatile sig_atomic_t caught;
 
-static void work(unsigned long n)
-{
-  for (unsigned long i = 0; i < n; i++)
-    sink += i ^ (i << 2);
-}
+/* Work for a time on the clock (hostile.h): a count of iterations gave
+ * too few samples on a fast or loaded machine. */
+static void work(double seconds) { sink += hostile_spin(seconds); }
 
 static void *worker(void *arg)
 {
   (void)arg;
   for (;;)
-    work(1000000);
+    work(0.001);
   return NULL;
 }
 
@@ -64,7 +64,7 @@ static int own_handler(void)
   printf("was %s, now: %s\n", was.sa_handler == SIG_IGN ? "ignored" : "other",
          disposition(SIGINT));
   fflush(stdout);
-  work(50000000);
+  work(0.1);
   raise(SIGINT); /* ends the program, by the default action */
   printf("not reached\n");
   return 0;
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
   pthread_t th;
   if (pthread_create(&th, NULL, worker, NULL) != 0)
     return 4;
-  work(50000000);
+  work(0.1);
   if (!strcmp(mode, "term-self")) {
     printf("sending SIGTERM\n");
     fflush(stdout);
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     time_t end = time(NULL) + 20;
     while (time(NULL) < end)
-      work(1000000);
+      work(0.001);
     return 9;
   }
   printf("not ended\n");

@@ -1,18 +1,27 @@
 /* Starts THREADS short threads (default 20,000), a few at a time, each
- * doing a little work (WORK iterations, argv[3], default 20,000), as servers
- * with a thread per request do; then writes its peak resident memory
- * (VmHWM, kB) to FILE (argv[2]) for the case to compare. stdout says only
- * how many threads ran. */
+ * doing a little work (WORK, argv[3]: iterations, default 20,000, or with
+ * an "ms" suffix milliseconds on the clock, for a case that needs every
+ * thread sampled however loaded the machine is), as servers with a thread
+ * per request do; then writes its peak resident memory (VmHWM, kB) to FILE
+ * (argv[2]) for the case to compare. stdout says only how many threads
+ * ran. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostile.h"
+
 static volatile unsigned long sink;
+static double work_seconds; /* > 0: timed work instead of iterations */
 
 static void *request(void *arg)
 {
+  if (work_seconds > 0) {
+    sink += hostile_spin(work_seconds);
+    return NULL;
+  }
   unsigned long n = (unsigned long)(uintptr_t)arg;
   for (unsigned long i = 0; i < n; i++)
     sink += i;
@@ -35,7 +44,10 @@ static long peak_kb(void)
 int main(int argc, char **argv)
 {
   int threads = argc > 1 ? atoi(argv[1]) : 20000;
-  unsigned long work = argc > 3 ? strtoul(argv[3], NULL, 10) : 20000;
+  char *unit = NULL;
+  unsigned long work = argc > 3 ? strtoul(argv[3], &unit, 10) : 20000;
+  if (unit && strcmp(unit, "ms") == 0)
+    work_seconds = (double)work / 1000;
   int ran = 0;
   for (int i = 0; i < threads; i += 4) {
     pthread_t th[4];

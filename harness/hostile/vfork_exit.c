@@ -6,19 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile unsigned long sink;
+#include "hostile.h"
 
-__attribute__((noinline)) static void work_before(void)
-{
-  for (unsigned long i = 0; i < 20000000; i++)
-    sink += i;
-}
+/* Timed work (hostile.h): a fixed count of iterations took 30 ms on a fast
+ * machine, fewer samples than the case asks for. */
+static volatile unsigned sink;
 
-__attribute__((noinline)) static void work_after(void)
-{
-  for (unsigned long i = 0; i < 80000000; i++)
-    sink += i * 3;
-}
+__attribute__((noinline)) static void work_before(void) { sink += hostile_spin(0.03); }
+
+__attribute__((noinline)) static void work_after(void) { sink += hostile_spin(0.12); }
 
 int main(void)
 {

@@ -11,6 +11,7 @@
 
 #include "core/sampler.h"
 #include "core/session.h"
+#include "core/signal_masks.h"
 #include "core/thread.h"
 
 static const int guarded[] = {SIGSEGV, SIGBUS};
@@ -117,6 +118,37 @@ KNIT_ALIGNED_ENTRY static void on_fault(int sig, siginfo_t *info, void *uc)
   knit_real_sigaction(sig, &dfl, NULL);
   if (sent)
     syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+}
+
+static void change_faults(int how)
+{
+  sigset_t faults;
+  sigemptyset(&faults);
+  sigaddset(&faults, SIGSEGV);
+  sigaddset(&faults, SIGBUS);
+  knit_real_sigmask(how, &faults, NULL);
+}
+
+bool knit_fault_guard_open(const sigset_t *mask)
+{
+  if (sigismember(mask, SIGSEGV) != 1 && sigismember(mask, SIGBUS) != 1)
+    return false;
+  change_faults(SIG_UNBLOCK);
+  return true;
+}
+
+bool knit_fault_guard_open_here(void)
+{
+  if (!knit_masks_block_faults())
+    return false;
+  change_faults(SIG_UNBLOCK);
+  return true;
+}
+
+void knit_fault_guard_close(bool opened)
+{
+  if (opened)
+    change_faults(SIG_BLOCK);
 }
 
 bool knit_fault_guard_install(void)

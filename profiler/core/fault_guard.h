@@ -25,6 +25,20 @@ bool knit_fault_guard_keeps(int sig);
  * -1 with errno EINVAL. */
 int knit_fault_guard_program_action(int sig, const struct sigaction *act, struct sigaction *old);
 
+/* A fault inside the guard must reach it: a thread whose mask blocks
+ * SIGSEGV or SIGBUS (a program that blocks every signal around its work)
+ * would otherwise be killed by knit's own fault, as the kernel kills on a
+ * synchronous fault it finds blocked. knit_fault_guard_open unblocks them
+ * for real when mask (the thread's mask) blocks either, and says whether
+ * it did; knit_fault_guard_close(true) blocks them again. A signal handler
+ * need not close: the kernel gives the interrupted code its mask back.
+ * knit_fault_guard_open_here does the same for the calling thread from the
+ * mask the program set through knit's wrappers (core/signal_masks.h),
+ * without a system call when it blocks neither. Async-signal-safe. */
+bool knit_fault_guard_open(const sigset_t *mask);
+bool knit_fault_guard_open_here(void);
+void knit_fault_guard_close(bool opened);
+
 /* The C library's sigaction, past knit's wrapper (core/signal_wrap.c). */
 int knit_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 

@@ -505,6 +505,11 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   knit_unwind_end end = KNIT_UNWIND_PARTIAL;
   uint64_t built_before = t->unwinder.recipes_built;
   t->in_unwind = 1;
+  /* Where the program blocks SIGSEGV or SIGBUS, they are let in for the
+   * unwind's reads (core/fault_guard.h). Not closed: the interrupted code
+   * gets its own mask back as the handler returns. */
+  if (ucontext)
+    knit_fault_guard_open(&((const ucontext_t *)ucontext)->uc_sigmask);
   /* No mask saved: the fault guard restores it (core/fault_guard.c), and
    * saving it here would cost a system call per sample. */
   if (sigsetjmp(t->fault_jump, 0) == 0) {

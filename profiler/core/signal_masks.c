@@ -53,6 +53,32 @@ static void apply_left(mask_fn real, int keep)
     program_blocked &= ~left;
 }
 
+/* SIGSEGV and SIGBUS as the program blocks them (bits as in
+ * program_blocked), for the fault guard: they stay blocked for real, and
+ * knit unblocks them only around its own guarded reads. */
+static __thread uint64_t faults_blocked __attribute__((tls_model("initial-exec")));
+
+static uint64_t faults_in(const sigset_t *set)
+{
+  return (sigismember(set, SIGSEGV) == 1 ? bit_of(SIGSEGV) : 0) |
+         (sigismember(set, SIGBUS) == 1 ? bit_of(SIGBUS) : 0);
+}
+
+static void note_faults(int how, const sigset_t *set)
+{
+  if (!set)
+    return;
+  uint64_t in = faults_in(set);
+  if (how == SIG_BLOCK)
+    faults_blocked |= in;
+  else if (how == SIG_UNBLOCK)
+    faults_blocked &= ~in;
+  else if (how == SIG_SETMASK)
+    faults_blocked = in;
+}
+
+bool knit_masks_block_faults(void) { return faults_blocked != 0; }
+
 static int change_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old)
 {
   if (!real) {
@@ -60,8 +86,13 @@ static int change_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old
     return -1;
   }
   int sig = knit_sample_signal();
-  if (!program_blocked && (sig == 0 || !set || !sigismember(set, sig)) && !old)
-    return real(how, set, old); /* nothing of knit's in it: the common case */
+  if (!program_blocked && (sig == 0 || !set || !sigismember(set, sig)) && !old) {
+    /* Nothing of knit's in it: the common case. */
+    int rc = real(how, set, old);
+    if (rc == 0)
+      note_faults(how, set);
+    return rc;
+  }
   apply_left(real, sig);
   uint64_t bit = bit_of(sig);
   bool was_blocked = (program_blocked & bit) != 0;
@@ -84,6 +115,7 @@ static int change_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old
   int rc = real(how, pass, old);
   if (rc != 0)
     return rc;
+  note_faults(how, set);
   if (old && sig != 0) {
     if (was_blocked)
       sigaddset(old, sig);
@@ -113,7 +145,10 @@ void knit_masks_take_over(int sig)
   real_sigprocmask();
   mask_fn real = real_pthread_sigmask();
   sigset_t now;
-  if (!real || real(SIG_BLOCK, NULL, &now) != 0 || sigismember(&now, sig) != 1)
+  if (!real || real(SIG_BLOCK, NULL, &now) != 0)
+    return;
+  faults_blocked = faults_in(&now); /* inherited over exec */
+  if (sigismember(&now, sig) != 1)
     return;
   sigset_t one;
   sigemptyset(&one);
@@ -146,9 +181,16 @@ void knit_masks_restore_left(void *ucontext, int sig)
   program_blocked &= ~left;
 }
 
-uint64_t knit_masks_record(void) { return program_blocked; }
+/* The record carries the fault signals too: knit's sample signal is never
+ * SIGSEGV or SIGBUS, so their bits are free. */
+uint64_t knit_masks_record(void) { return program_blocked | faults_blocked; }
 
-void knit_masks_inherit(uint64_t record) { program_blocked = record; }
+void knit_masks_inherit(uint64_t record)
+{
+  uint64_t faults = bit_of(SIGSEGV) | bit_of(SIGBUS);
+  program_blocked = record & ~faults;
+  faults_blocked = record & faults;
+}
 
 /* After fork the child runs without knit: its mask becomes what the
  * program asked for. */

@@ -20,6 +20,7 @@
 #define KNIT_CORE_SIGNAL_MASKS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The kernel's sigprocmask for the calling thread, past the wrappers:
@@ -40,6 +41,10 @@ void knit_masks_signal_moved(int left, int next);
  * they were knit's and knit has left since are added to the mask the
  * interrupted code gets back. Async-signal-safe. */
 void knit_masks_restore_left(void *ucontext, int sig);
+
+/* Whether the calling thread's mask, as the program set it through the
+ * wrappers, blocks SIGSEGV or SIGBUS (core/fault_guard.h). */
+bool knit_masks_block_faults(void);
 
 /* The calling thread's record (bit sig - 1 for each signal the program
  * blocked that knit keeps unblocked), for pthread_create to hand on, and

@@ -9,6 +9,7 @@
 #include "base/arena.h"
 #include "base/safe_format.h"
 #include "core/session.h"
+#include "core/fault_guard.h"
 #include "core/thread.h"
 #include "core/unloads.h"
 #include "measure/format.h"
@@ -65,10 +66,14 @@ remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
            const knit_regs *regs)
 {
   t->in_unwind = 1;
-  if (sigsetjmp(t->fault_jump, 0) != 0)
+  volatile bool opened = knit_fault_guard_open_here(); /* core/fault_guard.h */
+  if (sigsetjmp(t->fault_jump, 0) != 0) {
+    knit_fault_guard_close(opened);
     return NULL; /* the guard cleared in_unwind */
+  }
   const knit_call_path *p = knit_capture_cache_find(c, k, regs);
   t->in_unwind = 0;
+  knit_fault_guard_close(opened);
   return p;
 }
 
@@ -89,6 +94,7 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   t->in_unwind = 1;
   /* No signal mask saved (a system call per region): the fault guard
    * restores the mask itself (core/fault_guard.c). */
+  volatile bool opened = knit_fault_guard_open_here(); /* core/fault_guard.h */
   if (sigsetjmp(t->fault_jump, 0) == 0) {
     /* The encountering task's own frames end at its exit frame. */
     t->unwinder.stop_at = key->exit;
@@ -114,6 +120,7 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
     end = KNIT_UNWIND_PARTIAL;
   }
   t->in_unwind = 0;
+  knit_fault_guard_close(opened);
   /* Code of no library the map knows: the map may be older than the code
    * (a library loaded since). The caller that walked without refreshing
    * it walks again after a refresh. A walk that stopped early otherwise

@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 
+#include "core/fault_guard.h"
 #include "core/thread.h"
 #include "ompt/attribution.h"
 #include "unwind/isa.h"
@@ -24,6 +25,7 @@ __attribute__((noinline)) int knit_walk_here(knit_thread *t, uint64_t stop_at, b
   t->in_unwind = 1;
   /* No signal mask saved (a system call): the fault guard restores the
    * interrupted mask itself (core/fault_guard.c). */
+  volatile bool opened = knit_fault_guard_open_here(); /* core/fault_guard.h */
   if (sigsetjmp(t->fault_jump, 0) == 0) {
     t->unwinder.stop_at = stop_at;
     t->unwinder.stop_is_cfa = stop_is_cfa;
@@ -35,6 +37,7 @@ __attribute__((noinline)) int knit_walk_here(knit_thread *t, uint64_t stop_at, b
     *end = KNIT_UNWIND_PARTIAL;
   }
   t->in_unwind = 0;
+  knit_fault_guard_close(opened);
   return n;
 }
 

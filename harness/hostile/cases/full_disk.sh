@@ -7,8 +7,9 @@ if ! unshare -rm true 2>/dev/null; then
   exit 77
 fi
 # 50 threads that each work long enough to be sampled, so that each has a
-# file to write.
-bare "$dir/many_threads" 50 /dev/null 3000000
+# file to write: 20 ms on the clock (a count of iterations left most of
+# them unsampled on a loaded machine, and the file system then had room).
+bare "$dir/many_threads" 50 /dev/null 20ms
 mkdir -p "$tmp/small"
 TMPOUT=$tmp/rec.out TMPERR=$tmp/rec.err TMPREPORT=$tmp/report.txt unshare -rm bash -c '
   small=$1 work=$2
@@ -19,7 +20,7 @@ TMPOUT=$tmp/rec.out TMPERR=$tmp/rec.err TMPREPORT=$tmp/report.txt unshare -rm ba
   "$1" report "$small/m" >"$TMPREPORT" 2>&1
   exit $rc
 ' _ "$tmp/small" "$tmp" "$knit" record -e "$EVENT" "${qemu[@]}" -o "$tmp/small/m" -- \
-  "$dir/many_threads" 50 /dev/null 3000000
+  "$dir/many_threads" 50 /dev/null 20ms
 rec_rc=$?
 [ "$rec_rc" -ne 99 ] || { echo "skip: cannot mount a tmpfs in the namespace"; exit 77; }
 echo "+ recorded on a full file system -> $rec_rc"
