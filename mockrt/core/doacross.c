@@ -82,15 +82,20 @@ void mockrt_doacross_end(mockrt_task_t *t)
   mockrt_ws_unclaim(ws);
 }
 
-int mockrt_doacross_dims(const mockrt_task_t *t)
-{
-  return t->doacross ? t->doacross->doacross->ndims : 0;
-}
-
-/* The loop the task is in, or NULL. */
+/*
+ * The loop the task is in, or NULL.  The slot's pointer is read atomically:
+ * a thread of the team that enters the loop late may be in the
+ * compare-and-swap above at this moment (it fails, the state is set).
+ */
 static struct mockrt_doacross *mockrt_doacross_of(const mockrt_task_t *t)
 {
   return t->doacross ? __atomic_load_n(&t->doacross->doacross, __ATOMIC_ACQUIRE) : NULL;
+}
+
+int mockrt_doacross_dims(const mockrt_task_t *t)
+{
+  const struct mockrt_doacross *d = mockrt_doacross_of(t);
+  return d ? d->ndims : 0;
 }
 
 /*
