@@ -192,25 +192,12 @@ static int merge(knit_bounds_candidates *c, knit_func_table *t) {
   return 0;
 }
 
-int knit_bounds_read(const char *path, knit_func_table *out, char *err,
-                     size_t errlen) {
-  memset(out, 0, sizeof *out);
-  if (elf_version(EV_CURRENT) == EV_NONE) {
-    snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
-    return -1;
-  }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(err, errlen, "%s: cannot open", path);
-    return -1;
-  }
-  Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+/* The bounds of an open ELF handle; what names it in messages. */
+static int read_elf(Elf *elf, const char *what, knit_func_table *out, char *err,
+                    size_t errlen) {
   GElf_Ehdr eh;
   if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-    snprintf(err, errlen, "%s: not an ELF file", path);
-    if (elf)
-      elf_end(elf);
-    close(fd);
+    snprintf(err, errlen, "%s: not an ELF file", what);
     return -1;
   }
   out->elf_machine = eh.e_machine;
@@ -223,12 +210,56 @@ int knit_bounds_read(const char *path, knit_func_table *out, char *err,
   out->plt_lo = c.plt_lo;
   out->plt_hi = c.plt_hi;
   if (rc != 0) {
-    snprintf(err, errlen, "%s: out of memory", path);
+    snprintf(err, errlen, "%s: out of memory", what);
     knit_bounds_free(out);
   }
   knit_pages_free(c.items);
-  elf_end(elf);
+  return rc;
+}
+
+static bool libelf_ready(char *err, size_t errlen) {
+  if (elf_version(EV_CURRENT) != EV_NONE)
+    return true;
+  snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
+  return false;
+}
+
+int knit_bounds_read(const char *path, knit_func_table *out, char *err,
+                     size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (!libelf_ready(err, errlen))
+    return -1;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: cannot open", path);
+    return -1;
+  }
+  Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+  int rc = read_elf(elf, path, out, err, errlen);
+  if (elf)
+    elf_end(elf);
   close(fd);
+  return rc;
+}
+
+int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out,
+                           char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (!libelf_ready(err, errlen))
+    return -1;
+  /* A copy: libelf may write into the memory it is given, and the image
+   * (the vdso) is mapped read-only. */
+  char *copy = knit_pages_alloc(size);
+  if (!copy) {
+    snprintf(err, errlen, "an ELF image in memory: out of memory");
+    return -1;
+  }
+  memcpy(copy, image, size);
+  Elf *elf = elf_memory(copy, size);
+  int rc = read_elf(elf, "an ELF image in memory", out, err, errlen);
+  if (elf)
+    elf_end(elf);
+  knit_pages_free(copy);
   return rc;
 }
 

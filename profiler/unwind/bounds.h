@@ -33,6 +33,11 @@ typedef struct knit_func_table {
 int knit_bounds_read(const char *path, knit_func_table *out, char *err,
                      size_t errlen);
 
+/* The same from an ELF image in memory (size bytes at image, headers
+ * included): the vdso, which no file holds. */
+int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out,
+                           char *err, size_t errlen);
+
 /* Finds the function containing vaddr. Async-signal-safe (binary search). */
 bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
                         uint64_t *start, uint64_t *end);

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "base/arena.h"
@@ -78,6 +79,26 @@ static knit_module *existing(const char *path, uint64_t base)
   return NULL;
 }
 
+/* The vdso's ELF image, when info is the vdso (no file holds it, but the
+ * kernel maps it whole, headers included), and its size; else NULL. */
+static const void *vdso_image(const struct dl_phdr_info *info, size_t *size)
+{
+  uintptr_t ehdr_addr = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+  if (!ehdr_addr)
+    return NULL;
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)ehdr_addr;
+  if ((uintptr_t)info->dlpi_phdr != ehdr_addr + eh->e_phoff)
+    return NULL;
+  size_t end = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > end)
+      end = (size_t)(ph->p_offset + ph->p_filesz);
+  }
+  *size = end;
+  return eh;
+}
+
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
   (void)size;
@@ -118,8 +139,12 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     m->text_lo = lo;
     m->text_hi = hi;
     char err[256];
-    if (knit_bounds_read(m->path, &m->funcs, err, sizeof err) != 0)
-      memset(&m->funcs, 0, sizeof m->funcs); /* no file (vdso): no bounds */
+    size_t image_size = 0;
+    const void *image = vdso_image(info, &image_size);
+    int read = image ? knit_bounds_read_image(image, image_size, &m->funcs, err, sizeof err)
+                     : knit_bounds_read(m->path, &m->funcs, err, sizeof err);
+    if (read != 0)
+      memset(&m->funcs, 0, sizeof m->funcs); /* no file: no bounds */
     find_roots(m);
     knit_loadmap_add(m);
   }

@@ -66,8 +66,8 @@ static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bo
 
 /* --- signal frames --- */
 /* Signal trampolines live in the C library (x86-64's __restore_rt), in the
- * vdso (a module without function bounds: no file to read them from), or
- * in an anonymous page (QEMU's): only there is the code worth reading. */
+ * vdso (aarch64's and ppc64le's, natively), or in an anonymous page
+ * (QEMU's): only there is the code worth reading. */
 static bool may_hold_trampoline(const knit_module *m)
 {
   if (!m || m->funcs.count == 0)
@@ -76,7 +76,8 @@ static bool may_hold_trampoline(const knit_module *m)
   for (const char *c = m->path; *c; c++)
     if (*c == '/')
       base = c + 1;
-  return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0;
+  return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0 ||
+         strncmp(base, "linux-vdso", 10) == 0 || strncmp(base, "linux-gate", 10) == 0;
 }
 
 /* Steps through a signal trampoline at regs->pc into the registers the

@@ -1,0 +1,13 @@
+# clock_calls: samples inside the vdso's clock_gettime (most of this
+# program's time natively) go up to main like any other: every sample's
+# path starts at main, none at a bare vdso address.
+pair "$dir/clock_calls"
+measured
+samples_at_least 100
+"$knit" report --format=folded "$M" >"$tmp/folded" || fail "no folded report"
+total=$(awk '{s += $NF} END {print s + 0}' "$tmp/folded")
+rooted=$(awk '$1 ~ /^main;timing_loop/ || $1 ~ /^main$/ {s += $NF} END {print s + 0}' "$tmp/folded")
+vdso=$(awk '$1 ~ /vdso/ {s += $NF} END {print s + 0}' "$tmp/folded")
+echo "  under main;timing_loop: $rooted of $total samples (in the vdso: $vdso)"
+[ "$total" -gt 0 ] && [ $((rooted * 100)) -ge $((total * 98)) ] ||
+  fail "samples outside main: $(grep -v '^main' "$tmp/folded" | head -5)"
