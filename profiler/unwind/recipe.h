@@ -66,6 +66,12 @@ typedef struct knit_recipe {
 /* fp_sp_delta holds: the analyzer knows fp - sp over the interval. */
 #define KNIT_RECIPE_FP_KNOWN 0x02
 
+/* No recipe was found for the code (no function bounds): the ISA's entry
+ * recipe stands in, a guess that holds only at a function's first
+ * instruction. A return address of 0 read by it is no sign of the stack's
+ * end. Set by the unwinder, never by an analyzer. */
+#define KNIT_RECIPE_GUESSED 0x04
+
 /* Register state of one frame. pc is the next instruction the frame will
  * execute (for callers: the return address). */
 typedef struct knit_regs {

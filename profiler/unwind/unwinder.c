@@ -49,8 +49,11 @@ static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bo
   }
   /* Without bounds or recipes, only the innermost frame has a safe guess:
    * it may be at a function's first instruction (just called). */
-  if (!r && innermost && u->decoder.isa)
-    r = &u->decoder.isa->entry_recipe;
+  if (!r && innermost && u->decoder.isa) {
+    *recipe = u->decoder.isa->entry_recipe;
+    recipe->flags |= KNIT_RECIPE_GUESSED;
+    return true;
+  }
   if (!r)
     return false;
   *recipe = *r;
@@ -324,7 +327,12 @@ __attribute__((noinline)) static bool walk_ends_here(const knit_recipe *recipe,
     }
   }
   if (step != KNIT_STEP_OK) {
-    *end = step == KNIT_STEP_END ? KNIT_UNWIND_COMPLETE : KNIT_UNWIND_PARTIAL;
+    /* A 0 return address ends the stack by the ABIs' convention, but not
+     * when a guessed recipe read it: code of no known function (the vdso
+     * before its bounds were read) read a cleared frame pointer there, and
+     * the sample counted as whole. */
+    bool ended = step == KNIT_STEP_END && !(recipe->flags & KNIT_RECIPE_GUESSED);
+    *end = ended ? KNIT_UNWIND_COMPLETE : KNIT_UNWIND_PARTIAL;
     return true;
   }
   return false;
