@@ -161,6 +161,16 @@ faults_recovered)
     fail "the region opened after the faults is not whole"
   grep -qE '^thread_fn;outer;inner 1$' <<<"$folded" || fail "the probe after the faults is not whole"
   ;;
+cputime_tick_note)
+  # CPU-time timers fire at the kernel's scheduler tick (at most 1000 Hz):
+  # a 100 us CPUTIME period ends in fewer signals than periods, and knit
+  # record says so; REALTIME at the same period does not.
+  expect 0 'note: CPU-time signals came every [0-9]+ us on average, not every 100 us' -- \
+    "$knit" record -e CPUTIME@100 -o "$tmp/m" -- "$wl/calls" 400
+  grep -q '^note: CPU-time signals came' "$tmp/m/knit.log" || fail "the log does not say it"
+  expect 0 'SUMMARY' -- "$knit" record -e REALTIME@1000 -o "$tmp/r" -- "$wl/calls" 400
+  ! grep -q 'note: CPU-time' <<<"$out_last" || fail "a REALTIME run got the CPU-time note"
+  ;;
 faults_blocked)
   # The same faulting walks in a thread that blocks SIGSEGV and SIGBUS
   # (workloads/unreadable faults-blocked): a fault the kernel finds blocked

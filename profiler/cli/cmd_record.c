@@ -102,10 +102,12 @@ static bool print_summary(const char *dir)
 {
   char path[PATH_MAX + 32];
   FILE *f = knit_path_printf(path, sizeof path, "%s/knit.log", dir) ? fopen(path, "r") : NULL;
-  char line[8192], last[8192] = "", unwritten[8192] = "";
+  char line[8192], last[8192] = "", unwritten[8192] = "", note[8192] = "";
   while (f && fgets(line, sizeof line, f)) {
     if (!strncmp(line, "SUMMARY ", 8))
       snprintf(last, sizeof last, "%s", line);
+    else if (!strncmp(line, "note: ", 6))
+      snprintf(note, sizeof note, "%s", line);
     else if (!strncmp(line, "unwritten: ", 11))
       snprintf(unwritten, sizeof unwritten, "%s", line);
   }
@@ -113,6 +115,8 @@ static bool print_summary(const char *dir)
     fclose(f);
   struct statvfs fs;
   bool full = statvfs(dir, &fs) == 0 && fs.f_bavail == 0;
+  if (*note)
+    fprintf(stderr, "knit: %s", note);
   if (*last) {
     fprintf(stderr, "knit: %s", last);
     if (*unwritten && strstr(last, " unwritten=0 ") == NULL)

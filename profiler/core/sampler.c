@@ -69,6 +69,36 @@ void knit_sampler_note_claim(int sig)
 
 unsigned knit_sampler_slowed_threads(void) { return atomic_load(&slowed_threads); }
 
+/* Linux checks CPU-time timers only at its scheduler tick (100 to 1000
+ * Hz, by how the kernel was built): a CPUTIME period shorter than the tick
+ * ends in fewer signals than periods, each counting the periods since the
+ * last (si_overrun), so the time is right but the samples are fewer and in
+ * step with the tick (docs/design-notes.md, "CPU-time timers tick"). Said
+ * in the log, and by knit record, when it happened. */
+static void log_tick_rate(void)
+{
+  if (knit_the_session.event.kind != KNIT_EVENT_CPUTIME)
+    return;
+  uint64_t signals = 0, overruns = 0;
+  for (knit_thread *t = knit_thread_list(); t; t = t->next) {
+    signals += t->timer_signals;
+    overruns += t->timer_overruns;
+  }
+  /* A few early signals decide nothing; half again as many periods as
+   * signals is no jitter. */
+  if (signals < 20 || 2 * overruns < signals)
+    return;
+  uint64_t period_us = knit_the_session.event.period_ns / 1000;
+  uint64_t every_us = period_us * (signals + overruns) / signals;
+  char line[320];
+  knit_safe_snprintf(line, sizeof line,
+                     "note: CPU-time signals came every %llu us on average, not every %llu us: "
+                     "Linux checks CPU-time timers at its scheduler tick; each sample counts the "
+                     "periods since the last (REALTIME samples at the rate asked)",
+                     (unsigned long long)every_us, (unsigned long long)period_us);
+  knit_log_line(line);
+}
+
 void knit_sampler_log_cost(void)
 {
   uint64_t ns = 0, samples = 0;
@@ -76,6 +106,7 @@ void knit_sampler_log_cost(void)
     ns += t->handler_ns;
     samples += t->handler_samples;
   }
+  log_tick_rate();
   if (samples == 0)
     return;
   char line[200];
@@ -349,10 +380,12 @@ int knit_sampler_program_action(int sig, const struct sigaction *act, struct sig
  * printf that happened to take the next sample. So the periods are those
  * of the program's time since the last sample ended, now_ns - t's
  * sample_end_ns, rounded, and at most the kernel's count. */
-static uint64_t periods_of(const knit_thread *t, const siginfo_t *info, uint64_t now_ns)
+static uint64_t periods_of(knit_thread *t, const siginfo_t *info, uint64_t now_ns)
 {
   if (!info || info->si_code != SI_TIMER)
     return 1;
+  t->timer_signals++;
+  t->timer_overruns += info->si_overrun > 0 ? (uint64_t)info->si_overrun : 0;
   /* In the session's periods: a lengthened timer period is a multiple. */
   uint64_t period = knit_the_session.event.period_ns;
   uint64_t per_signal = period > 0 ? t->timer_period_ns / period : 1;

@@ -86,6 +86,10 @@ typedef struct knit_thread {
   /* The handler's time over the whole run, and its samples (those that
    * built no recipes), for the log's average. */
   uint64_t handler_ns, handler_samples;
+  /* Timer signals taken and the overruns they carried (periods that ended
+   * with no signal of their own), for the log's word on CPU-time timers,
+   * which fire at the kernel's tick. */
+  uint64_t timer_signals, timer_overruns;
   /* The timer's clock (the thread's CPU time, or the monotonic clock) when
    * its timer started or its last sample ended, in ns; 0: not known. */
   uint64_t sample_end_ns;
