@@ -47,10 +47,11 @@ void knit_take_missed(knit_thread *t) { (void)t; }
 static knit_call_path *region_path;
 static int captures;
 const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer)
+                                             const knit_call_path *outer, const void *site)
 {
   (void)here;
   (void)outer;
+  (void)site;
   captures++;
   return region_path;
 }

@@ -255,7 +255,7 @@ const knit_call_path *knit_gomp_path_here(uintptr_t entry_cfa, bool transient)
   const void *outer = task_here(entry_cfa, &here);
   const knit_call_path *prefix = knit_region_path_wait(outer);
   const knit_call_path *path = transient ? knit_capture_task_path(&here, prefix)
-                                         : knit_capture_call_path(&here, prefix);
+                                         : knit_capture_call_path(&here, prefix, NULL);
   /* Signals that came during the capture: a sample of the task's creation
    * (missed_samples.h). libgomp's paths are never tickets, so nothing
    * waits. */

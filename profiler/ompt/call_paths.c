@@ -37,8 +37,10 @@ struct knit_capture_state {
   /* Libraries unloaded (core/unloads.h) when the thread last refreshed the
    * load map before a walk. */
   uint64_t unloads_seen;
-  /* How captures were answered (knit_capture_log). */
-  uint64_t walked, remembered, checked, differed;
+  /* How captures were answered (knit_capture_log); forgotten: walks that
+   * could not be remembered (unwind/walk_deps.h says why a walk may not
+   * be described). */
+  uint64_t walked, remembered, checked, differed, forgotten;
 };
 
 static uint32_t runtime_module(knit_thread *t, knit_capture_state *st, const knit_loadmap *map)
@@ -176,6 +178,8 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
                                            : knit_path_intern(parent, path, len);
   if (described && result)
     knit_capture_cache_add(&st->cache, key, regs, &st->deps, result);
+  else if (st)
+    st->forgotten++;
   return result;
 }
 
@@ -200,7 +204,8 @@ static bool refresh(knit_thread *t, knit_capture_state *st, knit_capture_key *ke
 }
 
 static const knit_call_path *capture(knit_thread *t, const ompt_frame_t *here,
-                                     const knit_call_path *outer, bool transient)
+                                     const knit_call_path *outer, const void *site,
+                                     bool transient)
 {
   /* An interned path hangs only from interned ones; a transient one may
    * hang from either (task_contexts.h). */
@@ -225,6 +230,7 @@ static const knit_call_path *capture(knit_thread *t, const ompt_frame_t *here,
   memset(&key, 0, sizeof key);
   key.map = knit_loadmap_current();
   key.outer = outer;
+  key.site = (uint64_t)(uintptr_t)site;
   key.enter = (uint64_t)(uintptr_t)here->enter_frame.ptr;
   key.exit = (uint64_t)(uintptr_t)here->exit_frame.ptr;
   key.enter_flags = here->enter_frame_flags;
@@ -282,7 +288,7 @@ static const knit_call_path *capture(knit_thread *t, const ompt_frame_t *here,
 }
 
 const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer)
+                                             const knit_call_path *outer, const void *site)
 {
   knit_thread *t = knit_thread_self();
   if (!t)
@@ -291,7 +297,7 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
    * asked for it, once the path it makes is published: taking them here
    * would wait for a region's path that this very capture makes
    * (missed_samples.h). */
-  return capture(t, here, outer, false);
+  return capture(t, here, outer, site, false);
 }
 
 const knit_call_path *knit_capture_task_path(const ompt_frame_t *here,
@@ -300,12 +306,12 @@ const knit_call_path *knit_capture_task_path(const ompt_frame_t *here,
   knit_thread *t = knit_thread_self();
   if (!t)
     return NULL;
-  return capture(t, here, outer, true);
+  return capture(t, here, outer, NULL, true);
 }
 
 void knit_capture_log(void)
 {
-  uint64_t walks = 0, hits = 0, checked = 0, differed = 0;
+  uint64_t walks = 0, hits = 0, checked = 0, differed = 0, forgotten = 0;
   for (knit_thread *t = knit_thread_list(); t; t = t->next) {
     const knit_capture_state *st = t->capture;
     if (!st)
@@ -314,6 +320,7 @@ void knit_capture_log(void)
     hits += st->remembered;
     checked += st->checked;
     differed += st->differed;
+    forgotten += st->forgotten;
   }
   char line[256];
   knit_safe_snprintf(line, sizeof line,
@@ -321,6 +328,12 @@ void knit_capture_log(void)
                      (unsigned long long)walks, (unsigned long long)hits,
                      (unsigned long long)checked, (unsigned long long)differed);
   knit_log_line(line);
+  if (forgotten > 0) {
+    knit_safe_snprintf(line, sizeof line,
+                       "captures: %llu walks could not be remembered (unwind/walk_deps.h)",
+                       (unsigned long long)forgotten);
+    knit_log_line(line);
+  }
   /* How many creation contexts the process keeps: interned nodes, and
    * tasks' transient ones (made, given back, interned on demand). */
   uint64_t nodes, frames, made, given_back, resolved;

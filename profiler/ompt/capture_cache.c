@@ -5,7 +5,7 @@
 
 static bool same_key(const knit_capture_key *a, const knit_capture_key *b)
 {
-  return a->map == b->map && a->outer == b->outer && a->enter == b->enter &&
+  return a->map == b->map && a->outer == b->outer && a->site == b->site && a->enter == b->enter &&
          a->exit == b->exit && a->enter_flags == b->enter_flags &&
          a->exit_flags == b->exit_flags && a->stop_module == b->stop_module &&
          a->unloads == b->unloads;
@@ -20,6 +20,20 @@ static inline bool holds(const knit_capture_entry *e, const knit_capture_key *k,
          (!e->deps.needs_lr || e->regs.lr == regs->lr) && knit_walk_deps_hold(&e->deps);
 }
 
+/* The set a capture's entry lives in: by what differs between call sites
+ * (the construct's site, the stack pointer the walk starts from, the
+ * encountering task's frame record and its prefix); the words decide
+ * between entries of a set. */
+static unsigned set_of(const knit_capture_key *k, const knit_regs *regs)
+{
+  uint64_t h = regs->sp ^ (k->enter * 0x9e3779b97f4a7c15ull) ^
+               ((uint64_t)(uintptr_t)k->outer >> 4) ^ (k->site * 0xc2b2ae3d27d4eb4full);
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return (unsigned)(h % KNIT_CAPTURE_CACHE_SETS);
+}
+
 const knit_call_path *knit_capture_cache_find(knit_capture_cache *c, const knit_capture_key *k,
                                               const knit_regs *regs)
 {
@@ -28,12 +42,15 @@ const knit_call_path *knit_capture_cache_find(knit_capture_cache *c, const knit_
   const knit_capture_entry *last = &c->entries[c->last];
   if (holds(last, k, regs))
     return last->path;
-  /* Then every entry: two call chains may meet every test but the words (a
-   * region in f and one in g, both called from main, capture at the same
-   * sp), and both stay. */
-  for (unsigned i = 0; i < KNIT_CAPTURE_CACHE_ENTRIES; i++) {
+  /* Then its set: two call chains may meet every test but the words (a
+   * function with a region called from two places at one depth), and both
+   * stay, a way each. */
+  unsigned set = set_of(k, regs);
+  for (unsigned w = 0; w < KNIT_CAPTURE_CACHE_WAYS; w++) {
+    unsigned i = set * KNIT_CAPTURE_CACHE_WAYS + w;
     if (i != c->last && holds(&c->entries[i], k, regs)) {
       c->last = i;
+      c->recent[set] = (uint8_t)w;
       return c->entries[i].path;
     }
   }
@@ -44,9 +61,19 @@ void knit_capture_cache_add(knit_capture_cache *c, const knit_capture_key *k,
                             const knit_regs *regs, const knit_walk_deps *deps,
                             const knit_call_path *path)
 {
-  knit_capture_entry *e = &c->entries[c->next];
-  c->last = c->next;
-  c->next = (c->next + 1) % KNIT_CAPTURE_CACHE_ENTRIES;
+  /* An empty way, else the next after the one used last (round robin
+   * past it: never the entry that just answered). */
+  unsigned set = set_of(k, regs);
+  unsigned way = (c->recent[set] + 1) % KNIT_CAPTURE_CACHE_WAYS;
+  for (unsigned w = 0; w < KNIT_CAPTURE_CACHE_WAYS; w++)
+    if (!c->entries[set * KNIT_CAPTURE_CACHE_WAYS + w].path) {
+      way = w;
+      break;
+    }
+  unsigned i = set * KNIT_CAPTURE_CACHE_WAYS + way;
+  knit_capture_entry *e = &c->entries[i];
+  c->last = i;
+  c->recent[set] = (uint8_t)way;
   e->key = *k;
   e->regs = *regs;
   e->deps.needs_fp = deps->needs_fp;

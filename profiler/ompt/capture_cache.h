@@ -30,15 +30,27 @@
 #include "ompt/attribution.h"
 #include "unwind/walk_deps.h"
 
-/* Entries per thread: enough for the call sites a thread opens regions
- * from in turn (each nesting level, each loop's region), kept small
- * because a lookup looks at every one. */
-#define KNIT_CAPTURE_CACHE_ENTRIES 8
+/* Entries per thread, in sets of four chosen by the construct's call site,
+ * the capture's stack pointer, frame record and prefix: enough for the
+ * call sites a thread opens regions from in turn. A proxy hydrodynamics
+ * code opens 34 regions a time step from as many functions, some from two
+ * call chains; eight entries looked at in turn were replaced before they
+ * were met again, and 91% of its captures walked. A lookup looks at the
+ * entry that answered last and at one set; the entries are in the
+ * thread's arena, whose pages cost memory only once an entry is written. */
+#define KNIT_CAPTURE_CACHE_SETS 32
+#define KNIT_CAPTURE_CACHE_WAYS 4
+#define KNIT_CAPTURE_CACHE_ENTRIES (KNIT_CAPTURE_CACHE_SETS * KNIT_CAPTURE_CACHE_WAYS)
 
 /* Everything but the registers and the words that decides a capture. */
 typedef struct knit_capture_key {
   const knit_loadmap *map;
   const knit_call_path *outer;
+  /* The construct's call site, or 0: one caller may open regions from many
+   * sites at one stack depth (a time step calling 34 functions that each
+   * open one), which only the words the walks read tell apart; filed by
+   * site, they do not compete for one set. */
+  uint64_t site;
   uint64_t enter, exit; /* the encountering task's frame addresses */
   int enter_flags, exit_flags;
   uint32_t stop_module; /* the walk's knit_unwinder.stop_module */
@@ -53,8 +65,8 @@ typedef struct knit_capture_entry {
 } knit_capture_entry;
 
 typedef struct knit_capture_cache {
-  knit_capture_entry entries[KNIT_CAPTURE_CACHE_ENTRIES];
-  unsigned next; /* the entry the next miss replaces */
+  knit_capture_entry entries[KNIT_CAPTURE_CACHE_ENTRIES]; /* set by set */
+  uint8_t recent[KNIT_CAPTURE_CACHE_SETS]; /* per set, the way used last */
   unsigned last; /* the entry found or added last */
 } knit_capture_cache;
 

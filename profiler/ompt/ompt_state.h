@@ -53,10 +53,11 @@ const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t
  * encountering task that lie between `here`'s enter frame (the runtime
  * entry function) and its exit frame, under `outer`, the prefix of the
  * encountering task itself (NULL for the initial task). Interned, so a
- * region opened from the same path again costs no memory. Not for signal
- * handlers. */
+ * region opened from the same path again costs no memory. site: the
+ * construct's call site (codeptr_ra), or NULL: remembered captures are
+ * filed by it (capture_cache.h). Not for signal handlers. */
 const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer);
+                                             const knit_call_path *outer, const void *site);
 
 /* knit_capture_call_path for an explicit task created inside an explicit
  * task: the path as a transient context (task_contexts.h), which the new

@@ -168,10 +168,10 @@ void *knit_region_open(knit_thread *t, const ompt_frame_t *here, void *outer, co
   /* Never deferred (GNU libgomp's wrappers, a runtime without implicit
    * tasks, deferral off): whether the site is warm does not matter. */
   if (!deferrable || !knit_the_session.defer_captures)
-    return (void *)knit_capture_call_path(here, knit_region_path_wait(outer));
+    return (void *)knit_capture_call_path(here, knit_region_path_wait(outer), site);
   bool warm = r && site && r->warm_sites[site_index(site)] == site;
   if (!warm || r->open >= KNIT_REGION_SLOTS) {
-    const knit_call_path *path = knit_capture_call_path(here, knit_region_path_wait(outer));
+    const knit_call_path *path = knit_capture_call_path(here, knit_region_path_wait(outer), site);
     if (r && site && path)
       r->warm_sites[site_index(site)] = site;
     return (void *)path;
@@ -185,6 +185,7 @@ void *knit_region_open(knit_thread *t, const ompt_frame_t *here, void *outer, co
   r->pending_slot = s;
   r->pending_here = *here;
   r->pending_outer = outer;
+  r->pending_site = site;
   return (void *)((uintptr_t)s | TICKET_TAG);
 }
 
@@ -201,7 +202,8 @@ void knit_region_task_begins(knit_thread *t)
   r->pending_slot = NULL;
   /* The region's data keeps the ticket: writing the path there would take
    * the line from the workers that read it, in every region. */
-  publish(s, knit_capture_call_path(&r->pending_here, knit_region_path_wait(r->pending_outer)));
+  publish(s, knit_capture_call_path(&r->pending_here, knit_region_path_wait(r->pending_outer),
+                                     r->pending_site));
 }
 
 void knit_region_task_ends(knit_thread *t)

@@ -80,6 +80,7 @@ typedef struct knit_region_state {
   knit_region_slot *pending_slot;
   ompt_frame_t pending_here;
   void *pending_outer; /* the encountering task's prefix: a path or a ticket */
+  const void *pending_site; /* the region's call site (codeptr_ra) */
   /* Call sites (codeptr_ra) captured before, direct-mapped. */
   const void *warm_sites[KNIT_REGION_WARM_SITES];
   /* Deferred samples; count changes only with the handler held off. */

@@ -228,7 +228,7 @@ static void on_task_create(ompt_data_t *encountering_task_data,
    * again and again. */
   bool transient = (task_flags & ompt_task_explicit) || knit_path_is_transient(outer);
   new_task_data->ptr = (void *)(transient ? knit_capture_task_path(&here, outer)
-                                          : knit_capture_call_path(&here, outer));
+                                          : knit_capture_call_path(&here, outer, codeptr_ra));
   /* Signals that came during the capture: a sample of the creation. */
   knit_take_missed(knit_thread_self());
 }
