@@ -191,10 +191,25 @@ static void test_bad_frames(void **state) {
   knit_recipe r = make(KNIT_CFA_FP, 16, KNIT_RA_AT_CFA, -8, KNIT_FP_SAME, 0);
   assert_int_equal(knit_recipe_apply(&r, &callee, read_fake, &s, &caller, &cfa),
                    KNIT_STEP_BAD_FRAME);
-  /* A CFA equal to sp with the return address in memory: no progress. */
-  knit_recipe same = make(KNIT_CFA_SP, 0, KNIT_RA_AT_CFA, 8, KNIT_FP_SAME, 0);
-  put(&s, sp + 8, 0x400000);
-  assert_int_equal(knit_recipe_apply(&same, &callee, read_fake, &s, &caller, &cfa),
+  /* A CFA equal to sp with the return address below it, in the frame
+   * that has not grown: no progress. */
+  knit_recipe below = make(KNIT_CFA_SP, 0, KNIT_RA_AT_CFA, -8, KNIT_FP_SAME, 0);
+  put(&s, sp - 8, 0x400000);
+  assert_int_equal(knit_recipe_apply(&below, &callee, read_fake, &s, &caller, &cfa),
+                   KNIT_STEP_BAD_FRAME);
+  /* A CFA equal to sp with the return address above it, in the caller's
+   * frame (ppc64's link register save word, stored by a function that
+   * keeps no frame of its own): a step to the caller at the same sp. */
+  knit_recipe saved_above = make(KNIT_CFA_SP, 0, KNIT_RA_AT_CFA, 16, KNIT_FP_SAME, 0);
+  put(&s, sp + 16, 0x400000);
+  assert_int_equal(knit_recipe_apply(&saved_above, &callee, read_fake, &s, &caller, &cfa),
+                   KNIT_STEP_OK);
+  assert_int_equal(caller.pc, 0x400000);
+  assert_int_equal(caller.sp, sp);
+  /* The same step from there reads the same word: the same pc at the same
+   * sp, which would loop. */
+  knit_regs again;
+  assert_int_equal(knit_recipe_apply(&saved_above, &caller, read_fake, &s, &again, &cfa),
                    KNIT_STEP_BAD_FRAME);
 }
 

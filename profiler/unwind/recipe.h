@@ -184,8 +184,16 @@ static inline knit_step_result knit_recipe_apply(const knit_recipe *r, const kni
    * register: it may not have touched the stack at all, so the caller's sp
    * may equal the callee's. The lr of the caller is unknown (0), so a second
    * link-register step from the same sp cannot follow and loop. */
+  /* The same holds for code that keeps no frame of its own but has saved
+   * the return address in its caller's frame, above the CFA: ppc64's link
+   * register save word (std r0,16(r1) in a prologue before its stdu, or
+   * for good in a frameless function such as libc's clock_gettime, which
+   * samples inside a system call land in). A second step from the same sp
+   * and pc would read the same word again: that one is refused. */
   bool sp_grew = frame_cfa > callee->sp ||
-                 (r->ra_rule == KNIT_RA_IN_LR && frame_cfa == callee->sp);
+                 (frame_cfa == callee->sp &&
+                  (r->ra_rule == KNIT_RA_IN_LR ||
+                   (r->ra_rule == KNIT_RA_AT_CFA && r->ra_offset > 0 && ra != callee->pc)));
   if (ra == 0)
     return KNIT_STEP_END;
   if (!sp_grew)
