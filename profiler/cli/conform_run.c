@@ -149,8 +149,10 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
   const char *native = knit_isa_native()->name;
   if (!t->isa)
     t->isa = native;
-  if (strcmp(t->isa, "x86_64") && strcmp(t->isa, "aarch64") && strcmp(t->isa, "ppc64le")) {
-    snprintf(err, errlen, "unknown ISA '%s' (x86_64, aarch64, ppc64le)", t->isa);
+  if (!knit_isa_named(t->isa)) {
+    char names[128];
+    knit_isa_names(names, sizeof names);
+    snprintf(err, errlen, "unknown ISA '%s' (%s)", t->isa, names);
     return false;
   }
   t->qemu = strcmp(t->isa, native) != 0;

@@ -62,20 +62,8 @@ bool knit_tree_root(char *out, size_t outlen)
   return knit_path_printf(out, outlen, "%s/..", self);
 }
 
-typedef struct isa_info {
-  uint16_t machine;
-  const char *name;
-  const char *qemu;
-  const char *sysroot;
-} isa_info;
-
-static const isa_info isas[] = {
-    {EM_X86_64, "x86_64", "qemu-x86_64", ""},
-    {EM_AARCH64, "aarch64", "qemu-aarch64", "/usr/aarch64-linux-gnu"},
-    {EM_PPC64, "ppc64le", "qemu-ppc64le", "/usr/powerpc64le-linux-gnu"},
-};
-
-static const isa_info *program_isa(const char *path)
+/* The machine table's row for the program's ELF header, or NULL. */
+static const knit_isa_ops *program_isa(const char *path)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -83,13 +71,9 @@ static const isa_info *program_isa(const char *path)
   Elf64_Ehdr eh;
   ssize_t n = read(fd, &eh, sizeof eh);
   close(fd);
-  if (n != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+  if (n != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
     return NULL;
-  for (size_t i = 0; i < sizeof isas / sizeof *isas; i++)
-    if (isas[i].machine == eh.e_machine)
-      return &isas[i];
-  return NULL;
+  return knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
 }
 
 static bool is_elf(const char *path)
@@ -101,14 +85,6 @@ static bool is_elf(const char *path)
   ssize_t n = read(fd, magic, sizeof magic);
   close(fd);
   return n == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
-}
-
-static size_t native_index(void)
-{
-  for (size_t i = 0; i < sizeof isas / sizeof *isas; i++)
-    if (isas[i].machine == knit_isa_native()->elf_machine)
-      return i;
-  return 0;
 }
 
 /* A runtime other than the system's is a folder of knit's build holding a
@@ -149,21 +125,23 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
 {
   /* A script (or anything that is not an ELF program) runs natively: the
    * programs it starts inherit the preload and are profiled. */
-  const isa_info *isa = program_isa(l->program);
+  const knit_isa_ops *isa = program_isa(l->program);
   if (!isa && is_elf(l->program)) {
-    snprintf(err, errlen, "%s is not a 64-bit little-endian ELF program of x86_64, aarch64 "
-                          "or ppc64le", l->program);
+    char names[128];
+    knit_isa_names(names, sizeof names);
+    snprintf(err, errlen, "%s is not an ELF program of an ISA knit knows (%s)", l->program,
+             names);
     return false;
   }
   if (!isa && l->qemu) {
     snprintf(err, errlen, "%s is not an ELF program: --qemu needs one", l->program);
     return false;
   }
-  if (!isa)
-    isa = &isas[native_index()];
-  l->isa = isa->name;
   const knit_isa_ops *native = knit_isa_native();
-  bool foreign = native->elf_machine != isa->machine;
+  if (!isa)
+    isa = native;
+  l->isa = isa->name;
+  bool foreign = native != isa;
   if (foreign && !l->qemu) {
     snprintf(err, errlen, "%s is an %s program: run it with --qemu", l->program, isa->name);
     return false;

@@ -20,6 +20,7 @@
 #include "bounds.h"
 #include "base/arena.h"
 #include "bounds_source.h"
+#include "isa.h"
 
 int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end,
                     int rank) {
@@ -92,11 +93,12 @@ static int add_plt(uint16_t machine, const char *name, const GElf_Shdr *sh,
   uint64_t entry = sh->sh_entsize;
   if (entry == 0 || entry > sh->sh_size)
     entry = 16;
-  /* The resolver stub PLT0 heads .plt: 16 bytes on x86-64 (one entry), 32
-   * on aarch64 (two entries). */
+  /* The resolver stub PLT0 heads .plt: one entry, or the machine table's
+   * size for it (aarch64's takes two). */
   uint64_t first = entry;
-  if (strcmp(name, ".plt") == 0 && machine == EM_AARCH64)
-    first = 32;
+  const knit_isa_ops *isa = knit_isa_for_machine(machine);
+  if (strcmp(name, ".plt") == 0 && isa && isa->plt0_size)
+    first = isa->plt0_size;
   uint64_t at = sh->sh_addr, end = sh->sh_addr + sh->sh_size;
   if (c->plt_lo == c->plt_hi || at < c->plt_lo)
     c->plt_lo = at;
@@ -205,8 +207,11 @@ static int read_elf(Elf *elf, const char *what, knit_func_table *out, char *err,
   int rc = collect(elf, eh.e_machine, &c);
   if (rc == 0)
     rc = merge(&c, out);
-  if (rc == 0)
-    rc = knit_bounds_find_parts(elf, eh.e_machine, out);
+  const knit_isa_ops *isa = knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
+  if (rc == 0 && isa && isa->find_parts)
+    rc = isa->find_parts(elf, out);
+  else
+    out->parent = NULL;
   out->plt_lo = c.plt_lo;
   out->plt_hi = c.plt_hi;
   if (rc != 0) {

@@ -22,7 +22,7 @@ typedef struct knit_func_table {
   /* NULL, or per function the start of its parent when it is a part
    * entered by jumps from that one function (a hot/cold split part,
    * foo.cold, entered from foo with foo's frame in place); 0 for none.
-   * Found by bounds_parts.c, x86-64 only; a candidate, which the parent's
+   * Found by the machine table's find_parts (x86-64 only); a candidate, which the parent's
    * analysis confirms by seeing the jump. */
   uint64_t *parent;
 } knit_func_table;

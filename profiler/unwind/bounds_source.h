@@ -46,10 +46,4 @@ typedef struct knit_eh_sections {
 int knit_bounds_add_eh_frame(Elf *elf, const knit_eh_sections *eh,
                              knit_bounds_candidates *c);
 
-/* Fills t->parent (see bounds.h) from the direct jumps and calls in the
- * file's code; leaves it NULL when no function has a parent or the ISA has
- * no scan. Returns -1 only when out of memory. Defined in bounds_parts.c. */
-struct knit_func_table;
-int knit_bounds_find_parts(Elf *elf, uint16_t machine, struct knit_func_table *t);
-
 #endif /* KNIT_UNWIND_BOUNDS_SOURCE_H */

@@ -76,9 +76,8 @@ static void warm_up(const knit_isa_ops *isa)
 static void warm_up_all(void *unused)
 {
   (void)unused;
-  static const uint16_t machines[] = {EM_X86_64, EM_AARCH64, EM_PPC64};
-  for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
-    warm_up(knit_isa_for_machine(machines[i]));
+  for (size_t i = 0; knit_isas[i]; i++)
+    warm_up(knit_isas[i]);
 }
 
 bool knit_decoder_setup(void)

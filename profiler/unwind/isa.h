@@ -1,6 +1,8 @@
-/* The per-ISA operations table. Everything that differs between x86-64,
- * aarch64 and ppc64le lives behind this table, in profiler/unwind/<isa>/;
- * nothing outside those folders tests the target architecture. */
+/* The machine table: one row per ISA, its data and its operations.
+ * Everything that differs between x86-64, aarch64 and ppc64le lives behind
+ * it, in profiler/unwind/<isa>/ (each row is defined in <isa>_ops.c); code
+ * elsewhere asks the row (knit_isa_for_elf, knit_isa_named, knit_isas)
+ * rather than testing the architecture. */
 #ifndef KNIT_UNWIND_ISA_H
 #define KNIT_UNWIND_ISA_H
 
@@ -8,6 +10,9 @@
 #include <stdint.h>
 
 #include "recipe.h"
+
+struct Elf; /* libelf's */
+struct knit_func_table; /* bounds.h */
 
 /* The frame state at a direct jump that enters another function: a part of
  * a hot/cold split (gcc's foo.cold), entered from foo with foo's frame in
@@ -37,8 +42,22 @@ typedef struct knit_analyze_work {
 typedef struct knit_isa_ops {
   const char *name;      /* "x86_64", "aarch64", "ppc64le" */
   uint16_t elf_machine;  /* EM_X86_64, EM_AARCH64, EM_PPC64 */
+  uint8_t elf_class;     /* ELFCLASS64 */
+  uint8_t elf_data;      /* ELFDATA2LSB: its byte order */
   int cs_arch;           /* Capstone architecture */
   int cs_mode;           /* Capstone mode */
+  /* --- running its programs on another host (knit record --qemu) --- */
+  const char *qemu;      /* QEMU user mode's program for it */
+  const char *sysroot;   /* where Debian's cross packages put its libraries,
+                            "" where the host's own serve */
+  /* The resolver stub that heads .plt, in bytes; 0: one entry, as on
+   * x86-64 (16), where aarch64's takes two (32). */
+  uint32_t plt0_size;
+  /* Finds the parts of hot/cold split functions in an ELF file whose
+   * bounds t holds, filling t->parent (bounds.h); 0, or -1 when out of
+   * memory. NULL where the ISA finds none (each part is then analyzed as
+   * entered by a call). Read with the bounds, never in a handler. */
+  int (*find_parts)(struct Elf *elf, struct knit_func_table *t);
   /* A few instructions knit_decoder_setup decodes once, outside any
    * handler: Capstone initializes some tables on first use (x86's printer
    * sorts its table of implicit registers with qsort, which allocates with
@@ -111,6 +130,19 @@ typedef struct knit_isa_ops {
 extern const knit_isa_ops knit_isa_x86_64;
 extern const knit_isa_ops knit_isa_aarch64;
 extern const knit_isa_ops knit_isa_ppc64le;
+
+/* Every row, NULL-terminated (isa.c). */
+extern const knit_isa_ops *const knit_isas[];
+
+/* The row for an ELF file's machine, class and byte order (e_ident's
+ * EI_CLASS and EI_DATA), or NULL when knit has none. */
+const knit_isa_ops *knit_isa_for_elf(uint16_t machine, uint8_t elf_class, uint8_t elf_data);
+
+/* The row named name ("x86_64", ...), or NULL. */
+const knit_isa_ops *knit_isa_named(const char *name);
+
+/* "x86_64, aarch64 or ppc64le": every row's name, for messages. */
+void knit_isa_names(char *out, size_t len);
 
 /* The ops of the ISA this library was built for. Defined, with the three
  * functions below, in <isa>/<isa>_context.c of the native ISA only. */

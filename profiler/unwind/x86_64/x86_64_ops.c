@@ -5,6 +5,7 @@
 #include "unwind/isa.h"
 #include "unwind/step_class.h"
 #include "unwind/x86_64/x86_64_analyze.h"
+#include "unwind/x86_64/x86_64_parts.h"
 #include "unwind/x86_64/x86_64_sigframe.h"
 
 /* Decoded once at start-up (isa.h, warm_code):
@@ -18,6 +19,11 @@ static const uint8_t warm_code[] = {
 const knit_isa_ops knit_isa_x86_64 = {
   .name = "x86_64",
   .elf_machine = EM_X86_64,
+  .elf_class = ELFCLASS64,
+  .elf_data = ELFDATA2LSB,
+  .qemu = "qemu-x86_64",
+  .sysroot = "",
+  .find_parts = knit_x86_64_find_parts,
   .cs_arch = CS_ARCH_X86,
   .cs_mode = CS_MODE_64,
   .warm_code = warm_code,

@@ -1,4 +1,5 @@
-/* Parents of the parts of hot/cold split functions (bounds.h, parent).
+/* x86-64: parents of the parts of hot/cold split functions (bounds.h,
+ * parent; the machine table's find_parts).
  *
  * gcc -O2 moves a function's unlikely blocks into a separate part, foo.cold
  * (.text.unlikely), entered by jumps from foo with foo's frame in place. Its
@@ -29,9 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bounds.h"
 #include "base/arena.h"
-#include "bounds_source.h"
+#include "unwind/bounds.h"
+#include "unwind/x86_64/x86_64_parts.h"
 
 /* A jumper that is not the only one. */
 #define MANY UINT64_MAX
@@ -161,11 +162,10 @@ static bool is_plt_section(const char *name) {
   return strncmp(name, ".plt", 4) == 0 || strcmp(name, ".iplt") == 0;
 }
 
-int knit_bounds_find_parts(Elf *elf, uint16_t machine, knit_func_table *t) {
+int knit_x86_64_find_parts(Elf *elf, knit_func_table *t) {
   t->parent = NULL;
   size_t shstrndx;
-  if (machine != EM_X86_64 || t->count == 0 ||
-      elf_getshdrstrndx(elf, &shstrndx) != 0)
+  if (t->count == 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0;
   scan s = {.t = t, .first = t->start[0], .last = t->start[t->count - 1]};
   size_t bitmap_bytes = (size_t)((s.last - s.first) / 8 + 1);
