@@ -151,15 +151,15 @@ static bool check_elf(knit_audit_target *t, char *err, size_t errlen) {
     return false;
   }
   t->machine = eh.e_machine;
-  t->isa = knit_isa_for_machine(eh.e_machine);
+  /* By machine, class and byte order: EM_PPC64 also names big-endian
+   * ELFv1, a row of its own (or none). */
+  t->isa = knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
   if (!t->isa) {
-    snprintf(err, errlen, "%s: ELF machine %u is not an ISA knit supports",
-             t->path, eh.e_machine);
-    return false;
-  }
-  /* EM_PPC64 also names big-endian ELFv1, which knit does not support. */
-  if (eh.e_machine == EM_PPC64 && eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-    snprintf(err, errlen, "%s: big-endian ppc64 is not supported", t->path);
+    char names[128];
+    knit_isa_names(names, sizeof names);
+    snprintf(err, errlen, "%s: ELF machine %u (%s-bit, %s-endian) is not an ISA knit supports (%s)",
+             t->path, eh.e_machine, eh.e_ident[EI_CLASS] == ELFCLASS64 ? "64" : "32",
+             eh.e_ident[EI_DATA] == ELFDATA2MSB ? "big" : "little", names);
     return false;
   }
   return true;
