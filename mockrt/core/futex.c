@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cpu_relax.h" /* core/<isa>/ */
+
 void mockrt_futex_wait(atomic_uint *addr, unsigned val)
 {
   /* Spurious returns (EINTR, EAGAIN) are fine: every caller loops. */
@@ -32,19 +34,6 @@ void mockrt_futex_wake(atomic_uint *addr, int n)
  */
 #define MOCKRT_ACTIVE_PAUSES 1000
 #define MOCKRT_ACTIVE_YIELDS 1000000
-
-static inline void mockrt_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield" ::: "memory");
-#elif defined(__powerpc64__)
-  __asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory"); /* as Linux's cpu_relax */
-#else
-  atomic_signal_fence(memory_order_seq_cst);
-#endif
-}
 
 bool mockrt_spin_active(int *spins)
 {

@@ -151,8 +151,9 @@ static bool check_elf(knit_audit_target *t, char *err, size_t errlen) {
     return false;
   }
   t->machine = eh.e_machine;
-  /* By machine, class and byte order: EM_PPC64 also names big-endian
-   * ELFv1, a row of its own (or none). */
+  /* By machine, class and byte order: one machine number names both byte
+   * orders of 64-bit PowerPC, and the big-endian one (ELFv1) would be a
+   * row of its own. */
   t->isa = knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
   if (!t->isa) {
     char names[128];

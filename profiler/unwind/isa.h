@@ -40,8 +40,8 @@ typedef struct knit_analyze_work {
 } knit_analyze_work;
 
 typedef struct knit_isa_ops {
-  const char *name;      /* "x86_64", "aarch64", "ppc64le" */
-  uint16_t elf_machine;  /* EM_X86_64, EM_AARCH64, EM_PPC64 */
+  const char *name;      /* the ISA's name, as knit record --qemu and knit conform --isa say it */
+  uint16_t elf_machine;  /* its ELF e_machine */
   uint8_t elf_class;     /* ELFCLASS64 */
   uint8_t elf_data;      /* ELFDATA2LSB: its byte order */
   int cs_arch;           /* Capstone architecture */
@@ -138,7 +138,7 @@ extern const knit_isa_ops *const knit_isas[];
  * EI_CLASS and EI_DATA), or NULL when knit has none. */
 const knit_isa_ops *knit_isa_for_elf(uint16_t machine, uint8_t elf_class, uint8_t elf_data);
 
-/* The row named name ("x86_64", ...), or NULL. */
+/* The row of that name, or NULL. */
 const knit_isa_ops *knit_isa_named(const char *name);
 
 /* "x86_64, aarch64 or ppc64le": every row's name, for messages. */
