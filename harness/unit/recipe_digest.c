@@ -119,7 +119,7 @@ static bool part_entry(file *f, uint64_t start, int depth, knit_jump_state *entr
   bool parent_is_part = part_entry(f, pstart, depth + 1, &parent_entry);
   int n = f->isa->analyze_entered((size_t)f->cs, f->insn, pcode, plen, pstart,
                                   parent_is_part ? &parent_entry : NULL, start, entry,
-                                  f->recipes, MAX_RECIPES);
+                                  f->recipes, MAX_RECIPES, f->work);
   f->analyses++;
   mix_result(&f->part, pstart, n, f->recipes);
   mix_jump(&f->part, entry);
@@ -135,7 +135,7 @@ static void digest_function(file *f, uint64_t start, uint64_t end) {
   int n;
   if (part_entry(f, start, 0, &entry))
     n = f->isa->analyze_entered((size_t)f->cs, f->insn, code, len, start, &entry, 0, NULL,
-                                f->recipes, MAX_RECIPES);
+                                f->recipes, MAX_RECIPES, f->work);
   else
     n = f->isa->analyze((size_t)f->cs, f->insn, code, len, start, f->recipes, MAX_RECIPES,
                         f->work);

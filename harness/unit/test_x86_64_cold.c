@@ -108,7 +108,7 @@ static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
   knit_recipe r[MAX_RECIPES];
   knit_jump_state at_jump;
   int n = isa->analyze_entered((size_t)cs, insn, hot, hot_len, HOT_ADDR, NULL,
-                               COLD_ADDR, &at_jump, r, MAX_RECIPES);
+                               COLD_ADDR, &at_jump, r, MAX_RECIPES, NULL);
   assert_true(n > 0);
   assert_true(at_jump.found);
   /* The parent's own recipes are those of the plain entry point. */
@@ -118,7 +118,7 @@ static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
   assert_memory_equal(r, plain, (size_t)n * sizeof r[0]);
 
   n = isa->analyze_entered((size_t)cs, insn, cold, cold_len, COLD_ADDR, &at_jump,
-                           0, NULL, r, MAX_RECIPES);
+                           0, NULL, r, MAX_RECIPES, NULL);
   assert_int_equal(n, 1);
   assert_int_equal(r[0].start, COLD_ADDR);
   assert_int_equal(r[0].end, COLD_ADDR + cold_len);
@@ -153,11 +153,11 @@ static void test_no_jump_found(void **state) {
   knit_jump_state at_jump;
   assert_true(knit_isa_x86_64.analyze_entered((size_t)cs, insn, hot_o2, sizeof hot_o2,
                                               HOT_ADDR, NULL, 0x2000, &at_jump, r,
-                                              MAX_RECIPES) > 0);
+                                              MAX_RECIPES, NULL) > 0);
   assert_false(at_jump.found);
   assert_true(knit_isa_x86_64.analyze_entered((size_t)cs, insn, hot_o2, sizeof hot_o2,
                                               HOT_ADDR, NULL, HOT_ADDR + 0x27, &at_jump,
-                                              r, MAX_RECIPES) > 0);
+                                              r, MAX_RECIPES, NULL) > 0);
   assert_false(at_jump.found);
 }
 

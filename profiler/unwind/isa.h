@@ -105,7 +105,8 @@ typedef struct knit_isa_ops {
   int (*analyze_entered)(size_t cs_handle, void *insn, const uint8_t *code,
                          size_t len, uint64_t addr,
                          const knit_jump_state *entry, uint64_t jump_to,
-                         knit_jump_state *at_jump, knit_recipe *out, int max);
+                         knit_jump_state *at_jump, knit_recipe *out, int max,
+                         knit_analyze_work *work);
 } knit_isa_ops;
 
 extern const knit_isa_ops knit_isa_x86_64;
