@@ -8,11 +8,14 @@ typedef struct state_buf {
   _Alignas(8) unsigned char b[KNIT_ANALYZE_STATE_MAX];
 } state_buf;
 
-/* A target's entry: its offset, the branch's, then the state. */
+/* A target's entry: its offset, the branch's, then the state
+ * (KNIT_ANALYZE_TARGET_BYTES). */
 typedef struct target_head {
   uint32_t addr;
   uint32_t from;
 } target_head;
+
+_Static_assert(sizeof(target_head) == 8, "KNIT_ANALYZE_TARGET_BYTES counts 8 bytes of head");
 
 #define STATE_OFFSET sizeof(target_head)
 
@@ -416,7 +419,7 @@ int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle
       .func_end = addr + len,
       .out = out,
       .max = max,
-      .target_stride = (STATE_OFFSET + az->state_size + 7) & ~(size_t)7,
+      .target_stride = KNIT_ANALYZE_TARGET_BYTES(az->state_size),
   };
   /* Only a jump out of the code is a way into another part. */
   an.jump_to = at_jump && (jump_to < addr || jump_to >= addr + len) ? jump_to : 0;

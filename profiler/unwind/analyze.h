@@ -196,6 +196,24 @@ typedef struct knit_analyzer {
 /* Stack room for the branch targets of an analysis without a workspace. */
 #define KNIT_ANALYZE_STACK_TARGET_BYTES (16u * 1024)
 
+/* The bytes of one branch target's entry: its offset, the branch's, and
+ * the state, 8-byte aligned. */
+#define KNIT_ANALYZE_TARGET_BYTES(state_size) ((8u + (size_t)(state_size) + 7u) & ~(size_t)7)
+
+/* An ISA's state and record fit the driver's room, and so do its target
+ * tables (with and without a workspace). */
+#define KNIT_ANALYZER_FITS(state, record, targets_stack, targets_work)                          \
+  _Static_assert(sizeof(state) <= KNIT_ANALYZE_STATE_MAX, "the state fits the driver's");     \
+  _Static_assert(sizeof(record) <= KNIT_ANALYZE_INSN_MAX &&                                   \
+                     sizeof(record) >= sizeof(knit_insn_head),                                \
+                 "the record fits the driver's");                                             \
+  _Static_assert((targets_stack) * KNIT_ANALYZE_TARGET_BYTES(sizeof(state)) <=                \
+                     KNIT_ANALYZE_STACK_TARGET_BYTES,                                         \
+                 "the target table fits the driver's stack room");                            \
+  _Static_assert((targets_work) * KNIT_ANALYZE_TARGET_BYTES(sizeof(state)) <                  \
+                     KNIT_ANALYZE_WORK_BYTES,                                                 \
+                 "the target table leaves the workspace room for records")
+
 /* One analysis. The ISA's hooks read the function's bounds and code, and
  * their own context, model. */
 struct knit_analysis {

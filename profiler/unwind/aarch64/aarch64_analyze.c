@@ -211,11 +211,7 @@ static const knit_analyzer analyzer = {
   .call_conflict = call_conflict,
 };
 
-_Static_assert(sizeof(frame_state) <= KNIT_ANALYZE_STATE_MAX, "the state fits the driver's");
-_Static_assert(sizeof(a64_record) <= KNIT_ANALYZE_INSN_MAX, "the record fits the driver's");
-_Static_assert(TARGETS_MAX * (8 + ((sizeof(frame_state) + 7) & ~7u)) <=
-                   KNIT_ANALYZE_STACK_TARGET_BYTES,
-               "the target table fits the driver's stack room");
+KNIT_ANALYZER_FITS(frame_state, a64_record, TARGETS_MAX, TARGETS_MAX);
 
 int knit_aarch64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
                          size_t len, uint64_t addr, knit_recipe *out, int max,

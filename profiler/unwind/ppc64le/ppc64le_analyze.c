@@ -226,14 +226,7 @@ static const knit_analyzer analyzer = {
   .resume_guess = resume_guess,
 };
 
-_Static_assert(sizeof(frame_state) <= KNIT_ANALYZE_STATE_MAX, "the state fits the driver's");
-_Static_assert(sizeof(ppc_record) <= KNIT_ANALYZE_INSN_MAX, "the record fits the driver's");
-_Static_assert(TARGETS_MAX * (8 + ((sizeof(frame_state) + 7) & ~7u)) <=
-                   KNIT_ANALYZE_STACK_TARGET_BYTES,
-               "the stack's target table fits the driver's stack room");
-_Static_assert(TARGETS_WORK_MAX * (8 + ((sizeof(frame_state) + 7) & ~7u)) <=
-                   KNIT_ANALYZE_WORK_BYTES,
-               "the workspace holds the target table");
+KNIT_ANALYZER_FITS(frame_state, ppc_record, TARGETS_MAX, TARGETS_WORK_MAX);
 
 int knit_ppc64le_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
                          size_t len, uint64_t addr, knit_recipe *out, int max,

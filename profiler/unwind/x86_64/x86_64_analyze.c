@@ -261,11 +261,7 @@ static const knit_analyzer analyzer = {
   .to_jump = state_to_jump,
 };
 
-_Static_assert(sizeof(frame_state) <= KNIT_ANALYZE_STATE_MAX, "the state fits the driver's");
-_Static_assert(sizeof(x86_record) <= KNIT_ANALYZE_INSN_MAX, "the record fits the driver's");
-_Static_assert(TARGETS_MAX * (8 + ((sizeof(frame_state) + 7) & ~7u)) <=
-                   KNIT_ANALYZE_STACK_TARGET_BYTES,
-               "the target table fits the driver's stack room");
+KNIT_ANALYZER_FITS(frame_state, x86_record, TARGETS_MAX, TARGETS_MAX);
 
 int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
                         size_t len, uint64_t addr, knit_recipe *out, int max,
