@@ -7,6 +7,7 @@
 # audit tests skip.
 knit_unit_test(test_aarch64_analyze
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_aarch64_analyze.c
+          ${CMAKE_CURRENT_LIST_DIR}/analyze_fixture.c
   LIBS knit_unwind)
 
 if(TARGET test_aarch64_analyze AND TARGET knit_audit)

@@ -52,6 +52,16 @@ knit_add_test(NAME audit.libs
           $<TARGET_FILE:parallel_for> $<TARGET_FILE:crash> $<TARGET_FILE:stress>
   LABELS audit)
 
+# Digests of every recipe the analyzers emit for whole files
+# (recipe_digest.c): run before and after a change that must leave the
+# analyzers' results alone, and compare. The test only checks that it runs.
+add_executable(recipe_digest ${CMAKE_CURRENT_LIST_DIR}/recipe_digest.c)
+target_include_directories(recipe_digest PRIVATE ${CMAKE_SOURCE_DIR} ${LIBELF_INC})
+target_link_libraries(recipe_digest PRIVATE knit_unwind ${LIBELF_LIB})
+knit_add_test(NAME audit.recipe_digest
+  COMMAND recipe_digest $<TARGET_FILE:calls> $<TARGET_FILE:knit_wl_calls>
+  LABELS audit)
+
 # The command at its edges: bad usage is 2, an unreadable file 1. (One
 # command per line: CMake would split the script at semicolons.)
 knit_add_test(NAME audit.usage

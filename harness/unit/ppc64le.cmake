@@ -4,7 +4,8 @@
 # target's libc.
 set(KNIT_PPC64LE_TEST ${CMAKE_CURRENT_LIST_DIR}/test_ppc64le_analyze.c)
 set(KNIT_PPC64LE_SUBJECTS ${CMAKE_CURRENT_LIST_DIR}/test_ppc64le_audit_subjects.c)
-knit_unit_test(test_ppc64le_analyze SOURCES ${KNIT_PPC64LE_TEST} LIBS knit_unwind)
+knit_unit_test(test_ppc64le_analyze
+  SOURCES ${KNIT_PPC64LE_TEST} ${CMAKE_CURRENT_LIST_DIR}/analyze_fixture.c LIBS knit_unwind)
 if(TARGET test_ppc64le_analyze)
   target_include_directories(test_ppc64le_analyze PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
 endif()
@@ -39,7 +40,9 @@ endif()
 # Switch-shaped code: jump-table cases and more branch targets than the
 # analyzer's on-stack table holds (its workspace).
 knit_unit_test(test_ppc64le_switch
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ppc64le_switch.c LIBS knit_unwind)
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ppc64le_switch.c
+          ${CMAKE_CURRENT_LIST_DIR}/analyze_fixture.c
+  LIBS knit_unwind)
 if(TARGET test_ppc64le_switch)
   target_include_directories(test_ppc64le_switch PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
 endif()

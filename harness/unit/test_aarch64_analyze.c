@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "analyze_fixture.h"
 #include "profiler/unwind/isa.h"
 #include "profiler/unwind/recipe.h"
 #ifdef KNIT_HAVE_AUDIT
@@ -27,38 +28,6 @@
 
 #define FIXTURE_ADDR 0x400000u
 #define MAX_RECIPES 256
-
-static csh cs;
-static cs_insn *insn;
-
-static int setup(void **state) {
-  (void)state;
-  if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK)
-    return -1;
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-  insn = cs_malloc(cs);
-  return insn ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  cs_free(insn, 1);
-  cs_close(&cs);
-  return 0;
-}
-
-/* Runs the analyzer and checks what every result must satisfy: sorted,
- * contiguous intervals that cover exactly [addr, addr+len). */
-static int analyze(const uint8_t *code, size_t len, uint64_t addr,
-                   knit_recipe *out, int max) {
-  int n = knit_isa_aarch64.analyze((size_t)cs, insn, code, len, addr, out, max, NULL);
-  assert_true(n > 0);
-  assert_int_equal(out[0].start, addr);
-  for (int i = 1; i < n; i++)
-    assert_int_equal(out[i].start, out[i - 1].end);
-  assert_int_equal(out[n - 1].end, addr + len);
-  return n;
-}
 
 /* The recipe expected at one offset: CFA = base + cfa; ra 0 means the
  * return address is in LR, else at CFA+ra; fp 0 means x29 is unchanged,
@@ -77,7 +46,7 @@ enum { SP = KNIT_CFA_SP, FP = KNIT_CFA_FP, UNC = KNIT_RECIPE_UNCERTAIN };
 static void check_fixture(const uint8_t *code, size_t len, const expect *e,
                           size_t ne) {
   knit_recipe r[MAX_RECIPES];
-  int n = analyze(code, len, FIXTURE_ADDR, r, MAX_RECIPES);
+  int n = knit_fixture_analyze(code, len, FIXTURE_ADDR, r, MAX_RECIPES);
   for (size_t i = 0; i < ne; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + e[i].offset);
     assert_non_null(got);
@@ -120,7 +89,7 @@ static void test_leaf(void **state) {
   (void)state;
   CHECK(leaf_o2, {0, SP, 0, 0, 0, 0}, {4, SP, 0, 0, 0, 0}, {8, SP, 0, 0, 0, 0});
   knit_recipe r[4];
-  assert_int_equal(analyze(leaf_o2, sizeof leaf_o2, FIXTURE_ADDR, r, 4), 1);
+  assert_int_equal(knit_fixture_analyze(leaf_o2, sizeof leaf_o2, FIXTURE_ADDR, r, 4), 1);
 }
 
 /* gcc 12 -O2: knit_a64_multi_exit (above). A frame record pushed with
@@ -336,7 +305,7 @@ static void test_tail_call(void **state) {
   CHECK(tail_o2, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 0, 0, 0, 0},
         {0x8, SP, 0, 0, 0, 0});
   knit_recipe r[4];
-  assert_int_equal(analyze(tail_o2, sizeof tail_o2, FIXTURE_ADDR, r, 4), 1);
+  assert_int_equal(knit_fixture_analyze(tail_o2, sizeof tail_o2, FIXTURE_ADDR, r, 4), 1);
 }
 
 static void test_shrink_wrapped_with_pac(void **state) {
@@ -356,7 +325,8 @@ static void test_plt(void **state) {
         {0x10, SP, 16, -8, 0, 0}, {0x14, SP, 16, -8, 0, 0});
   /* A stub never touches the stack: one recipe, the entry's. */
   knit_recipe r[4];
-  assert_int_equal(analyze(plt_stub_libc, sizeof plt_stub_libc, FIXTURE_ADDR, r, 4), 1);
+  assert_int_equal(
+      knit_fixture_analyze(plt_stub_libc, sizeof plt_stub_libc, FIXTURE_ADDR, r, 4), 1);
   assert_int_equal(r[0].cfa_base, SP);
   assert_int_equal(r[0].cfa_offset, 0);
   assert_int_equal(r[0].ra_rule, KNIT_RA_IN_LR);
@@ -396,7 +366,7 @@ static void test_clang_frame_pointer_delta(void **state) {
         {0x20, SP, 48, -24, -32, 0}, {0x2c, SP, 48, -24, -32, 0},
         {0x3c, SP, 0, 0, 0, 0});
   knit_recipe r[MAX_RECIPES];
-  int n = analyze(clang_locals, sizeof clang_locals, FIXTURE_ADDR, r, MAX_RECIPES);
+  int n = knit_fixture_analyze(clang_locals, sizeof clang_locals, FIXTURE_ADDR, r, MAX_RECIPES);
   static const struct { uint32_t offset; bool known; } fp[] = {
       {0x8, false}, {0xc, true}, {0x20, true}, {0x28, true}, {0x2c, false}};
   for (size_t i = 0; i < sizeof fp / sizeof fp[0]; i++) {
@@ -443,8 +413,8 @@ static void test_block_entered_from_below(void **state) {
         {0x124, FP, 64, -56, -64, 0}, {0x148, FP, 64, -56, -64, 0},
         {0x14c, FP, 64, -56, -64, 0}, {0x160, SP, 0, 0, 0, 0});
   knit_recipe r[MAX_RECIPES];
-  int n = analyze(clang_retry_loop, sizeof clang_retry_loop, FIXTURE_ADDR, r,
-                  MAX_RECIPES);
+  int n = knit_fixture_analyze(clang_retry_loop, sizeof clang_retry_loop, FIXTURE_ADDR, r,
+                               MAX_RECIPES);
   static const uint32_t known[] = {0x120, 0x124, 0x148, 0x14c};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + known[i]);
@@ -469,22 +439,22 @@ static void test_undecodable_and_full_output(void **state) {
   knit_recipe r[MAX_RECIPES];
   /* udf #0 (and other reserved encodings): nothing decodes. */
   static const uint8_t junk[] = {W(0x00000000), W(0x00000000)};
-  assert_int_equal(knit_isa_aarch64.analyze((size_t)cs, insn, junk, sizeof junk,
+  assert_int_equal(knit_isa_aarch64.analyze(knit_fx.cs, knit_fx.insn, junk, sizeof junk,
                                             FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
   /* A bad word in the middle is covered by a flagged guess and decoding
    * goes on: stp x29, x30, [sp, #-16]!; (udf); ldp x29, x30, [sp], #16; ret */
   static const uint8_t mid[] = {W(0xa9bf7bfd), W(0x00000000), W(0xa8c17bfd),
                                 W(0xd65f03c0)};
-  int n = analyze(mid, sizeof mid, FIXTURE_ADDR, r, MAX_RECIPES);
+  int n = knit_fixture_analyze(mid, sizeof mid, FIXTURE_ADDR, r, MAX_RECIPES);
   const knit_recipe *bad = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + 4);
   assert_true(bad->flags & KNIT_RECIPE_UNCERTAIN);
   assert_int_equal(bad->cfa_offset, 16);
   assert_int_equal(knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + 12)->cfa_offset, 0);
   /* A trailing partial word is covered too. */
-  n = analyze(mid, sizeof mid - 2, FIXTURE_ADDR, r, MAX_RECIPES);
+  n = knit_fixture_analyze(mid, sizeof mid - 2, FIXTURE_ADDR, r, MAX_RECIPES);
   assert_int_equal(r[n - 1].end, FIXTURE_ADDR + sizeof mid - 2);
   /* With room for two recipes the second stretches to the end, flagged. */
-  n = analyze(multi_exit_o2, sizeof multi_exit_o2, FIXTURE_ADDR, r, 2);
+  n = knit_fixture_analyze(multi_exit_o2, sizeof multi_exit_o2, FIXTURE_ADDR, r, 2);
   assert_int_equal(n, 2);
   assert_true(r[1].flags & KNIT_RECIPE_UNCERTAIN);
 }
@@ -575,5 +545,6 @@ int main(void) {
     cmocka_unit_test(test_audit_subjects_pac),
     cmocka_unit_test(test_audit_libc),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  knit_fx.isa = &knit_isa_aarch64;
+  return cmocka_run_group_tests(tests, knit_fixture_setup, knit_fixture_teardown);
 }

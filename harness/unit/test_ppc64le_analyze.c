@@ -23,43 +23,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "analyze_fixture.h"
 #include "profiler/unwind/isa.h"
 #include "profiler/unwind/recipe.h"
 
 #define FIXTURE_ADDR 0x10000a00u
 #define MAX_RECIPES 256
-
-static csh cs;
-static cs_insn *insn;
-
-static int setup(void **state) {
-  (void)state;
-  if (cs_open(knit_isa_ppc64le.cs_arch, knit_isa_ppc64le.cs_mode, &cs) != CS_ERR_OK)
-    return -1;
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-  insn = cs_malloc(cs);
-  return insn ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  cs_free(insn, 1);
-  cs_close(&cs);
-  return 0;
-}
-
-/* Runs the analyzer and checks what every result must satisfy: sorted,
- * contiguous intervals that cover exactly [addr, addr+len), merged. */
-static int analyze(const uint8_t *code, size_t len, uint64_t addr,
-                   knit_recipe *out, int max) {
-  int n = knit_isa_ppc64le.analyze((size_t)cs, insn, code, len, addr, out, max, NULL);
-  assert_true(n > 0);
-  assert_int_equal(out[0].start, addr);
-  for (int i = 1; i < n; i++)
-    assert_int_equal(out[i].start, out[i - 1].end);
-  assert_int_equal(out[n - 1].end, addr + len);
-  return n;
-}
 
 /* ---- Fixtures ---------------------------------------------------------- */
 
@@ -85,7 +54,7 @@ enum {
 static void check_fixture(const uint8_t *code, size_t len, uint64_t addr,
                           const expect *e, size_t ne) {
   knit_recipe r[MAX_RECIPES];
-  int n = analyze(code, len, addr, r, MAX_RECIPES);
+  int n = knit_fixture_analyze(code, len, addr, r, MAX_RECIPES);
   for (size_t i = 0; i < ne; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, addr + e[i].offset);
     assert_non_null(got);
@@ -306,7 +275,7 @@ static void test_frameless_leaf(void **state) {
   CHECK(leaf_o2, LEAF_O2_ADDR, {0x0, SP, 0, LR, SAME, 0}, {0xc, SP, 0, LR, SAME, 0},
         {0x10, SP, 0, LR, SAME, UNC});
   knit_recipe r[8];
-  int n = analyze(leaf_o2, 16, LEAF_O2_ADDR, r, 8);
+  int n = knit_fixture_analyze(leaf_o2, 16, LEAF_O2_ADDR, r, 8);
   assert_int_equal(n, 1);
 }
 
@@ -429,11 +398,11 @@ static void test_undecodable_and_full_output(void **state) {
   (void)state;
   knit_recipe r[MAX_RECIPES];
   static const uint8_t junk[] = {0, 0, 0, 0, 0, 0, 0, 0};
-  assert_int_equal(knit_isa_ppc64le.analyze((size_t)cs, insn, junk, sizeof junk,
+  assert_int_equal(knit_isa_ppc64le.analyze(knit_fx.cs, knit_fx.insn, junk, sizeof junk,
                                             FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
   /* With room for two recipes the second one stretches to the end and is
    * flagged: the function stays covered. */
-  int n = analyze(multi_exit_o2, sizeof multi_exit_o2, MULTI_EXIT_O2_ADDR, r, 2);
+  int n = knit_fixture_analyze(multi_exit_o2, sizeof multi_exit_o2, MULTI_EXIT_O2_ADDR, r, 2);
   assert_int_equal(n, 2);
   assert_true(r[1].flags & KNIT_RECIPE_UNCERTAIN);
 }
@@ -452,7 +421,8 @@ static void test_apply(void **state) {
   (void)state;
   uint64_t mem[64] = {0};
   knit_recipe r[MAX_RECIPES];
-  int n = analyze(multi_exit_o2, sizeof multi_exit_o2, MULTI_EXIT_O2_ADDR, r, MAX_RECIPES);
+  int n = knit_fixture_analyze(multi_exit_o2, sizeof multi_exit_o2, MULTI_EXIT_O2_ADDR, r,
+                               MAX_RECIPES);
   const knit_recipe *at_call = knit_recipe_find(r, (size_t)n, MULTI_EXIT_O2_ADDR + 0x2c);
   /* r1 = 0x1000, frame of 80 bytes: CFA 0x1050, LR slot at 0x1060. */
   mem[0x60 / 8] = 0x4242;
@@ -465,7 +435,7 @@ static void test_apply(void **state) {
   assert_int_equal(cfa, 0x1050);
   assert_int_equal(caller.pc, 0x4242);
   assert_int_equal(caller.fp, 0x3131);
-  n = analyze(leaf_o2, sizeof leaf_o2, LEAF_O2_ADDR, r, MAX_RECIPES);
+  n = knit_fixture_analyze(leaf_o2, sizeof leaf_o2, LEAF_O2_ADDR, r, MAX_RECIPES);
   callee.lr = 0x5555;
   assert_int_equal(knit_recipe_apply(&r[0], &callee, read_words, mem, &caller, &cfa),
                    KNIT_STEP_OK);
@@ -571,5 +541,6 @@ int main(int argc, char **argv) {
     cmocka_unit_test(test_undecodable_and_full_output),
     cmocka_unit_test(test_apply),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  knit_fx.isa = &knit_isa_ppc64le;
+  return cmocka_run_group_tests(tests, knit_fixture_setup, knit_fixture_teardown);
 }

@@ -14,33 +14,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "analyze_fixture.h"
 #include "profiler/unwind/isa.h"
 #include "profiler/unwind/recipe.h"
 
 #define FIXTURE_ADDR 0x10000a00u
 #define MAX_RECIPES 1024
-
-static csh cs;
-static cs_insn *insn;
-static knit_analyze_work *work;
-
-static int setup(void **state) {
-  (void)state;
-  if (cs_open(knit_isa_ppc64le.cs_arch, knit_isa_ppc64le.cs_mode, &cs) != CS_ERR_OK)
-    return -1;
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-  insn = cs_malloc(cs);
-  work = malloc(sizeof *work);
-  return insn && work ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  free(work);
-  cs_free(insn, 1);
-  cs_close(&cs);
-  return 0;
-}
 
 /* Little-endian bytes of a sequence of instruction words. */
 static size_t words_to_bytes(const uint32_t *w, size_t n, uint8_t *out) {
@@ -102,7 +81,7 @@ static void check_switch(knit_analyze_work *w) {
   uint8_t code[sizeof switch_code];
   size_t len = words_to_bytes(switch_code, sizeof switch_code / 4, code);
   knit_recipe r[MAX_RECIPES];
-  int n = knit_isa_ppc64le.analyze((size_t)cs, insn, code, len, FIXTURE_ADDR, r,
+  int n = knit_isa_ppc64le.analyze(knit_fx.cs, knit_fx.insn, code, len, FIXTURE_ADDR, r,
                                    MAX_RECIPES, w);
   assert_true(n > 0);
   expect_frame(at(r, n, 0x14), 64, true);  /* case A: the bctr's state */
@@ -116,7 +95,7 @@ static void check_switch(knit_analyze_work *w) {
 
 static void test_jump_table_cases(void **state) {
   (void)state;
-  check_switch(work);
+  check_switch(knit_fx.work);
   check_switch(NULL); /* a small table needs no workspace */
 }
 
@@ -138,8 +117,8 @@ static void test_not_a_table(void **state) {
   uint8_t code[sizeof words];
   size_t len = words_to_bytes(words, sizeof words / 4, code);
   knit_recipe r[MAX_RECIPES];
-  int n = knit_isa_ppc64le.analyze((size_t)cs, insn, code, len, FIXTURE_ADDR, r,
-                                   MAX_RECIPES, work);
+  int n = knit_isa_ppc64le.analyze(knit_fx.cs, knit_fx.insn, code, len, FIXTURE_ADDR, r,
+                                   MAX_RECIPES, knit_fx.work);
   assert_true(n > 0);
   const knit_recipe *data = at(r, n, 0x0c);
   assert_true((data->flags & KNIT_RECIPE_UNCERTAIN) != 0); /* data: a guess */
@@ -184,15 +163,15 @@ static void test_many_targets_use_the_workspace(void **state) {
   uint32_t body;
   size_t len = many_targets(code, &body);
   static knit_recipe r[MAX_RECIPES];
-  int n = knit_isa_ppc64le.analyze((size_t)cs, insn, code, len, FIXTURE_ADDR, r,
-                                   MAX_RECIPES, work);
+  int n = knit_isa_ppc64le.analyze(knit_fx.cs, knit_fx.insn, code, len, FIXTURE_ADDR, r,
+                                   MAX_RECIPES, knit_fx.work);
   assert_true(n > 0);
   expect_frame(at(r, n, body), 64, false);
   expect_frame(at(r, n, body + 4), 64, false);
   expect_frame(at(r, n, body + 8), 64, false);
   /* Without a workspace the table is full before the loop: its body gets
    * the canonical state, the limit the workspace removes. */
-  n = knit_isa_ppc64le.analyze((size_t)cs, insn, code, len, FIXTURE_ADDR, r,
+  n = knit_isa_ppc64le.analyze(knit_fx.cs, knit_fx.insn, code, len, FIXTURE_ADDR, r,
                                MAX_RECIPES, NULL);
   assert_true(n > 0);
   assert_int_equal(at(r, n, body)->cfa_offset, 0);
@@ -204,5 +183,6 @@ int main(void) {
     cmocka_unit_test(test_not_a_table),
     cmocka_unit_test(test_many_targets_use_the_workspace),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  knit_fx.isa = &knit_isa_ppc64le;
+  return cmocka_run_group_tests(tests, knit_fixture_setup, knit_fixture_teardown);
 }

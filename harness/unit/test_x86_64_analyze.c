@@ -19,43 +19,12 @@
 
 #include "profiler/audit/audit.h"
 #include "profiler/unwind/bounds.h"
+#include "analyze_fixture.h"
 #include "profiler/unwind/isa.h"
 #include "profiler/unwind/recipe.h"
 
 #define FIXTURE_ADDR 0x401000u
 #define MAX_RECIPES 256
-
-static csh cs;
-static cs_insn *insn;
-
-static int setup(void **state) {
-  (void)state;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-    return -1;
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-  insn = cs_malloc(cs);
-  return insn ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  cs_free(insn, 1);
-  cs_close(&cs);
-  return 0;
-}
-
-/* Runs the analyzer and checks what every result must satisfy: sorted,
- * contiguous intervals that cover exactly [addr, addr+len). */
-static int analyze(const uint8_t *code, size_t len, uint64_t addr,
-                   knit_recipe *out, int max) {
-  int n = knit_isa_x86_64.analyze((size_t)cs, insn, code, len, addr, out, max, NULL);
-  assert_true(n > 0);
-  assert_int_equal(out[0].start, addr);
-  for (int i = 1; i < n; i++)
-    assert_int_equal(out[i].start, out[i - 1].end);
-  assert_int_equal(out[n - 1].end, addr + len);
-  return n;
-}
 
 /* The recipe expected at one offset. The caller's rbp: with a CFA loaded
  * from a realigned frame (FP_DEREF), at rbp + fp_offset (FP_AT_FP);
@@ -79,7 +48,7 @@ enum {
 static void check_fixture(const uint8_t *code, size_t len, const expect *e,
                           size_t ne) {
   knit_recipe r[MAX_RECIPES];
-  int n = analyze(code, len, FIXTURE_ADDR, r, MAX_RECIPES);
+  int n = knit_fixture_analyze(code, len, FIXTURE_ADDR, r, MAX_RECIPES);
   for (size_t i = 0; i < ne; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + e[i].offset);
     assert_non_null(got);
@@ -113,7 +82,7 @@ static void test_frameless_leaf(void **state) {
   (void)state;
   CHECK(leaf_o2, {0, SP, 8, 0, 0}, {3, SP, 8, 0, 0}, {6, SP, 8, 0, 0});
   knit_recipe r[4];
-  assert_int_equal(analyze(leaf_o2, sizeof leaf_o2, FIXTURE_ADDR, r, 4), 1);
+  assert_int_equal(knit_fixture_analyze(leaf_o2, sizeof leaf_o2, FIXTURE_ADDR, r, 4), 1);
 }
 
 /* gcc 12 -O2:
@@ -394,19 +363,19 @@ static void test_undecodable_and_full_output(void **state) {
   knit_recipe r[MAX_RECIPES];
   /* 0x06 (push es) is invalid in 64-bit mode: nothing decodes. */
   static const uint8_t junk[] = {0x06, 0x06};
-  assert_int_equal(knit_isa_x86_64.analyze((size_t)cs, insn, junk, sizeof junk,
+  assert_int_equal(knit_isa_x86_64.analyze(knit_fx.cs, knit_fx.insn, junk, sizeof junk,
                                            FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
   /* An invalid byte in the middle is covered by a flagged guess and the
    * decoding goes on: push rbx; (bad); pop rbx; ret. */
   static const uint8_t mid[] = {0x53, 0x06, 0x5b, 0xc3};
-  int n = analyze(mid, sizeof mid, FIXTURE_ADDR, r, MAX_RECIPES);
+  int n = knit_fixture_analyze(mid, sizeof mid, FIXTURE_ADDR, r, MAX_RECIPES);
   const knit_recipe *bad = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + 1);
   assert_true(bad->flags & KNIT_RECIPE_UNCERTAIN);
   assert_int_equal(bad->cfa_offset, 16);
   assert_int_equal(knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + 3)->cfa_offset, 8);
   /* With room for two recipes the second one stretches to the end and is
    * flagged: the function stays covered. */
-  n = analyze(multi_exit_o2, sizeof multi_exit_o2, FIXTURE_ADDR, r, 2);
+  n = knit_fixture_analyze(multi_exit_o2, sizeof multi_exit_o2, FIXTURE_ADDR, r, 2);
   assert_int_equal(n, 2);
   assert_true(r[1].flags & KNIT_RECIPE_UNCERTAIN);
 }
@@ -483,8 +452,8 @@ static void test_audit_subjects_match_cfi(void **state) {
     assert_int_equal(start, vaddr);
     /* At the first instruction: CFA = rsp+8, return address at CFA-8. */
     knit_recipe r[MAX_RECIPES];
-    int n = analyze((const uint8_t *)subjects[i].fn, end - start, start, r,
-                    MAX_RECIPES);
+    int n = knit_fixture_analyze((const uint8_t *)subjects[i].fn, end - start, start, r,
+                                 MAX_RECIPES);
     assert_int_equal(r[0].cfa_base, KNIT_CFA_SP);
     assert_int_equal(r[0].cfa_offset, 8);
     assert_int_equal(r[0].ra_offset, -8);
@@ -583,5 +552,6 @@ int main(void) {
     cmocka_unit_test(test_audit_libc),
     cmocka_unit_test(test_audit_libgfortran),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  knit_fx.isa = &knit_isa_x86_64;
+  return cmocka_run_group_tests(tests, knit_fixture_setup, knit_fixture_teardown);
 }

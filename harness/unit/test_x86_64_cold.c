@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <capstone/capstone.h>
 
+#include "analyze_fixture.h"
 #include "profiler/audit/audit.h"
 #include "profiler/unwind/bounds.h"
 #include "profiler/unwind/decoder.h"
@@ -22,28 +23,13 @@
 
 long knit_cold_subject(long x, long y);
 
-static csh cs;
-static cs_insn *insn;
-
 static int setup(void **state) {
-  (void)state;
   /* Capstone's memory functions are the process's: set to knit's before
    * the first handle, as libknit.so does, so that no handle opened with
    * malloc is closed with knit's free (which keeps the memory). */
   if (!knit_decoder_setup())
     return -1;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-    return -1;
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-  insn = cs_malloc(cs);
-  return insn ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  cs_free(insn, 1);
-  cs_close(&cs);
-  return 0;
+  return knit_fixture_setup(state);
 }
 
 /* gcc 12 -O2 -fasynchronous-unwind-tables, linked -shared -nostdlib with
@@ -107,18 +93,18 @@ static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
   const knit_isa_ops *isa = &knit_isa_x86_64;
   knit_recipe r[MAX_RECIPES];
   knit_jump_state at_jump;
-  int n = isa->analyze_entered((size_t)cs, insn, hot, hot_len, HOT_ADDR, NULL,
-                               COLD_ADDR, &at_jump, r, MAX_RECIPES);
+  int n = isa->analyze_entered(knit_fx.cs, knit_fx.insn, hot, hot_len, HOT_ADDR, NULL,
+                               COLD_ADDR, &at_jump, r, MAX_RECIPES, NULL);
   assert_true(n > 0);
   assert_true(at_jump.found);
   /* The parent's own recipes are those of the plain entry point. */
   knit_recipe plain[MAX_RECIPES];
-  assert_int_equal(isa->analyze((size_t)cs, insn, hot, hot_len, HOT_ADDR, plain,
+  assert_int_equal(isa->analyze(knit_fx.cs, knit_fx.insn, hot, hot_len, HOT_ADDR, plain,
                                 MAX_RECIPES, NULL), n);
   assert_memory_equal(r, plain, (size_t)n * sizeof r[0]);
 
-  n = isa->analyze_entered((size_t)cs, insn, cold, cold_len, COLD_ADDR, &at_jump,
-                           0, NULL, r, MAX_RECIPES);
+  n = isa->analyze_entered(knit_fx.cs, knit_fx.insn, cold, cold_len, COLD_ADDR, &at_jump,
+                           0, NULL, r, MAX_RECIPES, NULL);
   assert_int_equal(n, 1);
   assert_int_equal(r[0].start, COLD_ADDR);
   assert_int_equal(r[0].end, COLD_ADDR + cold_len);
@@ -131,7 +117,8 @@ static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
   assert_int_equal(r[0].flags & KNIT_RECIPE_UNCERTAIN, 0);
 
   /* Taken as entered by a call, as before, the part was wrong. */
-  n = isa->analyze((size_t)cs, insn, cold, cold_len, COLD_ADDR, r, MAX_RECIPES, NULL);
+  n = isa->analyze(knit_fx.cs, knit_fx.insn, cold, cold_len, COLD_ADDR, r, MAX_RECIPES,
+                   NULL);
   assert_true(n > 0);
   assert_int_equal(r[0].cfa_offset, 8);
 }
@@ -151,13 +138,14 @@ static void test_no_jump_found(void **state) {
   (void)state;
   knit_recipe r[MAX_RECIPES];
   knit_jump_state at_jump;
-  assert_true(knit_isa_x86_64.analyze_entered((size_t)cs, insn, hot_o2, sizeof hot_o2,
-                                              HOT_ADDR, NULL, 0x2000, &at_jump, r,
-                                              MAX_RECIPES) > 0);
+  assert_true(knit_isa_x86_64.analyze_entered(knit_fx.cs, knit_fx.insn, hot_o2,
+                                              sizeof hot_o2, HOT_ADDR, NULL, 0x2000,
+                                              &at_jump, r, MAX_RECIPES, NULL) > 0);
   assert_false(at_jump.found);
-  assert_true(knit_isa_x86_64.analyze_entered((size_t)cs, insn, hot_o2, sizeof hot_o2,
-                                              HOT_ADDR, NULL, HOT_ADDR + 0x27, &at_jump,
-                                              r, MAX_RECIPES) > 0);
+  assert_true(knit_isa_x86_64.analyze_entered(knit_fx.cs, knit_fx.insn, hot_o2,
+                                              sizeof hot_o2, HOT_ADDR, NULL,
+                                              HOT_ADDR + 0x27, &at_jump, r, MAX_RECIPES,
+                                              NULL) > 0);
   assert_false(at_jump.found);
 }
 
@@ -301,5 +289,6 @@ int main(void) {
     cmocka_unit_test(test_split_function_of_this_test),
     cmocka_unit_test(test_part_of_a_part),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  knit_fx.isa = &knit_isa_x86_64;
+  return cmocka_run_group_tests(tests, setup, knit_fixture_teardown);
 }

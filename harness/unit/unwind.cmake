@@ -19,6 +19,7 @@ endif()
 if(LIBDW_FOUND AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
   knit_unit_test(test_x86_64_analyze
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_analyze.c
+            ${CMAKE_CURRENT_LIST_DIR}/analyze_fixture.c
             ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_audit_subjects.c
     LIBS knit_unwind ${LIBDW_LIB} ${CMAKE_DL_LIBS})
   if(TARGET test_x86_64_analyze)
@@ -38,6 +39,7 @@ knit_unit_test(test_bounds
 if(TARGET knit_audit AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
   knit_unit_test(test_x86_64_cold
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_cold.c
+            ${CMAKE_CURRENT_LIST_DIR}/analyze_fixture.c
             ${CMAKE_CURRENT_LIST_DIR}/test_x86_64_cold_subjects.c
     LIBS knit_audit knit_unwind ${CMAKE_DL_LIBS})
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_x86_64_cold_subjects.c

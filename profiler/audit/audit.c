@@ -389,7 +389,7 @@ static bool jump_entered(knit_audit_target *t, uint64_t start, int depth,
   bool parent_is_part = jump_entered(t, pstart, depth + 1, &parent_entry);
   int n = t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, pcode,
                                   plen, pstart, parent_is_part ? &parent_entry : NULL,
-                                  start, entry, t->recipes, MAX_RECIPES);
+                                  start, entry, t->recipes, MAX_RECIPES, t->work);
   return n > 0 && entry->found;
 }
 
@@ -407,7 +407,7 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
   int n = jump_entered(t, start, 0, &entry)
               ? t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, code,
                                         len, start, &entry, 0, NULL, t->recipes,
-                                        MAX_RECIPES)
+                                        MAX_RECIPES, t->work)
               : t->isa->analyze((size_t)t->analyze_cs, t->analyze_insn, code, len,
                                 start, t->recipes, MAX_RECIPES, t->work);
   if (n <= 0) {

@@ -26,14 +26,19 @@ typedef struct knit_jump_state {
   bool found;         /* a jump to the address asked for was seen */
 } knit_jump_state;
 
-/* Caller-provided room for an analyzer's tables (ppc64le: its branch
- * targets), so that a large function (a switch with hundreds of cases)
- * gets a large table without a large stack frame: analyzers run inside
- * the signal handler, on whatever stack the thread has. The recipe cache
- * keeps one per thread in its scratch (allocated once, from the thread's
- * arena); the audit allocates one. An analyzer given NULL uses a smaller
- * table on its stack. Opaque bytes: each analyzer lays out its own. */
-#define KNIT_ANALYZE_WORK_BYTES (192u * 1024)
+/* Caller-provided room for an analysis (unwind/analyze.c): the branch
+ * target table (ppc64le's holds 4468 targets, 210 KiB, so that a large
+ * switch gets its cases without a large stack frame: analyzers run inside
+ * the signal handler, on whatever stack the thread has), then the
+ * records of the function's instructions, decoded once and read by every
+ * pass (at most 120 bytes each: room for more than 4,000 instructions on
+ * every ISA, more than the largest function of libc, libstdc++ or libomp
+ * has; a larger one is decoded again past that). The recipe cache keeps
+ * one per thread in its scratch (allocated once, from the thread's arena,
+ * whose pages are touched only as far as an analysis uses them); the
+ * audit allocates one. An analyzer given NULL uses a smaller target table
+ * on its stack and decodes on every pass. Opaque bytes. */
+#define KNIT_ANALYZE_WORK_BYTES (512u * 1024)
 
 typedef struct knit_analyze_work {
   _Alignas(16) unsigned char bytes[KNIT_ANALYZE_WORK_BYTES];
@@ -124,7 +129,8 @@ typedef struct knit_isa_ops {
   int (*analyze_entered)(size_t cs_handle, void *insn, const uint8_t *code,
                          size_t len, uint64_t addr,
                          const knit_jump_state *entry, uint64_t jump_to,
-                         knit_jump_state *at_jump, knit_recipe *out, int max);
+                         knit_jump_state *at_jump, knit_recipe *out, int max,
+                         knit_analyze_work *work);
 } knit_isa_ops;
 
 extern const knit_isa_ops knit_isa_x86_64;

@@ -116,7 +116,7 @@ static bool part_entry(knit_decoder *dec, knit_recipe_scratch *scratch, uint32_t
   int n = dec->isa->analyze_entered(dec->handle, dec->insn,
                                     (const uint8_t *)(uintptr_t)pstart, pend - pstart, pstart,
                                     parent_is_part ? &parent_entry : NULL, start, entry,
-                                    scratch->recipes, KNIT_RECIPE_SCRATCH);
+                                    scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
   if (n <= 0)
     return false;
   (*built)++;
@@ -144,7 +144,7 @@ const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scrat
     if (jumped)
       n = dec->isa->analyze_entered(dec->handle, dec->insn, code, end - start, start,
                                     &entry, 0, NULL, scratch->recipes,
-                                    KNIT_RECIPE_SCRATCH);
+                                    KNIT_RECIPE_SCRATCH, &scratch->work);
     else
       n = dec->isa->analyze(dec->handle, dec->insn, code, end - start, start,
                             scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);

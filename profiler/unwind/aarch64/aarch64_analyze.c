@@ -10,20 +10,19 @@
  * PLT0's stp x16, x30). Equal states of adjacent instructions become one
  * recipe interval.
  *
- * Control flow is followed as in the x86-64 and ppc64le analyzers, by
- * repeating a linear pass until it learns nothing new (PASSES_MAX at most):
- * every branch into the function, forward or backward, records its state
- * for its target, and the records persist across passes. After the end of
- * a path (ret, b out of the function or back, br, brk) decoding resumes
- * with the state recorded for that address, which on a later pass includes
- * blocks entered only by a backward branch (clang places a retry loop after
- * the tail call that ends the function), or else with the canonical state,
- * the one before the epilogue that ends the first path. States so guessed
- * are marked and give way to followed ones, also where a guess falls
- * through into a block a branch enters; a followed state carries all the
- * model knows, x29's relation to sp included. nops after a path end are
- * alignment padding and keep the path ended. At every ret the state is
- * known outright (CFA = sp, return address in LR, x29 restored).
+ * Control flow is followed by the ISA-neutral driver (unwind/analyze.h),
+ * through the hooks below: after the end of a path (ret, b out of the
+ * function or back, br, brk) decoding resumes with the state recorded for
+ * that address, which on a later pass includes blocks entered only by a
+ * backward branch (clang places a retry loop after the tail call that ends
+ * the function), or else with the canonical state. States so guessed are
+ * marked and give way to followed ones, also where a guess falls through
+ * into a block a branch enters; a followed state carries all the model
+ * knows, x29's relation to sp included. nops after a path end are
+ * alignment padding and keep the path ended, unless a branch enters there.
+ * At every ret the state is known outright (CFA = sp, return address in
+ * LR, x29 restored). Bytes that do not decode are covered a word at a time
+ * by flagged guesses.
  *
  * Which register the CFA is computed from follows gcc's CFI, which the unit
  * test audits at every instruction: gcc sets up x29 as a frame record in
@@ -40,9 +39,10 @@
  * follows the CFI so that the audit measures real errors: x29 and x30
  * reloaded in an epilogue count as restored only once sp has moved past
  * their slots (or, for a frame record at [sp] reloaded last, at the add
- * that frees the frame). After a call whose fall-through disagrees with a
- * branch to the next instruction, the branch's state wins: the callee does
- * not return (bl __chk_fail closing a block).
+ * that frees the frame). After a call whose fall-through gives another
+ * recipe than a branch to the next instruction, the branch's state wins:
+ * the callee does not return (bl __chk_fail closing a block; the driver's
+ * KNIT_CALLS_SEQUENCE).
  *
  * Stack adjustments by a register (mov x12, #0x1030; add sp, sp, x12, as
  * gcc emits for large frames) are followed through a small table of
@@ -53,30 +53,17 @@
  * Not modeled: code entered by a jump rather than a call (parts of a
  * function split off by the compiler, _start, the signal trampoline), the
  * return address moved to another register (mov x9, x30), stack switches,
- * and anything else model_insn (aarch64_analyze_insn.c) does not list:
+ * and anything else the model (aarch64_analyze_insn.c) does not list:
  * such writes of sp or of an unsaved x30 make the recipe
  * KNIT_RECIPE_UNCERTAIN.
- *
- * The analyzer runs inside the profiler's signal handler: it allocates
- * nothing, keeps no global state and calls only cs_disasm_iter and
- * cs_regs_access, which work on caller-provided memory.
  */
-#include <capstone/capstone.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "unwind/aarch64/aarch64_analyze_internal.h"
 
-/* A ret through x30 (the plain ret): the only return the state resets at. */
-static bool is_return(const cs_insn *insn) {
-  const cs_arm64 *d = &insn->detail->arm64;
-  return insn->id == ARM64_INS_RET &&
-         (d->op_count == 0 ||
-          (d->operands[0].type == ARM64_OP_REG &&
-           d->operands[0].reg == ARM64_REG_X30));
-}
-
-static bool shrinks(const frame_state *before, const frame_state *after) {
+static bool shrinks(const void *b, const void *a) {
+  const frame_state *before = b, *after = a;
   return (before->sp_known && after->sp_known &&
           after->sp_depth < before->sp_depth) ||
          (before->fp_saved && !after->fp_saved) ||
@@ -84,7 +71,8 @@ static bool shrinks(const frame_state *before, const frame_state *after) {
          (before->cfa_on_fp && !after->cfa_on_fp);
 }
 
-static bool grows(const frame_state *before, const frame_state *after) {
+static bool grows(const void *b, const void *a) {
+  const frame_state *before = b, *after = a;
   return (before->sp_known && after->sp_known &&
           after->sp_depth > before->sp_depth) ||
          (after->fp_saved && !before->fp_saved) ||
@@ -92,41 +80,10 @@ static bool grows(const frame_state *before, const frame_state *after) {
          (after->cfa_on_fp && !before->cfa_on_fp);
 }
 
-/* Finds the canonical state: the one before the epilogue that leads to the
- * first end of a path, where an epilogue is a straight run of tear-down
- * instructions (others may be interleaved: ldp of callee-saved registers,
- * the return value's computation) with no call, branch or growth in it.
- * When the first path end has no such run before it, the state there is
- * canonical. */
-typedef struct canonical_search {
-  frame_state state;
-  bool found;
-  bool in_run;
-  frame_state before_run;
-} canonical_search;
-
-static void canonical_step(canonical_search *c, const frame_state *before,
-                           const frame_state *after, const cs_insn *insn,
-                           flow_kind flow) {
-  if (c->found)
-    return;
-  if (flow == FLOW_END || flow == FLOW_JUMP) {
-    c->state = c->in_run ? c->before_run : *before;
-    c->found = true;
-    return;
-  }
-  if (grows(before, after) || flow == FLOW_BRANCH ||
-      insn->id == ARM64_INS_BL || insn->id == ARM64_INS_BLR) {
-    c->in_run = false;
-  } else if (shrinks(before, after) && !c->in_run) {
-    c->in_run = true;
-    c->before_run = *before;
-  }
-}
-
 /* Equal as far as recipes and the model go (the guessed mark aside);
  * fields that are not valid are not compared. */
-static bool same_state(const frame_state *x, const frame_state *y) {
+static bool same_state(const void *a, const void *b) {
+  const frame_state *x = a, *y = b;
   return x->sp_known == y->sp_known && (!x->sp_known || x->sp_depth == y->sp_depth) &&
          x->fp_is_frame == y->fp_is_frame &&
          (!x->fp_is_frame || x->fp_depth == y->fp_depth) &&
@@ -137,67 +94,16 @@ static bool same_state(const frame_state *x, const frame_state *y) {
          x->cfa_on_fp == y->cfa_on_fp && x->uncertain == y->uncertain;
 }
 
-/* The index of the first recorded target at or after off. */
-static int target_lower_bound(const analysis *a, uint32_t off) {
-  int lo = 0, hi = a->target_count;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (a->targets[mid].addr < off)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
+static bool is_guessed(const void *s) { return ((const frame_state *)s)->guessed; }
 
-static const frame_state *target_find(const analysis *a, uint64_t addr) {
-  uint32_t off = (uint32_t)(addr - a->func_start);
-  int i = target_lower_bound(a, off);
-  return i < a->target_count && a->targets[i].addr == off ? &a->targets[i].state
-                                                          : NULL;
-}
+static void mark_guessed(void *s) { ((frame_state *)s)->guessed = true; }
 
-/* Records the state the branch at `at` leaves for target, forward or
- * backward. The first branch to a target decides, except that a followed
- * state replaces a guessed one and the deciding branch updates its record
- * when a later pass knows better what reaches it. News for a target this
- * pass has passed calls for another pass. */
-static void target_record(analysis *a, uint64_t at, uint64_t target,
-                          const frame_state *s) {
-  if (!knit_aarch64_in_function(a, target))
-    return;
-  uint32_t off = (uint32_t)(target - a->func_start);
-  uint32_t from = (uint32_t)(at - a->func_start);
-  int i = target_lower_bound(a, off);
-  if (i < a->target_count && a->targets[i].addr == off) {
-    target_state *t = &a->targets[i];
-    /* Only a different state or a better-founded one is news: a loop of
-     * guessed blocks would otherwise pass its mark around forever. */
-    bool news = (t->from == from && !same_state(&t->state, s)) ||
-                (t->state.guessed && !s->guessed);
-    if (news) {
-      t->from = from;
-      t->state = *s;
-      a->changed |= off <= from;
-    }
-    return;
-  }
-  if (a->target_count == TARGETS_MAX)
-    return; /* full: see TARGETS_MAX */
-  memmove(&a->targets[i + 1], &a->targets[i],
-          (size_t)(a->target_count - i) * sizeof a->targets[0]);
-  a->targets[i].addr = off;
-  a->targets[i].from = from;
-  a->targets[i].state = *s;
-  a->target_count++;
-  a->changed |= off <= from;
-}
+/* A followed state beats a guessed one. */
+static int state_rank(const void *s) { return is_guessed(s) ? 0 : 1; }
 
-static void recipe_from_state(const frame_state *s, uint64_t start,
-                              uint64_t end, knit_recipe *r) {
+static void recipe_from_state(const void *state, knit_recipe *r) {
+  const frame_state *s = state;
   memset(r, 0, sizeof *r);
-  r->start = start;
-  r->end = end;
   if (s->cfa_on_fp) {
     r->cfa_base = KNIT_CFA_FP;
     r->cfa_offset = s->fp_depth;
@@ -229,162 +135,88 @@ static void recipe_from_state(const frame_state *s, uint64_t start,
   }
 }
 
-static bool same_rule(const knit_recipe *a, const knit_recipe *b) {
-  return a->cfa_base == b->cfa_base && a->cfa_offset == b->cfa_offset &&
-         a->ra_rule == b->ra_rule && a->ra_offset == b->ra_offset &&
-         a->fp_rule == b->fp_rule && a->fp_offset == b->fp_offset &&
-         a->flags == b->flags && a->fp_sp_delta == b->fp_sp_delta;
+/* The fall-through of a call gives another recipe than a branch here: the
+ * callee does not return (bl __chk_fail at the end of a block) and the
+ * branch's state is the one that holds. */
+static bool call_conflict(const void *known, const void *fell) {
+  knit_recipe rk, rf;
+  recipe_from_state(known, &rk);
+  recipe_from_state(fell, &rf);
+  return !knit_recipe_same_rule(&rk, &rf);
 }
 
-/* Appends the recipe of [start, end), merged into the previous interval
- * when the rule is the same. When out is full, the last interval stretches
- * over the rest, flagged, so that the function stays covered. */
-static void emit(analysis *a, const frame_state *s, uint64_t start,
-                 uint64_t end) {
-  knit_recipe r;
-  recipe_from_state(s, start, end, &r);
-  if (a->count > 0) {
-    knit_recipe *last = &a->out[a->count - 1];
-    if (last->end == start && same_rule(last, &r)) {
-      last->end = end;
-      return;
-    }
-    if (a->count == a->max) {
-      last->end = end;
-      last->flags |= KNIT_RECIPE_UNCERTAIN;
-      return;
-    }
+/* When the frame record at [sp] is reloaded last before the frame is
+ * freed (ldp x29, x30, [sp]; add sp, sp, #n), gcc's CFI restores x29 and
+ * x30 at the load; when other reloads follow, at the add, as for every
+ * reload whose slot is not at [sp]. Both are right (the slot holds the
+ * value until then); the audit measures against gcc's. */
+static void prepare(knit_analysis *an, void *state, const void *rec) {
+  (void)an;
+  frame_state *cur = state;
+  const a64_record *d = rec;
+  if (!cur->restore_soon)
+    return;
+  if (d->stack_load) {
+    cur->restore_soon = false;
+  } else if (d->frees_stack) {
+    cur->restore_soon = false;
+    knit_aarch64_complete_restores(cur);
   }
-  if (a->count < a->max)
-    a->out[a->count++] = r;
 }
 
-/* Whether two states give the same recipe. */
-static bool same_frame(const frame_state *x, const frame_state *y) {
-  knit_recipe rx, ry;
-  recipe_from_state(x, 0, 0, &rx);
-  recipe_from_state(y, 0, 0, &ry);
-  return same_rule(&rx, &ry);
+/* Constants are known along one path, and from the start of a pass; any
+ * pass of a run may find that x29 is needed. */
+static void begin_pass(knit_analysis *an, int pass) {
+  a64_model *m = an->model;
+  m->const_known = 0;
+  if (pass == 0)
+    m->wants_fp = false;
 }
 
-/* One linear pass over the function, writing its recipes from scratch;
- * branch targets learnt in earlier passes are kept. Returns the number of
- * instructions decoded. */
-static int sweep(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
-                 uint64_t addr) {
-  a->count = 0;
-  a->changed = false;
-  a->const_known = 0;
-  frame_state cur = entry_state;
-  canonical_search canonical = {.state = entry_state};
-  bool path_ended = false;
-  bool after_call = false;
-  int decoded = 0;
-  const uint8_t *p = code;
-  size_t left = len;
-  uint64_t pc = addr;
-  while (left > 0) {
-    uint64_t at = pc;
-    bool resumed = path_ended;
-    const frame_state *branch_state = target_find(a, at);
-    if (resumed) {
-      if (branch_state) {
-        cur = *branch_state;
-      } else {
-        cur = canonical.state;
-        cur.guessed = true;
-      }
-    } else if (branch_state &&
-               ((after_call && !same_frame(branch_state, &cur)) ||
-                (cur.guessed && !branch_state->guessed))) {
-      /* The fall-through of a call disagrees with a branch here: the
-       * callee does not return (bl __chk_fail at the end of a block) and
-       * the branch's state is the one that holds. A guess that falls into
-       * a block a followed branch enters gives way to what it knows. */
-      cur = *branch_state;
-    }
-    if (resumed || branch_state)
-      a->const_known = 0; /* other paths join here */
-    if (!cs_disasm_iter(a->handle, &p, &left, &pc, insn)) {
-      /* Not an instruction Capstone knows (data, udf, or too new): cover
-       * the word with a flagged guess and go on with the next one. */
-      size_t skip = left < 4 ? left : 4;
-      frame_state guess = cur;
-      guess.uncertain = true;
-      emit(a, &guess, at, at + skip);
-      p += skip;
-      left -= skip;
-      pc += skip;
-      continue;
-    }
-    decoded++;
-    /* When the frame record at [sp] is reloaded last before the frame is
-     * freed (ldp x29, x30, [sp]; add sp, sp, #n), gcc's CFI restores x29
-     * and x30 at the load; when other reloads follow, at the add, as for
-     * every reload whose slot is not at [sp]. Both are right (the slot
-     * holds the value until then); the audit measures against gcc's. */
-    if (cur.restore_soon) {
-      if (knit_aarch64_is_stack_load(insn)) {
-        cur.restore_soon = false;
-      } else if (knit_aarch64_frees_stack(insn)) {
-        cur.restore_soon = false;
-        knit_aarch64_complete_restores(&cur);
-      }
-    }
-    if (is_return(insn))
-      cur = entry_state; /* also recovers from earlier unmodeled changes */
-    emit(a, &cur, at, pc);
+static void join(knit_analysis *an) { ((a64_model *)an->model)->const_known = 0; }
 
-    frame_state before = cur;
-    uint64_t target = 0;
-    flow_kind flow = knit_aarch64_model_insn(a, &cur, insn, &target);
-    canonical_step(&canonical, &before, &cur, insn, flow);
-    if (flow == FLOW_BRANCH || flow == FLOW_JUMP)
-      target_record(a, at, target, &cur);
-    /* Alignment padding after a path end is never executed: the code after
-     * it is still entered only by branches. A nop that a branch targets
-     * starts a block. */
-    bool padding = insn->id == ARM64_INS_NOP && !branch_state;
-    after_call = insn->id == ARM64_INS_BL || insn->id == ARM64_INS_BLR;
-    path_ended = flow == FLOW_END || flow == FLOW_JUMP || (resumed && padding);
-  }
-  return decoded;
+/* sp moves by amounts only x29 can undo: as in gcc's CFI, the CFA is on
+ * x29 from the frame set-up on, which a linear pass sees only after the
+ * fact: the function is analyzed again. */
+static bool run_again(knit_analysis *an) {
+  a64_model *m = an->model;
+  if (m->cfa_from_fp || !m->wants_fp)
+    return false;
+  m->cfa_from_fp = true;
+  return true;
 }
 
-/* Repeats the sweep while it learns states for blocks it had passed
- * (entered by backward branches: loop bodies placed after the jump into
- * their condition, clang's retry loops placed after a tail call).
- * Returns the number of recipes, or -1 when nothing decodes. */
-static int run(analysis *a, cs_insn *insn, const uint8_t *code, size_t len,
-               uint64_t addr) {
-  a->target_count = 0;
-  a->wants_fp = false; /* any pass may find that x29 is needed */
-  int decoded = 0;
-  for (int pass = 0; pass < PASSES_MAX; pass++) {
-    decoded = sweep(a, insn, code, len, addr);
-    if (!a->changed || decoded == 0)
-      break;
-  }
-  return decoded == 0 ? -1 : a->count;
-}
+static const knit_analyzer analyzer = {
+  .state_size = sizeof(frame_state),
+  .insn_size = sizeof(a64_record),
+  .undecoded_skip = 4,
+  .entry_state = &entry_state,
+  .targets_work = TARGETS_MAX,
+  .targets_stack = TARGETS_MAX,
+  .call_policy = KNIT_CALLS_SEQUENCE,
+  .target_padding_is_code = true,
+  .classify = knit_aarch64_classify,
+  .apply = knit_aarch64_apply,
+  .prepare = prepare,
+  .begin_pass = begin_pass,
+  .join = join,
+  .run_again = run_again,
+  .recipe = recipe_from_state,
+  .same = same_state,
+  .rank = state_rank,
+  .guessed = is_guessed,
+  .mark_guessed = mark_guessed,
+  .grows = grows,
+  .shrinks = shrinks,
+  .call_conflict = call_conflict,
+};
+
+KNIT_ANALYZER_FITS(frame_state, a64_record, TARGETS_MAX, TARGETS_MAX);
 
 int knit_aarch64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
                          size_t len, uint64_t addr, knit_recipe *out, int max,
                          knit_analyze_work *work) {
-  (void)work; /* its tables fit on the stack so far */
-  analysis a;
-  a.handle = (csh)cs_handle;
-  a.func_start = addr;
-  a.func_end = addr + len;
-  a.out = out;
-  a.max = max;
-  a.cfa_from_fp = false;
-  int n = run(&a, insn_buf, code, len, addr);
-  if (n > 0 && a.wants_fp) {
-    /* sp moves by amounts only x29 can undo: as in gcc's CFI, the CFA is
-     * on x29 from the frame set-up on. */
-    a.cfa_from_fp = true;
-    n = run(&a, insn_buf, code, len, addr);
-  }
-  return n;
+  a64_model m = {.cfa_from_fp = false};
+  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0,
+                               NULL, out, max, work);
 }

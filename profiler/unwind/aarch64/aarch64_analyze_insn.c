@@ -1,8 +1,10 @@
 /* The aarch64 analyzer's model of single instructions: how each one changes
  * the frame state. Loads and stores of the frame record and of callee-saved
- * registers, sp and x29 arithmetic, constants in registers. The sweep over a
- * function and the recipes it writes are in aarch64_analyze.c; the file
- * comment there says what is modelled and why. */
+ * registers, sp and x29 arithmetic, constants in registers. Each
+ * instruction is first classified into a record of what the model reads of
+ * it (once per analysis), then applied to a state (on every pass). The
+ * driver is unwind/analyze.c; aarch64_analyze.c says what is modelled and
+ * why. */
 #include <capstone/capstone.h>
 #include <stdbool.h>
 #include <string.h>
@@ -34,13 +36,13 @@ static int gpr_index(unsigned reg) {
   return -1;
 }
 
-static void const_forget(analysis *a, unsigned reg) {
+static void const_forget(a64_model *a, unsigned reg) {
   int i = gpr_index(reg);
   if (i >= 0)
     a->const_known &= ~(1u << i);
 }
 
-static void const_set(analysis *a, unsigned reg, int64_t value) {
+static void const_set(a64_model *a, unsigned reg, int64_t value) {
   int i = gpr_index(reg);
   if (i < 0)
     return;
@@ -52,12 +54,12 @@ static void const_set(analysis *a, unsigned reg, int64_t value) {
 }
 
 /* An immediate operand with its optional "lsl #12" (or movk's lsl #16..). */
-static bool imm_value(const cs_arm64_op *op, int64_t *v) {
+static bool imm_value(const a64_operand *op, int64_t *v) {
   if (op->type != ARM64_OP_IMM)
     return false;
-  if (op->shift.type == ARM64_SFT_LSL)
-    *v = (int64_t)((uint64_t)op->imm << op->shift.value);
-  else if (op->shift.type == ARM64_SFT_INVALID)
+  if (op->shift_type == ARM64_SFT_LSL)
+    *v = (int64_t)((uint64_t)op->imm << op->shift_value);
+  else if (op->shift_type == ARM64_SFT_INVALID)
     *v = op->imm;
   else
     return false;
@@ -65,7 +67,7 @@ static bool imm_value(const cs_arm64_op *op, int64_t *v) {
 }
 
 /* An immediate, or a 64-bit register known to hold a constant. */
-static bool const_value(const analysis *a, const cs_arm64_op *op, int64_t *v) {
+static bool const_value(const a64_model *a, const a64_operand *op, int64_t *v) {
   if (imm_value(op, v))
     return true;
   if (op->type != ARM64_OP_REG)
@@ -78,9 +80,9 @@ static bool const_value(const analysis *a, const cs_arm64_op *op, int64_t *v) {
       op->ext != ARM64_EXT_SXTX)
     return false;
   uint64_t x = (uint64_t)a->const_value[i];
-  if (op->shift.type == ARM64_SFT_LSL)
-    x <<= op->shift.value;
-  else if (op->shift.type != ARM64_SFT_INVALID)
+  if (op->shift_type == ARM64_SFT_LSL)
+    x <<= op->shift_value;
+  else if (op->shift_type != ARM64_SFT_INVALID)
     return false;
   *v = (int64_t)x;
   return true;
@@ -89,7 +91,7 @@ static bool const_value(const analysis *a, const cs_arm64_op *op, int64_t *v) {
 /* sp changed in a way the model does not follow. That only matters when
  * the CFA is computed from sp; an x29 recipe stays right. Under a frame
  * record it is also the sign that gcc's CFI uses x29 (alloca). */
-static void lose_sp(analysis *a, frame_state *s) {
+static void lose_sp(a64_model *a, frame_state *s) {
   s->sp_known = false;
   if (s->fp_is_frame)
     a->wants_fp = true;
@@ -110,7 +112,7 @@ static void lose_frame(frame_state *s) {
 /* x29 = sp + offset. It becomes the frame pointer only when it then points
  * at the saved caller's x29 (the frame record); otherwise optimized code
  * uses x29 as a general register. */
-static void set_frame(const analysis *a, frame_state *s, int64_t offset) {
+static void set_frame(const a64_model *a, frame_state *s, int64_t offset) {
   if (!s->sp_known) {
     lose_frame(s);
     return;
@@ -127,7 +129,7 @@ static void set_frame(const analysis *a, frame_state *s, int64_t offset) {
 }
 
 /* sp = x29 + offset: known again when x29 is the frame. */
-static void sp_from_fp(analysis *a, frame_state *s, int64_t offset) {
+static void sp_from_fp(a64_model *a, frame_state *s, int64_t offset) {
   a->wants_fp = true;
   if (!s->fp_is_frame) {
     lose_sp(a, s);
@@ -172,7 +174,7 @@ static void store_reg(frame_state *s, unsigned reg, bool on_stack, bool placed,
  * them, and gcc's CFI keeps naming them until then (see
  * finish_restores), so the recipe does too. Loading x30 from anywhere
  * else while the return address is still in it loses the return address. */
-static void load_reg(analysis *a, frame_state *s, unsigned reg, bool placed,
+static void load_reg(a64_model *a, frame_state *s, unsigned reg, bool placed,
                      int32_t slot) {
   if (is_fp(reg)) {
     if (reg == ARM64_REG_X29 && placed && s->fp_saved && s->fp_slot == slot)
@@ -196,25 +198,6 @@ void knit_aarch64_complete_restores(frame_state *s) {
   s->fp_reloaded = s->ra_reloaded = false;
 }
 
-/* A load from the stack: part of an epilogue's run of restores. */
-bool knit_aarch64_is_stack_load(const cs_insn *insn) {
-  const cs_arm64 *d = &insn->detail->arm64;
-  if (insn->id != ARM64_INS_LDP && insn->id != ARM64_INS_LDR)
-    return false;
-  for (int i = 0; i < d->op_count; i++)
-    if (d->operands[i].type == ARM64_OP_MEM)
-      return is_sp(d->operands[i].mem.base);
-  return false;
-}
-
-/* add sp, sp, #n: the instruction that frees a frame. */
-bool knit_aarch64_frees_stack(const cs_insn *insn) {
-  const cs_arm64 *d = &insn->detail->arm64;
-  return insn->id == ARM64_INS_ADD && d->op_count == 3 &&
-         d->operands[0].type == ARM64_OP_REG && is_sp(d->operands[0].reg) &&
-         d->operands[1].type == ARM64_OP_REG && is_sp(d->operands[1].reg);
-}
-
 /* Completes the restores of x29 and x30 whose slots sp has moved past:
  * from there on the registers are the only copies. */
 static void finish_restores(frame_state *s) {
@@ -236,33 +219,27 @@ static void finish_restores(frame_state *s) {
 /* Loads and stores (single and pair; offset, pre-index and post-index).
  * Capstone gives the transferred registers first, then the memory operand,
  * then, for post-index, the increment as an immediate. */
-static void model_mem(analysis *a, frame_state *s, const cs_arm64 *d,
+static void model_mem(a64_model *a, frame_state *s, const a64_record *d,
                       bool is_store) {
-  int m = -1;
-  for (int i = 0; i < d->op_count; i++)
-    if (d->operands[i].type == ARM64_OP_MEM) {
-      m = i;
-      break;
-    }
+  int m = d->mem_at;
   if (m < 0)
     return; /* pc-relative literal load: writes only its register */
-  const arm64_op_mem *mem = &d->operands[m].mem;
-  bool post = d->writeback && m + 1 < d->op_count &&
-              d->operands[m + 1].type == ARM64_OP_IMM;
-  bool on_stack = is_sp(mem->base) || (is_fp(mem->base) && s->fp_is_frame);
+  const a64_operand *mem = &d->op[m];
+  bool post = d->post_index;
+  bool on_stack = is_sp(mem->reg) || (is_fp(mem->reg) && s->fp_is_frame);
   /* Locals addressed through x29: gcc does that only when the function
    * needs its frame pointer, and then its CFI has the CFA on x29. */
-  if (is_fp(mem->base) && s->fp_is_frame && m > 0 &&
-      !(d->operands[0].type == ARM64_OP_REG && d->operands[0].reg == ARM64_REG_X29))
+  if (is_fp(mem->reg) && s->fp_is_frame && m > 0 &&
+      !(d->op[0].type == ARM64_OP_REG && d->op[0].reg == ARM64_REG_X29))
     a->wants_fp = true;
   bool placed = mem->index == ARM64_REG_INVALID &&
-                ((is_sp(mem->base) && s->sp_known) ||
-                 (is_fp(mem->base) && s->fp_is_frame));
-  int32_t base = is_sp(mem->base) ? -s->sp_depth : -s->fp_depth;
-  int32_t addr = base + (post ? 0 : mem->disp);
+                ((is_sp(mem->reg) && s->sp_known) ||
+                 (is_fp(mem->reg) && s->fp_is_frame));
+  int32_t base = is_sp(mem->reg) ? -s->sp_depth : -s->fp_depth;
+  int32_t addr = base + (post ? 0 : mem->imm);
   bool fp_was_saved = s->fp_saved;
   for (int i = 0; i < m; i++) {
-    const cs_arm64_op *op = &d->operands[i];
+    const a64_operand *op = &d->op[i];
     if (op->type != ARM64_OP_REG)
       continue;
     /* x29 and x30 are 8 bytes, and so is the other register of their pair. */
@@ -273,31 +250,31 @@ static void model_mem(analysis *a, frame_state *s, const cs_arm64 *d,
       load_reg(a, s, op->reg, placed, slot);
   }
   if (d->writeback) {
-    int64_t delta = post ? d->operands[m + 1].imm : mem->disp;
-    if (is_sp(mem->base)) {
+    int64_t delta = post ? d->post_imm : mem->imm;
+    if (is_sp(mem->reg)) {
       if (s->sp_known)
         s->sp_depth -= (int32_t)delta;
-    } else if (is_fp(mem->base)) {
+    } else if (is_fp(mem->reg)) {
       lose_frame(s);
     }
-    const_forget(a, mem->base);
+    const_forget(a, mem->reg);
   }
   if (is_store && !fp_was_saved && s->fp_saved && d->writeback && !post &&
-      is_sp(mem->base))
+      is_sp(mem->reg))
     s->record_pushed = true;
-  if (!is_store && (s->fp_reloaded || s->ra_reloaded) && is_sp(mem->base) &&
-      !d->writeback && mem->disp == 0)
+  if (!is_store && (s->fp_reloaded || s->ra_reloaded) && is_sp(mem->reg) &&
+      !d->writeback && mem->imm == 0)
     s->restore_soon = true;
   finish_restores(s);
 }
 
 /* add/sub with sp or x29 as destination; sign is +1 for add, -1 for sub. */
-static void model_add_sub(analysis *a, frame_state *s, const cs_arm64 *d,
+static void model_add_sub(a64_model *a, frame_state *s, const a64_record *d,
                           int sign) {
-  const cs_arm64_op *dst = &d->operands[0], *src = &d->operands[1];
+  const a64_operand *dst = &d->op[0], *src = &d->op[1];
   int64_t v = 0;
   bool known = d->op_count == 3 && src->type == ARM64_OP_REG &&
-               const_value(a, &d->operands[2], &v);
+               const_value(a, &d->op[2], &v);
   if (is_sp(dst->reg)) {
     if (known && is_sp(src->reg)) {
       if (s->sp_known)
@@ -315,8 +292,8 @@ static void model_add_sub(analysis *a, frame_state *s, const cs_arm64 *d,
   }
 }
 
-static void model_mov(analysis *a, frame_state *s, const cs_arm64 *d) {
-  const cs_arm64_op *dst = &d->operands[0], *src = &d->operands[1];
+static void model_mov(a64_model *a, frame_state *s, const a64_record *d) {
+  const a64_operand *dst = &d->op[0], *src = &d->op[1];
   int64_t v;
   if (is_sp(dst->reg)) {
     if (src->type == ARM64_OP_REG && src->reg == ARM64_REG_X29)
@@ -340,12 +317,11 @@ static void model_mov(analysis *a, frame_state *s, const cs_arm64 *d) {
 }
 
 /* movz, movn, movk: the forms gcc builds large frame sizes with. */
-static void model_mov_wide(analysis *a, frame_state *s, const cs_insn *insn) {
-  const cs_arm64 *d = &insn->detail->arm64;
-  const cs_arm64_op *dst = &d->operands[0];
+static void model_mov_wide(a64_model *a, frame_state *s, const a64_record *d) {
+  const a64_operand *dst = &d->op[0];
   int64_t v;
   if (is_sp(dst->reg) || is_fp(dst->reg) || is_lr(dst->reg) ||
-      d->op_count != 2 || !imm_value(&d->operands[1], &v)) {
+      d->op_count != 2 || !imm_value(&d->op[1], &v)) {
     if (is_fp(dst->reg))
       lose_frame(s);
     else if (is_lr(dst->reg) && !s->ra_saved)
@@ -354,13 +330,13 @@ static void model_mov_wide(analysis *a, frame_state *s, const cs_insn *insn) {
     return;
   }
   int i = gpr_index(dst->reg);
-  if (insn->id == ARM64_INS_MOVZ) {
+  if (d->id == ARM64_INS_MOVZ) {
     const_set(a, dst->reg, v);
-  } else if (insn->id == ARM64_INS_MOVN) {
+  } else if (d->id == ARM64_INS_MOVN) {
     const_set(a, dst->reg, ~v);
   } else if (i >= 0 && (a->const_known & (1u << i))) {
-    unsigned shift = d->operands[1].shift.type == ARM64_SFT_LSL
-                         ? d->operands[1].shift.value : 0;
+    unsigned shift = d->op[1].shift_type == ARM64_SFT_LSL
+                         ? d->op[1].shift_value : 0;
     uint64_t mask = (uint64_t)0xffff << shift;
     uint64_t x = ((uint64_t)a->const_value[i] & ~mask) | ((uint64_t)v & mask);
     const_set(a, dst->reg, (int64_t)x);
@@ -371,53 +347,135 @@ static void model_mov_wide(analysis *a, frame_state *s, const cs_insn *insn) {
 
 /* Any other instruction: what it writes is no longer a known constant, and
  * a write of sp, x29 or an unsaved x30 loses track of the frame. */
-static void model_other(analysis *a, frame_state *s, const cs_insn *insn) {
-  cs_regs read, written;
-  uint8_t nread = 0, nwritten = 0;
-  if (cs_regs_access(a->handle, insn, read, &nread, written, &nwritten) !=
-      CS_ERR_OK)
-    return;
-  for (uint8_t i = 0; i < nwritten; i++) {
-    if (is_sp(written[i]))
-      lose_sp(a, s);
-    else if (is_fp(written[i]))
-      lose_frame(s);
-    else if (is_lr(written[i]) && !s->ra_saved)
-      s->uncertain = true;
-    const_forget(a, written[i]);
-  }
-}
-
-bool knit_aarch64_in_function(const analysis *a, uint64_t target) {
-  return target >= a->func_start && target < a->func_end;
-}
-
-/* The branch target: the last immediate operand. */
-static bool branch_target(const cs_arm64 *d, uint64_t *target) {
-  if (d->op_count == 0 || d->operands[d->op_count - 1].type != ARM64_OP_IMM)
-    return false;
-  *target = (uint64_t)d->operands[d->op_count - 1].imm;
-  return true;
+static void model_other(a64_model *a, frame_state *s, const a64_record *d) {
+  /* In the order Capstone lists them: losing sp first notes whether x29
+   * was the frame still (wants_fp). */
+  if ((d->writes & A64_WRITES_SP) && (d->writes & A64_SP_FIRST))
+    lose_sp(a, s);
+  if (d->writes & A64_WRITES_FP)
+    lose_frame(s);
+  if ((d->writes & A64_WRITES_SP) && !(d->writes & A64_SP_FIRST))
+    lose_sp(a, s);
+  if ((d->writes & A64_WRITES_LR) && !s->ra_saved)
+    s->uncertain = true;
+  a->const_known &= ~d->forget;
 }
 
 /* x29, while it is the frame, used as a source: the address of a local
  * or __builtin_frame_address. As with locals addressed through x29, gcc
  * does that only in functions whose CFI has the CFA on x29. */
-static void note_frame_use(analysis *a, const frame_state *s,
-                           const cs_arm64 *d) {
+static void note_frame_use(a64_model *a, const frame_state *s,
+                           const a64_record *d) {
   if (s->fp_is_frame && d->op_count >= 2 &&
-      d->operands[1].type == ARM64_OP_REG &&
-      d->operands[1].reg == ARM64_REG_X29 &&
-      !(d->operands[0].type == ARM64_OP_REG && is_sp(d->operands[0].reg)))
+      d->op[1].type == ARM64_OP_REG &&
+      d->op[1].reg == ARM64_REG_X29 &&
+      !(d->op[0].type == ARM64_OP_REG && is_sp(d->op[0].reg)))
     a->wants_fp = true;
 }
 
-/* Updates s for one instruction and says how control continues. */
-flow_kind knit_aarch64_model_insn(analysis *a, frame_state *s, const cs_insn *insn,
+/* ---- Classifying: what the model reads of an instruction ---- */
+
+static void classify_operand(const cs_arm64_op *op, a64_operand *out) {
+  out->type = (uint8_t)op->type;
+  out->shift_type = (uint8_t)op->shift.type;
+  out->shift_value = (uint8_t)op->shift.value;
+  out->ext = (uint8_t)op->ext;
+  if (op->type == ARM64_OP_REG) {
+    out->reg = (uint16_t)op->reg;
+  } else if (op->type == ARM64_OP_IMM) {
+    out->imm = op->imm;
+  } else if (op->type == ARM64_OP_MEM) {
+    out->reg = (uint16_t)op->mem.base;
+    out->index = (uint16_t)op->mem.index;
+    out->imm = op->mem.disp;
+  }
+}
+
+static uint32_t gpr_bit(unsigned reg) {
+  int i = gpr_index(reg);
+  return i < 0 ? 0 : 1u << i;
+}
+
+void knit_aarch64_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
+  a64_record *d = rec;
+  memset(d, 0, sizeof *d);
+  const cs_arm64 *c = &insn->detail->arm64;
+  d->id = (uint16_t)insn->id;
+  d->op_count = c->op_count;
+  d->cc = (uint8_t)c->cc;
+  d->writeback = c->writeback;
+  for (int i = 0; i < A64_OPERANDS; i++)
+    classify_operand(&c->operands[i], &d->op[i]);
+  /* The memory operand (the transferred registers come before it; for
+   * post-index, the increment as an immediate after it). */
+  d->mem_at = -1;
+  for (int i = 0; i < c->op_count; i++)
+    if (c->operands[i].type == ARM64_OP_MEM) {
+      d->mem_at = (int8_t)(i < A64_OPERANDS ? i : -1);
+      break;
+    }
+  if (d->mem_at >= 0 && c->writeback && d->mem_at + 1 < c->op_count &&
+      c->operands[d->mem_at + 1].type == ARM64_OP_IMM) {
+    d->post_index = true;
+    d->post_imm = c->operands[d->mem_at + 1].imm;
+  }
+  for (int i = 0; i < c->op_count && c->operands[i].type == ARM64_OP_REG; i++)
+    d->load_forget |= gpr_bit(c->operands[i].reg);
+  /* The branch target: the last immediate operand. */
+  if (c->op_count > 0 && c->operands[c->op_count - 1].type == ARM64_OP_IMM) {
+    d->has_target = true;
+    d->target = (uint64_t)c->operands[c->op_count - 1].imm;
+  }
+  /* A load from the stack: part of an epilogue's run of restores. */
+  if (insn->id == ARM64_INS_LDP || insn->id == ARM64_INS_LDR) {
+    for (int i = 0; i < c->op_count; i++)
+      if (c->operands[i].type == ARM64_OP_MEM) {
+        d->stack_load = is_sp(c->operands[i].mem.base);
+        break;
+      }
+  }
+  /* add sp, sp, #n: the instruction that frees a frame. */
+  d->frees_stack = insn->id == ARM64_INS_ADD && c->op_count == 3 &&
+                   c->operands[0].type == ARM64_OP_REG && is_sp(c->operands[0].reg) &&
+                   c->operands[1].type == ARM64_OP_REG && is_sp(c->operands[1].reg);
+  cs_regs read, written;
+  uint8_t nread = 0, nwritten = 0;
+  if (cs_regs_access((csh)cs_handle, insn, read, &nread, written, &nwritten) == CS_ERR_OK) {
+    for (uint8_t i = 0; i < nwritten; i++) {
+      if (is_sp(written[i])) {
+        if (!(d->writes & A64_WRITES_FP))
+          d->writes |= A64_SP_FIRST;
+        d->writes |= A64_WRITES_SP;
+      } else if (is_fp(written[i])) {
+        d->writes |= A64_WRITES_FP;
+      } else if (is_lr(written[i])) {
+        d->writes |= A64_WRITES_LR;
+      }
+      d->forget |= gpr_bit(written[i]);
+    }
+  }
+  if (insn->id == ARM64_INS_NOP)
+    d->head.flags |= KNIT_INSN_PADDING;
+  /* A ret through x30 (the plain ret): the only return the state resets
+   * at. */
+  if (insn->id == ARM64_INS_RET &&
+      (c->op_count == 0 ||
+       (c->operands[0].type == ARM64_OP_REG && c->operands[0].reg == ARM64_REG_X30)))
+    d->head.flags |= KNIT_INSN_RETURN;
+  if (insn->id == ARM64_INS_BL || insn->id == ARM64_INS_BLR)
+    d->head.flags |= KNIT_INSN_CALL | KNIT_INSN_BREAKS_RUN;
+}
+
+/* ---- Applying a record to a state ---- */
+
+knit_flow_kind knit_aarch64_apply(knit_analysis *an, void *state, const void *rec, uint64_t at,
                                   uint64_t *target) {
-  const cs_arm64 *d = &insn->detail->arm64;
-  const cs_arm64_op *op0 = &d->operands[0];
-  switch (insn->id) {
+  (void)at;
+  a64_model *a = an->model;
+  frame_state *s = state;
+  const a64_record *d = rec;
+  const a64_operand *op0 = &d->op[0];
+  switch (d->id) {
   case ARM64_INS_STP:
   case ARM64_INS_STNP:
   case ARM64_INS_STR:
@@ -446,14 +504,13 @@ flow_kind knit_aarch64_model_insn(analysis *a, frame_state *s, const cs_insn *in
     /* The loaded registers (x29/x30 included) are handled by model_mem;
      * the rest of what a load writes is its destination registers. */
     model_mem(a, s, d, false);
-    for (int i = 0; i < d->op_count && d->operands[i].type == ARM64_OP_REG; i++)
-      const_forget(a, d->operands[i].reg);
+    a->const_known &= ~d->load_forget;
     return FLOW_NEXT;
   case ARM64_INS_ADD:
   case ARM64_INS_SUB:
     if (d->op_count >= 2 && op0->type == ARM64_OP_REG &&
         (is_sp(op0->reg) || is_fp(op0->reg))) {
-      model_add_sub(a, s, d, insn->id == ARM64_INS_ADD ? 1 : -1);
+      model_add_sub(a, s, d, d->id == ARM64_INS_ADD ? 1 : -1);
       return FLOW_NEXT;
     }
     note_frame_use(a, s, d);
@@ -469,7 +526,7 @@ flow_kind knit_aarch64_model_insn(analysis *a, frame_state *s, const cs_insn *in
   case ARM64_INS_MOVN:
   case ARM64_INS_MOVK:
     if (d->op_count >= 1 && op0->type == ARM64_OP_REG) {
-      model_mov_wide(a, s, insn);
+      model_mov_wide(a, s, d);
       return FLOW_NEXT;
     }
     break;
@@ -487,18 +544,22 @@ flow_kind knit_aarch64_model_insn(analysis *a, frame_state *s, const cs_insn *in
   case ARM64_INS_ERET:
     return FLOW_END;
   case ARM64_INS_B:
-    if (!branch_target(d, target))
+    if (!d->has_target)
       return FLOW_END;
+    *target = d->target;
     if (d->cc != ARM64_CC_INVALID && d->cc != ARM64_CC_AL && d->cc != ARM64_CC_NV)
       return FLOW_BRANCH;
     /* Unconditional: inside the function the path goes on there; a branch
      * elsewhere is a tail call. */
-    return knit_aarch64_in_function(a, *target) ? FLOW_JUMP : FLOW_END;
+    return knit_analysis_in_function(an, *target) ? FLOW_JUMP : FLOW_END;
   case ARM64_INS_CBZ:
   case ARM64_INS_CBNZ:
   case ARM64_INS_TBZ:
   case ARM64_INS_TBNZ:
-    return branch_target(d, target) ? FLOW_BRANCH : FLOW_NEXT;
+    if (!d->has_target)
+      return FLOW_NEXT;
+    *target = d->target;
+    return FLOW_BRANCH;
   case ARM64_INS_NOP:
   case ARM64_INS_HINT:
     /* bti, paciasp, autiasp and friends. */
@@ -506,6 +567,6 @@ flow_kind knit_aarch64_model_insn(analysis *a, frame_state *s, const cs_insn *in
   default:
     break;
   }
-  model_other(a, s, insn);
+  model_other(a, s, d);
   return FLOW_NEXT;
 }

@@ -1,6 +1,7 @@
 /* The aarch64 analyzer's parts shared by its files: the frame state, the
- * analysis run and the per-instruction model (aarch64_analyze_insn.c) that
- * the sweep (aarch64_analyze.c) drives.
+ * instruction record, the analysis context and the per-instruction model
+ * (aarch64_analyze_insn.c) that the ISA-neutral driver (unwind/analyze.c)
+ * runs through the hooks in aarch64_analyze.c.
  * Private to profiler/unwind/aarch64. */
 #ifndef KNIT_UNWIND_AARCH64_ANALYZE_INTERNAL_H
 #define KNIT_UNWIND_AARCH64_ANALYZE_INTERNAL_H
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <stdint.h>
 
+#include "unwind/analyze.h"
 #include "unwind/aarch64/aarch64_analyze.h"
 
 /* What the analyzer knows about the frame before one instruction. */
@@ -26,63 +28,70 @@ typedef struct frame_state {
   bool ra_reloaded;  /* x30 was loaded back from its slot, still allocated */
   bool record_pushed; /* x29 was saved by a pre-index store that also
                          allocated the frame (stp x29, x30, [sp, #-n]!) */
-  bool restore_soon; /* x29/x30 were reloaded from [sp]: see run() */
+  bool restore_soon; /* x29/x30 were reloaded from [sp]: see prepare() */
   bool cfa_on_fp;    /* the recipe computes the CFA from x29 */
   bool uncertain;    /* an instruction that was not modeled moved sp or x30 */
   bool guessed;      /* derived from the canonical state, not along a
                         followed path: gives way to a branch's state */
 } frame_state;
 
-/* The state a branch leaves for its target, forward or backward, kept
- * across passes. Offsets into the function keep the table small. */
-typedef struct target_state {
-  uint32_t addr; /* the target */
-  uint32_t from; /* the branch whose state was recorded */
-  frame_state state;
-} target_state;
-
-/* Enough for the branches of large functions; when the table is full,
- * further targets are not recorded and code reached only through them gets
- * the canonical state. With the constant table the analysis keeps about
- * 10 KiB on the stack, within a signal stack. */
+/* Enough for the branches of large functions (knit_analyzer.targets_work);
+ * when the table is full, further targets are not recorded and code
+ * reached only through them gets the canonical state. */
 #define TARGETS_MAX 256
-
-/* Passes over the function at most: each pass but the last learns a state
- * for a target already passed (a block entered by a backward branch); the
- * cap bounds the time spent on pathological code, and the last pass's
- * recipes are kept. */
-#define PASSES_MAX 16
 
 /* General registers x0..x30 (and their w views) for the constant table. */
 #define GPR_COUNT 31
 
-typedef enum flow_kind {
-  FLOW_NEXT,    /* falls through to the next instruction */
-  FLOW_BRANCH,  /* conditional: falls through and may go to target */
-  FLOW_JUMP,    /* unconditional to target inside the function */
-  FLOW_END,     /* ret, tail call, indirect branch, trap */
-} flow_kind;
-
-/* Everything one analysis run needs, kept together so that the helpers stay
- * small and the run stays free of global state. */
-typedef struct analysis {
-  csh handle;
-  uint64_t func_start;
-  uint64_t func_end;
-  knit_recipe *out;
-  int max;
-  int count;
-  bool changed;       /* this pass learnt a state for code it had passed */
-  int target_count;   /* sorted by address */
-  target_state targets[TARGETS_MAX];
-  bool cfa_from_fp;   /* this pass moves the CFA to x29 at the frame set-up */
+/* What one analysis keeps besides the frame state (knit_analysis.model). */
+typedef struct a64_model {
+  bool cfa_from_fp;   /* this run moves the CFA to x29 at the frame set-up */
   bool wants_fp;      /* sp was restored from x29 or lost under a frame */
   uint32_t const_known;          /* bit i: x_i holds const_value[i] */
   int64_t const_value[GPR_COUNT];
-} analysis;
+} a64_model;
 
-_Static_assert(sizeof(((analysis *)0)->targets) <= 12 * 1024,
-               "the target table must stay small enough for a signal stack");
+/* An operand as the model reads it. */
+typedef struct a64_operand {
+  int64_t imm;          /* ARM64_OP_IMM: the immediate; ARM64_OP_MEM: disp */
+  uint16_t reg;         /* ARM64_OP_REG: the register; ARM64_OP_MEM: base */
+  uint16_t index;       /* ARM64_OP_MEM */
+  uint8_t type;         /* arm64_op_type */
+  uint8_t shift_type;   /* arm64_shifter */
+  uint8_t shift_value;
+  uint8_t ext;          /* arm64_extender */
+} a64_operand;
+
+/* Operands kept of an instruction: enough for every form the model reads
+ * (a load or store pair with post-index has four). */
+#define A64_OPERANDS 4
+
+#define A64_WRITES_SP 0x01
+#define A64_WRITES_FP 0x02
+#define A64_WRITES_LR 0x04
+#define A64_SP_FIRST 0x08 /* sp comes before x29 in the written list */
+
+/* One instruction, classified once (knit_aarch64_classify): what the model
+ * reads of it. */
+typedef struct a64_record {
+  knit_insn_head head;
+  a64_operand op[A64_OPERANDS];
+  int64_t post_imm;     /* the post-index increment, when post_index */
+  uint32_t forget;      /* bit i: x_i written (cs_regs_access) */
+  uint32_t load_forget; /* bit i: x_i among a load's leading registers */
+  uint16_t id;          /* arm64_insn */
+  uint8_t op_count;     /* Capstone's (the first A64_OPERANDS are kept) */
+  uint8_t cc;           /* arm64_cc */
+  int8_t mem_at;        /* the index of the memory operand, or -1 */
+  uint8_t writes;       /* A64_WRITES_*, A64_SP_FIRST */
+  bool writeback;
+  bool post_index;      /* writeback, with the increment after the memory
+                           operand */
+  bool has_target;      /* target: the last operand is an immediate */
+  bool stack_load;      /* a load from the stack: an epilogue's restore */
+  bool frees_stack;     /* add sp, sp, #n: frees a frame */
+  uint64_t target;
+} a64_record;
 
 static const frame_state entry_state = {.sp_known = true};
 
@@ -91,17 +100,12 @@ static const frame_state entry_state = {.sp_known = true};
 /* Completes the restores of x29 and x30 that were reloaded. */
 void knit_aarch64_complete_restores(frame_state *s);
 
-/* A load from the stack: part of an epilogue's run of restores. */
-bool knit_aarch64_is_stack_load(const cs_insn *insn);
+/* Fills an a64_record from a decoded instruction (knit_analyzer.classify). */
+void knit_aarch64_classify(size_t cs_handle, const cs_insn *insn, void *rec);
 
-/* add sp, sp, #n: the instruction that frees a frame. */
-bool knit_aarch64_frees_stack(const cs_insn *insn);
-
-/* Whether target lies inside the function analysed. */
-bool knit_aarch64_in_function(const analysis *a, uint64_t target);
-
-/* Updates s for one instruction and says how control continues. */
-flow_kind knit_aarch64_model_insn(analysis *a, frame_state *s, const cs_insn *insn,
+/* Updates s for one instruction and says how control continues
+ * (knit_analyzer.apply). */
+knit_flow_kind knit_aarch64_apply(knit_analysis *an, void *s, const void *rec, uint64_t at,
                                   uint64_t *target);
 
 #endif /* KNIT_UNWIND_AARCH64_ANALYZE_INTERNAL_H */

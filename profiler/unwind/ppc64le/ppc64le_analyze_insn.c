@@ -1,7 +1,9 @@
 /* The ppc64le analyzer's model of single instructions: how each one changes
- * the frame state. Decoding helpers, branch classification and the frame
- * model. The sweep over a function and the recipes it writes are in
- * ppc64le_analyze.c; the file comment there says what is modelled and why. */
+ * the frame state. Decoding helpers, branch classification, jump tables and
+ * the frame model. Each instruction is first classified into a record of
+ * what the model reads of it (once per analysis), then applied to a state
+ * (on every pass). The driver is unwind/analyze.c; ppc64le_analyze.c says
+ * what is modelled and why. */
 #include <capstone/capstone.h>
 #include <stdbool.h>
 #include <string.h>
@@ -32,11 +34,11 @@ static bool op_imm(const cs_ppc *p, int i, int64_t *imm) {
   return true;
 }
 
-bool knit_ppc64le_starts(const char *s, const char *prefix) {
+static bool starts(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static bool is_store(const char *mn) { return knit_ppc64le_starts(mn, "st"); }
+static bool is_store(const char *mn) { return starts(mn, "st"); }
 
 /* Update forms (stdu, stdux, ldu, lwzux, ...) also write their base. None
  * of the other loads and stores has a 'u' in its name. */
@@ -46,9 +48,9 @@ static bool is_update_form(const char *mn) {
 
 /* Instructions whose first operand is a source, not a destination. */
 static bool writes_no_gpr(const char *mn) {
-  return mn[0] == 'b' || knit_ppc64le_starts(mn, "cmp") || knit_ppc64le_starts(mn, "tw") ||
-         knit_ppc64le_starts(mn, "td") || knit_ppc64le_starts(mn, "trap") || knit_ppc64le_starts(mn, "dcb") ||
-         knit_ppc64le_starts(mn, "icb") || knit_ppc64le_starts(mn, "mt") || (is_store(mn) && !is_update_form(mn));
+  return mn[0] == 'b' || starts(mn, "cmp") || starts(mn, "tw") ||
+         starts(mn, "td") || starts(mn, "trap") || starts(mn, "dcb") ||
+         starts(mn, "icb") || starts(mn, "mt") || (is_store(mn) && !is_update_form(mn));
 }
 
 /* The base register an update form writes. */
@@ -61,7 +63,7 @@ static int update_base(const cs_ppc *p) {
 }
 
 /* Collects the GPRs an instruction writes, as a mask. */
-uint32_t knit_ppc64le_gprs_written(const cs_insn *insn) {
+static uint32_t gprs_written(const cs_insn *insn) {
   const cs_ppc *p = &insn->detail->ppc;
   const char *mn = insn->mnemonic;
   uint32_t mask = 0;
@@ -82,10 +84,10 @@ uint32_t knit_ppc64le_gprs_written(const cs_insn *insn) {
 
 /* Classifies by mnemonic: Capstone 4 gives PPC branches neither groups nor
  * a consistent id for the many conditional aliases (ble, bdnz, beqlr+...). */
-branch_info knit_ppc64le_classify_branch(const cs_insn *insn) {
+static branch_info classify_branch(const cs_insn *insn) {
   branch_info b = {0};
   const char *mn = insn->mnemonic;
-  if (mn[0] != 'b' || knit_ppc64le_starts(mn, "brinc"))
+  if (mn[0] != 'b' || starts(mn, "brinc"))
     return b;
   b.is_branch = true;
   char name[16];
@@ -155,7 +157,7 @@ static void clobber_fp(frame_state *s) {
 }
 
 /* The distance below the CFA of the address held by register r, if known. */
-static bool cfa_rel(const analysis *a, const frame_state *s, int r, int32_t *depth) {
+static bool cfa_rel(const ppc_model *a, const frame_state *s, int r, int32_t *depth) {
   if (r == GPR_SP && s->sp_known) {
     *depth = s->sp_depth;
     return true;
@@ -171,14 +173,14 @@ static bool cfa_rel(const analysis *a, const frame_state *s, int r, int32_t *dep
   return false;
 }
 
-static bool const_of(const analysis *a, int r, int64_t *c) {
+static bool const_of(const ppc_model *a, int r, int64_t *c) {
   if (r == NO_REG || r == GPR_SP || r == GPR_FP || a->regs[r].kind != VAL_CONST)
     return false;
   *c = a->regs[r].v;
   return true;
 }
 
-static void set_reg(analysis *a, int r, value_kind kind, int64_t v) {
+static void set_reg(ppc_model *a, int r, value_kind kind, int64_t v) {
   if (r != NO_REG) {
     a->regs[r].kind = (uint8_t)kind;
     a->regs[r].v = v;
@@ -186,7 +188,7 @@ static void set_reg(analysis *a, int r, value_kind kind, int64_t v) {
 }
 
 /* Any write of a GPR not modeled above. */
-static void clobber(analysis *a, frame_state *s, uint32_t written) {
+static void clobber(ppc_model *a, frame_state *s, uint32_t written) {
   for (int r = 0; r < 32; r++) {
     if (!(written & (1u << r)))
       continue;
@@ -255,30 +257,26 @@ static void model_store_slot(frame_state *s, int src, int32_t slot,
   }
 }
 
-static void model_store(analysis *a, frame_state *s, const cs_insn *insn,
-                        uint32_t written) {
-  const cs_ppc *p = &insn->detail->ppc;
-  const char *mn = insn->mnemonic;
-  int src = op_gpr(p, 0);
-  bool dword = strcmp(mn, "std") == 0 || strcmp(mn, "stdu") == 0 ||
-               strcmp(mn, "stdx") == 0 || strcmp(mn, "stdux") == 0;
-  if (strcmp(mn, "stdu") == 0 && p->op_count == 2 && p->operands[1].type == PPC_OP_MEM &&
-      gpr(p->operands[1].mem.base) == GPR_SP) {
+static void model_store(ppc_model *a, frame_state *s, const ppc_record *r) {
+  uint32_t written = r->written;
+  int src = r->gpr[0];
+  bool dword = (r->form & PPC_STORE_DWORD) != 0;
+  if ((r->form & PPC_STORE_STDU) && r->op_count == 2 && r->mem1 && r->mem_base == GPR_SP) {
     if (src == GPR_SP) {
-      allocate(s, p->operands[1].mem.disp, true, false, 0);
+      allocate(s, r->mem_disp, true, false, 0);
     } else {
       int32_t d;
       bool known = cfa_rel(a, s, src, &d);
-      allocate(s, p->operands[1].mem.disp, false, known, d);
+      allocate(s, r->mem_disp, false, known, d);
     }
     return;
   }
-  if (strcmp(mn, "stdux") == 0 && op_gpr(p, 1) == GPR_SP) {
+  if ((r->form & PPC_STORE_STDUX) && r->gpr[1] == GPR_SP) {
     int64_t c;
     int32_t d = 0;
     bool chain_old = src == GPR_SP;
     bool chain_known = !chain_old && cfa_rel(a, s, src, &d);
-    if (const_of(a, op_gpr(p, 2), &c)) {
+    if (const_of(a, r->gpr[2], &c)) {
       allocate(s, c, chain_old, chain_known, d);
     } else {
       /* A dynamic size: r1 is lost, but the chain word gives the CFA. */
@@ -290,12 +288,12 @@ static void model_store(analysis *a, frame_state *s, const cs_insn *insn,
     }
     return;
   }
-  if (p->op_count >= 2 && p->operands[1].type == PPC_OP_MEM) {
-    int base = gpr(p->operands[1].mem.base);
+  if (r->op_count >= 2 && r->mem1) {
+    int base = r->mem_base;
     int32_t depth;
     if (base != NO_REG && cfa_rel(a, s, base, &depth)) {
-      int32_t slot = p->operands[1].mem.disp - depth;
-      if (base == GPR_SP && p->operands[1].mem.disp == 0 && dword) {
+      int32_t slot = r->mem_disp - depth;
+      if (base == GPR_SP && r->mem_disp == 0 && dword) {
         /* The back chain word is rewritten (alloca's epilogue). */
         int32_t d;
         s->chain_known = cfa_rel(a, s, src, &d);
@@ -310,15 +308,14 @@ static void model_store(analysis *a, frame_state *s, const cs_insn *insn,
 /* ld rD,d(rB): restores, back chain loads, copies of the return address.
  * What the load means is decided on the state before it; the write itself
  * is then applied like any other. */
-static void model_load(analysis *a, frame_state *s, const cs_insn *insn,
-                       uint32_t written) {
-  const cs_ppc *p = &insn->detail->ppc;
-  int dst = op_gpr(p, 0);
+static void model_load(ppc_model *a, frame_state *s, const ppc_record *r) {
+  uint32_t written = r->written;
+  int dst = r->gpr[0];
   bool chain = false, fp_restore = false, ra_copy = false;
   int32_t chain_depth = 0;
-  if (p->op_count == 2 && p->operands[1].type == PPC_OP_MEM && dst != NO_REG) {
-    int base = gpr(p->operands[1].mem.base);
-    int32_t disp = p->operands[1].mem.disp, depth;
+  if (r->op_count == 2 && r->mem1 && dst != NO_REG) {
+    int base = r->mem_base;
+    int32_t disp = r->mem_disp, depth;
     /* The back chain is known even where r1 is not (after alloca). */
     chain = base == GPR_SP && disp == 0 && s->chain_known;
     chain_depth = s->chain_depth;
@@ -345,7 +342,7 @@ static void model_load(analysis *a, frame_state *s, const cs_insn *insn,
 
 /* addi rD,rS,imm (and mr, an addi of 0 here): moves of r1 and r31, copies
  * of addresses in the frame, constants. */
-static void model_addi(analysis *a, frame_state *s, int dst, int src,
+static void model_addi(ppc_model *a, frame_state *s, int dst, int src,
                        int64_t imm, uint32_t written) {
   int32_t depth = 0;
   int64_t c = 0;
@@ -374,7 +371,7 @@ static void model_addi(analysis *a, frame_state *s, int dst, int src,
 }
 
 /* mr rD,rS. */
-static void model_mr(analysis *a, frame_state *s, int dst, int src,
+static void model_mr(ppc_model *a, frame_state *s, int dst, int src,
                      uint32_t written) {
   bool sp_known = s->sp_known;
   int32_t depth = s->sp_depth;
@@ -395,9 +392,9 @@ static void model_mr(analysis *a, frame_state *s, int dst, int src,
 }
 
 /* add rD,rA,rB: frame sizes beyond 16 bits come in a register. */
-static void model_add(analysis *a, frame_state *s, const cs_ppc *p,
-                      uint32_t written) {
-  int dst = op_gpr(p, 0), x = op_gpr(p, 1), y = op_gpr(p, 2);
+static void model_add(ppc_model *a, frame_state *s, const ppc_record *r) {
+  uint32_t written = r->written;
+  int dst = r->gpr[0], x = r->gpr[1], y = r->gpr[2];
   int64_t cx, cy;
   int32_t depth;
   if (cfa_rel(a, s, x, &depth) && const_of(a, y, &cy)) {
@@ -413,19 +410,13 @@ static void model_add(analysis *a, frame_state *s, const cs_ppc *p,
   }
 }
 
-bool knit_ppc64le_in_function(const analysis *a, uint64_t target) {
-  return target >= a->func_start && target < a->func_end;
-}
-
 /* Updates s for one instruction other than a branch. */
-void knit_ppc64le_model_insn(analysis *a, frame_state *s, const cs_insn *insn) {
-  const cs_ppc *p = &insn->detail->ppc;
-  const char *mn = insn->mnemonic;
-  int d = op_gpr(p, 0), r = op_gpr(p, 1);
+static void model_insn(ppc_model *a, frame_state *s, const ppc_record *rec) {
+  int d = rec->gpr[0], r = rec->gpr[1];
   int64_t imm, c;
-  uint32_t written = knit_ppc64le_gprs_written(insn);
+  uint32_t written = rec->written;
 
-  if (strcmp(mn, "mflr") == 0 && d != NO_REG) {
+  if (rec->kind == PPC_MFLR && d != NO_REG) {
     clobber(a, s, written);
     if (s->lr_has_ra) {
       /* A second copy taken before the first is saved (code that also
@@ -449,40 +440,222 @@ void knit_ppc64le_model_insn(analysis *a, frame_state *s, const cs_insn *insn) {
       s->ra_saved = 0;
       s->ra_pending = 0;
     }
-  } else if (strcmp(mn, "mtlr") == 0) {
+  } else if (rec->kind == PPC_MTLR) {
     /* The return address is back in LR: gcc restores LR's rule here. */
     s->lr_has_ra = d != NO_REG && d == s->ra_reg;
     if (s->lr_has_ra) {
       s->ra_saved = 0;
       s->ra_pending = 0;
     }
-  } else if (is_store(mn)) {
-    model_store(a, s, insn, written);
-  } else if (strcmp(mn, "ld") == 0) {
-    model_load(a, s, insn, written);
-  } else if (strcmp(mn, "mr") == 0 && d != NO_REG && r != NO_REG) {
+  } else if (rec->kind == PPC_STORE) {
+    model_store(a, s, rec);
+  } else if (rec->kind == PPC_LD) {
+    model_load(a, s, rec);
+  } else if (rec->kind == PPC_MR && d != NO_REG && r != NO_REG) {
     model_mr(a, s, d, r, written);
-  } else if ((strcmp(mn, "addi") == 0 || strcmp(mn, "subi") == 0) &&
-             d != NO_REG && op_imm(p, 2, &imm)) {
+  } else if ((rec->kind == PPC_ADDI || rec->kind == PPC_SUBI) && d != NO_REG && rec->imm2_ok) {
     /* Capstone may give the signed 16-bit immediate as unsigned. */
-    imm = (int16_t)(uint16_t)imm;
-    model_addi(a, s, d, r, strcmp(mn, "subi") == 0 ? -imm : imm, written);
-  } else if ((strcmp(mn, "li") == 0 || strcmp(mn, "lis") == 0) && d != NO_REG &&
-             op_imm(p, 1, &imm)) {
+    imm = (int16_t)(uint16_t)rec->imm2;
+    model_addi(a, s, d, r, rec->kind == PPC_SUBI ? -imm : imm, written);
+  } else if ((rec->kind == PPC_LI || rec->kind == PPC_LIS) && d != NO_REG && rec->imm1_ok) {
     clobber(a, s, written);
-    int64_t v = (int16_t)(uint16_t)imm;
+    int64_t v = (int16_t)(uint16_t)rec->imm1;
     if (d != GPR_SP && d != GPR_FP)
-      set_reg(a, d, VAL_CONST, mn[2] == 's' ? v * 65536 : v);
-  } else if (strcmp(mn, "ori") == 0 && d != NO_REG && op_imm(p, 2, &imm)) {
+      set_reg(a, d, VAL_CONST, rec->kind == PPC_LIS ? v * 65536 : v);
+  } else if (rec->kind == PPC_ORI && d != NO_REG && rec->imm2_ok) {
+    imm = rec->imm2;
     if (d == 2 && r == 2 && imm == 0)
       return; /* gcc's nop */
     bool con = const_of(a, r, &c);
     clobber(a, s, written);
     if (con && d != GPR_SP && d != GPR_FP)
       set_reg(a, d, VAL_CONST, c | (imm & 0xffff));
-  } else if (strcmp(mn, "add") == 0 && p->op_count == 3) {
-    model_add(a, s, p, written);
+  } else if (rec->kind == PPC_ADD && rec->op_count == 3) {
+    model_add(a, s, rec);
   } else {
     clobber(a, s, written);
   }
+}
+
+/* ---- Jump tables and branches --------------------------------------------- */
+
+/* gcc's jump table (switch): the bctr is followed by the table itself,
+ * 32-bit offsets of the cases from the table's start, which is the address
+ * after the bctr (addis/addi of it from the TOC, lwax, add, mtctr, bctr).
+ * Its cases are entered from the bctr with the bctr's state, a followed
+ * state: recording them as branch targets keeps a case that saves LR
+ * itself from being taken for a guess (and giving way to, or passing on,
+ * the state of a neighbouring block that is not a case). A word is an
+ * entry when its primary opcode is 0 or 63, that is, an offset within
+ * 64 MiB; gcc's entries are 4-byte aligned and land in the function outside
+ * the table. Anything else (clang's tables are in .rodata, and the code
+ * after them begins with an instruction; a traceback table begins with a
+ * zero word, an offset into itself) records nothing. */
+static void record_jump_table(knit_analysis *an, uint64_t at, const uint8_t *p, size_t left,
+                              uint64_t base, const frame_state *s) {
+  size_t n = 0;
+  while (n + 4 <= left) {
+    uint32_t w = (uint32_t)p[n] | (uint32_t)p[n + 1] << 8 | (uint32_t)p[n + 2] << 16 |
+                 (uint32_t)p[n + 3] << 24;
+    uint64_t target = base + (uint64_t)(int64_t)(int32_t)w;
+    if ((w >> 26 != 0 && w >> 26 != 63) || (w & 3) != 0 ||
+        !knit_analysis_in_function(an, target))
+      break;
+    n += 4;
+  }
+  if (n == 0)
+    return;
+  for (size_t i = 0; i < n; i += 4) {
+    uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+                 (uint32_t)p[i + 3] << 24;
+    uint64_t target = base + (uint64_t)(int64_t)(int32_t)w;
+    if (target >= base && target < base + n)
+      return; /* into the words themselves: not a table */
+  }
+  for (size_t i = 0; i < n; i += 4) {
+    uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+                 (uint32_t)p[i + 3] << 24;
+    knit_analysis_record_target(an, at, base + (uint64_t)(int64_t)(int32_t)w, s);
+  }
+}
+
+/* The control flow of a branch, and its effect on LR. */
+static knit_flow_kind branch_flow(const knit_analysis *an, frame_state *s,
+                                  const branch_info *b) {
+  if (b->links) {
+    s->lr_has_ra = 0; /* a call (or bcl to read the pc) overwrites LR */
+    return FLOW_NEXT;
+  }
+  if (b->conditional)
+    return b->has_target && !b->to_lr && !b->to_ctr ? FLOW_BRANCH : FLOW_NEXT;
+  if (b->has_target && knit_analysis_in_function(an, b->target))
+    return FLOW_JUMP;
+  return FLOW_END; /* blr, bctr, or b to another function: a tail call */
+}
+
+/* ---- Classifying: what the model reads of an instruction ---------------- */
+
+/* gcc's alignment nops ("nop", "ori r2,r2,0") are never executed after the
+ * end of a path. */
+static bool is_padding(const cs_insn *insn) {
+  return strcmp(insn->mnemonic, "nop") == 0 ||
+         (strcmp(insn->mnemonic, "ori") == 0 && strcmp(insn->op_str, "r2, r2, 0") == 0);
+}
+
+/* The linker's TOC restore in the slot after a call to another module
+ * (ELFv2 saves r2 at 24(r1)): part of the call sequence, so the block
+ * after it is still the call's fall-through, which a noreturn call never
+ * takes (bl abort; ld r2,24(r1); then a block a branch enters). */
+static bool is_toc_restore(const cs_insn *insn) {
+  return strcmp(insn->mnemonic, "ld") == 0 && strcmp(insn->op_str, "r2, 0x18(r1)") == 0;
+}
+
+static ppc_kind kind_of(const char *mn) {
+  static const struct {
+    const char *mn;
+    ppc_kind kind;
+  } names[] = {
+      {"mflr", PPC_MFLR}, {"mtlr", PPC_MTLR}, {"ld", PPC_LD},     {"mr", PPC_MR},
+      {"addi", PPC_ADDI}, {"subi", PPC_SUBI}, {"li", PPC_LI},     {"lis", PPC_LIS},
+      {"ori", PPC_ORI},   {"add", PPC_ADD},   {"trap", PPC_TRAP},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(mn, names[i].mn) == 0)
+      return names[i].kind;
+  return is_store(mn) ? PPC_STORE : PPC_OTHER;
+}
+
+void knit_ppc64le_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
+  (void)cs_handle;
+  ppc_record *r = rec;
+  memset(r, 0, sizeof *r);
+  const cs_ppc *p = &insn->detail->ppc;
+  const char *mn = insn->mnemonic;
+  r->kind = (uint8_t)kind_of(mn);
+  if (starts(mn, "trap"))
+    r->form |= PPC_TRAP_FORM;
+  if (strcmp(mn, "std") == 0 || strcmp(mn, "stdu") == 0 || strcmp(mn, "stdx") == 0 ||
+      strcmp(mn, "stdux") == 0)
+    r->form |= PPC_STORE_DWORD;
+  if (strcmp(mn, "stdu") == 0)
+    r->form |= PPC_STORE_STDU;
+  if (strcmp(mn, "stdux") == 0)
+    r->form |= PPC_STORE_STDUX;
+  r->op_count = p->op_count;
+  for (int i = 0; i < 3; i++)
+    r->gpr[i] = (int8_t)op_gpr(p, i);
+  r->mem_base = NO_REG;
+  if (p->op_count >= 2 && p->operands[1].type == PPC_OP_MEM) {
+    r->mem1 = true;
+    r->mem_base = (int8_t)gpr(p->operands[1].mem.base);
+    r->mem_disp = p->operands[1].mem.disp;
+  }
+  r->imm1_ok = op_imm(p, 1, &r->imm1);
+  r->imm2_ok = op_imm(p, 2, &r->imm2);
+  r->written = gprs_written(insn);
+  branch_info b = classify_branch(insn);
+  r->branch = b;
+  uint64_t next = insn->address + insn->size;
+  bool padding = is_padding(insn);
+  if (padding)
+    r->head.flags |= KNIT_INSN_PADDING;
+  if (padding || is_toc_restore(insn))
+    r->head.flags |= KNIT_INSN_CALL_SEQ;
+  if (b.is_branch) {
+    /* Any branch ends a run of tear-downs; calls, conditional branches
+     * and bcl to read the pc too. */
+    r->head.flags |= KNIT_INSN_BREAKS_RUN;
+    /* At blr the return address is in LR, r1 is the caller's and r31 is
+     * restored, whatever came before. */
+    if (b.to_lr && !b.conditional && !b.links)
+      r->head.flags |= KNIT_INSN_RETURN;
+    /* A call, not bcl to read the pc. */
+    if (b.links && b.has_target && b.target != next)
+      r->head.flags |= KNIT_INSN_CALL;
+  }
+}
+
+/* ---- Applying a record to a state ----------------------------------------- */
+
+knit_flow_kind knit_ppc64le_apply(knit_analysis *an, void *state, const void *rec,
+                                  uint64_t at, uint64_t *target) {
+  ppc_model *a = an->model;
+  frame_state *cur = state;
+  const ppc_record *r = rec;
+  const branch_info *b = &r->branch;
+  uint64_t pc = at + r->head.size;
+  frame_state before = *cur;
+  /* Only a call from a frame of its own (stubs without one, as glink's,
+   * keep LR in odd places and have no landing pads). */
+  if (b->is_branch && b->links && !b->conditional && (!b->has_target || b->target != pc) &&
+      cur->ra_saved && ((cur->sp_known && cur->sp_depth > 0) || cur->fp_frame)) {
+    a->call_state = *cur;
+    a->have_call = true;
+  }
+  bool table_jump = b->is_branch && b->to_ctr && !b->links && !b->conditional &&
+                    (cur->ra_saved || (cur->sp_known && cur->sp_depth > 0));
+  if (table_jump) {
+    a->table_state = *cur;
+    a->have_table = true;
+    size_t left;
+    const uint8_t *after = knit_analysis_code_at(an, pc, &left);
+    record_jump_table(an, at, after, left, pc, cur);
+  }
+  knit_flow_kind flow;
+  if (b->is_branch) {
+    flow = branch_flow(an, cur, b);
+  } else if (r->kind == PPC_TRAP) {
+    flow = FLOW_END;
+  } else {
+    model_insn(a, cur, r);
+    flow = FLOW_NEXT;
+  }
+  /* gcc reports queued saves with the next change of the CFA, too. */
+  knit_recipe rb, ra;
+  knit_ppc64le_recipe(&before, &rb);
+  knit_ppc64le_recipe(cur, &ra);
+  if (rb.cfa_base != ra.cfa_base || rb.cfa_offset != ra.cfa_offset)
+    knit_ppc64le_publish(cur);
+  *target = b->target;
+  return flow;
 }

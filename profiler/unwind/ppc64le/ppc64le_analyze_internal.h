@@ -1,6 +1,7 @@
 /* The ppc64le analyzer's parts shared by its files: the frame state, the
- * analysis run and the per-instruction model (ppc64le_analyze_insn.c) that
- * the sweep (ppc64le_analyze.c) drives.
+ * instruction record, the analysis context and the per-instruction model
+ * (ppc64le_analyze_insn.c) that the ISA-neutral driver (unwind/analyze.c)
+ * runs through the hooks in ppc64le_analyze.c.
  * Private to profiler/unwind/ppc64le. */
 #ifndef KNIT_UNWIND_PPC64LE_ANALYZE_INTERNAL_H
 #define KNIT_UNWIND_PPC64LE_ANALYZE_INTERNAL_H
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <stdint.h>
 
+#include "unwind/analyze.h"
 #include "unwind/ppc64le/ppc64le_analyze.h"
 
 #define NO_REG (-1)
@@ -56,66 +58,49 @@ typedef struct reg_value {
   uint8_t kind;
 } reg_value;
 
-/* The state a branch leaves for its target, kept across passes. Offsets
- * into the function keep the table small. */
-typedef struct target_state {
-  uint32_t addr; /* the target */
-  uint32_t from; /* the branch whose state was recorded */
-  frame_state state;
-} target_state;
-
-/* Branch targets recorded per function, forward and backward. When the
- * table is full, further targets are not recorded: code reached only
- * through them gets the canonical state (or the jump table's), which in a
- * large switch lacks what each case does itself (libstdc++'s fn_10ced0
- * has 387 targets, and each case saves LR on its own). The table lives in
- * the caller's workspace (knit_analyze_work: 4096 targets, more than any
- * function of libc, libstdc++ or libgomp needs) and, without one, on the
- * analyzer's stack, where it must stay small (about 12 KiB, within a
- * signal stack). */
+/* Branch targets recorded per function, forward and backward
+ * (knit_analyzer.targets_work and targets_stack). When the table is full,
+ * further targets are not recorded: code reached only through them gets
+ * the canonical state (or the jump table's), which in a large switch lacks
+ * what each case does itself (libstdc++'s fn_10ced0 has 387 targets, and
+ * each case saves LR on its own). The table lives in the caller's
+ * workspace (knit_analyze_work: 4468 targets, the 192 KiB it had to
+ * itself when entries took 44 bytes; more than any function of libc,
+ * libstdc++ or libgomp needs) and, without one, on the analyzer's stack,
+ * where it must stay small (about 12 KiB, within a signal stack). */
 #define TARGETS_MAX 256
-#define TARGETS_WORK_MAX ((int)(KNIT_ANALYZE_WORK_BYTES / sizeof(target_state)))
+#define TARGETS_WORK_MAX 4468
 
-/* Passes over the function at most: each pass but the last learns a state
- * for a target already passed (a block entered by a backward branch); the
- * cap bounds the time spent on pathological code, and the last pass's
- * recipes are kept. */
-#define PASSES_MAX 16
-
-typedef enum flow_kind {
-  FLOW_NEXT,   /* falls through to the next instruction */
-  FLOW_BRANCH, /* conditional: falls through and may go to target */
-  FLOW_JUMP,   /* unconditional to target inside the function */
-  FLOW_END,    /* blr, tail call, bctr, trap: the path ends here */
-} flow_kind;
-
-/* Everything one analysis run needs, kept together so that helpers stay
- * small and the run stays free of global state. Register values are known
- * only along a straight run of code: they are forgotten at every branch
- * target and path start, which keeps the recorded states small. */
-typedef struct analysis {
-  uint64_t func_start;
-  uint64_t func_end;
-  knit_recipe *out;
-  int max;
-  int count;
+/* What one analysis keeps besides the frame state (knit_analysis.model).
+ * Register values are known only along a straight run of code: they are
+ * forgotten at every branch target and path start, which keeps the
+ * recorded states small. */
+typedef struct ppc_model {
   reg_value regs[32];
-  bool changed; /* this pass learnt a state for code it had passed */
-  int target_count; /* sorted by address */
-  int targets_max;
-  target_state *targets; /* the workspace's, or the stack's */
-} analysis;
-
-_Static_assert(TARGETS_MAX * sizeof(target_state) <= 16 * 1024,
-               "the stack's target table must stay small enough for a signal stack");
-_Static_assert(TARGETS_WORK_MAX >= 4096, "the workspace holds 4096 targets");
+  /* The state at a bctr that leaves the frame in place, in this pass: a
+   * jump through a table to blocks of this function (a tail call through
+   * CTR tears the frame down first). Those blocks are placed after it and
+   * no recorded branch names them, so they resume with this state, not
+   * the canonical one: in shrink-wrapped code the two differ in LR's
+   * save. */
+  frame_state table_state;
+  bool have_table;
+  /* The state at the last call made with the return address saved, in
+   * this pass. A block after a path end that no branch enters is mostly
+   * an exception landing pad, entered by the unwinder from a call site,
+   * where LR was saved: in shrink-wrapped code (an early return before
+   * the prologue) the canonical state says LR holds the return address,
+   * which a landing pad has long overwritten. */
+  frame_state call_state;
+  bool have_call;
+} ppc_model;
 
 static const frame_state entry_state = {
   .sp_known = 1, .lr_has_ra = 1, .r31_caller = 1, .ra_reg = NO_REG,
   .lr_home = NO_REG,
 };
 
-/* A branch as the sweep needs it (see knit_ppc64le_classify_branch). */
+/* A branch as the model needs it (classified by mnemonic). */
 typedef struct branch_info {
   bool is_branch;
   bool links;        /* writes LR (a call, or bcl to get the pc) */
@@ -126,27 +111,61 @@ typedef struct branch_info {
   uint64_t target;
 } branch_info;
 
+/* What the model reads of an instruction's mnemonic. */
+typedef enum ppc_kind {
+  PPC_OTHER = 0,
+  PPC_MFLR,
+  PPC_MTLR,
+  PPC_STORE, /* st... */
+  PPC_LD,
+  PPC_MR,
+  PPC_ADDI,
+  PPC_SUBI,
+  PPC_LI,
+  PPC_LIS,
+  PPC_ORI,
+  PPC_ADD,
+  PPC_TRAP, /* trap itself */
+} ppc_kind;
+
+#define PPC_TRAP_FORM 0x01   /* the mnemonic begins with "trap" */
+#define PPC_STORE_DWORD 0x02 /* std, stdu, stdx, stdux */
+#define PPC_STORE_STDU 0x04
+#define PPC_STORE_STDUX 0x08
+
+/* One instruction, classified once (knit_ppc64le_classify): what the
+ * model reads of it. */
+typedef struct ppc_record {
+  knit_insn_head head;
+  branch_info branch;
+  int64_t imm1, imm2;  /* operands 1 and 2, when immediates (imm*_ok) */
+  int32_t mem_disp;    /* operand 1, when a memory operand (mem1) */
+  uint32_t written;    /* the GPRs it writes (knit_ppc64le_gprs_written) */
+  int8_t gpr[3];       /* operands 0 to 2 as GPRs, or NO_REG */
+  int8_t mem_base;     /* operand 1's base as a GPR, or NO_REG */
+  uint8_t kind;        /* ppc_kind */
+  uint8_t form;        /* PPC_TRAP_FORM, PPC_STORE_* */
+  uint8_t op_count;
+  bool mem1;
+  bool imm1_ok, imm2_ok;
+} ppc_record;
+
+/* The recipe of a state (knit_analyzer.recipe, ppc64le_analyze.c). */
+void knit_ppc64le_recipe(const void *state, knit_recipe *r);
+
 /* ---- The per-instruction model (ppc64le_analyze_insn.c) ---- */
 
-/* Whether the mnemonic s begins with prefix. */
-bool knit_ppc64le_starts(const char *s, const char *prefix);
-
-/* Collects the GPRs an instruction writes, as a mask. */
-uint32_t knit_ppc64le_gprs_written(const cs_insn *insn);
-
-/* Classifies by mnemonic: Capstone 4 gives PPC branches neither groups nor
- * a consistent id for the many conditional aliases (ble, bdnz, beqlr+...). */
-branch_info knit_ppc64le_classify_branch(const cs_insn *insn);
-
-/* Reports the queued saves (see the file comment). As in gcc, a copy of LR
- * in a GPR that is reported makes that GPR LR's home until LR is saved. */
+/* Reports the queued saves (see ppc64le_analyze.c). As in gcc, a copy of
+ * LR in a GPR that is reported makes that GPR LR's home until LR is
+ * saved. */
 void knit_ppc64le_publish(frame_state *s);
 
-/* Whether target lies inside the function analysed. */
-/* Whether target lies inside the function analysed. */
-bool knit_ppc64le_in_function(const analysis *a, uint64_t target);
+/* Fills a ppc_record from a decoded instruction (knit_analyzer.classify). */
+void knit_ppc64le_classify(size_t cs_handle, const cs_insn *insn, void *rec);
 
-/* Updates s for one instruction other than a branch. */
-void knit_ppc64le_model_insn(analysis *a, frame_state *s, const cs_insn *insn);
+/* Updates s for one instruction and says how control continues
+ * (knit_analyzer.apply). */
+knit_flow_kind knit_ppc64le_apply(knit_analysis *an, void *s, const void *rec, uint64_t at,
+                                  uint64_t *target);
 
 #endif /* KNIT_UNWIND_PPC64LE_ANALYZE_INTERNAL_H */

@@ -18,6 +18,7 @@ int knit_x86_64_analyze(size_t cs_handle, void *insn, const uint8_t *code,
 int knit_x86_64_analyze_entered(size_t cs_handle, void *insn, const uint8_t *code,
                                 size_t len, uint64_t addr,
                                 const knit_jump_state *entry, uint64_t jump_to,
-                                knit_jump_state *at_jump, knit_recipe *out, int max);
+                                knit_jump_state *at_jump, knit_recipe *out, int max,
+                                knit_analyze_work *work);
 
 #endif /* KNIT_UNWIND_X86_64_ANALYZE_H */

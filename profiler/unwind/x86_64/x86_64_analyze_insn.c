@@ -1,9 +1,10 @@
 /* The x86_64 analyzer's model of single instructions: how each one changes
  * the frame state. Pushes, pops, moves and arithmetic on rsp and rbp, leave
  * and enter, and the register that holds the CFA through a DRAP
- * realignment (set, saved, clobbered, reloaded). The sweep over a function
- * and the recipes it writes are in x86_64_analyze.c; the file comment there
- * says what is modelled and why. */
+ * realignment (set, saved, clobbered, reloaded). Each instruction is first
+ * classified into a record of what the model reads of it (once per
+ * analysis), then applied to a state (on every pass). The driver is
+ * unwind/analyze.c; x86_64_analyze.c says what is modelled and why. */
 #include <capstone/capstone.h>
 #include <stdbool.h>
 #include <string.h>
@@ -20,34 +21,43 @@ static bool is_rbp(unsigned reg) {
          reg == X86_REG_BPL;
 }
 
-static bool op_is_reg(const cs_x86_op *op, x86_reg reg) {
+static bool op_is_reg(const x86_operand *op, x86_reg reg) {
   return op->type == X86_OP_REG && op->reg == reg;
 }
 
-/* The 64-bit general register (not rsp or rbp) that reg names or is part
- * of, or X86_REG_INVALID: a write to eax, ax or al changes rax too. */
-static x86_reg gpr64(unsigned reg) {
-  static const x86_reg parts[][5] = {
-      {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH},
-      {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH},
-      {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH},
-      {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH},
-      {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_SIL},
-      {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_DIL},
-      {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, X86_REG_R8B},
-      {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, X86_REG_R9B},
-      {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, X86_REG_R10B},
-      {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, X86_REG_R11B},
-      {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, X86_REG_R12B},
-      {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, X86_REG_R13B},
-      {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, X86_REG_R14B},
-      {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, X86_REG_R15B},
-  };
+/* The 64-bit general registers (not rsp or rbp) and their parts: a write
+ * to eax, ax or al changes rax too. */
+static const x86_reg parts[][5] = {
+    {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH},
+    {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH},
+    {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH},
+    {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH},
+    {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_SIL},
+    {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_DIL},
+    {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, X86_REG_R8B},
+    {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, X86_REG_R9B},
+    {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, X86_REG_R10B},
+    {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, X86_REG_R11B},
+    {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, X86_REG_R12B},
+    {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, X86_REG_R13B},
+    {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, X86_REG_R14B},
+    {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, X86_REG_R15B},
+};
+
+/* The row of parts that reg names or is part of, or -1. */
+static int gpr_row(unsigned reg) {
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
     for (size_t k = 0; k < 5; k++)
       if (parts[i][k] == reg)
-        return parts[i][0];
-  return X86_REG_INVALID;
+        return (int)i;
+  return -1;
+}
+
+/* The 64-bit general register (not rsp or rbp) that reg names or is part
+ * of, or X86_REG_INVALID. */
+static x86_reg gpr64(unsigned reg) {
+  int i = gpr_row(reg);
+  return i < 0 ? X86_REG_INVALID : parts[i][0];
 }
 
 /* rsp changed in a way the model does not follow. That only matters when
@@ -169,22 +179,22 @@ static void pop_into_rbp(frame_state *s, int32_t slot) {
   lose_frame(s);
 }
 
-static void model_push(frame_state *s, const cs_x86 *x) {
-  int32_t size = x->op_count > 0 && x->operands[0].size ? x->operands[0].size : 8;
-  bool pushes_rbp = x->op_count > 0 && op_is_reg(&x->operands[0], X86_REG_RBP);
+static void model_push(frame_state *s, const x86_record *x) {
+  int32_t size = x->op_count > 0 && x->op[0].size ? x->op[0].size : 8;
+  bool pushes_rbp = x->op_count > 0 && op_is_reg(&x->op[0], X86_REG_RBP);
   if (pushes_rbp && !s->sp_known && !s->fp_saved)
     s->uncertain = true; /* the save slot cannot be placed */
   push_bytes(s, size, pushes_rbp);
   /* The DRAP register saved in the realigned frame: the CFA is there. */
   if (s->realigned && s->drap_reg && !s->drap_saved && s->sp_known &&
-      s->sp_depth <= INT16_MAX && op_is_reg(&x->operands[0], (x86_reg)s->drap_reg)) {
+      s->sp_depth <= INT16_MAX && op_is_reg(&x->op[0], (x86_reg)s->drap_reg)) {
     s->drap_saved = true;
     s->drap_slot = (int16_t)-s->sp_depth;
   }
 }
 
-static void model_pop(frame_state *s, const cs_x86 *x) {
-  const cs_x86_op *op = &x->operands[0];
+static void model_pop(frame_state *s, const x86_record *x) {
+  const x86_operand *op = &x->op[0];
   int32_t size = x->op_count > 0 && op->size ? op->size : 8;
   int32_t slot = -s->sp_depth;
   bool known = s->sp_known;
@@ -203,34 +213,34 @@ static void model_pop(frame_state *s, const cs_x86 *x) {
 }
 
 /* add/sub rsp: a constant moves the stack, anything else (alloca) loses it. */
-static void model_add_sub_rsp(frame_state *s, const cs_x86 *x, bool is_sub) {
-  const cs_x86_op *src = &x->operands[1];
+static void model_add_sub_rsp(frame_state *s, const x86_record *x, bool is_sub) {
+  const x86_operand *src = &x->op[1];
   if (src->type != X86_OP_IMM) {
     lose_sp(s);
     return;
   }
   if (s->sp_known)
-    s->sp_depth += (int32_t)(is_sub ? src->imm : -src->imm);
+    s->sp_depth += (int32_t)(is_sub ? src->value : -src->value);
 }
 
-static void model_lea(frame_state *s, const cs_x86 *x) {
-  const cs_x86_op *dst = &x->operands[0];
-  const x86_op_mem *m = &x->operands[1].mem;
-  bool simple = m->index == X86_REG_INVALID && m->segment == X86_REG_INVALID;
+static void model_lea(frame_state *s, const x86_record *x) {
+  const x86_operand *dst = &x->op[0];
+  const x86_operand *m = &x->op[1];
+  bool simple = m->simple;
   if (op_is_reg(dst, X86_REG_RSP)) {
     if (simple && m->base == X86_REG_RSP && s->sp_known) {
-      s->sp_depth -= (int32_t)m->disp;
+      s->sp_depth -= (int32_t)m->value;
     } else if (simple && m->base == X86_REG_RBP && s->fp_is_frame) {
-      s->sp_depth = s->fp_depth - (int32_t)m->disp;
+      s->sp_depth = s->fp_depth - (int32_t)m->value;
       s->sp_known = true;
     } else if (simple && s->drap_reg && m->base == s->drap_reg) {
-      drap_unwind_to(s, m->disp);
+      drap_unwind_to(s, m->value);
     } else {
       lose_sp(s);
     }
   } else if (op_is_reg(dst, X86_REG_RBP)) {
     if (simple && m->base == X86_REG_RSP)
-      set_frame(s, m->disp);
+      set_frame(s, m->value);
     else
       lose_frame(s);
   } else if (dst->type == X86_OP_REG) {
@@ -238,7 +248,7 @@ static void model_lea(frame_state *s, const cs_x86 *x) {
      * prologue (and, as often, the address of a variadic function's stack
      * arguments: only a realignment that follows makes it a DRAP). */
     if (simple && m->base == X86_REG_RSP && s->sp_known && !s->realigned &&
-        m->disp == s->sp_depth && gpr64(dst->reg) == dst->reg)
+        m->value == s->sp_depth && gpr64(dst->reg) == dst->reg)
       s->drap_reg = (uint16_t)dst->reg;
     else
       drap_overwritten(s, dst->reg);
@@ -248,17 +258,16 @@ static void model_lea(frame_state *s, const cs_x86 *x) {
 /* mov reg,[rbp+n] or [rsp+n] of the saved DRAP register: reloaded (gcc's
  * epilogue, after calls took the register). False for any other mov into
  * a general register, which the caller models as any write. */
-static bool model_drap_reload(frame_state *s, const cs_x86 *x) {
-  const cs_x86_op *dst = &x->operands[0], *src = &x->operands[1];
+static bool model_drap_reload(frame_state *s, const x86_record *x) {
+  const x86_operand *dst = &x->op[0], *src = &x->op[1];
   if (!s->realigned || !s->drap_saved || dst->type != X86_OP_REG || src->type != X86_OP_MEM ||
-      gpr64(dst->reg) != dst->reg || src->mem.index != X86_REG_INVALID ||
-      src->mem.segment != X86_REG_INVALID)
+      gpr64(dst->reg) != dst->reg || !src->simple)
     return false;
   int32_t slot;
-  if (src->mem.base == X86_REG_RBP && s->fp_is_frame)
-    slot = (int32_t)src->mem.disp - s->fp_depth;
-  else if (src->mem.base == X86_REG_RSP && s->sp_known)
-    slot = (int32_t)src->mem.disp - s->sp_depth;
+  if (src->base == X86_REG_RBP && s->fp_is_frame)
+    slot = (int32_t)src->value - s->fp_depth;
+  else if (src->base == X86_REG_RSP && s->sp_known)
+    slot = (int32_t)src->value - s->sp_depth;
   else
     return false;
   if (slot != s->drap_slot)
@@ -267,8 +276,8 @@ static bool model_drap_reload(frame_state *s, const cs_x86 *x) {
   return true;
 }
 
-static void model_mov(frame_state *s, const cs_x86 *x) {
-  const cs_x86_op *dst = &x->operands[0], *src = &x->operands[1];
+static void model_mov(frame_state *s, const x86_record *x) {
+  const x86_operand *dst = &x->op[0], *src = &x->op[1];
   if (op_is_reg(dst, X86_REG_RBP) && op_is_reg(src, X86_REG_RSP)) {
     set_frame(s, 0);
   } else if (op_is_reg(dst, X86_REG_RSP) && op_is_reg(src, X86_REG_RBP) &&
@@ -298,8 +307,8 @@ static void model_leave(frame_state *s) {
   pop_into_rbp(s, slot);
 }
 
-static void model_enter(frame_state *s, const cs_x86 *x) {
-  if (x->op_count < 2 || x->operands[1].imm != 0) {
+static void model_enter(frame_state *s, const x86_record *x) {
+  if (x->op_count < 2 || x->op[1].value != 0) {
     /* Nested frames copy frame pointers around: not modeled. */
     s->uncertain = true;
     s->sp_known = false;
@@ -309,39 +318,81 @@ static void model_enter(frame_state *s, const cs_x86 *x) {
   push_bytes(s, 8, true);
   set_frame(s, 0);
   if (s->sp_known)
-    s->sp_depth += (int32_t)x->operands[0].imm;
+    s->sp_depth += (int32_t)x->op[0].value;
 }
 
 /* Any other instruction: if it writes rsp or rbp, the model loses track. */
-static void model_other(analysis *a, frame_state *s, const cs_insn *insn) {
-  cs_regs read, written;
-  uint8_t nread = 0, nwritten = 0;
-  if (cs_regs_access(a->handle, insn, read, &nread, written, &nwritten) != CS_ERR_OK)
-    return;
-  for (uint8_t i = 0; i < nwritten; i++) {
-    if (is_rsp(written[i]))
-      lose_sp(s);
-    else if (is_rbp(written[i]))
-      lose_frame(s);
-    else
-      drap_overwritten(s, written[i]);
+static void model_other(frame_state *s, const x86_record *x) {
+  if (x->writes_sp)
+    lose_sp(s);
+  if (x->writes_fp)
+    lose_frame(s);
+  /* A general register was written: if it held the CFA, it does no more. */
+  int row = s->drap_reg ? gpr_row(s->drap_reg) : -1;
+  if (row >= 0 && (x->writes_gpr & (1u << row)))
+    s->drap_reg = 0;
+}
+
+/* ---- Classifying: what the model reads of an instruction ---- */
+
+static void classify_operand(const cs_x86_op *op, x86_operand *out) {
+  out->type = (uint8_t)op->type;
+  out->size = op->size;
+  if (op->type == X86_OP_REG) {
+    out->reg = (uint16_t)op->reg;
+  } else if (op->type == X86_OP_IMM) {
+    out->value = op->imm;
+  } else if (op->type == X86_OP_MEM) {
+    out->base = (uint16_t)op->mem.base;
+    out->value = op->mem.disp;
+    out->simple = op->mem.index == X86_REG_INVALID && op->mem.segment == X86_REG_INVALID;
   }
 }
 
-bool knit_x86_64_is_return(unsigned id) {
-  return id == X86_INS_RET; /* far returns pop more than rip */
+void knit_x86_64_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
+  x86_record *x = rec;
+  memset(x, 0, sizeof *x);
+  const cs_x86 *d = &insn->detail->x86;
+  x->id = (uint16_t)insn->id;
+  x->op_count = d->op_count;
+  classify_operand(&d->operands[0], &x->op[0]);
+  classify_operand(&d->operands[1], &x->op[1]);
+  x->jump_group = cs_insn_group((csh)cs_handle, insn, X86_GRP_JUMP);
+  cs_regs read, written;
+  uint8_t nread = 0, nwritten = 0;
+  if (cs_regs_access((csh)cs_handle, insn, read, &nread, written, &nwritten) == CS_ERR_OK) {
+    for (uint8_t i = 0; i < nwritten; i++) {
+      int row = gpr_row(written[i]);
+      if (is_rsp(written[i]))
+        x->writes_sp = true;
+      else if (is_rbp(written[i]))
+        x->writes_fp = true;
+      else if (row >= 0)
+        x->writes_gpr |= (uint16_t)(1u << row);
+    }
+  }
+  if (insn->id == X86_INS_NOP || insn->id == X86_INS_INT3)
+    x->head.flags |= KNIT_INSN_PADDING;
+  if (insn->id == X86_INS_RET) /* far returns pop more than rip */
+    x->head.flags |= KNIT_INSN_RETURN;
+  if (insn->id == X86_INS_CALL)
+    x->head.flags |= KNIT_INSN_CALL | KNIT_INSN_BREAKS_RUN;
+  if (d->op_count == 1 && d->operands[0].type == X86_OP_IMM && insn->id != X86_INS_CALL &&
+      x->jump_group) {
+    x->head.flags |= KNIT_INSN_JUMPS;
+    x->head.jump_target = (uint64_t)d->operands[0].imm;
+  }
 }
 
-bool knit_x86_64_in_function(const analysis *a, uint64_t target) {
-  return target >= a->func_start && target < a->func_end;
-}
+/* ---- Applying a record to a state ---- */
 
-/* Updates s for one instruction and says how control continues. */
-flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *insn,
+knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *state, const void *rec, uint64_t at,
                                  uint64_t *target) {
-  const cs_x86 *x = &insn->detail->x86;
-  const cs_x86_op *op0 = &x->operands[0];
-  switch (insn->id) {
+  (void)at;
+  frame_state *s = state;
+  const x86_record *x = rec;
+  const x86_operand *op0 = &x->op[0];
+  switch (x->id) {
   case X86_INS_PUSH:
     model_push(s, x);
     return FLOW_NEXT;
@@ -350,17 +401,17 @@ flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *ins
     return FLOW_NEXT;
   case X86_INS_PUSHF:
   case X86_INS_PUSHFQ:
-    push_bytes(s, insn->id == X86_INS_PUSHF ? 2 : 8, false);
+    push_bytes(s, x->id == X86_INS_PUSHF ? 2 : 8, false);
     return FLOW_NEXT;
   case X86_INS_POPF:
   case X86_INS_POPFQ:
     if (s->sp_known)
-      s->sp_depth -= insn->id == X86_INS_POPF ? 2 : 8;
+      s->sp_depth -= x->id == X86_INS_POPF ? 2 : 8;
     return FLOW_NEXT;
   case X86_INS_SUB:
   case X86_INS_ADD:
     if (x->op_count == 2 && op_is_reg(op0, X86_REG_RSP)) {
-      model_add_sub_rsp(s, x, insn->id == X86_INS_SUB);
+      model_add_sub_rsp(s, x, x->id == X86_INS_SUB);
       return FLOW_NEXT;
     }
     break;
@@ -373,7 +424,7 @@ flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *ins
   case X86_INS_LEA:
     /* Into rsp, rbp or a general register; esp or ebp (never in code
      * that keeps a frame) goes to model_other. */
-    if (x->op_count == 2 && op0->type == X86_OP_REG && x->operands[1].type == X86_OP_MEM &&
+    if (x->op_count == 2 && op0->type == X86_OP_REG && x->op[1].type == X86_OP_MEM &&
         (op0->reg == X86_REG_RSP || op0->reg == X86_REG_RBP ||
          (!is_rsp(op0->reg) && !is_rbp(op0->reg)))) {
       model_lea(s, x);
@@ -415,22 +466,22 @@ flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *ins
      * elsewhere is a tail call; an indirect one (switch table or tail call)
      * ends the path, and what follows resumes as after a ret. */
     if (x->op_count == 1 && op0->type == X86_OP_IMM &&
-        knit_x86_64_in_function(a, (uint64_t)op0->imm)) {
-      *target = (uint64_t)op0->imm;
+        knit_analysis_in_function(an, (uint64_t)op0->value)) {
+      *target = (uint64_t)op0->value;
       return FLOW_JUMP;
     }
     return FLOW_END;
   default:
-    if (cs_insn_group(a->handle, insn, X86_GRP_JUMP)) {
+    if (x->jump_group) {
       /* Conditional jumps, jrcxz and loop: all fall through or branch. */
       if (x->op_count == 1 && op0->type == X86_OP_IMM) {
-        *target = (uint64_t)op0->imm;
+        *target = (uint64_t)op0->value;
         return FLOW_BRANCH;
       }
       return FLOW_NEXT;
     }
     break;
   }
-  model_other(a, s, insn);
+  model_other(s, x);
   return FLOW_NEXT;
 }

@@ -1,7 +1,7 @@
 /* The x86_64 analyzer's parts shared by its files: the frame state, the
- * analysis run and the per-instruction model (x86_64_analyze_insn.c) that
- * the sweep (x86_64_analyze.c) drives.
- * Private to profiler/unwind/x86_64. */
+ * instruction record and the per-instruction model (x86_64_analyze_insn.c)
+ * that the ISA-neutral driver (unwind/analyze.c) runs through the hooks in
+ * x86_64_analyze.c. Private to profiler/unwind/x86_64. */
 #ifndef KNIT_UNWIND_X86_64_ANALYZE_INTERNAL_H
 #define KNIT_UNWIND_X86_64_ANALYZE_INTERNAL_H
 
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <stdint.h>
 
+#include "unwind/analyze.h"
 #include "unwind/x86_64/x86_64_analyze.h"
 
 /* What the analyzer knows about the frame before one instruction. */
@@ -39,68 +40,36 @@ typedef struct frame_state {
   uint16_t drap_reg; /* the 64-bit register that holds the CFA (0: none) */
 } frame_state;
 
-/* The state a branch leaves for its target, kept across passes. Addresses
- * are offsets into the function (which is far below 4 GiB) to keep the
- * table small. */
-typedef struct target_state {
-  uint32_t addr;       /* the target */
-  uint32_t from;       /* the branch whose state was recorded */
-  frame_state state;
-} target_state;
-
-/* Branch targets recorded per function. Large -O2 functions of libc have a
- * few hundred (two, printf's workers, have more); the table lives on the
- * analyzer's stack (14 KiB). When it is full, further targets are not
- * recorded: code reached only through them gets the canonical state, as
- * unreached code does (the behaviour of the single-pass analyzer), and the
- * passes still end. */
+/* Branch targets recorded per function (knit_analyzer.targets_work). Large
+ * -O2 functions of libc have a few hundred (two, printf's workers, have
+ * more); without a workspace the table lives on the analyzer's stack
+ * (16 KiB). */
 #define TARGETS_MAX 512
 
-/* Calls learnt not to return, per function; more are still handled
- * within each pass (see sweep), only their fall-through's branch records
- * are not corrected. */
-#define NORETURN_MAX 64
+/* An operand as the model reads it. */
+typedef struct x86_operand {
+  int64_t value;   /* X86_OP_IMM: the immediate; X86_OP_MEM: the displacement */
+  uint16_t reg;    /* X86_OP_REG */
+  uint16_t base;   /* X86_OP_MEM */
+  bool simple;     /* X86_OP_MEM: no index and no segment */
+  uint8_t type;    /* x86_op_type */
+  uint8_t size;
+} x86_operand;
 
-/* Passes over the function at most. Each pass but the last learns a state
- * for a new target or a better one for a known target; well under ten
- * passes suffice for every function of libc, the cap only bounds the time
- * spent on pathological code (the last pass's recipes are kept). */
-#define PASSES_MAX 16
-
-/* How an instruction continues the control flow. */
-typedef enum flow_kind {
-  FLOW_NEXT,    /* falls through to the next instruction */
-  FLOW_BRANCH,  /* conditional: falls through and may go to target */
-  FLOW_JUMP,    /* unconditional to target; the path ends here */
-  FLOW_END,     /* ret, tail call, trap: the path ends here */
-} flow_kind;
-
-/* Everything one analysis run needs, kept together so that helpers stay
- * small and the run stays free of global state. */
-typedef struct analysis {
-  csh handle;
-  uint64_t func_start;
-  uint64_t func_end;
-  knit_recipe *out;
-  int max;
-  int count;
-  bool changed;      /* this pass learnt something for code it had passed:
-                        a target state or a noreturn call */
-  int target_count;  /* sorted by address */
-  target_state targets[TARGETS_MAX];
-  /* Calls found not to return (offsets of the instruction after them):
-   * later passes end the path there. */
-  int noreturn_count;
-  uint32_t noreturn[NORETURN_MAX];
-  /* The jump asked for by knit_x86_64_analyze_entered (0: none) and the
-   * state at it, found anew by every pass (the last pass's is kept). */
-  uint64_t jump_to;
-  bool jump_found;
-  frame_state jump_state;
-} analysis;
-
-_Static_assert(sizeof(((analysis *)0)->targets) <= 16 * 1024,
-               "the target table must stay small enough for a signal stack");
+/* One instruction, classified once (knit_x86_64_classify): what the model
+ * reads of it. */
+typedef struct x86_record {
+  knit_insn_head head;
+  x86_operand op[2];  /* the first two operands */
+  uint16_t id;        /* x86_record */
+  uint8_t op_count;
+  bool jump_group;    /* X86_GRP_JUMP */
+  /* The registers it writes (cs_regs_access): rsp, rbp, and bit i for
+   * the i-th 64-bit general register of gpr64's table, any part of it. */
+  bool writes_sp;
+  bool writes_fp;
+  uint16_t writes_gpr;
+} x86_record;
 
 static const frame_state entry_state = {
   .sp_depth = 8, .sp_known = true,
@@ -108,14 +77,12 @@ static const frame_state entry_state = {
 
 /* ---- The per-instruction model (x86_64_analyze_insn.c) ---- */
 
-/* A near ret: the return the state resets at (far returns pop more). */
-bool knit_x86_64_is_return(unsigned id);
+/* Fills an x86_record from a decoded instruction (knit_analyzer.classify). */
+void knit_x86_64_classify(size_t cs_handle, const cs_insn *insn, void *rec);
 
-/* Whether target lies inside the function analysed. */
-bool knit_x86_64_in_function(const analysis *a, uint64_t target);
-
-/* Updates s for one instruction and says how control continues. */
-flow_kind knit_x86_64_model_insn(analysis *a, frame_state *s, const cs_insn *insn,
+/* Updates s for one instruction and says how control continues
+ * (knit_analyzer.apply). */
+knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *s, const void *rec, uint64_t at,
                                  uint64_t *target);
 
 #endif /* KNIT_UNWIND_X86_64_ANALYZE_INTERNAL_H */
