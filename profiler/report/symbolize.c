@@ -6,6 +6,10 @@
  * symbolizer, and only the names knit makes up itself are copied into the
  * symbolizer's string list.
  *
+ * Lines come from the module's DWARF through a table of its compile units
+ * (dwarf_units.h), which needs no .debug_aranges, and from libdwfl's own
+ * look-up where that table has no answer.
+ *
  * Every name handed out is printable (measure/read_printable.h): symbol and
  * file names come from files the measurement names, and the fallback names
  * from its module paths, so any of them may hold bytes a terminal obeys.
@@ -21,6 +25,7 @@
 #include <string.h>
 
 #include "measure/read_printable.h"
+#include "report/dwarf_units.h"
 
 typedef struct module_entry {
   char *path;
@@ -28,6 +33,11 @@ typedef struct module_entry {
   Dwfl *dwfl;              /* NULL when the file could not be opened */
   Dwfl_Module *module;
   Dwarf_Addr bias;         /* added to ELF addresses to get Dwfl addresses */
+  /* The DWARF, read on first use (in the file or in its separate debug
+   * file), and its units by address. */
+  bool dwarf_read;
+  Dwarf_Addr dwarf_bias;   /* subtracted from Dwfl addresses for DWARF's */
+  knit_dwarf_units units;
 } module_entry;
 
 typedef struct cache_entry {
@@ -50,15 +60,11 @@ struct knit_symbolizer {
   size_t cache_used;
   owned_string *strings;
   uint16_t machine;  /* the measurement's ISA (e_machine), 0 if unknown */
-};
-
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
+  /* Where separate debug files are looked for: NULL is libdwfl's default
+   * (".debug" beside the file, /usr/lib/debug, by build ID in
+   * /usr/lib/debug/.build-id). Every session points at it. */
+  char *debuginfo_path;
+  Dwfl_Callbacks callbacks;
 };
 
 /* A copy of text's printable form that lives as long as the symbolizer. */
@@ -94,7 +100,23 @@ knit_symbolizer *knit_symbolizer_new(void)
   }
   for (size_t i = 0; i < s->cache_slots; i++)
     s->cache[i].module = UINT32_MAX;
+  s->callbacks = (Dwfl_Callbacks){
+      .find_elf = dwfl_build_id_find_elf,
+      .find_debuginfo = dwfl_standard_find_debuginfo,
+      .section_address = dwfl_offline_section_address,
+      .debuginfo_path = &s->debuginfo_path,
+  };
   return s;
+}
+
+int knit_symbolizer_set_debuginfo_path(knit_symbolizer *s, const char *path)
+{
+  char *copy = NULL;
+  if (path != NULL && (copy = strdup(path)) == NULL)
+    return -1;
+  free(s->debuginfo_path);
+  s->debuginfo_path = copy;
+  return 0;
 }
 
 void knit_symbolizer_free(knit_symbolizer *s)
@@ -102,12 +124,14 @@ void knit_symbolizer_free(knit_symbolizer *s)
   if (s == NULL)
     return;
   for (size_t i = 0; i < s->module_count; i++) {
+    knit_dwarf_units_free(&s->modules[i].units);
     if (s->modules[i].dwfl != NULL)
       dwfl_end(s->modules[i].dwfl);
     free(s->modules[i].path);
   }
   free(s->modules);
   free(s->cache);
+  free(s->debuginfo_path);
   while (s->strings != NULL) {
     owned_string *next = s->strings->next;
     free(s->strings);
@@ -118,9 +142,10 @@ void knit_symbolizer_free(knit_symbolizer *s)
 
 /* Opens file as the module's ELF file; false when it cannot be read or is
  * of another ISA than the measurement's. */
-static bool try_open(module_entry *m, const char *file, uint16_t machine)
+static bool try_open(module_entry *m, const char *file, uint16_t machine,
+                     const Dwfl_Callbacks *callbacks)
 {
-  m->dwfl = dwfl_begin(&offline_callbacks);
+  m->dwfl = dwfl_begin(callbacks);
   if (m->dwfl == NULL)
     return false;
   dwfl_report_begin(m->dwfl);
@@ -151,9 +176,9 @@ static const char *sysroot_for(uint16_t machine)
   }
 }
 
-static void open_module(module_entry *m, uint16_t machine)
+static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks *callbacks)
 {
-  if (try_open(m, m->path, machine))
+  if (try_open(m, m->path, machine, callbacks))
     return;
   const char *root = sysroot_for(machine);
   if (!root || m->path[0] != '/')
@@ -163,7 +188,7 @@ static void open_module(module_entry *m, uint16_t machine)
   if (!file)
     return;
   snprintf(file, n, "%s%s", root, m->path);
-  try_open(m, file, machine);
+  try_open(m, file, machine, callbacks);
   free(file);
 }
 
@@ -185,7 +210,7 @@ static uint32_t module_index(knit_symbolizer *s, const char *path)
     return UINT32_MAX;
   const char *slash = strrchr(m->path, '/');
   m->base_name = slash != NULL ? slash + 1 : m->path;
-  open_module(m, s->machine);
+  open_module(m, s->machine, &s->callbacks);
   return (uint32_t)s->module_count++;
 }
 
@@ -200,10 +225,23 @@ int knit_symbolizer_module_found(knit_symbolizer *s, const char *path)
   return i != UINT32_MAX && s->modules[i].dwfl != NULL;
 }
 
-static void resolve(knit_symbolizer *s, const module_entry *m, uint64_t addr,
+/* The module's DWARF and its units, read on first use. */
+static knit_dwarf_units *units_of(module_entry *m)
+{
+  if (!m->dwarf_read) {
+    m->dwarf_read = true;
+    Dwarf *dw = dwfl_module_getdwarf(m->module, &m->dwarf_bias);
+    /* Out of memory leaves the table empty: libdwfl's look-up still runs. */
+    (void)knit_dwarf_units_read(&m->units, dw);
+  }
+  return &m->units;
+}
+
+static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr,
                     uint64_t fallback_offset, knit_symbol *out)
 {
   memset(out, 0, sizeof *out);
+  module_entry *m = &s->modules[mi];
   if (m->module != NULL) {
     Dwarf_Addr a = addr + m->bias;
     const char *name = dwfl_module_addrname(m->module, a);
@@ -221,12 +259,18 @@ static void resolve(knit_symbolizer *s, const module_entry *m, uint64_t addr,
       }
       out->resolved = 1;
     }
-    Dwfl_Line *line = dwfl_module_getsrc(m->module, a);
-    int lineno = 0;
-    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-    if (file != NULL && lineno > 0) {
+    const char *file = NULL;
+    unsigned line = 0;
+    if (!knit_dwarf_units_line(units_of(m), a - m->dwarf_bias, &file, &line)) {
+      /* Units without ranges of their own may still be in .debug_aranges. */
+      Dwfl_Line *l = dwfl_module_getsrc(m->module, a);
+      int lineno = 0;
+      file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+      line = lineno > 0 ? (unsigned)lineno : 0;
+    }
+    if (file != NULL && line > 0) {
       out->file = printable_name(s, file);
-      out->line = (unsigned)lineno;
+      out->line = line;
     }
   }
   if (out->function == NULL) {
@@ -283,7 +327,7 @@ void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
       return;
     }
   }
-  resolve(s, &s->modules[module], addr, fallback_offset, out);
+  resolve(s, module, addr, fallback_offset, out);
   if (2 * (s->cache_used + 1) <= s->cache_slots) {
     s->cache[j] = (cache_entry){
         .module = module, .addr = addr, .fallback_offset = fallback_offset, .symbol = *out};

@@ -1,6 +1,9 @@
 /* Symbolization of module addresses with libdwfl: function names from the
- * symbol tables, file:line from the DWARF line tables (in the file itself or
- * in separate debug info found the standard way).
+ * symbol tables, and file:line from the DWARF line tables, found through the compile units' own ranges
+ * (dwarf_units.h: clang writes no .debug_aranges). The DWARF may be in the
+ * file itself or in a separate debug file, found the standard way: by
+ * build ID under /usr/lib/debug/.build-id, by .gnu_debuglink beside the file,
+ * in a .debug folder or under /usr/lib/debug.
  *
  * Each module file is opened once, offline (addresses are the ELF virtual
  * addresses the measurement records, so the module is reported at base 0),
@@ -31,6 +34,12 @@ void knit_symbolizer_free(knit_symbolizer *s);
  * ISA's sysroot (/usr/<triplet>, or KNIT_SYSROOT) when the path the guest
  * saw does not exist on the host. Call before the first lookup. */
 void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine);
+
+/* Where separate debug files are looked for, in libdwfl's form (folders
+ * separated by ':'; see dwfl_standard_find_debuginfo), instead of the
+ * standard places; NULL restores them. Call before the first lookup.
+ * Returns 0, or -1 when out of memory (nothing changed). */
+int knit_symbolizer_set_debuginfo_path(knit_symbolizer *s, const char *path);
 
 /* Looks up the ELF virtual address addr in the module file at path. The
  * fallback name (when unresolved) shows fallback_offset, which callers set
