@@ -1,10 +1,11 @@
 /* The symbolizer on real programs (symbols.cmake builds them): call sites'
- * functions and lines in programs built by gcc and clang-14, with DWARF 5
- * and DWARF 4, clang's without .debug_aranges; a program whose debug
- * information was split off by build ID; and, for every function of every
- * fixture, the same file:line as addr2line gives.
+ * functions and lines in programs built by gcc, clang-14, g++, clang++-14
+ * and gfortran, with DWARF 5 and DWARF 4, clang's without .debug_aranges;
+ * readable C++ and Fortran names; a program whose debug information was
+ * split off by build ID; and, for every function of every fixture, the
+ * same file:line as addr2line gives.
  *
- * The fixtures print "label offset" for each call they make of
+ * The C and C++ fixtures print "label offset" for each call they make of
  * fixture_site (its return address as an ELF virtual address, as knit
  * records it); the source line of each call carries the comment "@label".
  * A fixture whose compiler the machine lacks is left out and named. */
@@ -143,6 +144,29 @@ static void free_functions(function *f, size_t n)
   free(f);
 }
 
+/* The function named exactly name. */
+static const function *find_exact(const function *f, size_t n, const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(f[i].name, name) == 0)
+      return &f[i];
+  fail_msg("no function %s", name);
+  return NULL;
+}
+
+/* A function whose name starts with prefix and holds part (either may be
+ * NULL). */
+static const function *find_function(const function *f, size_t n, const char *prefix,
+                                     const char *part)
+{
+  for (size_t i = 0; i < n; i++)
+    if ((prefix == NULL || strncmp(f[i].name, prefix, strlen(prefix)) == 0) &&
+        (part == NULL || strstr(f[i].name, part) != NULL))
+      return &f[i];
+  fail_msg("no function %s*%s*", prefix ? prefix : "", part ? part : "");
+  return NULL;
+}
+
 /* The call site labelled label of program: the function and line the
  * symbolizer gives the call (the return address minus one). */
 static void expect_site(knit_symbolizer *s, const char *program, const site *sites, size_t n,
@@ -190,6 +214,107 @@ static void test_c_lines(void **state)
   }
   if (checked == 0)
     skip();
+}
+
+static void check_cxx(const char *program, int gcc)
+{
+  site sites[16];
+  size_t n = run_sites(program, sites, 16);
+  knit_symbolizer *s = knit_symbolizer_new();
+  const char *src = SOURCE("names.cpp");
+  expect_site(s, program, sites, n, "lambda", src,
+              "physics::Grid<double>::relax(int)::{lambda(int)#1}::operator()(int) const");
+  /* gcc names the loop's body after relax; clang 14 after nothing. */
+  expect_site(s, program, sites, n, "region", src,
+              gcc ? "physics::Grid<double>::relax(int) [omp_fn.0]" : ".omp_outlined.");
+  expect_site(s, program, sites, n, "relax", src, "physics::Grid<double>::relax(int)");
+  expect_site(s, program, sites, n, "step", src, "physics::Simulation::step(int)");
+
+  /* The symbol as compiled goes with the readable name. */
+  const site *step = find_site(sites, n, "step");
+  knit_symbol sym;
+  knit_symbolizer_lookup(s, program, step->offset - 1, step->offset, &sym);
+  assert_non_null(sym.raw);
+  assert_string_equal(sym.raw, "_ZN7physics10Simulation4stepEi");
+  knit_symbolizer_free(s);
+
+  /* Raw names: the symbols as they are, and no second name. */
+  s = knit_symbolizer_new();
+  knit_symbolizer_set_raw_names(s, 1);
+  knit_symbolizer_lookup(s, program, step->offset - 1, step->offset, &sym);
+  assert_string_equal(sym.function, "_ZN7physics10Simulation4stepEi");
+  assert_null(sym.raw);
+  const site *region = find_site(sites, n, "region");
+  knit_symbolizer_lookup(s, program, region->offset - 1, region->offset, &sym);
+  assert_string_equal(sym.function,
+                      gcc ? "_ZN7physics4GridIdE5relaxEi._omp_fn.0" : ".omp_outlined.");
+  knit_symbolizer_free(s);
+}
+
+/* C++: a namespace, a class template, a lambda in a parallel loop. */
+static void test_cxx_names(void **state)
+{
+  (void)state;
+  size_t checked = 0;
+  if (present(FIXTURE("names_gxx"))) {
+    check_cxx(FIXTURE("names_gxx"), 1);
+    checked++;
+  }
+  const char *clang[] = {FIXTURE("names_clangxx"), FIXTURE("names_clangxx_dwarf4")};
+  for (size_t i = 0; i < 2; i++) {
+    if (present(clang[i])) {
+      check_cxx(clang[i], 0);
+      checked++;
+    }
+  }
+  if (checked == 0)
+    skip();
+}
+
+static void expect_fortran(knit_symbolizer *s, const function *f, const char *want,
+                           const char *raw)
+{
+  knit_symbol sym;
+  knit_symbolizer_lookup(s, FIXTURE("names_fortran"), f->addr, f->addr, &sym);
+  if (strcmp(sym.function, want) != 0)
+    fail_msg("%s: \"%s\", expected \"%s\"", f->name, sym.function, want);
+  assert_string_equal(sym.raw, raw);
+  if (sym.file == NULL || strcmp(base_name(sym.file), "names.f90") != 0 || sym.line == 0)
+    fail_msg("%s: no line in names.f90 (%s:%u)", f->name, sym.file ? sym.file : "-",
+             sym.line);
+}
+
+/* Fortran: a module procedure, the main program, a contained procedure,
+ * and their outlined bodies. */
+static void test_fortran_names(void **state)
+{
+  (void)state;
+  if (!present(FIXTURE("names_fortran")))
+    skip();
+  function *f;
+  size_t n = read_functions(FIXTURE("names_fortran"), &f);
+  knit_symbolizer *s = knit_symbolizer_new();
+  expect_fortran(s, find_exact(f, n, "__heat_mod_MOD_solve"), "heat_mod::solve",
+                 "__heat_mod_MOD_solve");
+  const function *body = find_function(f, n, "__heat_mod_MOD_solve._omp_fn.", NULL);
+  char want[128];
+  snprintf(want, sizeof want, "heat_mod::solve [%s]", strstr(body->name, "omp_fn."));
+  expect_fortran(s, body, want, body->name);
+  expect_fortran(s, find_exact(f, n, "MAIN__"), "heat", "MAIN__");
+  /* gfortran numbers contained procedures: task_work.N. */
+  for (size_t i = 0; i < n; i++) {
+    if (strncmp(f[i].name, "task_work.", 10) != 0)
+      continue;
+    const char *kind = strstr(f[i].name, "omp_fn.");
+    if (kind != NULL)
+      snprintf(want, sizeof want, "task_work [%s]", kind);
+    else
+      snprintf(want, sizeof want, "task_work");
+    expect_fortran(s, &f[i], want, f[i].name);
+  }
+  (void)find_function(f, n, "task_work.", "._omp_fn.");
+  knit_symbolizer_free(s);
+  free_functions(f, n);
 }
 
 /* The clang build with its DWARF and symbol table split off into a
@@ -297,8 +422,10 @@ static void test_addr2line_agrees(void **state)
     print_message("skipping: no addr2line (binutils)\n");
     skip();
   }
-  const char *programs[] = {FIXTURE("lines_gcc"), FIXTURE("lines_gcc_dwarf4"),
-                            FIXTURE("lines_clang"), FIXTURE("lines_clang_dwarf4")};
+  const char *programs[] = {FIXTURE("lines_gcc"),     FIXTURE("lines_gcc_dwarf4"),
+                            FIXTURE("lines_clang"),   FIXTURE("lines_clang_dwarf4"),
+                            FIXTURE("names_gxx"),     FIXTURE("names_clangxx"),
+                            FIXTURE("names_clangxx_dwarf4"), FIXTURE("names_fortran")};
   size_t checked = 0;
   for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
     if (!present(programs[i]))
@@ -318,6 +445,8 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_c_lines),
+      cmocka_unit_test(test_cxx_names),
+      cmocka_unit_test(test_fortran_names),
       cmocka_unit_test(test_split_debug),
       cmocka_unit_test(test_addr2line_agrees),
   };

@@ -28,6 +28,50 @@ static int add_range(knit_dwarf_units *u, size_t *cap, Dwarf_Addr low, Dwarf_Add
   return 0;
 }
 
+static int is_fortran(int language)
+{
+  switch (language) {
+  case DW_LANG_Fortran77:
+  case DW_LANG_Fortran90:
+  case DW_LANG_Fortran95:
+  case DW_LANG_Fortran03:
+  case DW_LANG_Fortran08:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Whether die is a Fortran main program: DW_AT_main_subprogram (DWARF 4
+ * on, as gfortran writes it), or DW_CC_program, which older producers and
+ * strict DWARF 2/3 use. */
+static int is_main_program(Dwarf_Die *die)
+{
+  if (dwarf_tag(die) != DW_TAG_subprogram)
+    return 0;
+  Dwarf_Attribute attr;
+  bool flag = false;
+  if (dwarf_attr(die, DW_AT_main_subprogram, &attr) != NULL && dwarf_formflag(&attr, &flag) == 0 &&
+      flag)
+    return 1;
+  Dwarf_Word cc = 0;
+  return dwarf_attr(die, DW_AT_calling_convention, &attr) != NULL &&
+         dwarf_formudata(&attr, &cc) == 0 && cc == DW_CC_program;
+}
+
+/* The name of the main program among a Fortran unit's top-level DIEs. */
+static const char *main_program_of(Dwarf_Die *cudie)
+{
+  Dwarf_Die child;
+  if (dwarf_child(cudie, &child) != 0)
+    return NULL;
+  do {
+    if (is_main_program(&child))
+      return dwarf_diename(&child);
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return NULL;
+}
+
 static int add_unit(knit_dwarf_units *u, size_t *unit_cap, size_t *range_cap,
                     Dwarf_Die *cudie)
 {
@@ -47,6 +91,11 @@ static int add_unit(knit_dwarf_units *u, size_t *unit_cap, size_t *range_cap,
     /* A range at 0 is code the linker dropped (ld's tombstone), empty
      * ones hold nothing. */
     if (low != 0 && high > low && add_range(u, range_cap, low, high, index) != 0)
+      return -1;
+  }
+  if (u->main_program == NULL && is_fortran(dwarf_srclang(cudie))) {
+    const char *name = main_program_of(cudie);
+    if (name != NULL && (u->main_program = strdup(name)) == NULL)
       return -1;
   }
   return 0;
@@ -81,6 +130,7 @@ void knit_dwarf_units_free(knit_dwarf_units *u)
 {
   free(u->units);
   free(u->ranges);
+  free(u->main_program);
   memset(u, 0, sizeof *u);
 }
 
@@ -117,4 +167,15 @@ int knit_dwarf_units_line(knit_dwarf_units *u, Dwarf_Addr addr, const char **fil
   *file = name;
   *line = (unsigned)lineno;
   return 1;
+}
+
+knit_source_language knit_dwarf_units_language(knit_dwarf_units *u, Dwarf_Addr addr)
+{
+  Dwarf_Die *cudie = knit_dwarf_units_find(u, addr);
+  if (cudie == NULL)
+    return KNIT_LANGUAGE_UNKNOWN;
+  int language = dwarf_srclang(cudie);
+  if (language < 0)
+    return KNIT_LANGUAGE_UNKNOWN;
+  return is_fortran(language) ? KNIT_LANGUAGE_FORTRAN : KNIT_LANGUAGE_OTHER;
 }

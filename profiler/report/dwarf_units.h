@@ -1,5 +1,6 @@
-/* Which compile unit of a module's DWARF holds an address, and the source
- * line of an address.
+/* Which compile unit of a module's DWARF holds an address, and what the
+ * units say: the source line of an address, the unit's language, and the
+ * Fortran main program's name.
  *
  * libdw's own address look-ups (dwarf_addrdie, and libdwfl's
  * dwfl_module_getsrc on top of it) go through .debug_aranges, which clang
@@ -14,6 +15,8 @@
 #include <elfutils/libdw.h>
 #include <stddef.h>
 
+#include "report/names.h"
+
 typedef struct knit_unit_range {
   Dwarf_Addr low;   /* first address */
   Dwarf_Addr high;  /* one past the last */
@@ -25,6 +28,7 @@ typedef struct knit_dwarf_units {
   size_t unit_count;
   knit_unit_range *ranges;   /* sorted by low */
   size_t range_count;
+  char *main_program;        /* the Fortran main program's name, or NULL */
 } knit_dwarf_units;
 
 /* Reads the units of dw (which must outlive the table). Returns 0, or -1
@@ -41,5 +45,8 @@ Dwarf_Die *knit_dwarf_units_find(knit_dwarf_units *u, Dwarf_Addr addr);
  * while dw lives) and *line, and 1; 0 when no line with a number holds it. */
 int knit_dwarf_units_line(knit_dwarf_units *u, Dwarf_Addr addr, const char **file,
                           unsigned *line);
+
+/* The language of the unit that holds addr, for names (names.h). */
+knit_source_language knit_dwarf_units_language(knit_dwarf_units *u, Dwarf_Addr addr);
 
 #endif /* KNIT_REPORT_DWARF_UNITS_H */

@@ -6,9 +6,10 @@
  * symbolizer, and only the names knit makes up itself are copied into the
  * symbolizer's string list.
  *
- * Lines come from the module's DWARF through a table of its compile units
- * (dwarf_units.h), which needs no .debug_aranges, and from libdwfl's own
- * look-up where that table has no answer.
+ * Function names come from the symbol tables (libdwfl), made readable once
+ * per symbol (names.h); lines come from the module's DWARF through a table
+ * of its compile units (dwarf_units.h), which needs no .debug_aranges, and
+ * from libdwfl's own look-up where that table has no answer.
  *
  * Every name handed out is printable (measure/read_printable.h): symbol and
  * file names come from files the measurement names, and the fallback names
@@ -26,6 +27,7 @@
 
 #include "measure/read_printable.h"
 #include "report/dwarf_units.h"
+#include "report/names.h"
 
 typedef struct module_entry {
   char *path;
@@ -47,6 +49,16 @@ typedef struct cache_entry {
   knit_symbol symbol;
 } cache_entry;
 
+/* A symbol's names, once per symbol: keyed by the module and the name's
+ * address in libdwfl's string table, which is the same for every address
+ * the symbol covers. */
+typedef struct name_entry {
+  uint32_t module;         /* UINT32_MAX marks empty */
+  const char *symbol;      /* libdwfl's */
+  const char *raw;         /* printable, version cut off */
+  const char *shown;       /* what the report shows */
+} name_entry;
+
 typedef struct owned_string {
   struct owned_string *next;
   char text[];
@@ -58,8 +70,12 @@ struct knit_symbolizer {
   cache_entry *cache;
   size_t cache_slots;
   size_t cache_used;
+  name_entry *names;
+  size_t name_slots;
+  size_t name_used;
   owned_string *strings;
   uint16_t machine;  /* the measurement's ISA (e_machine), 0 if unknown */
+  int raw_names;     /* show symbols as they are */
   /* Where separate debug files are looked for: NULL is libdwfl's default
    * (".debug" beside the file, /usr/lib/debug, by build ID in
    * /usr/lib/debug/.build-id). Every session points at it. */
@@ -94,12 +110,18 @@ knit_symbolizer *knit_symbolizer_new(void)
     return NULL;
   s->cache_slots = 4096;
   s->cache = malloc(s->cache_slots * sizeof *s->cache);
-  if (s->cache == NULL) {
+  s->name_slots = 1024;
+  s->names = malloc(s->name_slots * sizeof *s->names);
+  if (s->cache == NULL || s->names == NULL) {
+    free(s->cache);
+    free(s->names);
     free(s);
     return NULL;
   }
   for (size_t i = 0; i < s->cache_slots; i++)
     s->cache[i].module = UINT32_MAX;
+  for (size_t i = 0; i < s->name_slots; i++)
+    s->names[i].module = UINT32_MAX;
   s->callbacks = (Dwfl_Callbacks){
       .find_elf = dwfl_build_id_find_elf,
       .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -107,6 +129,11 @@ knit_symbolizer *knit_symbolizer_new(void)
       .debuginfo_path = &s->debuginfo_path,
   };
   return s;
+}
+
+void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw)
+{
+  s->raw_names = raw;
 }
 
 int knit_symbolizer_set_debuginfo_path(knit_symbolizer *s, const char *path)
@@ -131,6 +158,7 @@ void knit_symbolizer_free(knit_symbolizer *s)
   }
   free(s->modules);
   free(s->cache);
+  free(s->names);
   free(s->debuginfo_path);
   while (s->strings != NULL) {
     owned_string *next = s->strings->next;
@@ -237,6 +265,80 @@ static knit_dwarf_units *units_of(module_entry *m)
   return &m->units;
 }
 
+static size_t name_slot(const knit_symbolizer *s, uint32_t module, const char *symbol)
+{
+  uint64_t h = ((uint64_t)(uintptr_t)symbol ^ ((uint64_t)module << 48)) * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 20) & (s->name_slots - 1);
+}
+
+static void grow_names(knit_symbolizer *s)
+{
+  size_t old_slots = s->name_slots;
+  name_entry *old = s->names;
+  name_entry *names = malloc(2 * old_slots * sizeof *names);
+  if (names == NULL)
+    return; /* Names are made again, and kept again: slower, still right. */
+  s->names = names;
+  s->name_slots = 2 * old_slots;
+  for (size_t i = 0; i < s->name_slots; i++)
+    names[i].module = UINT32_MAX;
+  for (size_t i = 0; i < old_slots; i++) {
+    if (old[i].module == UINT32_MAX)
+      continue;
+    size_t j = name_slot(s, old[i].module, old[i].symbol);
+    while (names[j].module != UINT32_MAX)
+      j = (j + 1) & (s->name_slots - 1);
+    names[j] = old[i];
+  }
+  free(old);
+}
+
+/* The raw and shown names of libdwfl's symbol name, which covers the
+ * Dwfl address a of module index mi. */
+static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol,
+                           Dwarf_Addr a)
+{
+  if (2 * (s->name_used + 1) > s->name_slots)
+    grow_names(s);
+  size_t j = name_slot(s, mi, symbol);
+  for (; s->names[j].module != UINT32_MAX; j = (j + 1) & (s->name_slots - 1))
+    if (s->names[j].module == mi && s->names[j].symbol == symbol)
+      return s->names[j];
+
+  module_entry *m = &s->modules[mi];
+  /* Symbol tables may carry the symbol version ("memcpy@@GLIBC_2.14"); the
+   * function is the same whatever the version, and names are compared
+   * across systems, so it is cut off. */
+  const char *raw;
+  const char *at = strchr(symbol, '@');
+  if (at != NULL && at != symbol) {
+    char bare[512];
+    snprintf(bare, sizeof bare, "%.*s", (int)(at - symbol), symbol);
+    raw = keep_string(s, bare);
+  } else {
+    raw = printable_name(s, symbol);
+  }
+  const char *shown = raw;
+  if (!s->raw_names) {
+    knit_dwarf_units *u = units_of(m);
+    knit_name_context ctx = {
+        .language = knit_dwarf_units_language(u, a - m->dwarf_bias),
+        .main_program = u->main_program,
+    };
+    char *readable = knit_readable_name(raw, &ctx);
+    if (readable != NULL) {
+      shown = keep_string(s, readable);
+      free(readable);
+    }
+  }
+  name_entry e = {.module = mi, .symbol = symbol, .raw = raw, .shown = shown};
+  if (2 * (s->name_used + 1) <= s->name_slots) {
+    s->names[j] = e;
+    s->name_used++;
+  }
+  return e;
+}
+
 static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr,
                     uint64_t fallback_offset, knit_symbol *out)
 {
@@ -246,17 +348,9 @@ static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr,
     Dwarf_Addr a = addr + m->bias;
     const char *name = dwfl_module_addrname(m->module, a);
     if (name != NULL && name[0] != '\0') {
-      /* Symbol tables may carry the symbol version ("memcpy@@GLIBC_2.14");
-       * the function is the same whatever the version, and names are
-       * compared across systems, so it is cut off. */
-      const char *at = strchr(name, '@');
-      if (at != NULL && at != name) {
-        char bare[512];
-        snprintf(bare, sizeof bare, "%.*s", (int)(at - name), name);
-        out->function = keep_string(s, bare);
-      } else {
-        out->function = printable_name(s, name);
-      }
+      name_entry e = names_of(s, mi, name, a);
+      out->function = e.shown;
+      out->raw = e.raw != e.shown ? e.raw : NULL;
       out->resolved = 1;
     }
     const char *file = NULL;
@@ -356,6 +450,7 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     knit_report_node *n = &t->nodes[i];
     n->file = NULL;
     n->line = 0;
+    n->raw_function = NULL;
     if (n->module == KNIT_MODULE_PLACEHOLDER) {
       n->function = knit_placeholder_name(n->offset);
       continue;
@@ -373,6 +468,7 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     knit_symbol sym;
     knit_symbolizer_lookup(s, path, addr, n->offset, &sym);
     n->function = sym.function;
+    n->raw_function = sym.raw;
     n->file = sym.file;
     n->line = sym.line;
   }
