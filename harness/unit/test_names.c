@@ -52,6 +52,7 @@ static void test_outlined(void **state)
               "void tasks_over<int>(int*, int) [omp_fn.12]");
   expect_name("compute_all._omp_fn.3", &c_code, "compute_all [omp_fn.3]");
   expect_name("compute_all._omp_fn.3", &no_dwarf, "compute_all [omp_fn.3]");
+  expect_name("_Z3runv._omp_cpyfn.1", &c_code, "run() [omp_cpyfn.1]");
   /* clang 17 on names its bodies after their function. */
   expect_name("_Z4workv.omp_outlined", &c_code, "work() [omp_outlined]");
   expect_name("work.omp_outlined.1", &c_code, "work [omp_outlined.1]");
@@ -66,6 +67,7 @@ static void test_outlined(void **state)
   assert_string_equal(knit_folded_frame_name("work() [omp_outlined]"), "omp.outlined");
   assert_true(knit_folded_is_wrapper("heat_mod::solve [omp_fn.0]"));
   assert_false(knit_folded_is_wrapper("foo(int) [clone .constprop.0]"));
+  assert_false(knit_folded_is_wrapper("run() [omp_cpyfn.1]"));
 }
 
 static void test_fortran(void **state)

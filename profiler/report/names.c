@@ -9,7 +9,10 @@
  * returns a malloc'd string, or NULL with *status set. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-static const char GCC_OUTLINED[] = "._omp_fn.";
+/* gcc: "name._omp_fn.N" for a region's or a task's body, and
+ * "name._omp_cpyfn.N" for the function that copies a task's firstprivate
+ * data. */
+static const char GCC_OUTLINED[] = "._omp_";
 static const char CLANG_OUTLINED[] = ".omp_outlined";
 
 static char *copy_of(const char *s, size_t n)
@@ -87,7 +90,7 @@ static const char *outlining_suffix(const char *name, const char **tag)
 {
   const char *at = strstr(name, GCC_OUTLINED);
   if (at != NULL && at != name) {
-    *tag = at + 2; /* "omp_fn.N" */
+    *tag = at + 2; /* "omp_fn.N", "omp_cpyfn.N" */
     return at;
   }
   at = strstr(name, CLANG_OUTLINED);

@@ -13,10 +13,12 @@
  *      task_work.1           ->  task_work       (contained in a program)
  *  - OpenMP outlined bodies: the function a body was outlined from, in its
  *    readable form, then the body's kind and number in brackets:
- *      _Z10tasks_overIiEvPT_i._omp_fn.0  ->  tasks_over<int>(int*, int) [omp_fn.0]
+ *      _Z10tasks_overIiEvPT_i._omp_fn.0  ->  void tasks_over<int>(int*, int) [omp_fn.0]
  *      compute_all._omp_fn.3             ->  compute_all [omp_fn.3]
- *      task_work.1._omp_fn.0             ->  task_work [omp_fn.0]   (Fortran)
- *      _Z4workv.omp_outlined             ->  work() [omp_outlined]  (clang 17+)
+ *      task_work.1._omp_fn.0             ->  task_work [omp_fn.0]    (Fortran)
+ *      _Z3runv._omp_cpyfn.1              ->  run() [omp_cpyfn.1]     (a task's
+ *                                            copy of its firstprivate data)
+ *      _Z4workv.omp_outlined             ->  work() [omp_outlined]   (clang 17+)
  *    clang up to 16 names its bodies after nothing (`.omp_outlined.`,
  *    `.omp_outlined..2`, `.omp_task_entry.`): those stay as they are, as
  *    does every name no rule applies to (C functions).
