@@ -445,6 +445,29 @@ report_fold)
   expect 2 'folds the function tree' -- "$knit" report --fold --lines "$tmp/c"
   expect 2 'folds the function tree' -- "$knit" report --fold --format=folded "$tmp/c"
   ;;
+report_raw_names)
+  # Functions are shown by readable names (gfortran's main program MAIN__
+  # by the program's name, an outlined body as "function [omp_fn.N]"),
+  # and by their symbols as compiled with --raw-names, in the tree and in
+  # the folded form; knit check matches a golden in either spelling.
+  [ -x "$wl/fortran" ] || { echo "skip: the fortran workload is not built (no gfortran)"; exit 77; }
+  golden=$(dirname "$0")/../../expected/fortran.folded
+  expect 0 'SUMMARY samples=' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE -o "$tmp/f" -- "$wl/fortran" 2
+  expect 0 ' fortran_workload ' -- "$knit" report --min=0 "$tmp/f"
+  grep -q ' compute_all \[omp_fn\.0\] ' <<<"$out_last" || fail "the outlined body is not named compute_all [omp_fn.0]"
+  ! grep -qE 'MAIN__|_omp_fn' <<<"$out_last" || fail "a symbol is shown as compiled"
+  expect 0 ' MAIN__ ' -- "$knit" report --raw-names --min=0 "$tmp/f"
+  grep -q ' compute_all\._omp_fn\.0 ' <<<"$out_last" || fail "--raw-names does not show compute_all._omp_fn.0"
+  ! grep -q 'fortran_workload' <<<"$out_last" || fail "--raw-names shows a readable name"
+  expect 0 '^main;fortran_workload;run_experiment;compute_all;omp\.outlined;work_heavy [0-9]+$' -- \
+    "$knit" report --format=folded "$tmp/f"
+  expect 0 '^main;MAIN__;run_experiment;compute_all;omp\.outlined;work_heavy [0-9]+$' -- \
+    "$knit" report --format=folded --raw-names "$tmp/f"
+  expect 0 'matches' -- "$knit" check "$tmp/f" "$golden"
+  sed 's/MAIN__/fortran_workload/' "$golden" >"$tmp/readable.folded"
+  expect 0 'matches' -- "$knit" check "$tmp/f" "$tmp/readable.folded"
+  expect 0 'raw-names' -- "$knit" report --help
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2

@@ -312,6 +312,52 @@ static void test_update_keeps_directives_only(void **state)
   unlink(path);
 }
 
+/* A golden that names functions by their symbols as compiled (MAIN__, a
+ * mangled C++ name) matches a measurement that shows them readable: knit
+ * check renames the golden's frames, paths and metric-share prefixes,
+ * after the measurement's own symbols. */
+static void test_golden_symbol_names(void **state)
+{
+  (void)state;
+  knit_read_module mods[] = {{.id = 0, .path = "/bin/heat"}};
+  knit_read_node nodes[] = {
+      {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
+      {0, 0, KNIT_NODE_CALL, 0x100}, /* main */
+      {1, 0, KNIT_NODE_CALL, 0x200}, /* MAIN__ */
+      {2, 0, KNIT_NODE_CALL, 0x300}, /* _ZN7physics4stepEi */
+      {3, 0, KNIT_NODE_SAMPLE, 0x400}, /* physics::step's loop body */
+  };
+  knit_thread_file f = {.module_count = 1, .modules = mods, .node_count = 5, .nodes = nodes};
+  knit_report_tree t;
+  assert_int_equal(knit_report_tree_init(&t), 0);
+  assert_int_equal(knit_report_tree_add_thread(&t, &f), 0);
+  t.nodes[0].function = "ROOT";
+  t.nodes[1].function = "main";
+  t.nodes[2].function = "heat";
+  t.nodes[2].raw_function = "MAIN__";
+  t.nodes[3].function = "physics::step(int)";
+  t.nodes[3].raw_function = "_ZN7physics4stepEi";
+  t.nodes[4].function = "physics::step(int) [omp_fn.0]";
+  t.nodes[4].raw_function = "_ZN7physics4stepEi._omp_fn.0";
+
+  knit_golden g = parse_ok("# metric-share: PROBE main;MAIN__;_ZN7physics4stepEi >= 0.5\n"
+                           "main;MAIN__;_ZN7physics4stepEi;omp.outlined 3\n"
+                           "main;MAIN__ 1\n"
+                           "main;heat 2\n"
+                           "main;MAIN___not;heat 4\n");
+  assert_int_equal(knit_golden_use_names(&g, &t), 0);
+  /* Sorted again, and the two spellings of one path merged. */
+  assert_int_equal(g.paths.count, 3);
+  assert_string_equal(g.paths.lines[0].path, "main;MAIN___not;heat");
+  assert_string_equal(g.paths.lines[1].path, "main;heat");
+  assert_int_equal(g.paths.lines[1].count, 3);
+  assert_string_equal(g.paths.lines[2].path, "main;heat;physics::step(int);omp.outlined");
+  assert_int_equal(g.paths.total, 10);
+  assert_string_equal(g.shares[0].prefix, "main;heat;physics::step(int)");
+  knit_golden_free(&g);
+  knit_report_tree_free(&t);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -324,6 +370,7 @@ int main(void)
       cmocka_unit_test(test_parse_directives),
       cmocka_unit_test(test_parse_share_errors),
       cmocka_unit_test(test_update_keeps_directives_only),
+      cmocka_unit_test(test_golden_symbol_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "profiler/report/names.h"
 #include "profiler/report/view_tree.h"
 
 #define EXE "/usr/bin/app"
@@ -227,6 +228,38 @@ static void expect_contains(const char *text, const char *what)
     fail_msg("expected \"%s\" in:\n%s", what, text);
 }
 
+/* --fold with the names the report shows (report/names.h): an outlined
+ * body's readable name, "function [omp_fn.N]", folds as its symbol does. */
+static void test_fold_readable_names(void **state)
+{
+  (void)state;
+  fixture *f = make_recursion();
+  knit_report_tree *t = &f->profile.tree;
+  knit_name_context c = {.language = KNIT_LANGUAGE_OTHER};
+  char *readable[32] = {NULL};
+  assert_true(t->node_count <= 32);
+  for (size_t i = 0; i < t->node_count; i++) {
+    if ((readable[i] = knit_readable_name(t->nodes[i].function, &c)) != NULL) {
+      t->nodes[i].raw_function = t->nodes[i].function;
+      t->nodes[i].function = readable[i];
+    }
+  }
+  assert_int_equal(knit_report_tree_link(t), 0);
+  knit_view_options o = {.min_percent = 0};
+  o.tree.fold_recursion = 1;
+  char *text = render(f, &o);
+  expect_contains(text, "   7   63.6%     0    energy() [omp_fn.0] ");
+  expect_contains(text,
+                  "   7   63.6%     0      double reduce<double>(unsigned long, unsigned long) "
+                  "[omp_fn.2] [x3] ");
+  expect_contains(text, "   4   36.4%     0    fib [x3] ");
+  assert_null(strstr(text, "fib [omp_fn.0]"));
+  free(f->text);
+  free_fixture(f);
+  for (size_t i = 0; i < 32; i++)
+    free(readable[i]);
+}
+
 /* --fold: each recursion is one node with its depth, through tasks and
  * through task bodies that inlined the function; a region's body is not
  * folded into the function that opened it; nothing counted twice. */
@@ -385,6 +418,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_recursion),
+      cmocka_unit_test(test_fold_readable_names),
       cmocka_unit_test(test_functions_merge),
       cmocka_unit_test(test_lines_keep_call_sites),
       cmocka_unit_test(test_all_frames),

@@ -38,6 +38,12 @@ static void usage(FILE *out)
           "                      of them, e.g.\n"
           "                      # metric-share: OMP_MUTEX_BLAME main;run_locks;hold >= 0.9\n"
           "\n"
+          "Frames are named as `knit report --format=folded` names them, in their\n"
+          "readable form (physics::Simulation::step(int)); a frame of GOLDEN that\n"
+          "is the symbol of a function of the measurement as compiled (MAIN__,\n"
+          "_ZN7physics10Simulation4stepEi: as --raw-names shows them) stands for\n"
+          "that function too.\n"
+          "\n"
           "PROBE measurements must match exactly: the same paths, the same counts.\n"
           "Timer measurements (CPUTIME, REALTIME) are compared by shares:\n"
           "  1. each golden path's share of the samples on golden paths is within\n"
@@ -115,6 +121,13 @@ static int compare(const char *dir, const char *golden_path, const knit_profile 
   knit_golden golden;
   if (knit_golden_read(golden_path, &golden, err, sizeof err) != 0) {
     fprintf(stderr, "knit check: error: %s\n", err);
+    return 1;
+  }
+  /* A golden may name functions by their symbols (MAIN__, _ZN...), as
+   * goldens written before names were readable do. */
+  if (knit_golden_use_names(&golden, &profile->tree) != 0) {
+    fprintf(stderr, "knit check: error: out of memory\n");
+    knit_golden_free(&golden);
     return 1;
   }
   knit_check_mode mode = golden.mode;

@@ -26,7 +26,7 @@ static void usage(FILE *out)
   fprintf(out,
           "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
-          "                   [--steps] [--metric=NAME] [DIR]\n"
+          "                   [--steps] [--metric=NAME] [--raw-names] [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
           "\n"
@@ -78,7 +78,18 @@ static void usage(FILE *out)
           "  --metric=NAME    folded: count this metric (default: the time metric, in\n"
           "                   periods); blame metrics count milli-periods, 1000 to a\n"
           "                   period\n"
+          "  --raw-names      name functions by their symbols as the files have them\n"
+          "                   (_ZN7physics10Simulation4stepEi, MAIN__,\n"
+          "                   compute._omp_fn.0), in the tree and the folded form\n"
           "  -h, --help       print this help\n"
+          "\n"
+          "Functions are named in their readable form: C++ names demangled\n"
+          "(physics::Simulation::step(int)); Fortran's module procedures as\n"
+          "MODULE::NAME, the main program (MAIN__) by the program's own name and\n"
+          "a contained procedure without gfortran's number; an outlined OpenMP\n"
+          "body as the function it came from, then the body's kind and number in\n"
+          "brackets: compute [omp_fn.0] (gcc), work() [omp_outlined] (clang 17\n"
+          "and later; earlier clang's .omp_outlined. stays as it is).\n"
           "\n"
           "Blame that reached no node (lost or unclaimed mutex wait) is stated in a\n"
           "header line whenever there is any.\n"
@@ -142,6 +153,7 @@ int knit_cmd_report(int argc, char **argv)
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
   const char *metrics_list = NULL, *folded_metric = NULL;
   int threads = 0, steps = 0;
+  knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
       {"format", required_argument, NULL, 'f'},
@@ -154,6 +166,7 @@ int knit_cmd_report(int argc, char **argv)
       {"min", required_argument, NULL, 'm'},
       {"threads", no_argument, NULL, 't'},
       {"steps", no_argument, NULL, 'S'},
+      {"raw-names", no_argument, NULL, 'r'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -204,6 +217,9 @@ int knit_cmd_report(int argc, char **argv)
     case 'S':
       steps = 1;
       break;
+    case 'r':
+      load_options.raw_names = 1;
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -238,7 +254,7 @@ int knit_cmd_report(int argc, char **argv)
   }
 
   knit_profile profile;
-  if (knit_profile_load(&profile, dir, "knit report", stderr) != 0)
+  if (knit_profile_load_with(&profile, dir, "knit report", stderr, &load_options) != 0)
     return 1;
   int rc = 0;
   if (format == FORMAT_FOLDED) {

@@ -194,12 +194,16 @@ static void add_values(builder *b, uint64_t *sums, const uint64_t *values)
  * path (b->path) of the frame that CCT node n folds into, the nearest one
  * above it of the same function with only wrappers between; 0 for none. */
 /* The length of name's function part: gcc names an outlined body after
- * the function it came from (`fib._omp_fn.1`), and a task body that
- * inlined its function (C++ templates, say) is that function's level of
- * the recursion. */
+ * the function it came from (`fib._omp_fn.1`, readable `fib [omp_fn.1]`,
+ * report/names.h), and a task body that inlined its function (C++
+ * templates, say) is that function's level of the recursion. */
 static size_t fold_key_length(const char *name)
 {
   const char *suffix = strstr(name, "._omp_fn.");
+  if (suffix == NULL)
+    suffix = strstr(name, " [omp_fn.");
+  if (suffix == NULL)
+    suffix = strstr(name, " [omp_outlined");
   return suffix != NULL ? (size_t)(suffix - name) : strlen(name);
 }
 

@@ -14,10 +14,12 @@ static int starts_with(const char *s, const char *prefix)
 }
 
 /* clang names outlined bodies ".omp_outlined.[.N]" (up to clang 16) or
- * "name.omp_outlined[.N]" (later); both hold ".omp_outlined". */
+ * "name.omp_outlined[.N]" (later); both hold ".omp_outlined". The readable
+ * form of the later ones (report/names.h) is "name [omp_outlined...]"; in
+ * folded text, where spaces became '_', "name_[omp_outlined...]". */
 static int is_clang_outlined(const char *name)
 {
-  return strstr(name, ".omp_outlined") != NULL;
+  return strstr(name, ".omp_outlined") != NULL || strstr(name, "[omp_outlined") != NULL;
 }
 
 static int is_clang_debug_body(const char *name)
@@ -25,9 +27,10 @@ static int is_clang_debug_body(const char *name)
   return is_clang_outlined(name) && strstr(name, "_debug__") != NULL;
 }
 
+/* gcc: "name._omp_fn.N"; readable: "name [omp_fn.N]" (report/names.h). */
 static int is_gcc_outlined(const char *name)
 {
-  return strstr(name, "._omp_fn.") != NULL;
+  return strstr(name, "._omp_fn.") != NULL || strstr(name, "[omp_fn.") != NULL;
 }
 
 int knit_folded_is_wrapper(const char *name)
@@ -63,6 +66,17 @@ static void append_frame(char *buf, size_t *len, const char *name)
   for (const char *c = name; *c != '\0'; c++)
     buf[(*len)++] = (*c == ' ' || *c == ';' || *c == '\n' || *c == '\t') ? '_' : *c;
   buf[*len] = '\0';
+}
+
+char *knit_folded_frame_text(const char *name)
+{
+  const char *folded = knit_folded_frame_name(name);
+  char *out = malloc(strlen(folded) + 1);
+  if (out == NULL)
+    return NULL;
+  size_t len = 0;
+  append_frame(out, &len, folded);
+  return out;
 }
 
 size_t knit_folded_path_start(const knit_folded_frame *frames, size_t n)

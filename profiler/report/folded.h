@@ -9,7 +9,8 @@
  *      clone3, ...) are dropped, keeping at least the innermost frame.
  *  (b) Outlined parallel-region and task bodies become `omp.outlined`: gcc's
  *      `name._omp_fn.N`, clang's `.omp_outlined.`, `.omp_outlined..N`,
- *      `name.omp_outlined`. clang -O0 splits a body into a wrapper and a
+ *      `name.omp_outlined`, and their readable forms (report/names.h)
+ *      `name [omp_fn.N]`, `name [omp_outlined]`. clang -O0 splits a body into a wrapper and a
  *      `..._debug__` function it calls: the debug frame right under its
  *      wrapper is dropped, so the body is one frame as with gcc. clang's task
  *      entry trampolines (`.omp_task_entry.`), which gcc does not have, are
@@ -65,6 +66,10 @@ int knit_folded_is_wrapper(const char *name);
 
 /* Rule (b) for one name: "omp.outlined" for an outlined body, else name. */
 const char *knit_folded_frame_name(const char *name);
+
+/* One frame's text in a folded path, newly allocated (NULL when out of
+ * memory): rule (b), then spaces and ';' made '_'. */
+char *knit_folded_frame_text(const char *name);
 
 /* Whether a module path is libc, libpthread or the dynamic loader. */
 int knit_folded_is_system_module(const char *path);

@@ -230,6 +230,152 @@ void knit_golden_free(knit_golden *g)
   memset(g, 0, sizeof *g);
 }
 
+/* A symbol's folded frame text and its readable name's. */
+typedef struct rename_pair {
+  char *raw;
+  char *shown;
+} rename_pair;
+
+static int compare_pairs(const void *a, const void *b)
+{
+  return strcmp(((const rename_pair *)a)->raw, ((const rename_pair *)b)->raw);
+}
+
+static void free_pairs(rename_pair *pairs, size_t count)
+{
+  for (size_t i = 0; i < count; i++) {
+    free(pairs[i].raw);
+    free(pairs[i].shown);
+  }
+  free(pairs);
+}
+
+/* The pairs of t's renamed nodes, sorted by raw text, one per raw text (a
+ * symbol has one readable name); -1 out of memory. */
+static int collect_pairs(const knit_report_tree *t, rename_pair **out, size_t *count)
+{
+  *out = NULL;
+  *count = 0;
+  size_t cap = 0;
+  for (size_t i = 0; i < t->node_count; i++) {
+    const knit_report_node *n = &t->nodes[i];
+    if (n->raw_function == NULL || n->function == NULL)
+      continue;
+    char *raw = knit_folded_frame_text(n->raw_function);
+    char *shown = knit_folded_frame_text(n->function);
+    if (raw == NULL || shown == NULL || strcmp(raw, shown) == 0) {
+      int failed = raw == NULL || shown == NULL;
+      free(raw);
+      free(shown);
+      if (failed) {
+        free_pairs(*out, *count);
+        return -1;
+      }
+      continue;
+    }
+    if (*count == cap) {
+      cap = cap ? 2 * cap : 16;
+      rename_pair *grown = realloc(*out, cap * sizeof *grown);
+      if (grown == NULL) {
+        free(raw);
+        free(shown);
+        free_pairs(*out, *count);
+        return -1;
+      }
+      *out = grown;
+    }
+    (*out)[(*count)++] = (rename_pair){.raw = raw, .shown = shown};
+  }
+  if (*count == 0)
+    return 0;
+  qsort(*out, *count, sizeof **out, compare_pairs);
+  size_t kept = 0;
+  for (size_t i = 0; i < *count; i++) {
+    if (kept > 0 && strcmp((*out)[kept - 1].raw, (*out)[i].raw) == 0) {
+      free((*out)[i].raw);
+      free((*out)[i].shown);
+    } else {
+      (*out)[kept++] = (*out)[i];
+    }
+  }
+  *count = kept;
+  return 0;
+}
+
+/* path with each frame that is a pair's raw text replaced by its shown
+ * text, newly allocated; NULL out of memory. */
+static char *rename_path(const char *path, const rename_pair *pairs, size_t count)
+{
+  /* Every frame may be renamed: room for the longest growth per frame. */
+  size_t growth = 0;
+  for (size_t i = 0; i < count; i++)
+    if (strlen(pairs[i].shown) > strlen(pairs[i].raw) + growth)
+      growth = strlen(pairs[i].shown) - strlen(pairs[i].raw);
+  size_t frames = 1;
+  for (const char *c = path; *c != '\0'; c++)
+    frames += *c == ';';
+  char *out = malloc(strlen(path) + 1 + frames * growth);
+  char *frame = strdup(path);
+  if (out == NULL || frame == NULL) {
+    free(out);
+    free(frame);
+    return NULL;
+  }
+  size_t len = 0;
+  char *save = frame;
+  for (char *end;; frame = end + 1) {
+    end = strchr(frame, ';');
+    if (end != NULL)
+      *end = '\0';
+    rename_pair key = {.raw = frame};
+    const rename_pair *hit = count ? bsearch(&key, pairs, count, sizeof *pairs, compare_pairs)
+                                   : NULL;
+    const char *name = hit != NULL ? hit->shown : frame;
+    if (len > 0)
+      out[len++] = ';';
+    memcpy(out + len, name, strlen(name));
+    len += strlen(name);
+    if (end == NULL)
+      break;
+  }
+  out[len] = '\0';
+  free(save);
+  return out;
+}
+
+int knit_golden_use_names(knit_golden *g, const knit_report_tree *t)
+{
+  rename_pair *pairs;
+  size_t count;
+  if (collect_pairs(t, &pairs, &count) != 0)
+    return -1;
+  if (count == 0)
+    return 0;
+  int rc = 0;
+  for (size_t i = 0; i < g->paths.count && rc == 0; i++) {
+    char *renamed = rename_path(g->paths.lines[i].path, pairs, count);
+    if (renamed == NULL) {
+      rc = -1;
+    } else {
+      free(g->paths.lines[i].path);
+      g->paths.lines[i].path = renamed;
+    }
+  }
+  for (size_t i = 0; i < g->share_count && rc == 0; i++) {
+    char *renamed = rename_path(g->shares[i].prefix, pairs, count);
+    if (renamed == NULL) {
+      rc = -1;
+    } else {
+      free(g->shares[i].prefix);
+      g->shares[i].prefix = renamed;
+    }
+  }
+  free_pairs(pairs, count);
+  /* Renamed paths may sort elsewhere, or meet. */
+  knit_folded_finish(&g->paths);
+  return rc;
+}
+
 /* The width of the diff's path column: the longest path, up to a limit. */
 static int path_width(const knit_golden *g, const knit_folded *m)
 {

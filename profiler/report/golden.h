@@ -34,6 +34,14 @@
  *
  * Metric-share directives are checked in either mode, and whether or not
  * paths are compared.
+ *
+ * Frame names: the folded form names functions in their readable form
+ * (report/names.h: physics::Simulation::step(int), the Fortran program's
+ * own name for MAIN__), and a golden may hold the symbols as compiled (a
+ * golden written before names were readable, or from `knit report
+ * --raw-names`). Before comparing, knit check renames every golden frame
+ * that is a symbol of the measurement to that symbol's readable name
+ * (knit_golden_use_names), so both spellings match.
  */
 #ifndef KNIT_REPORT_GOLDEN_H
 #define KNIT_REPORT_GOLDEN_H
@@ -43,6 +51,7 @@
 
 #include "report/folded.h"
 #include "report/metric_share.h"
+#include "report/tree.h"
 
 #define KNIT_GOLDEN_DEFAULT_TOLERANCE 0.05
 #define KNIT_GOLDEN_DEFAULT_MIN_SHARE 0.02
@@ -75,6 +84,13 @@ int knit_golden_parse(const char *text, knit_golden *g, char *err, size_t errlen
 int knit_golden_read(const char *path, knit_golden *g, char *err, size_t errlen);
 
 void knit_golden_free(knit_golden *g);
+
+/* Renames every frame of g's paths and metric-share prefixes that is the
+ * symbol (raw_function) of a node of t, as the folded form writes it, to
+ * that node's name (function), as the folded form writes it. Paths that
+ * become the same are merged. Returns 0, or -1 out of memory (g is then
+ * as it was, or partly renamed). */
+int knit_golden_use_names(knit_golden *g, const knit_report_tree *t);
 
 /* Compares measured (finished) with the golden in the given mode (EXACT or
  * SHARES), and writes one line per difference to out (NULL: no output):

@@ -34,7 +34,7 @@ static int totals_saturate(const knit_measurement *m)
 
 /* knit_profile_load, with dir as messages name it (printable). */
 static int load(knit_profile *p, const char *dir_name, const char *dir, const char *who,
-                FILE *diag)
+                FILE *diag, const knit_profile_options *options)
 {
   char err[1200];
   if (knit_measurement_read(dir_name, &p->measurement, err, sizeof err) != 0) {
@@ -66,6 +66,7 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
     knit_profile_free(p);
     return -1;
   }
+  knit_symbolizer_set_raw_names(p->symbolizer, options != NULL && options->raw_names);
   if (m->thread_count > 0)
     knit_symbolizer_set_machine(p->symbolizer, (uint16_t)m->threads[0].header.elf_machine);
   for (size_t i = 0; i < m->thread_count; i++) {
@@ -88,14 +89,20 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
   return 0;
 }
 
-int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag)
+int knit_profile_load_with(knit_profile *p, const char *dir, const char *who, FILE *diag,
+                           const knit_profile_options *options)
 {
   memset(p, 0, sizeof *p);
   /* The directory is named in messages; its name may be anyone's. */
   char *shown = knit_printable_dup(dir);
-  int rc = load(p, dir, shown != NULL ? shown : "?", who, diag);
+  int rc = load(p, dir, shown != NULL ? shown : "?", who, diag, options);
   free(shown);
   return rc;
+}
+
+int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag)
+{
+  return knit_profile_load_with(p, dir, who, diag, NULL);
 }
 
 void knit_profile_free(knit_profile *p)

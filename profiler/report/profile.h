@@ -32,6 +32,15 @@ typedef struct knit_profile {
  * with failed files: see measurement.failed_count). */
 int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag);
 
+/* How knit_profile_load_with names the tree. */
+typedef struct knit_profile_options {
+  int raw_names;  /* functions by their symbols as they are (symbolize.h) */
+} knit_profile_options;
+
+/* knit_profile_load with options (NULL: the defaults). */
+int knit_profile_load_with(knit_profile *p, const char *dir, const char *who, FILE *diag,
+                           const knit_profile_options *options);
+
 void knit_profile_free(knit_profile *p);
 
 /* Total samples in the tree, and the sum of one statistic over threads

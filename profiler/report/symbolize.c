@@ -6,6 +6,11 @@
  * symbolizer, and only the names knit makes up itself are copied into the
  * symbolizer's string list.
  *
+ * Function names come from the symbol tables (libdwfl), made readable once
+ * per symbol (names.h); lines come from the module's DWARF through a table
+ * of its compile units (dwarf_units.h), which needs no .debug_aranges, and
+ * from libdwfl's own look-up where that table has no answer.
+ *
  * Every name handed out is printable (measure/read_printable.h): symbol and
  * file names come from files the measurement names, and the fallback names
  * from its module paths, so any of them may hold bytes a terminal obeys.
@@ -21,6 +26,8 @@
 #include <string.h>
 
 #include "measure/read_printable.h"
+#include "report/dwarf_units.h"
+#include "report/names.h"
 
 typedef struct module_entry {
   char *path;
@@ -28,6 +35,11 @@ typedef struct module_entry {
   Dwfl *dwfl;              /* NULL when the file could not be opened */
   Dwfl_Module *module;
   Dwarf_Addr bias;         /* added to ELF addresses to get Dwfl addresses */
+  /* The DWARF, read on first use (in the file or in its separate debug
+   * file), and its units by address. */
+  bool dwarf_read;
+  Dwarf_Addr dwarf_bias;   /* subtracted from Dwfl addresses for DWARF's */
+  knit_dwarf_units units;
 } module_entry;
 
 typedef struct cache_entry {
@@ -36,6 +48,16 @@ typedef struct cache_entry {
   uint64_t fallback_offset; /* part of the key: it shows in fallback names */
   knit_symbol symbol;
 } cache_entry;
+
+/* A symbol's names, once per symbol: keyed by the module and the name's
+ * address in libdwfl's string table, which is the same for every address
+ * the symbol covers. */
+typedef struct name_entry {
+  uint32_t module;         /* UINT32_MAX marks empty */
+  const char *symbol;      /* libdwfl's */
+  const char *raw;         /* printable, version cut off */
+  const char *shown;       /* what the report shows */
+} name_entry;
 
 typedef struct owned_string {
   struct owned_string *next;
@@ -48,17 +70,17 @@ struct knit_symbolizer {
   cache_entry *cache;
   size_t cache_slots;
   size_t cache_used;
+  name_entry *names;
+  size_t name_slots;
+  size_t name_used;
   owned_string *strings;
   uint16_t machine;  /* the measurement's ISA (e_machine), 0 if unknown */
-};
-
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
+  int raw_names;     /* show symbols as they are */
+  /* Where separate debug files are looked for: NULL is libdwfl's default
+   * (".debug" beside the file, /usr/lib/debug, by build ID in
+   * /usr/lib/debug/.build-id). Every session points at it. */
+  char *debuginfo_path;
+  Dwfl_Callbacks callbacks;
 };
 
 /* A copy of text's printable form that lives as long as the symbolizer. */
@@ -88,13 +110,40 @@ knit_symbolizer *knit_symbolizer_new(void)
     return NULL;
   s->cache_slots = 4096;
   s->cache = malloc(s->cache_slots * sizeof *s->cache);
-  if (s->cache == NULL) {
+  s->name_slots = 1024;
+  s->names = malloc(s->name_slots * sizeof *s->names);
+  if (s->cache == NULL || s->names == NULL) {
+    free(s->cache);
+    free(s->names);
     free(s);
     return NULL;
   }
   for (size_t i = 0; i < s->cache_slots; i++)
     s->cache[i].module = UINT32_MAX;
+  for (size_t i = 0; i < s->name_slots; i++)
+    s->names[i].module = UINT32_MAX;
+  s->callbacks = (Dwfl_Callbacks){
+      .find_elf = dwfl_build_id_find_elf,
+      .find_debuginfo = dwfl_standard_find_debuginfo,
+      .section_address = dwfl_offline_section_address,
+      .debuginfo_path = &s->debuginfo_path,
+  };
   return s;
+}
+
+void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw)
+{
+  s->raw_names = raw;
+}
+
+int knit_symbolizer_set_debuginfo_path(knit_symbolizer *s, const char *path)
+{
+  char *copy = NULL;
+  if (path != NULL && (copy = strdup(path)) == NULL)
+    return -1;
+  free(s->debuginfo_path);
+  s->debuginfo_path = copy;
+  return 0;
 }
 
 void knit_symbolizer_free(knit_symbolizer *s)
@@ -102,12 +151,15 @@ void knit_symbolizer_free(knit_symbolizer *s)
   if (s == NULL)
     return;
   for (size_t i = 0; i < s->module_count; i++) {
+    knit_dwarf_units_free(&s->modules[i].units);
     if (s->modules[i].dwfl != NULL)
       dwfl_end(s->modules[i].dwfl);
     free(s->modules[i].path);
   }
   free(s->modules);
   free(s->cache);
+  free(s->names);
+  free(s->debuginfo_path);
   while (s->strings != NULL) {
     owned_string *next = s->strings->next;
     free(s->strings);
@@ -118,9 +170,10 @@ void knit_symbolizer_free(knit_symbolizer *s)
 
 /* Opens file as the module's ELF file; false when it cannot be read or is
  * of another ISA than the measurement's. */
-static bool try_open(module_entry *m, const char *file, uint16_t machine)
+static bool try_open(module_entry *m, const char *file, uint16_t machine,
+                     const Dwfl_Callbacks *callbacks)
 {
-  m->dwfl = dwfl_begin(&offline_callbacks);
+  m->dwfl = dwfl_begin(callbacks);
   if (m->dwfl == NULL)
     return false;
   dwfl_report_begin(m->dwfl);
@@ -151,9 +204,9 @@ static const char *sysroot_for(uint16_t machine)
   }
 }
 
-static void open_module(module_entry *m, uint16_t machine)
+static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks *callbacks)
 {
-  if (try_open(m, m->path, machine))
+  if (try_open(m, m->path, machine, callbacks))
     return;
   const char *root = sysroot_for(machine);
   if (!root || m->path[0] != '/')
@@ -163,7 +216,7 @@ static void open_module(module_entry *m, uint16_t machine)
   if (!file)
     return;
   snprintf(file, n, "%s%s", root, m->path);
-  try_open(m, file, machine);
+  try_open(m, file, machine, callbacks);
   free(file);
 }
 
@@ -185,7 +238,7 @@ static uint32_t module_index(knit_symbolizer *s, const char *path)
     return UINT32_MAX;
   const char *slash = strrchr(m->path, '/');
   m->base_name = slash != NULL ? slash + 1 : m->path;
-  open_module(m, s->machine);
+  open_module(m, s->machine, &s->callbacks);
   return (uint32_t)s->module_count++;
 }
 
@@ -200,33 +253,118 @@ int knit_symbolizer_module_found(knit_symbolizer *s, const char *path)
   return i != UINT32_MAX && s->modules[i].dwfl != NULL;
 }
 
-static void resolve(knit_symbolizer *s, const module_entry *m, uint64_t addr,
+/* The module's DWARF and its units, read on first use. */
+static knit_dwarf_units *units_of(module_entry *m)
+{
+  if (!m->dwarf_read) {
+    m->dwarf_read = true;
+    Dwarf *dw = dwfl_module_getdwarf(m->module, &m->dwarf_bias);
+    /* Out of memory leaves the table empty: libdwfl's look-up still runs. */
+    (void)knit_dwarf_units_read(&m->units, dw);
+  }
+  return &m->units;
+}
+
+static size_t name_slot(const knit_symbolizer *s, uint32_t module, const char *symbol)
+{
+  uint64_t h = ((uint64_t)(uintptr_t)symbol ^ ((uint64_t)module << 48)) * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 20) & (s->name_slots - 1);
+}
+
+static void grow_names(knit_symbolizer *s)
+{
+  size_t old_slots = s->name_slots;
+  name_entry *old = s->names;
+  name_entry *names = malloc(2 * old_slots * sizeof *names);
+  if (names == NULL)
+    return; /* Names are made again, and kept again: slower, still right. */
+  s->names = names;
+  s->name_slots = 2 * old_slots;
+  for (size_t i = 0; i < s->name_slots; i++)
+    names[i].module = UINT32_MAX;
+  for (size_t i = 0; i < old_slots; i++) {
+    if (old[i].module == UINT32_MAX)
+      continue;
+    size_t j = name_slot(s, old[i].module, old[i].symbol);
+    while (names[j].module != UINT32_MAX)
+      j = (j + 1) & (s->name_slots - 1);
+    names[j] = old[i];
+  }
+  free(old);
+}
+
+/* The raw and shown names of libdwfl's symbol name, which covers the
+ * Dwfl address a of module index mi. */
+static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol,
+                           Dwarf_Addr a)
+{
+  if (2 * (s->name_used + 1) > s->name_slots)
+    grow_names(s);
+  size_t j = name_slot(s, mi, symbol);
+  for (; s->names[j].module != UINT32_MAX; j = (j + 1) & (s->name_slots - 1))
+    if (s->names[j].module == mi && s->names[j].symbol == symbol)
+      return s->names[j];
+
+  module_entry *m = &s->modules[mi];
+  /* Symbol tables may carry the symbol version ("memcpy@@GLIBC_2.14"); the
+   * function is the same whatever the version, and names are compared
+   * across systems, so it is cut off. */
+  const char *raw;
+  const char *at = strchr(symbol, '@');
+  if (at != NULL && at != symbol) {
+    char bare[512];
+    snprintf(bare, sizeof bare, "%.*s", (int)(at - symbol), symbol);
+    raw = keep_string(s, bare);
+  } else {
+    raw = printable_name(s, symbol);
+  }
+  const char *shown = raw;
+  if (!s->raw_names) {
+    knit_dwarf_units *u = units_of(m);
+    knit_name_context ctx = {
+        .language = knit_dwarf_units_language(u, a - m->dwarf_bias),
+        .main_program = u->main_program,
+    };
+    char *readable = knit_readable_name(raw, &ctx);
+    if (readable != NULL) {
+      shown = keep_string(s, readable);
+      free(readable);
+    }
+  }
+  name_entry e = {.module = mi, .symbol = symbol, .raw = raw, .shown = shown};
+  if (2 * (s->name_used + 1) <= s->name_slots) {
+    s->names[j] = e;
+    s->name_used++;
+  }
+  return e;
+}
+
+static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr,
                     uint64_t fallback_offset, knit_symbol *out)
 {
   memset(out, 0, sizeof *out);
+  module_entry *m = &s->modules[mi];
   if (m->module != NULL) {
     Dwarf_Addr a = addr + m->bias;
     const char *name = dwfl_module_addrname(m->module, a);
     if (name != NULL && name[0] != '\0') {
-      /* Symbol tables may carry the symbol version ("memcpy@@GLIBC_2.14");
-       * the function is the same whatever the version, and names are
-       * compared across systems, so it is cut off. */
-      const char *at = strchr(name, '@');
-      if (at != NULL && at != name) {
-        char bare[512];
-        snprintf(bare, sizeof bare, "%.*s", (int)(at - name), name);
-        out->function = keep_string(s, bare);
-      } else {
-        out->function = printable_name(s, name);
-      }
+      name_entry e = names_of(s, mi, name, a);
+      out->function = e.shown;
+      out->raw = e.raw != e.shown ? e.raw : NULL;
       out->resolved = 1;
     }
-    Dwfl_Line *line = dwfl_module_getsrc(m->module, a);
-    int lineno = 0;
-    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-    if (file != NULL && lineno > 0) {
+    const char *file = NULL;
+    unsigned line = 0;
+    if (!knit_dwarf_units_line(units_of(m), a - m->dwarf_bias, &file, &line)) {
+      /* Units without ranges of their own may still be in .debug_aranges. */
+      Dwfl_Line *l = dwfl_module_getsrc(m->module, a);
+      int lineno = 0;
+      file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+      line = lineno > 0 ? (unsigned)lineno : 0;
+    }
+    if (file != NULL && line > 0) {
       out->file = printable_name(s, file);
-      out->line = (unsigned)lineno;
+      out->line = line;
     }
   }
   if (out->function == NULL) {
@@ -283,7 +421,7 @@ void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
       return;
     }
   }
-  resolve(s, &s->modules[module], addr, fallback_offset, out);
+  resolve(s, module, addr, fallback_offset, out);
   if (2 * (s->cache_used + 1) <= s->cache_slots) {
     s->cache[j] = (cache_entry){
         .module = module, .addr = addr, .fallback_offset = fallback_offset, .symbol = *out};
@@ -312,6 +450,7 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     knit_report_node *n = &t->nodes[i];
     n->file = NULL;
     n->line = 0;
+    n->raw_function = NULL;
     if (n->module == KNIT_MODULE_PLACEHOLDER) {
       n->function = knit_placeholder_name(n->offset);
       continue;
@@ -329,6 +468,7 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     knit_symbol sym;
     knit_symbolizer_lookup(s, path, addr, n->offset, &sym);
     n->function = sym.function;
+    n->raw_function = sym.raw;
     n->file = sym.file;
     n->line = sym.line;
   }

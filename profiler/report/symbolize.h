@@ -1,6 +1,12 @@
 /* Symbolization of module addresses with libdwfl: function names from the
- * symbol tables, file:line from the DWARF line tables (in the file itself or
- * in separate debug info found the standard way).
+ * symbol tables, shown in their readable form (names.h: C++ demangled,
+ * Fortran's names as the source writes them, outlined OpenMP bodies as
+ * `function [omp_fn.N]`) unless raw names are asked for, and file:line
+ * from the DWARF line tables, found through the compile units' own ranges
+ * (dwarf_units.h: clang writes no .debug_aranges). The DWARF may be in the
+ * file itself or in a separate debug file, found the standard way: by
+ * build ID under /usr/lib/debug/.build-id, by .gnu_debuglink beside the file,
+ * in a .debug folder or under /usr/lib/debug.
  *
  * Each module file is opened once, offline (addresses are the ELF virtual
  * addresses the measurement records, so the module is reported at base 0),
@@ -18,6 +24,8 @@ typedef struct knit_symbolizer knit_symbolizer;
 
 typedef struct knit_symbol {
   const char *function;  /* never NULL; valid until knit_symbolizer_free */
+  const char *raw;       /* the symbol as the file has it, when function
+                            shows it otherwise (names.h); else NULL */
   const char *file;      /* source file, or NULL when no line is known */
   unsigned line;         /* 0 when file is NULL */
   int resolved;          /* 1 when a symbol covered the address */
@@ -31,6 +39,16 @@ void knit_symbolizer_free(knit_symbolizer *s);
  * ISA's sysroot (/usr/<triplet>, or KNIT_SYSROOT) when the path the guest
  * saw does not exist on the host. Call before the first lookup. */
 void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine);
+
+/* Whether functions are named by their symbols as they are (1), or in
+ * their readable form (0, the default). Call before the first lookup. */
+void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw);
+
+/* Where separate debug files are looked for, in libdwfl's form (folders
+ * separated by ':'; see dwfl_standard_find_debuginfo), instead of the
+ * standard places; NULL restores them. Call before the first lookup.
+ * Returns 0, or -1 when out of memory (nothing changed). */
+int knit_symbolizer_set_debuginfo_path(knit_symbolizer *s, const char *path);
 
 /* Looks up the ELF virtual address addr in the module file at path. The
  * fallback name (when unresolved) shows fallback_offset, which callers set
@@ -47,7 +65,8 @@ const char *knit_placeholder_name(uint64_t placeholder);
 /* Names every node of the tree: placeholders by their names, unknown modules
  * as "0x<address>", call sites by the function that holds the return address
  * minus one (the call instruction) with the call's file:line, samples by the
- * function and line of the sampled instruction. */
+ * function and line of the sampled instruction. A node whose function is
+ * shown otherwise than its symbol gets the symbol as raw_function. */
 void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s);
 
 #endif /* KNIT_REPORT_SYMBOLIZE_H */

@@ -29,8 +29,11 @@ typedef struct knit_report_node {
   uint32_t first_child;   /* into knit_report_tree.children; set by link */
   uint32_t child_count;
   /* Names, set by knit_report_tree_symbolize: function is never NULL after
-   * it; file is NULL when no line is known. Not owned by the tree. */
+   * it; raw_function is the symbol as the file has it when function shows
+   * it otherwise (a readable name), else NULL; file is NULL when no line is
+   * known. Not owned by the tree. */
   const char *function;
+  const char *raw_function;
   const char *file;
   unsigned line;
 } knit_report_node;

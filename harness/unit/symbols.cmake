@@ -1,0 +1,80 @@
+# Symbolization of real programs: small fixture programs (fixtures/) built
+# the way users build theirs, by every compiler knit meets, and the tests
+# that name their functions and lines through knit's symbolizer
+# (test_symbolize_files) and make names readable (test_names).
+#
+#   lines.c    C call sites:      gcc and clang-14, -O2, DWARF 5 and DWARF 4;
+#                                 the clang build once more with its debug
+#                                 information split off by build ID
+#   names.cpp  C++ names:         g++ and clang++-14 -fopenmp -O2, DWARF 5
+#                                 and (clang++) DWARF 4
+#   names.f90  Fortran names:     gfortran -fopenmp -O2 -fno-inline
+#
+# clang writes no .debug_aranges: its builds are the ones whose lines knit
+# once missed. A compiler the machine lacks leaves its fixtures out, and
+# the test skips them, saying so.
+if(CMAKE_CROSSCOMPILING OR NOT TARGET knit_report)
+  return()
+endif()
+
+knit_unit_test(test_names
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_names.c
+  LIBS knit_report)
+
+set(fixture_src ${CMAKE_CURRENT_LIST_DIR}/fixtures)
+set(fixture_dir ${CMAKE_BINARY_DIR}/fixtures)
+file(MAKE_DIRECTORY ${fixture_dir})
+set(fixture_outputs "")
+
+# fixture(OUT COMPILER SOURCE FLAGS...): fixtures/OUT from SOURCE.
+function(fixture out compiler src)
+  set(path ${fixture_dir}/${out})
+  add_custom_command(OUTPUT ${path}
+    COMMAND ${compiler} ${ARGN} ${fixture_src}/${src} -o ${path}
+    DEPENDS ${fixture_src}/${src}
+    COMMENT "fixture ${out}"
+    VERBATIM)
+  set(fixture_outputs ${fixture_outputs} ${path} PARENT_SCOPE)
+endfunction()
+
+find_program(KNIT_FIXTURE_CLANG NAMES clang-14)
+find_program(KNIT_FIXTURE_CLANGXX NAMES clang++-14)
+find_program(KNIT_FIXTURE_GXX NAMES g++)
+find_program(KNIT_FIXTURE_GFORTRAN NAMES gfortran)
+
+fixture(lines_gcc ${CMAKE_C_COMPILER} lines.c -O2 -g)
+fixture(lines_gcc_dwarf4 ${CMAKE_C_COMPILER} lines.c -O2 -gdwarf-4)
+if(KNIT_FIXTURE_CLANG)
+  fixture(lines_clang ${KNIT_FIXTURE_CLANG} lines.c -O2 -g)
+  fixture(lines_clang_dwarf4 ${KNIT_FIXTURE_CLANG} lines.c -O2 -gdwarf-4)
+  # The clang build without its DWARF and symbols, which go to
+  # fixtures/debug/.build-id/, where the test points the symbolizer.
+  add_custom_command(OUTPUT ${fixture_dir}/lines_clang_stripped
+    COMMAND sh ${fixture_src}/split_debug.sh ${fixture_dir}/lines_clang
+            ${fixture_dir}/lines_clang_stripped ${fixture_dir}/debug
+    DEPENDS ${fixture_dir}/lines_clang ${fixture_src}/split_debug.sh
+    COMMENT "fixture lines_clang_stripped"
+    VERBATIM)
+  list(APPEND fixture_outputs ${fixture_dir}/lines_clang_stripped)
+endif()
+if(KNIT_FIXTURE_GXX)
+  fixture(names_gxx ${KNIT_FIXTURE_GXX} names.cpp -fopenmp -O2 -g)
+endif()
+if(KNIT_FIXTURE_CLANGXX)
+  fixture(names_clangxx ${KNIT_FIXTURE_CLANGXX} names.cpp -fopenmp -O2 -g)
+  fixture(names_clangxx_dwarf4 ${KNIT_FIXTURE_CLANGXX} names.cpp -fopenmp -O2 -gdwarf-4)
+endif()
+if(KNIT_FIXTURE_GFORTRAN)
+  fixture(names_fortran ${KNIT_FIXTURE_GFORTRAN} names.f90 -fopenmp -O2 -g -fno-inline
+          -J ${fixture_dir})
+endif()
+add_custom_target(symbol_fixtures ALL DEPENDS ${fixture_outputs})
+
+knit_unit_test(test_symbolize_files
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_symbolize_files.c
+  LIBS knit_report)
+if(TARGET test_symbolize_files)
+  add_dependencies(test_symbolize_files symbol_fixtures)
+  target_compile_definitions(test_symbolize_files PRIVATE
+    KNIT_FIXTURE_DIR="${fixture_dir}" KNIT_FIXTURE_SRC="${fixture_src}")
+endif()
