@@ -28,6 +28,7 @@
 #include "measure/read_printable.h"
 #include "report/dwarf_units.h"
 #include "report/names.h"
+#include "unwind/isa.h"
 
 typedef struct module_entry {
   char *path;
@@ -197,11 +198,8 @@ static const char *sysroot_for(uint16_t machine)
   const char *env = getenv("KNIT_SYSROOT");
   if (env && *env)
     return env;
-  switch (machine) {
-  case EM_AARCH64: return "/usr/aarch64-linux-gnu";
-  case EM_PPC64: return "/usr/powerpc64le-linux-gnu";
-  default: return NULL;
-  }
+  const knit_isa_ops *isa = knit_isa_for_machine(machine);
+  return isa && isa->sysroot[0] ? isa->sysroot : NULL; /* the machine table's */
 }
 
 static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks *callbacks)
