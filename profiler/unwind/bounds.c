@@ -288,8 +288,7 @@ bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
   return true;
 }
 
-/* The index of the function starting exactly at vaddr, or t->count. */
-static size_t index_of_start(const knit_func_table *t, uint64_t vaddr) {
+size_t knit_bounds_index_of_start(const knit_func_table *t, uint64_t vaddr) {
   size_t lo = 0, hi = t->count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -305,7 +304,7 @@ bool knit_bounds_parent(const knit_func_table *t, uint64_t start,
                         uint64_t *parent_start, uint64_t *parent_end) {
   if (!t->parent)
     return false;
-  size_t i = index_of_start(t, start);
+  size_t i = knit_bounds_index_of_start(t, start);
   if (i == t->count || t->parent[i] == 0)
     return false;
   return knit_bounds_lookup(t, t->parent[i], parent_start, parent_end);

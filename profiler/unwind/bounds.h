@@ -42,6 +42,10 @@ int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out,
 bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
                         uint64_t *start, uint64_t *end);
 
+/* The index of the function starting exactly at vaddr, or t->count.
+ * Async-signal-safe (binary search). */
+size_t knit_bounds_index_of_start(const knit_func_table *t, uint64_t vaddr);
+
 /* How many parts deep a chain of parents is followed (foo jumps into
  * foo.cold, which tail-jumps into a function reached from nowhere else):
  * the recipe cache and the audit analyze each from its own entry state. */

@@ -42,19 +42,6 @@ static uint32_t le32(const uint8_t *p) {
          (uint32_t)p[3] << 24;
 }
 
-/* The index of the function starting exactly at vaddr, or t->count. */
-static size_t start_index(const knit_func_table *t, uint64_t vaddr) {
-  size_t lo = 0, hi = t->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->start[mid] < vaddr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < t->count && t->start[lo] == vaddr ? lo : t->count;
-}
-
 /* Function starts and called starts as bits, one per byte from the first
  * start to the last: most rel32 look-alikes land in the module but on no
  * start, and a bit test turns them away where a binary search over
@@ -87,7 +74,7 @@ static uint64_t site_function(scan *s, uint64_t site) {
     uint64_t start;
     if (!knit_bounds_lookup(t, site, &start, NULL))
       return 0;
-    i = start_index(t, start);
+    i = knit_bounds_index_of_start(t, start);
     s->cursor = i;
   }
   return t->start[i];
@@ -114,7 +101,7 @@ static void consider(scan *s, const uint8_t *code, size_t size, uint64_t addr, s
     set_bit(s->called, target - s->first);
     return;
   }
-  size_t f = start_index(s->t, target);
+  size_t f = knit_bounds_index_of_start(s->t, target);
   uint64_t from = site_function(s, addr + i);
   if (from == 0 || from == target)
     return; /* outside every function, or a loop back to the start */
