@@ -58,6 +58,11 @@ knit_add_test(NAME audit.libs
 add_executable(recipe_digest ${CMAKE_CURRENT_LIST_DIR}/recipe_digest.c)
 target_include_directories(recipe_digest PRIVATE ${CMAKE_SOURCE_DIR} ${LIBELF_INC})
 target_link_libraries(recipe_digest PRIVATE knit_unwind ${LIBELF_LIB})
+# A sanitized tree's knit_unwind needs the sanitizer's runtime linked in.
+if(KNIT_SANITIZE)
+  target_compile_options(recipe_digest PRIVATE ${KNIT_SANITIZE_COMPILE_FLAGS})
+  target_link_options(recipe_digest PRIVATE ${KNIT_SANITIZE_FLAGS})
+endif()
 knit_add_test(NAME audit.recipe_digest
   COMMAND recipe_digest $<TARGET_FILE:calls> $<TARGET_FILE:knit_wl_calls>
   LABELS audit)
