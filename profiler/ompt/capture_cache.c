@@ -22,12 +22,14 @@ static inline bool holds(const knit_capture_entry *e, const knit_capture_key *k,
 
 /* The set a capture's entry lives in: by what differs between call sites
  * (the construct's site, the stack pointer the walk starts from, the
- * encountering task's frame record and its prefix); the words decide
- * between entries of a set. */
+ * encountering task's frame record and its prefix) and by the load map, so
+ * that entries of a map replaced (a library unloaded) do not crowd the
+ * sets of the new one; the words decide between entries of a set. */
 static unsigned set_of(const knit_capture_key *k, const knit_regs *regs)
 {
   uint64_t h = regs->sp ^ (k->enter * 0x9e3779b97f4a7c15ull) ^
-               ((uint64_t)(uintptr_t)k->outer >> 4) ^ (k->site * 0xc2b2ae3d27d4eb4full);
+               ((uint64_t)(uintptr_t)k->outer >> 4) ^ (k->site * 0xc2b2ae3d27d4eb4full) ^
+               ((uint64_t)(uintptr_t)k->map * 0x165667b19e3779f9ull);
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 32;

@@ -30,16 +30,20 @@
 #include "ompt/attribution.h"
 #include "unwind/walk_deps.h"
 
-/* Entries per thread, in sets of four chosen by the construct's call site,
- * the capture's stack pointer, frame record and prefix: enough for the
- * call sites a thread opens regions from in turn. A proxy hydrodynamics
- * code opens 34 regions a time step from as many functions, some from two
- * call chains; eight entries looked at in turn were replaced before they
- * were met again, and 91% of its captures walked. A lookup looks at the
- * entry that answered last and at one set; the entries are in the
- * thread's arena, whose pages cost memory only once an entry is written. */
-#define KNIT_CAPTURE_CACHE_SETS 32
-#define KNIT_CAPTURE_CACHE_WAYS 4
+/* Entries per thread, in sets of eight chosen by the construct's call
+ * site, the capture's stack pointer, frame record, prefix and load map:
+ * enough for the call sites a thread opens regions from in turn. A proxy
+ * hydrodynamics code opens 34 regions a time step from as many functions;
+ * eight entries looked at in turn were replaced before they were met
+ * again, and 91% of its captures walked. Call chains that differ only in
+ * the words their walks read (one function with a region, called from
+ * several places at one depth: workloads/callsites calls it from four)
+ * share a set, which holds eight of them; more than that in turn, and they
+ * walk. A lookup looks at the entry that answered last and at one set; the
+ * entries are in the thread's arena, whose pages cost memory only once an
+ * entry is written. */
+#define KNIT_CAPTURE_CACHE_SETS 16
+#define KNIT_CAPTURE_CACHE_WAYS 8
 #define KNIT_CAPTURE_CACHE_ENTRIES (KNIT_CAPTURE_CACHE_SETS * KNIT_CAPTURE_CACHE_WAYS)
 
 /* Everything but the registers and the words that decides a capture. */
