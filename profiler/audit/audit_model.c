@@ -319,6 +319,9 @@ void knit_audit_model_agreed(knit_audit_model *m, const knit_frame_rule *r,
   memset(m, 0, sizeof *m);
   m->ppc = ppc;
   m->ra_copy = -1;
+  /* No model for the ISA (x86-64): an agreement teaches it nothing. */
+  if (!ppc && strcmp(isa->name, "aarch64") != 0)
+    return;
   if (r->cfa_kind != KNIT_AUDIT_CFA_REG)
     return;
   if (r->cfa_reg == isa->dwarf_sp) {
