@@ -1,11 +1,7 @@
-/* What the audit needs to know about control flow, per ISA: which
- * instructions end a path (nothing after them runs unless a branch goes
- * there), which are calls, and which are alignment padding. Capstone's
- * groups do not say this for every ISA (ppc has no call or return group),
- * so it goes by mnemonic. Internal to profiler/audit.
- *
- * This is per-ISA knowledge outside profiler/unwind/<isa>/; it belongs in
- * the ops table once that table grows a field for it. */
+/* What the audit needs to know about control flow: which instructions end
+ * a path (nothing after them runs unless a branch goes there), which are
+ * calls, and which are alignment padding, by mnemonic, from each ISA's
+ * audit row (audit_isa.h). Internal to profiler/audit. */
 #ifndef KNIT_AUDIT_FLOW_H
 #define KNIT_AUDIT_FLOW_H
 
@@ -24,7 +20,7 @@ enum {
 /* Classifies one decoded instruction by its Capstone mnemonic, and for
  * the no-op forms of ordinary instructions by its operand text (op_str,
  * may be NULL): flags above, 0 for an ordinary instruction or an ISA
- * without a table. */
+ * without an audit row. */
 unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
                          const char *op_str);
 
