@@ -28,15 +28,13 @@ unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
   return flags;
 }
 
-bool knit_audit_branch_target(const char *mnemonic, const char *op_str,
-                              uint64_t *target) {
-  /* Direct branches print their target last: "#0x1f364" on aarch64
-   * (b, b.ne, cbz, tbz), "0x3baa8" on ppc64 (b, beq cr7, bdnz). Other
-   * mnemonics that begin with b (bic, bfi) give a false target now and
-   * then; the caller only becomes more careful for it. */
-  if (mnemonic[0] != 'b' && strncmp(mnemonic, "cb", 2) != 0 &&
-      strncmp(mnemonic, "tb", 2) != 0)
-    return false;
+bool knit_audit_branch_target(const knit_isa_ops *isa, const char *mnemonic,
+                              const char *op_str, uint64_t *target) {
+  const knit_audit_isa *a = knit_audit_isa_of(isa);
+  return a && a->branch_target && a->branch_target(mnemonic, op_str, target);
+}
+
+bool knit_audit_hex_operand(const char *op_str, uint64_t *target) {
   const char *last = strrchr(op_str, ' ');
   last = last ? last + 1 : op_str;
   if (*last == '#')

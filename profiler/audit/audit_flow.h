@@ -24,9 +24,15 @@ enum {
 unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
                          const char *op_str);
 
-/* The target of a direct branch, from its operand text; false for other
- * instructions. Used to find where blocks begin (aarch64, ppc64). */
-bool knit_audit_branch_target(const char *mnemonic, const char *op_str,
-                              uint64_t *target);
+/* The target of a direct branch, from its operand text, by the ISA's audit
+ * row (branch_target); false for other instructions and ISAs without one.
+ * Used to find where blocks begin (for the frame model). */
+bool knit_audit_branch_target(const knit_isa_ops *isa, const char *mnemonic,
+                              const char *op_str, uint64_t *target);
+
+/* For the rows' branch_target: the last operand of op_str as an address in
+ * hex ("0x3baa8", or "#0x1f364" with an immediate's '#'); false for any
+ * other last operand. */
+bool knit_audit_hex_operand(const char *op_str, uint64_t *target);
 
 #endif /* KNIT_AUDIT_FLOW_H */

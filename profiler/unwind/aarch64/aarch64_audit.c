@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/audit_flow.h"
 #include "audit/audit_isa.h"
 #include "audit/audit_model.h"
 
@@ -16,6 +17,16 @@ static const char *const a64_ends[] = {"ret", "b", "br", "brk", "udf",
                                        "retaa", "retab", "hlt", NULL};
 static const char *const a64_calls[] = {"bl", "blr", "blraa", "blrab", NULL};
 static const char *const a64_padding[] = {"nop", "udf", "brk", NULL};
+
+/* Direct branches print their target last, "#0x1f364" (b, b.ne, bl, cbz,
+ * tbz). Other mnemonics that begin with b (bic, bfi) give a false target
+ * now and then; the audit only becomes more careful for it. */
+static bool a64_branch_target(const char *mnemonic, const char *op_str, uint64_t *target) {
+  if (mnemonic[0] != 'b' && strncmp(mnemonic, "cb", 2) != 0 &&
+      strncmp(mnemonic, "tb", 2) != 0)
+    return false;
+  return knit_audit_hex_operand(op_str, target);
+}
 
 /* ---- the frame model (audit/audit_model.h) ---- */
 
@@ -163,6 +174,7 @@ const knit_audit_isa knit_audit_aarch64 = {
   .ends = a64_ends,
   .calls = a64_calls,
   .padding = a64_padding,
+  .branch_target = a64_branch_target,
   .model_step = a64_model_step,
   .plain_return = a64_plain_return,
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/audit_flow.h"
 #include "audit/audit_isa.h"
 #include "audit/audit_lr.h"
 #include "audit/audit_model.h"
@@ -22,6 +23,12 @@ static const char *const ppc_padding[] = {"nop", "trap", NULL};
  * mnemonic. */
 static bool ppc_nop_form(const char *mnemonic, const char *op_str) {
   return op_str && strcmp(mnemonic, "ori") == 0 && strcmp(op_str, "r2, r2, 0") == 0;
+}
+
+/* Direct branches print their target last, "0x3baa8" (b, bl, beq cr7,
+ * bdnz); every branch mnemonic begins with b. */
+static bool ppc_branch_target(const char *mnemonic, const char *op_str, uint64_t *target) {
+  return mnemonic[0] == 'b' && knit_audit_hex_operand(op_str, target);
 }
 
 /* ---- instruction text ---- */
@@ -249,6 +256,7 @@ const knit_audit_isa knit_audit_ppc64le = {
   .calls = ppc_calls,
   .padding = ppc_padding,
   .also_padding = ppc_nop_form,
+  .branch_target = ppc_branch_target,
   .model_step = ppc_model_step,
   .plain_return = ppc_plain_return,
   .lr_step = ppc_lr_step,
