@@ -31,10 +31,10 @@ typedef struct knit_audit_isa {
   /* No-op forms of ordinary instructions used as padding, by operand text
    * (op_str may be NULL); NULL when the ISA has none. */
   bool (*also_padding)(const char *mnemonic, const char *op_str);
-  /* The target of a direct branch, from its operand text (knit_audit_hex_
-   * operand reads the usual form); false for other instructions. Only for
-   * ISAs with a frame model (which forgets its state where a branch
-   * enters); NULL otherwise. */
+  /* The target of a direct branch, from its operand text
+   * (knit_audit_hex_operand reads the usual form); false for other
+   * instructions. Only for ISAs with a frame model (which forgets its state
+   * where a branch enters); NULL otherwise. */
   bool (*branch_target)(const char *mnemonic, const char *op_str, uint64_t *target);
 
   /* --- the audit's frame model (audit_model.h); NULL: no model --- */
