@@ -43,7 +43,7 @@ struct knit_audit_target {
    * the audit measures the analysis the profiler runs. */
   knit_analyze_work *work;
   /* Per 4-byte slot of the function audited: a direct branch goes there
-   * (aarch64, ppc64le; for the frame model, see find_branch_targets). */
+   * (ISAs with a frame model; see find_branch_targets). */
   uint8_t *branched_to;
   size_t branched_cap;
   knit_audit_symbols symbols;
@@ -358,7 +358,7 @@ static bool find_branch_targets(knit_audit_target *t, const uint8_t *code,
   size_t left = len;
   uint64_t pc = start, target;
   while (left > 0 && cs_disasm_iter(t->walk_cs, &p, &left, &pc, t->walk_insn))
-    if (knit_audit_branch_target(t->walk_insn->mnemonic, t->walk_insn->op_str,
+    if (knit_audit_branch_target(t->isa, t->walk_insn->mnemonic, t->walk_insn->op_str,
                                  &target) &&
         target >= start && target - start < len)
       t->branched_to[(target - start) / 4] = 1;

@@ -16,7 +16,8 @@
  * the recipe and the CFI agree (both witnesses say the same), through the
  * few instructions that build and tear down frames (sp adjustments, stores
  * and loads of the frame record and the return address, setting x29/r31,
- * mflr/mtlr, calls). Anything else that writes sp makes the model unknown
+ * mflr/mtlr, calls), each ISA's in its audit row (model_step in
+ * audit_isa.h). Anything else that writes sp makes the model unknown
  * until the next agreement, as does the end of a path (the next block is
  * entered from elsewhere). The model keeps every true description of the
  * moment (the return address in LR and in its slot while both hold it; the
@@ -28,12 +29,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "audit/audit_isa.h"
 #include "audit/audit_rule.h"
 #include "unwind/isa.h"
 
 typedef struct knit_audit_model {
   bool known;        /* the rest is valid; false: no claim at all */
-  bool ppc;          /* ppc64le text; else aarch64 (no model for x86-64) */
+  knit_audit_model_step_fn *step; /* the ISA's (audit_isa.h); NULL: no
+                                     model, never known */
   int64_t sp_depth;  /* CFA - sp */
   bool fp_known;     /* fp (x29/r31) = CFA - fp_depth */
   int64_t fp_depth;
@@ -43,8 +46,8 @@ typedef struct knit_audit_model {
   int ra_copy;       /* ppc: a GPR holding it (mflr, or ld from the slot) */
 } knit_audit_model;
 
-/* The state at a function's entry by a call, for ISAs with a model;
- * unknown for the others. */
+/* The state at a function's entry by a call, for ISAs whose audit row has
+ * a model; unknown for the others. */
 void knit_audit_model_start(knit_audit_model *m, const knit_isa_ops *isa);
 
 /* Sets the model from a rule both the recipe and the CFI give (r is the
@@ -53,13 +56,14 @@ void knit_audit_model_start(knit_audit_model *m, const knit_isa_ops *isa);
 void knit_audit_model_agreed(knit_audit_model *m, const knit_frame_rule *r,
                              const knit_isa_ops *isa);
 
-/* The state after one instruction (text as Capstone prints it); flow is
- * its knit_audit_flow classification. */
+/* The state after one instruction (text as Capstone prints it), by the
+ * ISA's model_step; flow is its knit_audit_flow classification. */
 void knit_audit_model_step(knit_audit_model *m, const char *mnemonic,
                            const char *op_str, unsigned flow);
 
-/* Before a plain return (aarch64 ret through x30, ppc64 blr) the state is
- * the entry state whatever led there: the return goes to LR, and the
+/* Before a plain return (the audit row's plain_return: aarch64's ret
+ * through x30, ppc64's blr) the state is the entry state whatever led
+ * there: the return goes to LR, and the
  * caller's sp must be back (the ABI's contract with the caller, which every
  * correct function keeps). Sets the model to it there, also where the walk
  * had lost it (a ret that branches enter, a shrink-wrapped early return
