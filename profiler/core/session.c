@@ -18,6 +18,7 @@
 #include "base/safe_format.h"
 #include "core/sampler.h"
 #include "core/thread.h"
+#include "core/vdso_copy.h"
 #include "core/writer.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
@@ -122,6 +123,7 @@ __attribute__((constructor)) static void knit_session_start(void)
     return;
   }
   s->active = true;
+  knit_vdso_copy(s->output);
 
   char line[PATH_MAX + 256];
   knit_safe_snprintf(line, sizeof line, "knit: pid %d, event %s, period %llu ns, program %s",

@@ -67,6 +67,7 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
     return -1;
   }
   knit_symbolizer_set_raw_names(p->symbolizer, options != NULL && options->raw_names);
+  knit_symbolizer_set_measurement_dir(p->symbolizer, dir);
   if (m->thread_count > 0)
     knit_symbolizer_set_machine(p->symbolizer, (uint16_t)m->threads[0].header.elf_machine);
   for (size_t i = 0; i < m->thread_count; i++) {

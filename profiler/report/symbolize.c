@@ -82,6 +82,9 @@ struct knit_symbolizer {
    * /usr/lib/debug/.build-id). Every session points at it. */
   char *debuginfo_path;
   Dwfl_Callbacks callbacks;
+  /* The measurement's directory, or NULL: where a module named without a
+   * directory (the vdso, linux-vdso.so.1) may have a copy (core/vdso_copy.h). */
+  char *measurement_dir;
 };
 
 /* A copy of text's printable form that lives as long as the symbolizer. */
@@ -161,6 +164,7 @@ void knit_symbolizer_free(knit_symbolizer *s)
   free(s->cache);
   free(s->names);
   free(s->debuginfo_path);
+  free(s->measurement_dir);
   while (s->strings != NULL) {
     owned_string *next = s->strings->next;
     free(s->strings);
@@ -202,8 +206,22 @@ static const char *sysroot_for(uint16_t machine)
   return isa && isa->sysroot[0] ? isa->sysroot : NULL; /* the machine table's */
 }
 
-static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks *callbacks)
+static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks *callbacks,
+                        const char *measurement_dir)
 {
+  if (m->path[0] != '/' && strchr(m->path, '/') == NULL) {
+    /* No file of that name: a copy the tool left in the measurement. */
+    if (!measurement_dir)
+      return;
+    size_t n = strlen(measurement_dir) + strlen(m->path) + 2;
+    char *copy = malloc(n);
+    if (!copy)
+      return;
+    snprintf(copy, n, "%s/%s", measurement_dir, m->path);
+    try_open(m, copy, machine, callbacks);
+    free(copy);
+    return;
+  }
   if (try_open(m, m->path, machine, callbacks))
     return;
   const char *root = sysroot_for(machine);
@@ -236,13 +254,19 @@ static uint32_t module_index(knit_symbolizer *s, const char *path)
     return UINT32_MAX;
   const char *slash = strrchr(m->path, '/');
   m->base_name = slash != NULL ? slash + 1 : m->path;
-  open_module(m, s->machine, &s->callbacks);
+  open_module(m, s->machine, &s->callbacks, s->measurement_dir);
   return (uint32_t)s->module_count++;
 }
 
 void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine)
 {
   s->machine = elf_machine;
+}
+
+void knit_symbolizer_set_measurement_dir(knit_symbolizer *s, const char *dir)
+{
+  free(s->measurement_dir);
+  s->measurement_dir = dir ? strdup(dir) : NULL;
 }
 
 int knit_symbolizer_module_found(knit_symbolizer *s, const char *path)

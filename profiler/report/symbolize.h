@@ -40,6 +40,11 @@ void knit_symbolizer_free(knit_symbolizer *s);
  * saw does not exist on the host. Call before the first lookup. */
 void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine);
 
+/* The measurement's directory: a module named without a directory (the
+ * vdso) is read from the copy the tool left there. Call before the first
+ * lookup. */
+void knit_symbolizer_set_measurement_dir(knit_symbolizer *s, const char *dir);
+
 /* Whether functions are named by their symbols as they are (1), or in
  * their readable form (0, the default). Call before the first lookup. */
 void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw);

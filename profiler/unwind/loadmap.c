@@ -9,11 +9,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "base/arena.h"
 #include "base/run_aside.h"
+#include "unwind/vdso.h"
 
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static knit_module *modules[KNIT_MAX_MODULES];
@@ -79,24 +79,14 @@ static knit_module *existing(const char *path, uint64_t base)
   return NULL;
 }
 
-/* The vdso's ELF image, when info is the vdso (no file holds it, but the
- * kernel maps it whole, headers included), and its size; else NULL. */
+/* The vdso's ELF image when info is the vdso, and its size; else NULL. */
 static const void *vdso_image(const struct dl_phdr_info *info, size_t *size)
 {
-  uintptr_t ehdr_addr = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-  if (!ehdr_addr)
+  const void *image = knit_vdso_image(size);
+  if (!image || (uintptr_t)info->dlpi_phdr !=
+                    (uintptr_t)image + ((const ElfW(Ehdr) *)image)->e_phoff)
     return NULL;
-  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)ehdr_addr;
-  if ((uintptr_t)info->dlpi_phdr != ehdr_addr + eh->e_phoff)
-    return NULL;
-  size_t end = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > end)
-      end = (size_t)(ph->p_offset + ph->p_filesz);
-  }
-  *size = end;
-  return eh;
+  return image;
 }
 
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
