@@ -47,7 +47,6 @@ typedef enum knit_step_class {
  * KNIT_CALL_DIRECT_PLT) and, for a direct call, its target. Pure. */
 int knit_x86_64_call_before(const uint8_t *bytes, size_t n, uint64_t ra, uint64_t *target);
 int knit_aarch64_call_before(const uint8_t *bytes, size_t n, uint64_t ra, uint64_t *target);
-int knit_ppc64le_call_before(const uint8_t *bytes, size_t n, uint64_t ra, uint64_t *target);
 
 /* The most bytes a call_before looks at. */
 #define KNIT_CALL_BYTES 16u

@@ -1,14 +1,14 @@
-/* The ppc64le analyzer's model of single instructions: how each one changes
+/* The POWER analyzer's model of single instructions: how each one changes
  * the frame state. Decoding helpers, branch classification, jump tables and
  * the frame model. Each instruction is first classified into a record of
  * what the model reads of it (once per analysis), then applied to a state
- * (on every pass). The driver is unwind/analyze.c; ppc64le_analyze.c says
+ * (on every pass). The driver is unwind/analyze.c; power_analyze.c says
  * what is modelled and why. */
 #include <capstone/capstone.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "unwind/ppc64le/ppc64le_analyze_internal.h"
+#include "unwind/power/power_analyze_internal.h"
 
 /* ---- Decoding helpers ---------------------------------------------------- */
 
@@ -121,7 +121,7 @@ static branch_info classify_branch(const cs_insn *insn) {
 
 /* Reports the queued saves (see the file comment). As in gcc, a copy of LR
  * in a GPR that is reported makes that GPR LR's home until LR is saved. */
-void knit_ppc64le_publish(frame_state *s) {
+void knit_power_publish(frame_state *s) {
   if (s->lr_queued)
     s->lr_home = s->ra_saved ? NO_REG : s->ra_reg;
   s->lr_queued = 0;
@@ -491,12 +491,11 @@ static void model_insn(ppc_model *a, frame_state *s, const ppc_record *rec) {
  * the table. Anything else (clang's tables are in .rodata, and the code
  * after them begins with an instruction; a traceback table begins with a
  * zero word, an offset into itself) records nothing. */
-static void record_jump_table(knit_analysis *an, uint64_t at, const uint8_t *p, size_t left,
+static void record_jump_table(const knit_power_abi *abi, knit_analysis *an, uint64_t at, const uint8_t *p, size_t left,
                               uint64_t base, const frame_state *s) {
   size_t n = 0;
   while (n + 4 <= left) {
-    uint32_t w = (uint32_t)p[n] | (uint32_t)p[n + 1] << 8 | (uint32_t)p[n + 2] << 16 |
-                 (uint32_t)p[n + 3] << 24;
+    uint32_t w = knit_power_word(abi, p + n);
     uint64_t target = base + (uint64_t)(int64_t)(int32_t)w;
     if ((w >> 26 != 0 && w >> 26 != 63) || (w & 3) != 0 ||
         !knit_analysis_in_function(an, target))
@@ -506,15 +505,13 @@ static void record_jump_table(knit_analysis *an, uint64_t at, const uint8_t *p, 
   if (n == 0)
     return;
   for (size_t i = 0; i < n; i += 4) {
-    uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
-                 (uint32_t)p[i + 3] << 24;
+    uint32_t w = knit_power_word(abi, p + i);
     uint64_t target = base + (uint64_t)(int64_t)(int32_t)w;
     if (target >= base && target < base + n)
       return; /* into the words themselves: not a table */
   }
   for (size_t i = 0; i < n; i += 4) {
-    uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
-                 (uint32_t)p[i + 3] << 24;
+    uint32_t w = knit_power_word(abi, p + i);
     knit_analysis_record_target(an, at, base + (uint64_t)(int64_t)(int32_t)w, s);
   }
 }
@@ -543,11 +540,15 @@ static bool is_padding(const cs_insn *insn) {
 }
 
 /* The linker's TOC restore in the slot after a call to another module
- * (ELFv2 saves r2 at 24(r1)): part of the call sequence, so the block
- * after it is still the call's fall-through, which a noreturn call never
- * takes (bl abort; ld r2,24(r1); then a block a branch enters). */
+ * (ELFv2 saves r2 at 24(r1), ELFv1 at 40(r1)): part of the call sequence,
+ * so the block after it is still the call's fall-through, which a noreturn
+ * call never takes (bl abort; ld r2,24(r1); then a block a branch enters).
+ * Both slots are accepted under both ABIs: r2 is the TOC pointer under
+ * either, never allocated to anything else, so a load of it from the stack
+ * is a TOC restore wherever it comes from. */
 static bool is_toc_restore(const cs_insn *insn) {
-  return strcmp(insn->mnemonic, "ld") == 0 && strcmp(insn->op_str, "r2, 0x18(r1)") == 0;
+  return strcmp(insn->mnemonic, "ld") == 0 && (strcmp(insn->op_str, "r2, 0x18(r1)") == 0 ||
+                                               strcmp(insn->op_str, "r2, 0x28(r1)") == 0);
 }
 
 static ppc_kind kind_of(const char *mn) {
@@ -565,7 +566,7 @@ static ppc_kind kind_of(const char *mn) {
   return is_store(mn) ? PPC_STORE : PPC_OTHER;
 }
 
-void knit_ppc64le_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
+void knit_power_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
   (void)cs_handle;
   ppc_record *r = rec;
   memset(r, 0, sizeof *r);
@@ -617,7 +618,7 @@ void knit_ppc64le_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
 
 /* ---- Applying a record to a state ----------------------------------------- */
 
-knit_flow_kind knit_ppc64le_apply(knit_analysis *an, void *state, const void *rec,
+knit_flow_kind knit_power_apply(knit_analysis *an, void *state, const void *rec,
                                   uint64_t at, uint64_t *target) {
   ppc_model *a = an->model;
   frame_state *cur = state;
@@ -639,7 +640,7 @@ knit_flow_kind knit_ppc64le_apply(knit_analysis *an, void *state, const void *re
     a->have_table = true;
     size_t left;
     const uint8_t *after = knit_analysis_code_at(an, pc, &left);
-    record_jump_table(an, at, after, left, pc, cur);
+    record_jump_table(a->abi, an, at, after, left, pc, cur);
   }
   knit_flow_kind flow;
   if (b->is_branch) {
@@ -652,10 +653,10 @@ knit_flow_kind knit_ppc64le_apply(knit_analysis *an, void *state, const void *re
   }
   /* gcc reports queued saves with the next change of the CFA, too. */
   knit_recipe rb, ra;
-  knit_ppc64le_recipe(&before, &rb);
-  knit_ppc64le_recipe(cur, &ra);
+  knit_power_recipe(&before, &rb);
+  knit_power_recipe(cur, &ra);
   if (rb.cfa_base != ra.cfa_base || rb.cfa_offset != ra.cfa_offset)
-    knit_ppc64le_publish(cur);
+    knit_power_publish(cur);
   *target = b->target;
   return flow;
 }

@@ -1,18 +1,20 @@
-/* ppc64le: the call instruction that ends at a return address. Every
+/* POWER: the call instruction that ends at a return address. Every
  * instruction is 4 bytes; a call is a branch with the link bit (LK) set, at
  * ra-4: `bl` (opcode 18), `bcl` (opcode 16, conditional), `bctrl` (opcode
  * 19, xo 528) and `blrl` (opcode 19, xo 16). After `bl f` to another
- * module's function the return address is the TOC restore `ld r2,24(r1)`
- * that follows the bl, so ra-4 is still the bl. Plain bit tests: pure. */
+ * module's function the return address is the TOC restore (`ld r2,24(r1)`
+ * under ELFv2, `ld r2,40(r1)` under ELFv1) that follows the bl, so ra-4 is
+ * still the bl. Plain bit tests: pure. */
+#include "unwind/power/power_call.h"
 #include "unwind/step_class.h"
 
-int knit_ppc64le_call_before(const uint8_t *bytes, size_t n, uint64_t ra, uint64_t *target)
+int knit_power_call_before(const knit_power_abi *abi, const uint8_t *bytes, size_t n,
+                           uint64_t ra, uint64_t *target)
 {
   if (n < 4)
     return KNIT_CALL_NONE;
   const uint8_t *p = bytes + n - 4;
-  uint32_t insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                  (uint32_t)p[3] << 24;
+  uint32_t insn = knit_power_word(abi, p);
   if (!(insn & 1)) /* LK clear: a branch that saves no return address */
     return KNIT_CALL_NONE;
   uint32_t opcode = insn >> 26;

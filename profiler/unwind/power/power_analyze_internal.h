@@ -1,10 +1,10 @@
-/* The ppc64le analyzer's parts shared by its files: the frame state, the
+/* The POWER analyzer's parts shared by its files: the frame state, the
  * instruction record, the analysis context and the per-instruction model
- * (ppc64le_analyze_insn.c) that the ISA-neutral driver (unwind/analyze.c)
- * runs through the hooks in ppc64le_analyze.c.
- * Private to profiler/unwind/ppc64le. */
-#ifndef KNIT_UNWIND_PPC64LE_ANALYZE_INTERNAL_H
-#define KNIT_UNWIND_PPC64LE_ANALYZE_INTERNAL_H
+ * (power_analyze_insn.c) that the ISA-neutral driver (unwind/analyze.c)
+ * runs through the hooks in power_analyze.c.
+ * Private to profiler/unwind/power. */
+#ifndef KNIT_UNWIND_POWER_ANALYZE_INTERNAL_H
+#define KNIT_UNWIND_POWER_ANALYZE_INTERNAL_H
 
 #include <capstone/capstone.h>
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "unwind/analyze.h"
-#include "unwind/ppc64le/ppc64le_analyze.h"
+#include "unwind/power/power_analyze.h"
 
 #define NO_REG (-1)
 #define GPR_SP 1
@@ -76,6 +76,7 @@ typedef struct reg_value {
  * forgotten at every branch target and path start, which keeps the
  * recorded states small. */
 typedef struct ppc_model {
+  const knit_power_abi *abi;
   reg_value regs[32];
   /* The state at a bctr that leaves the frame in place, in this pass: a
    * jump through a table to blocks of this function (a tail call through
@@ -133,14 +134,14 @@ typedef enum ppc_kind {
 #define PPC_STORE_STDU 0x04
 #define PPC_STORE_STDUX 0x08
 
-/* One instruction, classified once (knit_ppc64le_classify): what the
+/* One instruction, classified once (knit_power_classify): what the
  * model reads of it. */
 typedef struct ppc_record {
   knit_insn_head head;
   branch_info branch;
   int64_t imm1, imm2;  /* operands 1 and 2, when immediates (imm*_ok) */
   int32_t mem_disp;    /* operand 1, when a memory operand (mem1) */
-  uint32_t written;    /* the GPRs it writes (knit_ppc64le_gprs_written) */
+  uint32_t written;    /* the GPRs it writes (knit_power_gprs_written) */
   int8_t gpr[3];       /* operands 0 to 2 as GPRs, or NO_REG */
   int8_t mem_base;     /* operand 1's base as a GPR, or NO_REG */
   uint8_t kind;        /* ppc_kind */
@@ -150,22 +151,22 @@ typedef struct ppc_record {
   bool imm1_ok, imm2_ok;
 } ppc_record;
 
-/* The recipe of a state (knit_analyzer.recipe, ppc64le_analyze.c). */
-void knit_ppc64le_recipe(const void *state, knit_recipe *r);
+/* The recipe of a state (knit_analyzer.recipe, power_analyze.c). */
+void knit_power_recipe(const void *state, knit_recipe *r);
 
-/* ---- The per-instruction model (ppc64le_analyze_insn.c) ---- */
+/* ---- The per-instruction model (power_analyze_insn.c) ---- */
 
-/* Reports the queued saves (see ppc64le_analyze.c). As in gcc, a copy of
+/* Reports the queued saves (see power_analyze.c). As in gcc, a copy of
  * LR in a GPR that is reported makes that GPR LR's home until LR is
  * saved. */
-void knit_ppc64le_publish(frame_state *s);
+void knit_power_publish(frame_state *s);
 
 /* Fills a ppc_record from a decoded instruction (knit_analyzer.classify). */
-void knit_ppc64le_classify(size_t cs_handle, const cs_insn *insn, void *rec);
+void knit_power_classify(size_t cs_handle, const cs_insn *insn, void *rec);
 
 /* Updates s for one instruction and says how control continues
  * (knit_analyzer.apply). */
-knit_flow_kind knit_ppc64le_apply(knit_analysis *an, void *s, const void *rec, uint64_t at,
+knit_flow_kind knit_power_apply(knit_analysis *an, void *s, const void *rec, uint64_t at,
                                   uint64_t *target);
 
-#endif /* KNIT_UNWIND_PPC64LE_ANALYZE_INTERNAL_H */
+#endif /* KNIT_UNWIND_POWER_ANALYZE_INTERNAL_H */

@@ -1,7 +1,8 @@
-/* Stepping through the ppc64le signal trampoline.
+/* Stepping through the POWER (ppc64le and ppc64) signal trampoline.
  *
  * The kernel makes the handler return into the vdso's
- * __kernel_sigtramp_rt64; qemu-ppc64le, which has no vdso, to an anonymous
+ * __kernel_sigtramp_rt64; qemu-ppc64le and qemu-ppc64, which have no vdso,
+ * to an anonymous
  * page of its own:
  *
  *   vdso:  38210080   addi r1, r1, 128   (pop the handler's minimal frame)
@@ -24,7 +25,7 @@
  * is built into every tree; the unit test checks them against a real
  * signal frame on every ISA's tree.
  */
-#include "unwind/ppc64le/ppc64le_sigframe.h"
+#include "unwind/power/power_sigframe.h"
 
 #define PPC_ADDI_R1_R1_128 0x38210080u
 #define PPC_LI_R0_172 0x380000acu
@@ -39,37 +40,41 @@
 #define PPC_REG_NIP 32u
 #define PPC_REG_LINK 36u
 
-/* Reads the (little-endian) instruction word at a 4-aligned addr through
- * the 8-byte aligned reads the read function accepts. */
-static bool read_insn(knit_read_word_fn read, void *ctx, uint64_t addr, uint32_t *out)
+/* Reads the instruction word at a 4-aligned addr through the 8-byte
+ * aligned reads the read function accepts: a word in the ABI's byte order,
+ * so the word at the lower address is the low half on little-endian and the
+ * high half on big-endian. */
+static bool read_insn(const knit_power_abi *abi, knit_read_word_fn read, void *ctx,
+                      uint64_t addr, uint32_t *out)
 {
   uint64_t w;
   if ((addr & 3u) != 0 || !knit_read_word_(read, ctx, addr & ~7ull, &w))
     return false;
-  *out = (uint32_t)(w >> (8u * (addr & 4u)));
+  unsigned high = abi->big_endian ? !(addr & 4u) : (addr & 4u) != 0;
+  *out = (uint32_t)(w >> (high ? 32u : 0u));
   return true;
 }
 
 /* The address of the ucontext, from the code at pc and the stack; 0 when
  * pc is not a trampoline. A real frame is never at address 0. */
-static uint64_t find_ucontext(uint64_t pc, knit_read_word_fn read, void *ctx, uint64_t sp)
+static uint64_t find_ucontext(const knit_power_abi *abi, uint64_t pc, knit_read_word_fn read, void *ctx, uint64_t sp)
 {
   uint32_t insn, next;
-  if (!read_insn(read, ctx, pc, &insn))
+  if (!read_insn(abi, read, ctx, pc, &insn))
     return 0;
   if (insn == PPC_ADDI_R1_R1_128) {
     /* The vdso, where the handler returns to: r1 still has the frame. */
     uint32_t last;
-    if (!read_insn(read, ctx, pc + 4, &next) || next != PPC_LI_R0_172 ||
-        !read_insn(read, ctx, pc + 8, &last) || last != PPC_SC)
+    if (!read_insn(abi, read, ctx, pc + 4, &next) || next != PPC_LI_R0_172 ||
+        !read_insn(abi, read, ctx, pc + 8, &last) || last != PPC_SC)
       return 0;
     return sp + PPC_SIGNAL_FRAMESIZE;
   }
   if (insn == PPC_SC) {
     /* A timer sample between li and sc: decide as for li, from there. */
-    if (!read_insn(read, ctx, pc - 4, &next) || next != PPC_LI_R0_172)
+    if (!read_insn(abi, read, ctx, pc - 4, &next) || next != PPC_LI_R0_172)
       return 0;
-  } else if (insn != PPC_LI_R0_172 || !read_insn(read, ctx, pc + 4, &next) ||
+  } else if (insn != PPC_LI_R0_172 || !read_insn(abi, read, ctx, pc + 4, &next) ||
              next != PPC_SC) {
     return 0;
   }
@@ -89,10 +94,10 @@ static uint64_t find_ucontext(uint64_t pc, knit_read_word_fn read, void *ctx, ui
   return sp;
 }
 
-bool knit_ppc64le_sigreturn_step(uint64_t pc, knit_read_word_fn read, void *ctx,
-                                 const knit_regs *here, knit_regs *interrupted)
+bool knit_power_sigreturn_step(const knit_power_abi *abi, uint64_t pc, knit_read_word_fn read,
+                               void *ctx, const knit_regs *here, knit_regs *interrupted)
 {
-  uint64_t uc = find_ucontext(pc, read, ctx, here->sp);
+  uint64_t uc = find_ucontext(abi, pc, read, ctx, here->sp);
   if (uc == 0)
     return false;
   uint64_t nip, r1, r31, link;

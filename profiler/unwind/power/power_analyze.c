@@ -1,4 +1,4 @@
-/* The ppc64le (ELFv2) recipe analyzer.
+/* The POWER recipe analyzer (ppc64le's ELFv2 and ppc64's ELFv1 alike).
  *
  * It decodes one function linearly with Capstone and tracks, before every
  * instruction, where the CFA is (r1+n, r31+n, or the back chain word at r1
@@ -57,7 +57,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "unwind/ppc64le/ppc64le_analyze_internal.h"
+#include "unwind/power/power_analyze_internal.h"
 
 /* True when the instruction took down part of the frame. */
 static bool tears_down(const void *before, const void *after) {
@@ -109,7 +109,7 @@ static bool call_conflict(const void *known, const void *fell) {
   return true;
 }
 
-void knit_ppc64le_recipe(const void *state, knit_recipe *r) {
+void knit_power_recipe(const void *state, knit_recipe *r) {
   const frame_state *s = state;
   bool guess = false;
   memset(r, 0, sizeof *r);
@@ -159,7 +159,7 @@ void knit_ppc64le_recipe(const void *state, knit_recipe *r) {
 
 /* gcc reports queued saves before a branch and before an instruction that
  * overwrites a register whose save is queued (or LR's copy); the model
- * reports them with the next change of the CFA (knit_ppc64le_apply). */
+ * reports them with the next change of the CFA (knit_power_apply). */
 static void prepare(knit_analysis *an, void *state, const void *rec) {
   (void)an;
   frame_state *cur = state;
@@ -171,7 +171,7 @@ static void prepare(knit_analysis *an, void *state, const void *rec) {
   if ((cur->queued || cur->lr_queued) &&
       (r->branch.is_branch || (written & cur->queued) || lr_home_written || lr_written ||
        (r->form & PPC_TRAP_FORM)))
-    knit_ppc64le_publish(cur);
+    knit_power_publish(cur);
 }
 
 /* After a path end, where no branch is recorded: the state at a jump
@@ -210,12 +210,12 @@ static const knit_analyzer analyzer = {
   .call_policy = KNIT_CALLS_SEQUENCE,
   .target_padding_is_code = true,
   .target_undecoded_is_code = true,
-  .classify = knit_ppc64le_classify,
-  .apply = knit_ppc64le_apply,
+  .classify = knit_power_classify,
+  .apply = knit_power_apply,
   .prepare = prepare,
   .begin_pass = begin_pass,
   .join = join,
-  .recipe = knit_ppc64le_recipe,
+  .recipe = knit_power_recipe,
   .same = same_state,
   .rank = state_rank,
   .guessed = is_guessed,
@@ -228,10 +228,11 @@ static const knit_analyzer analyzer = {
 
 KNIT_ANALYZER_FITS(frame_state, ppc_record, TARGETS_MAX, TARGETS_WORK_MAX);
 
-int knit_ppc64le_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
+int knit_power_analyze(const knit_power_abi *abi, size_t cs_handle, void *insn_buf, const uint8_t *code,
                          size_t len, uint64_t addr, knit_recipe *out, int max,
                          knit_analyze_work *work) {
   ppc_model m;
+  m.abi = abi;
   return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0,
                                NULL, out, max, work);
 }
