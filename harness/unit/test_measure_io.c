@@ -19,6 +19,7 @@
 #include "profiler/measure/write_file.h"
 #include "profiler/measure/write_text.h"
 #ifdef KNIT_TEST_READER
+#include "profiler/measure/read_byte_order.h"
 #include "profiler/measure/read_file.h"
 #endif
 
@@ -389,6 +390,57 @@ static void test_every_truncation_fails_cleanly(void **state)
   free(data);
 }
 
+/* A file as a process of the other byte order writes it (ppc64's, read on
+ * an x86-64 host) reads as the same file in this order: every field of
+ * every section, the other order noted; and every truncation of it still
+ * fails cleanly, so the swap that precedes parsing never reads past the
+ * bytes it has. */
+static void test_other_byte_order(void **state)
+{
+  (void)state;
+  write_sample_file("t.knit", 0, 100, "PROBE", 5);
+  write_steps_file("s.knit", 9);
+  const char *names[] = {"t.knit", "s.knit"};
+  for (size_t n = 0; n < 2; n++) {
+    size_t len;
+    uint8_t *data = slurp(path_in(names[n]), &len);
+    knit_thread_file here, other;
+    char err[256];
+    assert_int_equal(knit_thread_file_parse(data, len, &here, err, sizeof err), 0);
+    assert_int_equal(here.other_byte_order, 0);
+    knit_thread_file_swap(data, len, false);
+    uint32_t mark;
+    memcpy(&mark, data + offsetof(knit_file_header, byte_order), 4);
+    assert_int_equal(mark, __builtin_bswap32(KNIT_BYTE_ORDER_MARK));
+    if (knit_thread_file_parse(data, len, &other, err, sizeof err) != 0)
+      fail_msg("%s in the other byte order: %s", names[n], err);
+    assert_int_equal(other.other_byte_order, 1);
+    assert_memory_equal(&other.header, &here.header, sizeof here.header);
+    assert_int_equal(other.module_count, here.module_count);
+    for (size_t i = 0; i < here.module_count; i++) {
+      assert_int_equal(other.modules[i].id, here.modules[i].id);
+      assert_int_equal(other.modules[i].base, here.modules[i].base);
+      assert_string_equal(other.modules[i].path, here.modules[i].path);
+    }
+    assert_int_equal(other.node_count, here.node_count);
+    assert_memory_equal(other.nodes, here.nodes, here.node_count * sizeof *here.nodes);
+    assert_int_equal(other.metric_count, here.metric_count);
+    assert_memory_equal(other.metrics, here.metrics, here.metric_count * sizeof *here.metrics);
+    assert_memory_equal(other.stats, here.stats, sizeof here.stats);
+    assert_int_equal(other.step_count, here.step_count);
+    assert_memory_equal(other.steps, here.steps, here.step_count * sizeof *here.steps);
+    knit_thread_file_free(&here);
+    knit_thread_file_free(&other);
+    for (size_t cut = 0; cut < len; cut++) {
+      uint8_t *copy = malloc(cut ? cut : 1);
+      memcpy(copy, data, cut);
+      expect_error(copy, cut, cut < sizeof(knit_file_header) ? "" : "truncated");
+      free(copy);
+    }
+    free(data);
+  }
+}
+
 /* Offset of the first section with this tag, or 0. */
 static size_t find_section(const uint8_t *data, size_t len, uint32_t tag)
 {
@@ -421,10 +473,17 @@ static void test_corrupt_files(void **state)
   memcpy(data + offsetof(knit_file_header, version), &version, 4);
   expect_error(data, len, "format version 7");
 
+  /* The other byte order's mark on a file of this order: read as the other
+   * order, its version is then no version this reader knows. */
   memcpy(data, good, len);
   uint32_t swapped = __builtin_bswap32(KNIT_BYTE_ORDER_MARK);
   memcpy(data + offsetof(knit_file_header, byte_order), &swapped, 4);
-  expect_error(data, len, "byte order");
+  expect_error(data, len, "format version 16777216");
+
+  memcpy(data, good, len);
+  uint32_t odd_mark = 0x01020305u;
+  memcpy(data + offsetof(knit_file_header, byte_order), &odd_mark, 4);
+  expect_error(data, len, "bad byte-order mark 0x01020305");
 
   /* A huge node count is refused before anything that size is allocated. */
   size_t nodes = find_section(good, len, KNIT_SECTION_NODES);
@@ -532,6 +591,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_steps_round_trip, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_every_truncation_fails_cleanly, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_corrupt_files, make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_other_byte_order, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_measurement_directory, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_measurement_errors, make_dir, remove_dir),
 #endif

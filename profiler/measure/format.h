@@ -4,8 +4,9 @@
  *   thread-<index>-<tid>.knit   one per thread: load map, CCT, metrics, stats
  *   knit.log                    text; its last line is the SUMMARY line
  *
- * A thread file is little-endian binary (all of knit's ISAs are
- * little-endian; the reader checks the byte-order mark):
+ * A thread file is binary in the byte order of the process that wrote it
+ * (little-endian but for ppc64's); the reader knows the other order by its
+ * byte-order mark and swaps the fields defined here (measure/read_byte_order.c):
  *
  *   header   knit_file_header
  *   sections, each a knit_section_header followed by `length` bytes:

@@ -7,6 +7,7 @@
 #include "measure/read_file.h"
 
 #include "measure/count.h"
+#include "measure/read_byte_order.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,11 +81,8 @@ static int check_header(parser *p, knit_thread_file *out)
                 p->len, sizeof(knit_file_header));
   memcpy(&out->header, p->data, sizeof out->header);
   const knit_file_header *h = &out->header;
-  if (h->byte_order != KNIT_BYTE_ORDER_MARK) {
-    if (h->byte_order == __builtin_bswap32(KNIT_BYTE_ORDER_MARK))
-      return fail(p, "written with the opposite byte order (big-endian)");
+  if (h->byte_order != KNIT_BYTE_ORDER_MARK)
     return fail(p, "bad byte-order mark 0x%08x", h->byte_order);
-  }
   if (h->version != KNIT_FILE_VERSION)
     return fail(p, "format version %u; this knit reads version %u", h->version,
                 KNIT_FILE_VERSION);
@@ -417,15 +415,41 @@ void knit_thread_file_free(knit_thread_file *f)
   memset(f, 0, sizeof *f);
 }
 
+/* Whether the file's byte-order mark reads swapped: written by a process of
+ * the other byte order. */
+static int other_byte_order(const uint8_t *data, size_t len)
+{
+  uint32_t mark;
+  if (len < sizeof(knit_file_header))
+    return 0;
+  memcpy(&mark, data + offsetof(knit_file_header, byte_order), sizeof mark);
+  return mark == __builtin_bswap32(KNIT_BYTE_ORDER_MARK);
+}
+
 int knit_thread_file_parse(const uint8_t *data, size_t len, knit_thread_file *out,
                            char *err, size_t errlen)
 {
-  parser p = {.data = data, .len = len, .err = err, .errlen = errlen};
   memset(out, 0, sizeof *out);
-  if (check_header(&p, out) != 0 || parse_sections(&p, out) != 0) {
+  uint8_t *swapped = NULL;
+  int other_order = other_byte_order(data, len);
+  if (other_order) {
+    swapped = malloc(len);
+    if (swapped == NULL) {
+      snprintf(err, errlen, "out of memory for %zu bytes", len);
+      return -1;
+    }
+    memcpy(swapped, data, len);
+    knit_thread_file_swap(swapped, len, true);
+    data = swapped;
+  }
+  parser p = {.data = data, .len = len, .err = err, .errlen = errlen};
+  int rc = check_header(&p, out) != 0 || parse_sections(&p, out) != 0 ? -1 : 0;
+  free(swapped);
+  if (rc != 0) {
     knit_thread_file_free(out);
     return -1;
   }
+  out->other_byte_order = other_order;
   return 0;
 }
 

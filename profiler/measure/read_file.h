@@ -61,6 +61,9 @@ typedef struct knit_thread_file {
   knit_read_steps *steps;        /* in file order */
   int saturated;                 /* 1 when a statistic listed more than once
                                     added up past UINT64_MAX (measure/count.h) */
+  int other_byte_order;          /* 1 when written by a process of the other
+                                    byte order than this reader's (read in
+                                    the reader's, measure/read_byte_order.h) */
 } knit_thread_file;
 
 /* Parses a thread file from memory. On success returns 0 and fills out (free

@@ -1,6 +1,8 @@
 /* Loading a measurement for the views; see profile.h. */
 #include "report/profile.h"
 
+#include <elf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,17 @@ static int totals_saturate(const knit_measurement *m)
 }
 
 /* knit_profile_load, with dir as messages name it (printable). */
+/* The machine table's row of the process that wrote a thread file: its
+ * e_machine, and its byte order, which is this host's unless the reader
+ * swapped the file. Every ISA of the table is 64-bit. */
+static const knit_isa_ops *writer_isa(const knit_thread_file *f)
+{
+  bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+  bool writer_big = host_big != (f->other_byte_order != 0);
+  return knit_isa_for_elf((uint16_t)f->header.elf_machine, ELFCLASS64,
+                          writer_big ? ELFDATA2MSB : ELFDATA2LSB);
+}
+
 static int load(knit_profile *p, const char *dir_name, const char *dir, const char *who,
                 FILE *diag, const knit_profile_options *options)
 {
@@ -69,7 +82,7 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
   knit_symbolizer_set_raw_names(p->symbolizer, options != NULL && options->raw_names);
   knit_symbolizer_set_measurement_dir(p->symbolizer, dir);
   if (m->thread_count > 0)
-    knit_symbolizer_set_machine(p->symbolizer, (uint16_t)m->threads[0].header.elf_machine);
+    knit_symbolizer_set_isa(p->symbolizer, writer_isa(&m->threads[0]));
   for (size_t i = 0; i < m->thread_count; i++) {
     if (knit_report_tree_add_thread(&p->tree, &m->threads[i]) != 0) {
       fprintf(diag, "%s: error: out of memory merging thread %u\n", who,

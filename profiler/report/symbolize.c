@@ -75,7 +75,7 @@ struct knit_symbolizer {
   size_t name_slots;
   size_t name_used;
   owned_string *strings;
-  uint16_t machine;  /* the measurement's ISA (e_machine), 0 if unknown */
+  const knit_isa_ops *isa; /* the measurement's ISA, NULL if unknown */
   int raw_names;     /* show symbols as they are */
   /* Where separate debug files are looked for: NULL is libdwfl's default
    * (".debug" beside the file, /usr/lib/debug, by build ID in
@@ -175,7 +175,7 @@ void knit_symbolizer_free(knit_symbolizer *s)
 
 /* Opens file as the module's ELF file; false when it cannot be read or is
  * of another ISA than the measurement's. */
-static bool try_open(module_entry *m, const char *file, uint16_t machine,
+static bool try_open(module_entry *m, const char *file, const knit_isa_ops *isa,
                      const Dwfl_Callbacks *callbacks)
 {
   m->dwfl = dwfl_begin(callbacks);
@@ -186,7 +186,8 @@ static bool try_open(module_entry *m, const char *file, uint16_t machine,
   dwfl_report_end(m->dwfl, NULL, NULL);
   Elf *elf = m->module ? dwfl_module_getelf(m->module, &m->bias) : NULL;
   GElf_Ehdr eh;
-  if (elf && (machine == 0 || (gelf_getehdr(elf, &eh) && eh.e_machine == machine)))
+  if (elf && (isa == NULL || (gelf_getehdr(elf, &eh) && eh.e_machine == isa->elf_machine &&
+                              eh.e_ident[EI_DATA] == isa->elf_data)))
     return true;
   dwfl_end(m->dwfl);
   m->dwfl = NULL;
@@ -197,16 +198,15 @@ static bool try_open(module_entry *m, const char *file, uint16_t machine,
 /* Where the files of a program run under QEMU live on the host: the guest
  * names its libraries as it sees them (/lib/libc.so.6), QEMU finds them
  * under the sysroot it was given with -L. KNIT_SYSROOT names another. */
-static const char *sysroot_for(uint16_t machine)
+static const char *sysroot_for(const knit_isa_ops *isa)
 {
   const char *env = getenv("KNIT_SYSROOT");
   if (env && *env)
     return env;
-  const knit_isa_ops *isa = knit_isa_for_machine(machine);
   return isa && isa->sysroot[0] ? isa->sysroot : NULL; /* the machine table's */
 }
 
-static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks *callbacks,
+static void open_module(module_entry *m, const knit_isa_ops *isa, const Dwfl_Callbacks *callbacks,
                         const char *measurement_dir)
 {
   if (m->path[0] != '/' && strchr(m->path, '/') == NULL) {
@@ -218,13 +218,13 @@ static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks 
     if (!copy)
       return;
     snprintf(copy, n, "%s/%s", measurement_dir, m->path);
-    try_open(m, copy, machine, callbacks);
+    try_open(m, copy, isa, callbacks);
     free(copy);
     return;
   }
-  if (try_open(m, m->path, machine, callbacks))
+  if (try_open(m, m->path, isa, callbacks))
     return;
-  const char *root = sysroot_for(machine);
+  const char *root = sysroot_for(isa);
   if (!root || m->path[0] != '/')
     return;
   size_t n = strlen(root) + strlen(m->path) + 1;
@@ -232,7 +232,7 @@ static void open_module(module_entry *m, uint16_t machine, const Dwfl_Callbacks 
   if (!file)
     return;
   snprintf(file, n, "%s%s", root, m->path);
-  try_open(m, file, machine, callbacks);
+  try_open(m, file, isa, callbacks);
   free(file);
 }
 
@@ -254,13 +254,13 @@ static uint32_t module_index(knit_symbolizer *s, const char *path)
     return UINT32_MAX;
   const char *slash = strrchr(m->path, '/');
   m->base_name = slash != NULL ? slash + 1 : m->path;
-  open_module(m, s->machine, &s->callbacks, s->measurement_dir);
+  open_module(m, s->isa, &s->callbacks, s->measurement_dir);
   return (uint32_t)s->module_count++;
 }
 
-void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine)
+void knit_symbolizer_set_isa(knit_symbolizer *s, const knit_isa_ops *isa)
 {
-  s->machine = elf_machine;
+  s->isa = isa;
 }
 
 void knit_symbolizer_set_measurement_dir(knit_symbolizer *s, const char *dir)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "report/tree.h"
+#include "unwind/isa.h"
 
 typedef struct knit_symbolizer knit_symbolizer;
 
@@ -34,11 +35,12 @@ typedef struct knit_symbol {
 knit_symbolizer *knit_symbolizer_new(void);
 void knit_symbolizer_free(knit_symbolizer *s);
 
-/* The ISA (ELF e_machine) of the measured process, so that module files are
- * checked against it and, for a program run under QEMU, looked for in that
- * ISA's sysroot (/usr/<triplet>, or KNIT_SYSROOT) when the path the guest
- * saw does not exist on the host. Call before the first lookup. */
-void knit_symbolizer_set_machine(knit_symbolizer *s, uint16_t elf_machine);
+/* The ISA of the measured process (its machine table row, or NULL when
+ * unknown), so that module files are checked against it (machine and byte
+ * order) and, for a program run under QEMU, looked for in that ISA's
+ * sysroot (/usr/<triplet>, or KNIT_SYSROOT) when the path the guest saw
+ * does not exist on the host. Call before the first lookup. */
+void knit_symbolizer_set_isa(knit_symbolizer *s, const knit_isa_ops *isa);
 
 /* The measurement's directory: a module named without a directory (the
  * vdso) is read from the copy the tool left there. Call before the first
