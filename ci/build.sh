@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Configures and builds one tree: native, aarch64 or ppc64le.
+# Configures and builds one tree: native, aarch64, ppc64le or ppc64.
 #   ci/build.sh TARGET BUILD_DIR JOBS
 set -euo pipefail
-target=${1:?usage: build.sh native|aarch64|ppc64le BUILD_DIR JOBS}
+target=${1:?usage: build.sh native|aarch64|ppc64le|ppc64 BUILD_DIR JOBS}
 build=${2:-build}
 jobs=${3:-2}
 src=$(cd "$(dirname "$0")/.." && pwd)
