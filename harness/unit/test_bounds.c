@@ -66,8 +66,8 @@ static module find(const char *want) {
 
 /* The function at addr (a runtime address) must start exactly there. */
 static void expect_start(const knit_func_table *t, const module *m,
-                         const void *addr) {
-  uint64_t vaddr = (uint64_t)(uintptr_t)addr - m->bias, start = 0, end = 0;
+                         void (*fn)(void)) {
+  uint64_t vaddr = knit_native_code_of(fn) - m->bias, start = 0, end = 0;
   assert_true(knit_bounds_lookup(t, vaddr, &start, &end));
   assert_int_equal(start, vaddr);
   assert_true(end > start);
@@ -97,10 +97,10 @@ static void test_executable(void **state) {
   assert_int_equal(knit_bounds_read(m.path, &t, err, sizeof err), 0);
   assert_int_equal(t.elf_machine, knit_isa_native()->elf_machine);
   expect_well_formed(&t);
-  expect_start(&t, &m, (void *)bounds_subject_a);
-  expect_start(&t, &m, (void *)bounds_subject_b);
-  expect_start(&t, &m, (void *)expect_start);
-  expect_start(&t, &m, (void *)main);
+  expect_start(&t, &m, (void (*)(void))bounds_subject_a);
+  expect_start(&t, &m, (void (*)(void))bounds_subject_b);
+  expect_start(&t, &m, (void (*)(void))expect_start);
+  expect_start(&t, &m, (void (*)(void))main);
   assert_false(knit_bounds_lookup(&t, 0, NULL, NULL));
   assert_false(knit_bounds_lookup(&t, UINT64_MAX, NULL, NULL));
   assert_int_equal(bounds_subject_b(1), 8 ^ 0x55);
@@ -175,13 +175,13 @@ static void test_libc(void **state) {
    * first, defines many of the same names (its interceptors). */
   void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
   assert_non_null(libc);
-  expect_start(&t, &m, dlsym(libc, "fopen"));
-  expect_start(&t, &m, dlsym(libc, "qsort"));
-  expect_start(&t, &m, dlsym(libc, "pthread_mutex_lock"));
+  expect_start(&t, &m, (void (*)(void))dlsym(libc, "fopen"));
+  expect_start(&t, &m, (void (*)(void))dlsym(libc, "qsort"));
+  expect_start(&t, &m, (void (*)(void))dlsym(libc, "pthread_mutex_lock"));
   /* dlsym of an IFUNC gives the selected variant (__strlen_avx2 and the
    * like), which has no dynamic symbol: only its FDE knows it. */
-  expect_start(&t, &m, dlsym(libc, "strlen"));
-  expect_start(&t, &m, dlsym(libc, "memcpy"));
+  expect_start(&t, &m, (void (*)(void))dlsym(libc, "strlen"));
+  expect_start(&t, &m, (void (*)(void))dlsym(libc, "memcpy"));
   dlclose(libc);
   knit_bounds_free(&t);
 }
@@ -206,9 +206,9 @@ static void test_stripped_copy(void **state) {
   assert_int_equal(rc, 0);
   expect_well_formed(&t);
   /* Static functions have neither .symtab nor .dynsym entries any more. */
-  expect_start(&t, &m, (void *)bounds_subject_a);
-  expect_start(&t, &m, (void *)bounds_subject_b);
-  expect_start(&t, &m, (void *)expect_well_formed);
+  expect_start(&t, &m, (void (*)(void))bounds_subject_a);
+  expect_start(&t, &m, (void (*)(void))bounds_subject_b);
+  expect_start(&t, &m, (void (*)(void))expect_well_formed);
   knit_bounds_free(&t);
 }
 
@@ -241,7 +241,36 @@ static bool dynsym_value(const char *path, const char *name, uint64_t *value) {
   return found;
 }
 
-static void check_foreign_libc(const char *path, uint16_t machine) {
+/* ELFv1: the code address in the descriptor at value, read from .opd's
+ * bytes (big-endian) as the file holds them. */
+static bool opd_entry(const char *path, uint64_t value, uint64_t *code) {
+  int fd = open(path, O_RDONLY);
+  Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+  size_t shstrndx = 0;
+  bool found = false;
+  Elf_Scn *scn = NULL;
+  GElf_Shdr sh;
+  if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+    while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+      const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+      Elf_Data *d = name && strcmp(name, ".opd") == 0 ? elf_getdata(scn, NULL) : NULL;
+      if (d && value >= sh.sh_addr && value + 8 <= sh.sh_addr + d->d_size) {
+        const uint8_t *p = (const uint8_t *)d->d_buf + (value - sh.sh_addr);
+        *code = 0;
+        for (int i = 0; i < 8; i++)
+          *code = *code << 8 | p[i];
+        found = true;
+      }
+    }
+  }
+  if (elf)
+    elf_end(elf);
+  if (fd >= 0)
+    close(fd);
+  return found;
+}
+
+static void check_foreign_libc(const char *path, uint16_t machine, bool descriptors) {
   if (access(path, R_OK) != 0)
     skip();
   knit_func_table t;
@@ -254,6 +283,8 @@ static void check_foreign_libc(const char *path, uint16_t machine) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     uint64_t v = 0, start, end;
     assert_true(dynsym_value(path, names[i], &v));
+    if (descriptors)
+      assert_true(opd_entry(path, v, &v));
     assert_true(knit_bounds_lookup(&t, v + 4, &start, &end));
     assert_int_equal(start, v);
   }
@@ -262,12 +293,19 @@ static void check_foreign_libc(const char *path, uint16_t machine) {
 
 static void test_aarch64_libc(void **state) {
   (void)state;
-  check_foreign_libc("/usr/aarch64-linux-gnu/lib/libc.so.6", EM_AARCH64);
+  check_foreign_libc("/usr/aarch64-linux-gnu/lib/libc.so.6", EM_AARCH64, false);
 }
 
 static void test_ppc64le_libc(void **state) {
   (void)state;
-  check_foreign_libc("/usr/powerpc64le-linux-gnu/lib/libc.so.6", EM_PPC64);
+  check_foreign_libc("/usr/powerpc64le-linux-gnu/lib/libc.so.6", EM_PPC64, false);
+}
+
+/* Big-endian ppc64 (ELFv1): every function symbol names a descriptor in
+ * .opd; the bounds start where the descriptor says the code does. */
+static void test_ppc64_libc(void **state) {
+  (void)state;
+  check_foreign_libc("/usr/powerpc64-linux-gnu/lib/libc.so.6", EM_PPC64, true);
 }
 
 static void test_not_elf(void **state) {
@@ -288,6 +326,7 @@ int main(void) {
     cmocka_unit_test(test_stripped_copy),
     cmocka_unit_test(test_aarch64_libc),
     cmocka_unit_test(test_ppc64le_libc),
+    cmocka_unit_test(test_ppc64_libc),
     cmocka_unit_test(test_not_elf),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

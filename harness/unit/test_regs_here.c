@@ -81,7 +81,7 @@ static uint64_t function_of(const knit_frame *f, bool innermost)
   return start + m->base;
 }
 
-static uint64_t address_of(int (*fn)(int)) { return (uint64_t)(uintptr_t)fn; }
+static uint64_t address_of(int (*fn)(int)) { return knit_native_code_of((void (*)(void))fn); }
 
 static void walk_both(void)
 {

@@ -3,8 +3,10 @@
  *
  * Fixtures: for each ISA, the trampoline's recorded code bytes and a
  * synthetic stack holding a signal frame at the layout the kernel (and
- * QEMU) write, read through a read function over those bytes only, as the
- * host reads any ISA's memory. The offsets in the fixtures are worked out
+ * QEMU) write, in the ISA's byte order, read through a read function over
+ * those bytes only that gives the words a read on that ISA gives (so each
+ * row is tested on any host, big-endian ppc64's on x86-64 and the
+ * little-endian rows' on ppc64). The offsets in the fixtures are worked out
  * here from the structures (not taken from the code under test).
  *
  * Live: on the tree's own ISA (natively, or under QEMU in a cross tree) a
@@ -46,7 +48,22 @@ typedef struct region {
 typedef struct memory {
   region code;
   region stack;
+  bool big_endian; /* the ISA's byte order */
 } memory;
+
+static uint64_t word_from(const uint8_t *p, size_t n, bool big_endian)
+{
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; i++)
+    v |= (uint64_t)p[i] << (8u * (big_endian ? n - 1 - i : i));
+  return v;
+}
+
+static void word_to(uint8_t *p, size_t n, uint64_t v, bool big_endian)
+{
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)(v >> (8u * (big_endian ? n - 1 - i : i)));
+}
 
 static bool read_fake(void *ctx, uint64_t addr, uint64_t *out)
 {
@@ -57,7 +74,7 @@ static bool read_fake(void *ctx, uint64_t addr, uint64_t *out)
   for (int i = 0; i < 2; i++) {
     const region *r = rs[i];
     if (addr >= r->base && addr + 8 <= r->base + r->len) {
-      memcpy(out, &r->bytes[addr - r->base], 8);
+      *out = word_from(&r->bytes[addr - r->base], 8, m->big_endian);
       return true;
     }
   }
@@ -70,23 +87,31 @@ static void put_bytes(region *r, uint64_t addr, const void *bytes, size_t n)
   memcpy(&r->bytes[addr - r->base], bytes, n);
 }
 
-static void put_insns(region *r, uint64_t addr, int n, ...)
+/* Instruction words and data words, in the memory's byte order. */
+static void put_insns(memory *m, uint64_t addr, int n, ...)
 {
   va_list ap;
   va_start(ap, n);
   for (int i = 0; i < n; i++) {
-    uint32_t w = va_arg(ap, uint32_t); /* little-endian, as the host */
-    put_bytes(r, addr + 4u * (unsigned)i, &w, 4);
+    uint8_t b[4];
+    word_to(b, 4, va_arg(ap, uint32_t), m->big_endian);
+    put_bytes(&m->code, addr + 4u * (unsigned)i, b, 4);
   }
   va_end(ap);
 }
 
-static void put_word(region *r, uint64_t addr, uint64_t v) { put_bytes(r, addr, &v, 8); }
+static void put_word(memory *m, uint64_t addr, uint64_t v)
+{
+  uint8_t b[8];
+  word_to(b, 8, v, m->big_endian);
+  put_bytes(&m->stack, addr, b, 8);
+}
 
-static memory *new_memory(uint64_t code_base, uint64_t stack_base)
+static memory *new_memory(const knit_isa_ops *isa, uint64_t code_base, uint64_t stack_base)
 {
   memory *m = calloc(1, sizeof *m);
   assert_non_null(m);
+  m->big_endian = isa->elf_data == ELFDATA2MSB;
   m->code.base = code_base;
   m->code.len = sizeof m->code.bytes;
   m->stack.base = stack_base;
@@ -115,14 +140,14 @@ static const uint8_t RESTORE_RT[] = {0x90, 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0
 
 static memory *x86_fixture(uint64_t *tramp, uint64_t *sp)
 {
-  memory *m = new_memory(0x401000, 0x7ff000);
+  memory *m = new_memory(&knit_isa_x86_64, 0x401000, 0x7ff000);
   /* An odd address, so the 9 bytes straddle aligned words. */
   put_bytes(&m->code, 0x401103, RESTORE_RT, sizeof RESTORE_RT);
   *tramp = 0x401104; /* after glibc's nop */
   *sp = 0x7ff100;
-  put_word(&m->stack, *sp + X86_RIP_AT, 0x401234);
-  put_word(&m->stack, *sp + X86_RSP_AT, 0x7ff3f0);
-  put_word(&m->stack, *sp + X86_RBP_AT, 0x7ff3f8);
+  put_word(m, *sp + X86_RIP_AT, 0x401234);
+  put_word(m, *sp + X86_RSP_AT, 0x7ff3f0);
+  put_word(m, *sp + X86_RBP_AT, 0x7ff3f8);
   return m;
 }
 
@@ -185,14 +210,14 @@ static void test_aarch64_rt_sigreturn(void **state)
 {
   (void)state;
   const knit_isa_ops *isa = isa_of(EM_AARCH64);
-  memory *m = new_memory(0x5500000000, 0x5500800000);
+  memory *m = new_memory(isa, 0x5500000000, 0x5500800000);
   uint64_t tramp = 0x5500000104; /* after the vdso's nop */
-  put_insns(&m->code, tramp - 4, 3, 0xd503201fu, 0xd2801168u, 0xd4000001u);
+  put_insns(m, tramp - 4, 3, 0xd503201fu, 0xd2801168u, 0xd4000001u);
   uint64_t sp = 0x5500800010;
-  put_word(&m->stack, sp + A64_PC_AT, 0x5500000400);
-  put_word(&m->stack, sp + A64_SP_AT, 0x55008003a0);
-  put_word(&m->stack, sp + A64_X29_AT, 0x55008003b0);
-  put_word(&m->stack, sp + A64_X30_AT, 0x5500000888);
+  put_word(m, sp + A64_PC_AT, 0x5500000400);
+  put_word(m, sp + A64_SP_AT, 0x55008003a0);
+  put_word(m, sp + A64_X29_AT, 0x55008003b0);
+  put_word(m, sp + A64_X30_AT, 0x5500000888);
   knit_regs here = {.pc = tramp, .sp = sp, .fp = 0, .lr = 0};
   knit_regs out;
   uint64_t pcs[] = {tramp, tramp + 4};
@@ -208,12 +233,13 @@ static void test_aarch64_rt_sigreturn(void **state)
   assert_false(isa->sigreturn_step(tramp - 4, read_fake, m, &here, &out));
   assert_false(isa->sigreturn_step(tramp + 2, read_fake, m, &here, &out));
   /* svc #0 after some other instruction is an ordinary system call. */
-  put_insns(&m->code, tramp, 1, 0xd2800ba8u); /* mov x8, #93 (exit) */
+  put_insns(m, tramp, 1, 0xd2800ba8u); /* mov x8, #93 (exit) */
   assert_false(isa->sigreturn_step(tramp + 4, read_fake, m, &here, &out));
   free(m);
 }
 
-/* --- ppc64le: the vdso's __kernel_sigtramp_rt64, qemu's page ----------- */
+/* --- ppc64le and ppc64: the vdso's __kernel_sigtramp_rt64, qemu's page --
+ * Each test runs on both POWER rows (its state), in their byte orders. */
 
 /* The ucontext: uc_mcontext at 8 + 8 + 24 + 128 (masks) = 168, its gp_regs
  * 64 bytes in: 232; gp_regs r1 (1), r31 (31), nip (32), link (36). */
@@ -222,7 +248,7 @@ static void test_aarch64_rt_sigreturn(void **state)
 #define PPC_NIP_AT (232u + 8u * 32u)
 #define PPC_LINK_AT (232u + 8u * 36u)
 
-static void put_ppc_ucontext(region *stack, uint64_t uc)
+static void put_ppc_ucontext(memory *stack, uint64_t uc)
 {
   put_word(stack, uc + PPC_NIP_AT, 0x10000500);
   put_word(stack, uc + PPC_R1_AT, 0x7fff0400);
@@ -238,18 +264,17 @@ static void expect_ppc_interrupted(const knit_regs *out)
   assert_int_equal(out->lr, 0x10000777);
 }
 
-static void test_ppc64le_vdso(void **state)
+static void test_power_vdso(void **state)
 {
-  (void)state;
-  const knit_isa_ops *isa = isa_of(EM_PPC64);
-  memory *m = new_memory(0x10000000, 0x7fff0000);
+  const knit_isa_ops *isa = *state;
+  memory *m = new_memory(isa, 0x10000000, 0x7fff0000);
   /* The vdso: the handler was called by bctrl and returns to the addi;
    * r1 is 128 bytes below the ucontext, a back chain there. */
   uint64_t tramp = 0x10000104;
-  put_insns(&m->code, tramp - 4, 4, 0x4e800421u, 0x38210080u, 0x380000acu, 0x44000002u);
+  put_insns(m, tramp - 4, 4, 0x4e800421u, 0x38210080u, 0x380000acu, 0x44000002u);
   uint64_t sp = 0x7fff0000;
-  put_word(&m->stack, sp, 0x7fff0400);
-  put_ppc_ucontext(&m->stack, sp + 128);
+  put_word(m, sp, 0x7fff0400);
+  put_ppc_ucontext(m, sp + 128);
   knit_regs here = {.pc = tramp, .sp = sp, .fp = 0, .lr = 0};
   knit_regs out;
   assert_true(isa->sigreturn_step(tramp, read_fake, m, &here, &out));
@@ -266,18 +291,17 @@ static void test_ppc64le_vdso(void **state)
   free(m);
 }
 
-static void test_ppc64le_qemu(void **state)
+static void test_power_qemu(void **state)
 {
-  (void)state;
-  const knit_isa_ops *isa = isa_of(EM_PPC64);
-  memory *m = new_memory(0x4000000000, 0x4000800000);
-  /* qemu-ppc64le 7.2: li; sc at the start of its page, and r1 144 bytes
+  const knit_isa_ops *isa = *state;
+  memory *m = new_memory(isa, 0x4000000000, 0x4000800000);
+  /* qemu-ppc64le and qemu-ppc64 7.2: li; sc at the start of its page, and r1 144 bytes
    * (its SIGNAL_FRAMESIZE + 16) below the ucontext, with the back chain. */
   uint64_t tramp = 0x4000000000;
-  put_insns(&m->code, tramp, 2, 0x380000acu, 0x44000002u);
+  put_insns(m, tramp, 2, 0x380000acu, 0x44000002u);
   uint64_t sp = 0x4000800010;
-  put_word(&m->stack, sp, 0x7fff0400);
-  put_ppc_ucontext(&m->stack, sp + 144);
+  put_word(m, sp, 0x7fff0400);
+  put_ppc_ucontext(m, sp + 144);
   knit_regs here = {.pc = tramp, .sp = sp, .fp = 0, .lr = 0};
   knit_regs out;
   for (uint64_t pc = tramp; pc <= tramp + 4; pc += 4) {
@@ -286,7 +310,7 @@ static void test_ppc64le_qemu(void **state)
     expect_ppc_interrupted(&out);
   }
   /* li r0, 172 followed by something other than sc. */
-  put_insns(&m->code, tramp + 4, 1, 0x4e800020u); /* blr */
+  put_insns(m, tramp + 4, 1, 0x4e800020u); /* blr */
   assert_false(isa->sigreturn_step(tramp, read_fake, m, &here, &out));
   free(m);
 }
@@ -372,7 +396,7 @@ __attribute__((noinline)) static void walk_interrupted(void)
  * small, and their code ends well within this bound. */
 static int frame_in(const knit_frame *f, void (*func)(void))
 {
-  uint64_t start = (uint64_t)(uintptr_t)func;
+  uint64_t start = knit_native_code_of(func);
   return f->pc > start && f->pc < start + 256;
 }
 
@@ -430,8 +454,10 @@ int main(void)
       cmocka_unit_test(test_x86_64_restore_rt),
       cmocka_unit_test(test_x86_64_unreadable),
       cmocka_unit_test(test_aarch64_rt_sigreturn),
-      cmocka_unit_test(test_ppc64le_vdso),
-      cmocka_unit_test(test_ppc64le_qemu),
+      cmocka_unit_test_prestate(test_power_vdso, (void *)&knit_isa_ppc64le),
+      cmocka_unit_test_prestate(test_power_qemu, (void *)&knit_isa_ppc64le),
+      cmocka_unit_test_prestate(test_power_vdso, (void *)&knit_isa_ppc64),
+      cmocka_unit_test_prestate(test_power_qemu, (void *)&knit_isa_ppc64),
       cmocka_unit_test(test_live_trampoline),
       cmocka_unit_test(test_live_walk),
   };

@@ -8,7 +8,7 @@
  * but counted apart, since CFI keeps describing a restored frame pointer's
  * slot where recipes say "unchanged" and both are right.
  *
- * Works on files of every ISA knit knows (x86-64, aarch64, ppc64le) on any
+ * Works on files of every ISA knit knows (x86-64, aarch64, ppc64le, ppc64) on any
  * host: nothing is executed or mapped, only read.
  */
 #ifndef KNIT_AUDIT_AUDIT_H

@@ -56,6 +56,7 @@ typedef struct knit_audit_isa {
 extern const knit_audit_isa knit_audit_x86_64;
 extern const knit_audit_isa knit_audit_aarch64;
 extern const knit_audit_isa knit_audit_ppc64le;
+extern const knit_audit_isa knit_audit_ppc64;
 
 /* Every row, NULL-terminated (audit_isa.c). */
 extern const knit_audit_isa *const knit_audit_isas[];

@@ -14,7 +14,7 @@ static void usage(FILE *out)
   fprintf(out,
           "usage: knit audit [--verbose] [--limit=N] FILE...\n"
           "\n"
-          "For every function of each ELF file (x86-64, aarch64 or ppc64le, on\n"
+          "For every function of each ELF file (x86-64, aarch64, ppc64le or ppc64, on\n"
           "any host), at every instruction, compares the recipe that knit's\n"
           "binary analysis builds (where the CFA and the return address are)\n"
           "with the DWARF CFI the compiler wrote (.eh_frame, else .debug_frame).\n"

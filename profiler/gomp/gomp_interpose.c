@@ -36,7 +36,7 @@ static bool standing_in;
 static uint32_t runtime_module = KNIT_MODULE_UNKNOWN;
 static uint32_t libc_module = KNIT_MODULE_UNKNOWN;
 /* An address in the runtime: its omp_get_max_threads. */
-static void *runtime_code;
+static void (*runtime_code)(void);
 
 /* What every thread of a team reads of its region, in run_body. */
 typedef struct region {
@@ -290,7 +290,7 @@ static bool interposing(void)
     int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
     if (max_threads)
       max_threads();
-    __atomic_store_n(&runtime_code, (void *)max_threads, __ATOMIC_RELAXED);
+    __atomic_store_n(&runtime_code, (void (*)(void))max_threads, __ATOMIC_RELAXED);
     __atomic_store_n(&runtime_started, 1, __ATOMIC_RELEASE);
   }
   /* OMPT first: with an OMPT runtime every region passes here, and
@@ -298,10 +298,12 @@ static bool interposing(void)
   return !knit_ompt_runtime.active && knit_the_session.active && knit_thread_self();
 }
 
-static uint32_t module_id(const void *code)
+/* The module of a function, from a pointer to it (the machine table turns
+ * a descriptor into code where the ABI has them). */
+static uint32_t module_id(void (*fn)(void))
 {
   knit_loadmap_refresh(knit_self_address());
-  const knit_module *m = knit_loadmap_find(knit_loadmap_current(), (uint64_t)(uintptr_t)code);
+  const knit_module *m = knit_loadmap_find(knit_loadmap_current(), knit_native_code_of(fn));
   return m ? m->id : KNIT_MODULE_UNKNOWN;
 }
 
@@ -313,7 +315,7 @@ knit_thread *knit_gomp_self(void)
     /* Threads that race here find the same modules. */
     __atomic_store_n(&runtime_module, module_id(__atomic_load_n(&runtime_code, __ATOMIC_RELAXED)),
                      __ATOMIC_RELAXED);
-    __atomic_store_n(&libc_module, module_id((void *)sched_yield), __ATOMIC_RELAXED);
+    __atomic_store_n(&libc_module, module_id((void (*)(void))sched_yield), __ATOMIC_RELAXED);
     if (!__atomic_exchange_n(&standing_in, true, __ATOMIC_ACQ_REL))
       knit_log_line("gomp: no OMPT; blame from the GOMP wrappers");
   }

@@ -50,7 +50,7 @@ static uint64_t section_end(Elf *elf, size_t shndx) {
   return sh.sh_addr + sh.sh_size;
 }
 
-static int add_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+static int add_symbols(Elf *elf, const knit_isa_ops *isa, Elf_Scn *scn, const GElf_Shdr *sh,
                        knit_bounds_candidates *c) {
   Elf_Data *data = elf_getdata(scn, NULL);
   if (!data || sh->sh_entsize == 0)
@@ -66,7 +66,16 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
     if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
       continue;
     int rc;
-    if (sym.st_size > 0) {
+    if (isa && isa->symbol_code) {
+      /* A descriptor: its size is the code's (or unknown, and the next
+       * start bounds it). */
+      uint64_t code;
+      if (!isa->symbol_code(elf, sym.st_shndx, sym.st_value, &code) || code == 0)
+        continue;
+      rc = sym.st_size > 0
+               ? knit_bounds_add(c, code, code + sym.st_size, KNIT_RANK_SIZED_SYMBOL)
+               : knit_bounds_add(c, code, 0, KNIT_RANK_OPEN_START);
+    } else if (sym.st_size > 0) {
       rc = knit_bounds_add(c, sym.st_value, sym.st_value + sym.st_size,
                            KNIT_RANK_SIZED_SYMBOL);
     } else {
@@ -110,7 +119,8 @@ static int add_plt(uint16_t machine, const char *name, const GElf_Shdr *sh,
   return 0;
 }
 
-static int collect(Elf *elf, uint16_t machine, knit_bounds_candidates *c) {
+static int collect(Elf *elf, const knit_isa_ops *isa, uint16_t machine,
+                   knit_bounds_candidates *c) {
   size_t shstrndx;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0; /* no section headers: nothing to read */
@@ -124,7 +134,7 @@ static int collect(Elf *elf, uint16_t machine, knit_bounds_candidates *c) {
     if (!name)
       name = "";
     if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
-      if (add_symbols(elf, scn, &sh, c) != 0)
+      if (add_symbols(elf, isa, scn, &sh, c) != 0)
         return -1;
     } else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
                is_plt_name(name)) {
@@ -203,11 +213,11 @@ static int read_elf(Elf *elf, const char *what, knit_func_table *out, char *err,
     return -1;
   }
   out->elf_machine = eh.e_machine;
+  const knit_isa_ops *isa = knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
   knit_bounds_candidates c = {0};
-  int rc = collect(elf, eh.e_machine, &c);
+  int rc = collect(elf, isa, eh.e_machine, &c);
   if (rc == 0)
     rc = merge(&c, out);
-  const knit_isa_ops *isa = knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
   if (rc == 0 && isa && isa->find_parts)
     rc = isa->find_parts(elf, out);
   else

@@ -6,7 +6,7 @@
 #include "isa.h"
 
 const knit_isa_ops *const knit_isas[] = {&knit_isa_x86_64, &knit_isa_aarch64, &knit_isa_ppc64le,
-                                         NULL};
+                                         &knit_isa_ppc64, NULL};
 
 const knit_isa_ops *knit_isa_for_elf(uint16_t machine, uint8_t elf_class, uint8_t elf_data) {
   for (size_t i = 0; knit_isas[i]; i++)

@@ -1,6 +1,7 @@
 /* The machine table: one row per ISA, its data and its operations.
- * Everything that differs between x86-64, aarch64 and ppc64le lives behind
- * it, in profiler/unwind/<isa>/ (each row is defined in <isa>_ops.c); code
+ * Everything that differs between x86-64, aarch64, ppc64le and ppc64 lives
+ * behind it, in profiler/unwind/<isa>/ (each row is defined in <isa>_ops.c;
+ * ppc64le and ppc64 share the POWER model of profiler/unwind/power/); code
  * elsewhere asks the row (knit_isa_for_elf, knit_isa_named, knit_isas)
  * rather than testing the architecture. */
 #ifndef KNIT_UNWIND_ISA_H
@@ -63,6 +64,13 @@ typedef struct knit_isa_ops {
    * memory. NULL where the ISA finds none (each part is then analyzed as
    * entered by a call). Read with the bounds, never in a handler. */
   int (*find_parts)(struct Elf *elf, struct knit_func_table *t);
+  /* The code address of a function symbol of section shndx and value
+   * value, where the ABI's function symbols name a descriptor rather than
+   * code (ppc64's ELFv1: the symbol is in .opd, the code address is the
+   * descriptor's first doubleword). False when the descriptor cannot be
+   * read. NULL where a symbol's value is its code address. Read with the
+   * bounds, never in a handler. */
+  bool (*symbol_code)(struct Elf *elf, size_t shndx, uint64_t value, uint64_t *code);
   /* A few instructions knit_decoder_setup decodes once, outside any
    * handler: Capstone initializes some tables on first use (x86's printer
    * sorts its table of implicit registers with qsort, which allocates with
@@ -136,6 +144,7 @@ typedef struct knit_isa_ops {
 extern const knit_isa_ops knit_isa_x86_64;
 extern const knit_isa_ops knit_isa_aarch64;
 extern const knit_isa_ops knit_isa_ppc64le;
+extern const knit_isa_ops knit_isa_ppc64;
 
 /* Every row, NULL-terminated (isa.c). */
 extern const knit_isa_ops *const knit_isas[];
@@ -147,7 +156,7 @@ const knit_isa_ops *knit_isa_for_elf(uint16_t machine, uint8_t elf_class, uint8_
 /* The row of that name, or NULL. */
 const knit_isa_ops *knit_isa_named(const char *name);
 
-/* "x86_64, aarch64 or ppc64le": every row's name, for messages. */
+/* "x86_64, aarch64, ppc64le or ppc64": every row's name, for messages. */
 void knit_isa_names(char *out, size_t len);
 
 /* The ops of the ISA this library was built for. Defined, with the three
@@ -157,6 +166,13 @@ const knit_isa_ops *knit_isa_native(void);
 /* Copies pc, sp, fp and lr out of a ucontext_t of the native ISA (from a
  * signal handler or getcontext). Async-signal-safe. */
 void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out);
+
+/* The address of the first instruction of a function of this process,
+ * given a pointer to it: the pointer itself, except where the ABI's
+ * function pointers point at a descriptor (ppc64's ELFv1, whose pointers
+ * lead to .opd). Reads memory only where the ABI has descriptors, and then
+ * only the descriptor the pointer names: async-signal-safe. */
+uint64_t knit_native_code_of(void (*fn)(void));
 
 /* The caller's registers as getcontext would give them, without its system
  * call (getcontext saves the signal mask, an rt_sigprocmask every time): pc

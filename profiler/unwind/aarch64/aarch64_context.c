@@ -6,6 +6,8 @@
 
 const knit_isa_ops *knit_isa_native(void) { return &knit_isa_aarch64; }
 
+uint64_t knit_native_code_of(void (*fn)(void)) { return (uint64_t)(uintptr_t)fn; }
+
 void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out) {
   const ucontext_t *uc = ucontext;
   out->pc = uc->uc_mcontext.pc;
