@@ -1,6 +1,6 @@
 # knit: the two commands.
 #   make demo    set up, build, record the bundled parallel_for workload, print the report
-#   make check   set up, build natively and for aarch64 and ppc64le, run every test
+#   make check   set up, build natively and for aarch64, ppc64le and ppc64, run every test
 #   make bench   set up, build, run the benchmarks (they print ratios against a peer)
 #   make matrix  set up, build the three trees, run every workload in every cell of the
 #                support matrix (harness/matrix; MATRIX_ARGS=--quick for x86_64 + aarch64)
@@ -37,7 +37,7 @@ check: deps
 	@bash ci/check.sh $(BUILD) $(JOBS)
 
 MATRIX_ARGS ?=
-TREES = native aarch64 ppc64le
+TREES = native aarch64 ppc64le ppc64
 
 # Builds every tree as ci/check.sh does (a log per tree), stopping at the
 # first that fails: the matrix would otherwise run a stale tree.

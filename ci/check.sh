@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the native tree (unit tests, mock runtime tests,
-# golden runs natively and under qemu-x86_64), then the aarch64 and ppc64le
-# trees, whose tests run under QEMU. Ends with one line of counts.
+# golden runs natively and under qemu-x86_64), then the aarch64, ppc64le and
+# ppc64 trees, whose tests run under QEMU. Ends with one line of counts.
 #   ci/check.sh BUILD_DIR JOBS
 set -uo pipefail
 build=${1:-build}
@@ -13,7 +13,7 @@ passed=0 failed=0 skipped=0
 failures=()
 
 # Every tree is built before any test runs: the native tree's golden runs
-# for aarch64 and ppc64le use those trees' libknit.so and workloads.
+# for the other ISAs use those trees' libknit.so and workloads.
 build_tree() {
   local target=$1
   echo "== $target: build"
@@ -45,7 +45,7 @@ test_tree() {
 }
 
 built=()
-for t in native aarch64 ppc64le; do
+for t in native aarch64 ppc64le ppc64; do
   build_tree "$t" && built+=("$t")
 done
 for t in "${built[@]}"; do

@@ -44,11 +44,13 @@ extern char knit_critical_name[] __asm__(".gomp_critical_user_knit_conform");
 /*
  * gcc hands an atomic update of a long double to the runtime
  * (GOMP_atomic_start) where the ISA has no compare-and-swap that wide:
- * x86_64 and aarch64.  ppc64le has one (lqarx), which QEMU runs all but
- * serially, and clang calls libatomic instead: a long does there, and the
- * atomic is the compiler's alone.
+ * x86_64, aarch64 and big-endian ppc64 (whose gcc targets CPUs before
+ * lqarx).  ppc64le has one (lqarx), which QEMU runs all but serially, and
+ * clang calls libatomic instead: a long does there, and the atomic is the
+ * compiler's alone.
  */
-#if !defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#if !defined(__clang__) &&                                                                         \
+    (defined(__x86_64__) || defined(__aarch64__) || (defined(__powerpc64__) && defined(__BIG_ENDIAN__)))
 typedef long double knit_atomic_t;
 #else
 typedef long knit_atomic_t;

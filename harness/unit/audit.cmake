@@ -31,10 +31,12 @@ endforeach()
 # The other ISAs' libraries where this machine has them: the cross
 # toolchains' sysroots, and clang's libomp in the target roots that
 # ci/target-libs.sh fills (.cache/targets), so the log shows every ISA.
-foreach(isa aarch64 powerpc64le)
+foreach(isa aarch64 powerpc64le powerpc64)
   set(knit_root ${isa})
   if(isa STREQUAL "powerpc64le")
     set(knit_root ppc64le)
+  elseif(isa STREQUAL "powerpc64")
+    set(knit_root ppc64)
   endif()
   foreach(lib libc.so.6 libgomp.so.1 libstdc++.so.6)
     if(EXISTS /usr/${isa}-linux-gnu/lib/${lib})

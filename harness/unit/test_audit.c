@@ -22,6 +22,7 @@
 #define HOST_LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define AARCH64_LIBC "/usr/aarch64-linux-gnu/lib/libc.so.6"
 #define PPC64LE_LIBC "/usr/powerpc64le-linux-gnu/lib/libc.so.6"
+#define PPC64_LIBC "/usr/powerpc64-linux-gnu/lib/libc.so.6"
 
 static void print_result(const knit_audit_result *r) {
   print_message("%s: %s, %zu functions, %zu compared, %.3f%% agree, "
@@ -131,6 +132,14 @@ static void test_ppc64le_libc(void **state) {
   assert_true(r.ra_copied + r.ra_restored <= r.agree);
 }
 
+/* Big-endian ppc64 (ELFv1): the same POWER model, its instructions decoded
+ * big-endian and its functions found through their .opd descriptors; the
+ * whole libc must be read as ppc64's, not ppc64le's, and agree as well. */
+static void test_ppc64_libc(void **state) {
+  (void)state;
+  expect_foreign(PPC64_LIBC, &knit_isa_ppc64);
+}
+
 static void test_not_elf(void **state) {
   (void)state;
   knit_audit_result r;
@@ -184,6 +193,7 @@ int main(void) {
     cmocka_unit_test(test_libc),
     cmocka_unit_test(test_aarch64_libc),
     cmocka_unit_test(test_ppc64le_libc),
+    cmocka_unit_test(test_ppc64_libc),
     cmocka_unit_test(test_not_elf),
     cmocka_unit_test(test_listing),
   };

@@ -73,7 +73,11 @@ static const knit_isa_ops *program_isa(const char *path)
   close(fd);
   if (n != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
     return NULL;
-  return knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
+  /* e_machine in the file's byte order, whatever the host's. */
+  const uint8_t *m = (const uint8_t *)&eh.e_machine;
+  uint16_t machine = eh.e_ident[EI_DATA] == ELFDATA2MSB ? (uint16_t)(m[0] << 8 | m[1])
+                                                        : (uint16_t)(m[1] << 8 | m[0]);
+  return knit_isa_for_elf(machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
 }
 
 static bool is_elf(const char *path)

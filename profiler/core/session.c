@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "core/session.h"
 
+#include "unwind/isa.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,7 +33,12 @@ static _Atomic bool finished;
 static _Atomic bool finish_done;
 static _Atomic pid_t finishing_tid;
 
-const void *knit_self_address(void) { return (const void *)knit_self_address; }
+const void *knit_self_address(void)
+{
+  /* An address of libknit's code, not of a function descriptor (ppc64's
+   * function pointers lead to .opd, outside the code). */
+  return (const void *)(uintptr_t)knit_native_code_of((void (*)(void))knit_self_address);
+}
 
 /* Says why knit is not sampling, on the program's stderr: the program still
  * runs, unprofiled, rather than failing because of its profiler. */

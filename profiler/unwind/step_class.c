@@ -1,6 +1,8 @@
 /* Reading the call before a return address: see step_class.h. */
 #include "unwind/step_class.h"
 
+#include <elf.h>
+
 #include "unwind/isa.h"
 
 void knit_step_read_call(const knit_isa_ops *isa, knit_read_word_fn read, void *ctx,
@@ -18,13 +20,15 @@ void knit_step_read_call(const knit_isa_ops *isa, knit_read_word_fn read, void *
   uint64_t first = from & ~7ull, last = (ra - 1) & ~7ull;
   uint8_t buf[KNIT_CALL_BYTES + 16];
   size_t got = 0;
+  /* A word as the ISA reads it: the byte at the lowest address is its low
+   * byte on the little-endian ISAs, its high byte on ppc64. */
+  bool big_endian = isa->elf_data == ELFDATA2MSB;
   for (uint64_t at = first; at <= last; at += 8) {
     uint64_t word;
     if (!knit_read_word_(read, ctx, at, &word))
       return;
-    /* Words are little-endian on every ISA knit supports (format.h). */
     for (int b = 0; b < 8; b++)
-      buf[got++] = (uint8_t)(word >> (8 * b));
+      buf[got++] = (uint8_t)(word >> (8 * (big_endian ? 7 - b : b)));
   }
   size_t skip = (size_t)(from - first);
   size_t n = (size_t)(ra - from);
