@@ -532,11 +532,24 @@ static knit_flow_kind branch_flow(const knit_analysis *an, frame_state *s,
 
 /* ---- Classifying: what the model reads of an instruction ---------------- */
 
+/* A load or store whose base is the literal 0 (RA = 0 in a D-form access:
+ * Capstone prints "d(0)") reads or writes the first 32 KiB of the address
+ * space, which Linux never maps: no program executes one. Such a word is
+ * data among the code: gcc's traceback table after a function, whose flag
+ * bytes (0x80 0x00 0x00 0x00 and the like) decode as lwz r0,0(0) where
+ * instruction words are big-endian (ppc64); little-endian, the same bytes
+ * decode as nothing. */
+static bool is_absolute_access(const cs_insn *insn) {
+  size_t n = strlen(insn->op_str);
+  return n > 3 && strcmp(insn->op_str + n - 3, "(0)") == 0;
+}
+
 /* gcc's alignment nops ("nop", "ori r2,r2,0") are never executed after the
- * end of a path. */
+ * end of a path, nor are data words that decode as impossible accesses. */
 static bool is_padding(const cs_insn *insn) {
   return strcmp(insn->mnemonic, "nop") == 0 ||
-         (strcmp(insn->mnemonic, "ori") == 0 && strcmp(insn->op_str, "r2, r2, 0") == 0);
+         (strcmp(insn->mnemonic, "ori") == 0 && strcmp(insn->op_str, "r2, r2, 0") == 0) ||
+         is_absolute_access(insn);
 }
 
 /* The linker's TOC restore in the slot after a call to another module

@@ -22,9 +22,16 @@ const char *const knit_power_audit_padding[] = {"nop", "trap", NULL};
 
 /* gcc aligns ppc64 code with "ori r2,r2,0" as well as with nop (binutils
  * pads with it on POWER8 and later): a no-op by its operands, not by its
- * mnemonic. */
+ * mnemonic. And a load or store from the literal address base 0 ("d(0)":
+ * the first 32 KiB, never mapped) is data that decodes: the flag bytes of
+ * gcc's traceback table after a function, on big-endian ppc64 (the
+ * analyzer's is_absolute_access). */
 bool knit_power_audit_nop_form(const char *mnemonic, const char *op_str) {
-  return op_str && strcmp(mnemonic, "ori") == 0 && strcmp(op_str, "r2, r2, 0") == 0;
+  if (!op_str)
+    return false;
+  size_t n = strlen(op_str);
+  return (strcmp(mnemonic, "ori") == 0 && strcmp(op_str, "r2, r2, 0") == 0) ||
+         (n > 3 && strcmp(op_str + n - 3, "(0)") == 0);
 }
 
 /* Direct branches print their target last, "0x3baa8" (b, bl, beq cr7,
