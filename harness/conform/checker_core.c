@@ -28,7 +28,7 @@
 
 const check_info checker_catalog[CHK_COUNT] = {
 #define X(id, name, category, level, callback, doc) {name, category, level, callback},
-#include "checks.def"
+#include "conform/checks.def"
 #undef X
 };
 

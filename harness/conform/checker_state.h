@@ -24,7 +24,7 @@ enum { SPEC, KNIT };
 
 typedef enum check_id {
 #define X(id, name, category, level, callback, doc) CHK_##id,
-#include "checks.def"
+#include "conform/checks.def"
 #undef X
   CHK_COUNT
 } check_id;

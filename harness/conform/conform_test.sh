@@ -53,7 +53,7 @@ report() {
       fi ;;
     libomp)
       # Each failure must be a departure from OpenMP 5.0 knit explains
-      # (cli/conform_departures.c): a new one is a finding to look at.
+      # (profiler/conform/conform_departures.c): a new one is a finding to look at.
       for f in $fails; do
         awk -F'\t' -v c="$f" '$1 == "check" && $2 == c' "$base.tsv" |
           grep -q "departs from OpenMP 5.0" || fail "libomp fails $f, not a known departure"

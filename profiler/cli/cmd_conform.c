@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/conform.h"
+#include "conform/conform.h"
 #include "cli/paths.h"
 #include "cli/runtimes.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/conform.h"
+#include "conform/conform.h"
 #include "cli/runtimes.h"
 
 /* Asked of the mock to make it list its faults. */

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "cli/conform.h"
+#include "conform/conform.h"
 
 #define MAX_ROWS (2 * KNIT_MAX_CHECKS)
 

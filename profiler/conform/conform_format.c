@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/conform.h"
+#include "conform/conform.h"
 
 const char *const knit_conform_categories[KNIT_CONFORM_CATEGORIES] = {
   "lifecycle", "discovery", "callbacks", "pairing", "ids", "links", "teams",

@@ -3,8 +3,8 @@
  * conformance programs of a build tree (harness/conform), which write one
  * verdict per line; this side runs them, merges the verdicts, runs the
  * mutation suite on the mocks and writes the reports. */
-#ifndef KNIT_CLI_CONFORM_H
-#define KNIT_CLI_CONFORM_H
+#ifndef KNIT_CONFORM_CONFORM_H
+#define KNIT_CONFORM_CONFORM_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -133,4 +133,4 @@ void knit_put_xml_text(FILE *out, const char *s);
  * '&' escaped, control characters (line breaks included) as spaces. */
 void knit_put_md_text(FILE *out, const char *s);
 
-#endif /* KNIT_CLI_CONFORM_H */
+#endif /* KNIT_CONFORM_CONFORM_H */

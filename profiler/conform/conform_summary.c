@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/conform.h"
+#include "conform/conform.h"
 #include "cli/paths.h"
 
 #define MAX_REPORTS 64

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/conform.h"
+#include "conform/conform.h"
 #include "cli/launch.h"
 #include "cli/paths.h"
 #include "cli/runtimes.h"
