@@ -120,7 +120,7 @@ int checker_callback_verdicts_locked(checker_emit_fn emit)
     char name[64], evidence[160];
     const char *verdict = verdict_of(&callbacks[i], evidence, sizeof evidence);
     snprintf(name, sizeof name, "set_callback_%s", callbacks[i].name);
-    emit(name, "callbacks", verdict, evidence);
+    emit(name, knit_check_category_name(KNIT_CATEGORY_CALLBACKS), verdict, evidence);
     failures += strcmp(verdict, VERDICT_FAIL) == 0;
   }
   return failures;

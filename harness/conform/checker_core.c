@@ -27,9 +27,9 @@
 #define EXPORT __attribute__((visibility("default")))
 
 const check_info checker_catalog[CHK_COUNT] = {
-#define X(id, name, category, level, callback, doc) {name, category, level, callback},
-#include "checks.def"
-#undef X
+#define CHECK(id, name, category, level, callback, doc) \
+  {name, KNIT_CATEGORY_##category, level, callback},
+#include "conform/checks.def"
 };
 
 pthread_mutex_t checker_mu = PTHREAD_MUTEX_INITIALIZER;

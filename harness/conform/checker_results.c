@@ -1,5 +1,5 @@
 /*
- * The OMPT checker's verdicts: one per check of checks.def and one per
+ * The OMPT checker's verdicts: one per check of conform/checks.def and one per
  * callback, printed on stderr when they fail (or, for KNIT checks on a
  * runtime that does not claim knit's contract, are not supported) and
  * written, one tab-separated line each, to the file $KNIT_CONFORM_OUT names
@@ -83,13 +83,14 @@ int checker_write_results_locked(void)
     char buf[2 * EVIDENCE_LEN + 64];
     const char *evidence;
     const char *verdict = verdict_of((check_id)id, buf, sizeof buf, &evidence);
-    emit(checker_catalog[id].name, checker_catalog[id].category, verdict, evidence);
+    emit(checker_catalog[id].name, knit_check_category_name(checker_catalog[id].category), verdict,
+         evidence);
     failures += strcmp(verdict, VERDICT_FAIL) == 0;
   }
   if (checker_started)
     failures += checker_callback_verdicts_locked(emit);
   else
-    emit("set_callback", "callbacks", VERDICT_UNSUPPORTED,
+    emit("set_callback", knit_check_category_name(KNIT_CATEGORY_CALLBACKS), VERDICT_UNSUPPORTED,
          "the runtime never called ompt_start_tool: it offers no OMPT");
   if (results)
     fclose(results);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conform/checks.h"
+
 #define MAX_THREADS 512
 #define MAX_OPEN 16
 #define MAX_REGIONS 4096
@@ -19,18 +21,18 @@
 #define MAX_CALLBACK 64
 #define EVIDENCE_LEN 240
 
-/* How binding a check is: see checks.def. */
+/* How binding a check is: see conform/checks.def. */
 enum { SPEC, KNIT };
 
 typedef enum check_id {
-#define X(id, name, category, level, callback, doc) CHK_##id,
-#include "checks.def"
-#undef X
+#define CHECK(id, name, category, level, callback, doc) CHK_##id,
+#include "conform/checks.def"
   CHK_COUNT
 } check_id;
 
 typedef struct check_info {
-  const char *name, *category;
+  const char *name;
+  knit_check_category category;
   int level;
   int callback;                   /* ompt_callbacks_t it needs, or 0 */
 } check_info;

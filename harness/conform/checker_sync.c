@@ -5,7 +5,7 @@
  * mutex_acquire, and which acquire a thread still waits for, which the
  * sampled wait states of checker_await.c key on).  libomp 14 clears the
  * enter frame in implicit barriers and sets a wait state only after the
- * callback; both are KNIT checks of their own (checks.def), so its report
+ * callback; both are KNIT checks of their own (conform/checks.def), so its report
  * says so without failing the SPEC ones.
  */
 #include <stdio.h>

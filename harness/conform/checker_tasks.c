@@ -19,7 +19,7 @@
  *   frame, and get_task_info(1) is the task that created it.
  * Tasks scheduled without a task_create, the resumed task named at a
  * completion, the creator's enter frame at task_create and
- * enter_frame_clear_in_task are KNIT checks (checks.def); on runtimes other
+ * enter_frame_clear_in_task are KNIT checks (conform/checks.def); on runtimes other
  * than the mock the probes of if(0) task bodies are left out (libomp 14
  * answers there with the encountering task).
  */

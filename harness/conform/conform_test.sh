@@ -3,6 +3,7 @@
 #   conform_test.sh report KNIT RUNTIME[:ABI] ISA DIR [--mutations]
 #   conform_test.sh summary KNIT DIR
 #   conform_test.sh errors KNIT
+#   conform_test.sh installed KNIT CMAKE BUILD_DIR
 # A report whose ISA tree or runtime is not built is skipped (77).
 set -uo pipefail
 what=$1 knit=$2
@@ -53,7 +54,7 @@ report() {
       fi ;;
     libomp)
       # Each failure must be a departure from OpenMP 5.0 knit explains
-      # (cli/conform_departures.c): a new one is a finding to look at.
+      # (profiler/conform/conform_departures.c): a new one is a finding to look at.
       for f in $fails; do
         awk -F'\t' -v c="$f" '$1 == "check" && $2 == c' "$base.tsv" |
           grep -q "departs from OpenMP 5.0" || fail "libomp fails $f, not a known departure"
@@ -90,7 +91,7 @@ summary() {
 errors() {
   local tmp
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
+  trap "rm -rf '$tmp'" EXIT
   expect() {  # expect CODE REGEX ARGS...
     local code=$1 re=$2 out rc
     shift 2
@@ -119,6 +120,45 @@ errors() {
     [ $? -le 1 ] && grep -q "OMPT found" "$tmp/p.md" || fail "a runtime given by path"
   fi
   echo "ok: errors"
+}
+
+# knit installed into a prefix of its own runs the helpers installed with
+# it, <prefix>/libexec/knit/conform, found from the binary and not from the
+# build tree; a helper taken away is named, with where knit looked for it.
+installed() {
+  local cmake=$1 build=$2 prefix out rc
+  prefix=$(mktemp -d)
+  # Expanded now: the trap runs after the function's locals are gone.
+  trap "rm -rf '$prefix'" EXIT
+  "$cmake" --install "$build" --prefix "$prefix" >"$prefix/install.log" 2>&1 ||
+    { cat "$prefix/install.log"; fail "cmake --install failed"; }
+  local knit="$prefix/bin/knit" helpers="$prefix/libexec/knit/conform"
+  [ -x "$helpers/conform_sampling" ] || fail "no helpers installed in $helpers"
+  # The quickest runtime: the system's libgomp (no OMPT, but every program runs).
+  "$knit" conform --runtime=libgomp --format=all -o "$prefix/libgomp" ||
+    fail "installed knit conform --runtime=libgomp"
+  local passed
+  passed=$(awk -F'\t' '$1 == "check" && $4 == "pass" && $6 == "sampling"' "$prefix/libgomp.tsv" |
+           wc -l)
+  [ "$passed" -eq 9 ] || fail "$passed platform checks passed, want 9"
+  grep -qE '^check	[^	]*	[^	]*	not supported	[^	]*	regions:gomp' "$prefix/libgomp.tsv" ||
+    fail "no verdicts of the installed conform_regions_gomp"
+  # The OMPT checker installed beside the programs, on a runtime with OMPT:
+  # the mock, by path, since the mocks are not installed.
+  "$knit" conform --runtime="$build/lib/mock-gomp" -o "$prefix/mock.md" ||
+    fail "installed knit conform on the mock"
+  grep -q '^| initialize_once | pass |' "$prefix/mock.md" ||
+    fail "the installed checker gave no verdicts"
+  rm "$helpers/libknit_conform_tool_null.so"
+  out=$("$knit" conform --runtime=libgomp 2>&1 >/dev/null)
+  rc=$?
+  [ $rc -eq 2 ] || fail "knit conform without a helper: exit $rc, want 2 ($out)"
+  local want
+  want="helper libknit_conform_tool_null.so is missing: no $(readlink -f "$helpers")/"
+  grep -qF "${want}libknit_conform_tool_null.so" <<<"$out" ||
+    fail "no clear message for a missing helper: $out"
+  echo "$out"
+  echo "ok: installed (passed $passed platform checks)"
 }
 
 "$what" "$@"

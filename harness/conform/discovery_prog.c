@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conform/checks.h"
+
 #define REGIONS 3
 
 enum { STARTED, INITIALIZED, DECLINED, SEEN, SEEN_AFTER_DECLINE, FINALIZED };
@@ -47,7 +49,8 @@ static int verdict(const char *check, bool pass, const char *evidence)
     fprintf(stderr, "conform_discovery: cannot write %s\n", path);
     return 1;
   }
-  fprintf(f, "check\t%s\tdiscovery\t%s\t%s\n", check, pass ? "pass" : "fail", evidence);
+  fprintf(f, "check\t%s\t%s\t%s\t%s\n", check, knit_check_category_name(KNIT_CATEGORY_DISCOVERY),
+          pass ? "pass" : "fail", evidence);
   if (f != stdout)
     fclose(f);
   fprintf(stderr, "conform_discovery: %s %s: %s\n", check, pass ? "PASS" : "FAIL", evidence);

@@ -28,3 +28,8 @@ knit_add_test(NAME conform.summary
   COMMAND ${CONFORM_TEST} summary ${CONFORM_KNIT} ${KNIT_REPORTS_DIR} LABELS conform)
 set_tests_properties(conform.summary PROPERTIES FIXTURES_REQUIRED conform_reports)
 knit_add_test(NAME conform.errors COMMAND ${CONFORM_TEST} errors ${CONFORM_KNIT} LABELS conform)
+# knit, libknit.so and the helpers installed into a temporary prefix: the
+# installed knit conform runs the installed helpers.
+knit_add_test(NAME conform.installed
+  COMMAND ${CONFORM_TEST} installed ${CONFORM_KNIT} ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR}
+  LABELS conform)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "conform/checks.h"
 #include "sampling.h"
 
 static const struct {
@@ -62,7 +63,8 @@ int main(int argc, char **argv)
       continue;
     char evidence[256] = "";
     sampling_verdict v = tests[i].run(evidence, sizeof evidence);
-    fprintf(out, "check\t%s\tplatform\t%s\t%s\n", tests[i].name, words[v], evidence);
+    fprintf(out, "check\t%s\t%s\t%s\t%s\n", tests[i].name,
+            knit_check_category_name(KNIT_CATEGORY_PLATFORM), words[v], evidence);
     fflush(out);
     fprintf(stderr, "conform_sampling: %s: %s: %s\n", tests[i].name, words[v], evidence);
     failures += v == SAMPLING_FAIL;

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/conform.h"
 #include "cli/paths.h"
 #include "cli/runtimes.h"
+#include "conform/conform.h"
 
 static void usage(FILE *to)
 {

@@ -32,8 +32,9 @@ typedef struct knit_launch {
 bool knit_find_program(const char *name, char *out, size_t outlen);
 
 /* The folder that holds knit's own build products (bin/ and lib/ side by
- * side, as "<bin>/.."): the command finds libknit.so, the mock runtimes and
- * the conformance programs from itself. */
+ * side, as "<bin>/.."), in the build tree as under an install prefix: the
+ * command finds libknit.so, the mock runtimes and knit conform's helpers
+ * (conform/conform_helpers.h) from itself. */
 bool knit_tree_root(char *out, size_t outlen);
 
 /* Works out what to load; false with a message when something is missing

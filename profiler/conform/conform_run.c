@@ -1,5 +1,5 @@
-/* knit conform: running the conformance programs of a build tree on a
- * runtime and merging their verdicts (conform.h). */
+/* knit conform: running the conformance programs on a runtime and merging
+ * their verdicts (conform.h). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -10,10 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/conform.h"
 #include "cli/launch.h"
 #include "cli/paths.h"
 #include "cli/runtimes.h"
+#include "conform/conform.h"
+#include "conform/conform_helpers.h"
 #include "unwind/isa.h"
 
 /* The variables a run sets; every run starts with none of them. */
@@ -21,66 +22,6 @@ static const char *const run_vars[] = {
   "KNIT_CONFORM_OUT", "OMP_NUM_THREADS", "OMP_CANCELLATION", "MOCKRT_FAULT", "OMP_TOOL",
   "OMP_TOOL_LIBRARIES", "KNIT_CONFORM_TOOL", "MOCKRT_DETERMINISTIC",
 };
-
-const char *knit_verdict_name(knit_verdict v)
-{
-  static const char *const names[] = {"not observable", "pass", "not supported", "fail"};
-  return v < KNIT_V_COUNT ? names[v] : "?";
-}
-
-bool knit_verdict_parse(const char *s, knit_verdict *out)
-{
-  for (int v = 0; v < KNIT_V_COUNT; v++) {
-    if (strcmp(s, knit_verdict_name((knit_verdict)v)) == 0) {
-      *out = (knit_verdict)v;
-      return true;
-    }
-  }
-  return false;
-}
-
-const knit_check *knit_conform_find(const knit_conform_report *r, const char *name)
-{
-  for (int i = 0; i < r->n_checks; i++)
-    if (strcmp(r->checks[i].name, name) == 0)
-      return &r->checks[i];
-  return NULL;
-}
-
-void knit_conform_merge(knit_conform_report *r, const char *name, const char *category,
-                        knit_verdict v, const char *evidence, const char *source)
-{
-  knit_check *c = (knit_check *)knit_conform_find(r, name);
-  if (!c) {
-    if (r->n_checks == KNIT_MAX_CHECKS)
-      return;
-    c = &r->checks[r->n_checks++];
-    snprintf(c->name, sizeof c->name, "%s", name);
-    snprintf(c->category, sizeof c->category, "%s", category);
-  } else if (v <= c->verdict) {
-    return;
-  }
-  c->verdict = v;
-  snprintf(c->evidence, sizeof c->evidence, "%s", evidence);
-  snprintf(c->source, sizeof c->source, "%s", source);
-}
-
-int knit_conform_count(const knit_conform_report *r, knit_verdict v)
-{
-  int n = 0;
-  for (int i = 0; i < r->n_checks; i++)
-    n += r->checks[i].verdict == v;
-  return n;
-}
-
-void knit_conform_mutation_score(const knit_conform_report *r, int *caught, int *applicable)
-{
-  *caught = *applicable = 0;
-  for (int i = 0; i < r->n_faults; i++) {
-    *applicable += r->faults[i].state != KNIT_FAULT_NOT_APPLICABLE;
-    *caught += r->faults[i].state == KNIT_FAULT_CAUGHT;
-  }
-}
 
 static bool exists(const char *path)
 {
@@ -144,6 +85,27 @@ static bool choose_abi(knit_conform_target *t, const char *name, char *err, size
   return true;
 }
 
+/* Every helper the target's runs need is there: a missing one is named
+ * before anything runs, not found out from a program that fails to load. */
+static bool find_helpers(const knit_conform_target *t, char *err, size_t errlen)
+{
+  const char *always[] = {"conform_sampling", "libknit_ompt_checker.so", "libknit_conform_tool.so",
+                          "libknit_conform_tool_null.so"};
+  const char *per_abi[] = {"conform_regions", "conform_tasks", "conform_discovery"};
+  char path[PATH_MAX + 64], name[64];
+  for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+    if (!knit_conform_helper(t->helpers, always[i], path, sizeof path, err, errlen))
+      return false;
+  for (unsigned abi = KNIT_ABI_GOMP; abi <= KNIT_ABI_KMPC; abi <<= 1) {
+    for (size_t i = 0; (t->abis & abi) && i < sizeof per_abi / sizeof per_abi[0]; i++) {
+      snprintf(name, sizeof name, "%s_%s", per_abi[i], abi_name(abi));
+      if (!knit_conform_helper(t->helpers, name, path, sizeof path, err, errlen))
+        return false;
+    }
+  }
+  return true;
+}
+
 bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
 {
   const char *native = knit_isa_native()->name;
@@ -156,17 +118,14 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
     return false;
   }
   t->qemu = strcmp(t->isa, native) != 0;
-  char root[PATH_MAX];
-  if (!knit_tree_root(root, sizeof root)) {
-    snprintf(err, errlen, "cannot tell where knit is installed (/proc/self/exe)");
+  if (!knit_conform_helper_dir(t->isa, t->qemu, t->tree, sizeof t->tree, t->helpers,
+                               sizeof t->helpers, err, errlen))
     return false;
-  }
-  /* Other ISAs' trees are built beside this one (build/native, build/aarch64). */
-  bool fits = t->qemu ? knit_path_printf(t->tree, sizeof t->tree, "%s/../%s", root, t->isa)
-                      : knit_path_printf(t->tree, sizeof t->tree, "%s", root);
   char probe[PATH_MAX + 32];
-  if (!fits || !knit_path_printf(probe, sizeof probe, "%s/bin/conform_sampling", t->tree) ||
-      !exists(probe)) {
+  /* Another ISA's tree without its programs is one not built (yet). */
+  if (t->qemu &&
+      (!knit_path_printf(probe, sizeof probe, "%s/conform_sampling", t->helpers) ||
+       !exists(probe))) {
     snprintf(err, errlen, "the %s tree is not built (no %s; ci/build.sh %s builds it)", t->isa,
              probe, t->isa);
     return false;
@@ -195,12 +154,14 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
     }
   }
   if ((t->abis & KNIT_ABI_KMPC) &&
-      (!knit_path_printf(probe, sizeof probe, "%s/bin/conform_regions_kmpc", t->tree) ||
+      (!knit_path_printf(probe, sizeof probe, "%s/conform_regions_kmpc", t->helpers) ||
        !exists(probe))) {
-    snprintf(err, errlen, "the %s tree has no clang-built conformance programs (clang-14 is "
-             "needed)", t->isa);
+    snprintf(err, errlen, "the %s tree has no clang-built conformance programs (no %s; clang-14 "
+             "is needed)", t->isa, probe);
     return false;
   }
+  if (!find_helpers(t, err, errlen))
+    return false;
   const char *tmp = getenv("TMPDIR");
   if (!knit_path_printf(t->work, sizeof t->work, "%s/knit-conform-XXXXXX", tmp && *tmp ? tmp : "/tmp") ||
       !mkdtemp(t->work)) {
@@ -231,7 +192,7 @@ void knit_conform_cleanup(const knit_conform_target *t)
 /* One program run: its name, arguments and extra environment (NAME=value). */
 typedef struct run_spec {
   const char *source;    /* label in the report */
-  const char *program;   /* under bin/ of the tree */
+  const char *program;   /* in the helper folder */
   const char *args[4];
   const char *env[6];
 } run_spec;
@@ -261,7 +222,7 @@ static bool run_one(const knit_conform_target *t, const run_spec *spec, const ch
                     const char *out, const char *log, int *status, char *err, size_t errlen)
 {
   char program[PATH_MAX + 64];
-  if (!knit_path_printf(program, sizeof program, "%s/bin/%s", t->tree, spec->program)) {
+  if (!knit_path_printf(program, sizeof program, "%s/%s", t->helpers, spec->program)) {
     snprintf(err, errlen, "path too long");
     return false;
   }
@@ -323,7 +284,7 @@ static int merge_file(const char *path, const char *source, bool no_ompt, knit_c
       char evidence[800];
       snprintf(evidence, sizeof evidence, "%s", field[4]);
       /* Without OMPT no tool can be found, declined or disabled: not a failure of discovery. */
-      if (no_ompt && strcmp(field[2], "discovery") == 0) {
+      if (no_ompt && strcmp(field[2], knit_check_category_name(KNIT_CATEGORY_DISCOVERY)) == 0) {
         v = KNIT_V_UNSUPPORTED;
         snprintf(evidence, sizeof evidence, "the runtime offers no OMPT (%s)", field[4]);
       }
@@ -373,7 +334,8 @@ static bool run_and_merge(const knit_conform_target *t, const run_spec *spec, co
   for (char *p = name; *p; p++)
     if (*p == ':')
       *p = '_';
-  knit_conform_merge(r, name, "lifecycle", KNIT_V_FAIL, evidence, spec->source);
+  knit_conform_merge(r, name, knit_check_category_name(KNIT_CATEGORY_LIFECYCLE), KNIT_V_FAIL,
+                     evidence, spec->source);
   return true;
 }
 
@@ -407,8 +369,9 @@ bool knit_conform_run(const knit_conform_target *t, const char *fault, knit_conf
     snprintf(regions, sizeof regions, "conform_regions_%s", suffix);
     snprintf(tasks, sizeof tasks, "conform_tasks_%s", suffix);
     snprintf(discovery, sizeof discovery, "conform_discovery_%s", suffix);
-    if (!knit_path_printf(tool, sizeof tool, "%s/lib/conform/libknit_conform_tool.so", t->tree) ||
-        !knit_path_printf(null_tool, sizeof null_tool, "%s/lib/conform/libknit_conform_tool_null.so", t->tree) ||
+    const char *d = t->helpers;
+    if (!knit_path_printf(tool, sizeof tool, "%s/libknit_conform_tool.so", d) ||
+        !knit_path_printf(null_tool, sizeof null_tool, "%s/libknit_conform_tool_null.so", d) ||
         !knit_path_printf(libs, sizeof libs, "OMP_TOOL_LIBRARIES=/nonexistent/tool.so:%s", tool) ||
         !knit_path_printf(null_libs, sizeof null_libs, "OMP_TOOL_LIBRARIES=%s:%s", null_tool, tool) ||
         !knit_path_printf(only, sizeof only, "OMP_TOOL_LIBRARIES=%s", tool)) {

@@ -1,13 +1,14 @@
 /* knit conform --summary: the check-by-runtime table, one row per check
  * and one column per report (a runtime, with its ABI where it speaks two,
  * on one ISA), so that a vendor sees at a glance where a promise holds on
- * one runtime and not on another.  Rows follow the reports' categories;
- * a check a report has no verdict for (its programs did not run it) is
- * left blank. */
+ * one runtime and not on another.  Rows follow the categories' order
+ * (conform/checks.def); a check a report has no verdict for (its programs
+ * did not run it) is left blank. */
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "cli/conform.h"
+#include "conform/conform_escape.h"
+#include "conform/conform_matrix.h"
 
 #define MAX_ROWS (2 * KNIT_MAX_CHECKS)
 
@@ -26,11 +27,11 @@ static const char *cell(knit_verdict v, bool md)
 static int collect_rows(const knit_conform_report *const *reports, int n, const knit_check **rows)
 {
   int count = 0;
-  for (int c = 0; c < KNIT_CONFORM_CATEGORIES; c++) {
+  for (int c = 0; c < KNIT_CATEGORY_COUNT; c++) {
     for (int r = 0; r < n; r++) {
       for (int i = 0; i < reports[r]->n_checks; i++) {
         const knit_check *k = &reports[r]->checks[i];
-        if (strcmp(k->category, knit_conform_categories[c]) != 0)
+        if (strcmp(k->category, knit_check_category_name((knit_check_category)c)) != 0)
           continue;
         bool seen = false;
         for (int j = 0; j < count && !seen; j++)

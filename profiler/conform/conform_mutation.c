@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/conform.h"
 #include "cli/runtimes.h"
+#include "conform/conform.h"
 
 /* Asked of the mock to make it list its faults. */
 #define LIST_FAULTS "knit-conform-list-faults"

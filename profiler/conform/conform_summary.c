@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/conform.h"
 #include "cli/paths.h"
+#include "conform/conform.h"
+#include "conform/conform_escape.h"
+#include "conform/conform_matrix.h"
+#include "conform/conform_tsv.h"
 
 #define MAX_REPORTS 64
 

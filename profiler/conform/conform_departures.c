@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/conform.h"
+#include "conform/conform.h"
 
 typedef struct departure {
   const char *version;  /* the runtime version starts with this */
