@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config gfortran
   libcapstone-dev libdw-dev libelf-dev zlib1g-dev libcmocka-dev
   clang-14 libomp-14-dev llvm-14-tools libclang-rt-14-dev
+  clang-format-14
   libunwind-dev
   qemu-user
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross gfortran-aarch64-linux-gnu

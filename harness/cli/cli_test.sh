@@ -55,7 +55,7 @@ record_missing_program)
   expect 2 "cannot find an executable program 'no-such-program-knit'" -- \
     "$knit" record -o "$tmp/m" -- no-such-program-knit
   printf '\177ELF\001\001\001' >"$tmp/elf32" && chmod +x "$tmp/elf32"
-  expect 2 'not an ELF program of an ISA knit knows \(x86_64, aarch64 or ppc64le\)' -- "$knit" record -o "$tmp/m2" -- "$tmp/elf32"
+  expect 2 'not an ELF program of an ISA knit knows \(x86_64, aarch64, ppc64le or ppc64\)' -- "$knit" record -o "$tmp/m2" -- "$tmp/elf32"
   ;;
 record_keeps_measurement)
   expect 0 'SUMMARY samples=15 partial=0' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1

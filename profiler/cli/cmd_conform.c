@@ -10,9 +10,12 @@
 #include "cli/paths.h"
 #include "cli/runtimes.h"
 #include "conform/conform.h"
+#include "unwind/isa.h"
 
 static void usage(FILE *to)
 {
+  char isas[96];
+  knit_isa_names(isas, sizeof isas);
   fprintf(to,
           "usage: knit conform --runtime=NAME|PATH [--isa=ISA] [--abi=gomp|kmpc] [--mutations]\n"
           "                    [--format=md|json|junit|html|all] [-o FILE]\n"
@@ -26,7 +29,7 @@ static void usage(FILE *to)
           "\n"
           "  --runtime=NAME   mock-gomp, mock-intel, mock-pgi, libomp or libgomp\n"
           "  --runtime=PATH   a folder holding libgomp.so.1 and/or libomp.so.5, or one of them\n"
-          "  --isa=ISA        x86_64, aarch64 or ppc64le (default: this machine's); another\n"
+          "  --isa=ISA        %s (default: this machine's); another\n"
           "                   ISA runs under QEMU with the programs of build/<ISA>\n"
           "  --abi=ABI        gomp (gcc-built programs) or kmpc (clang-built): for a runtime\n"
           "                   that speaks both, as libomp does, the one to check (default:\n"
@@ -44,7 +47,8 @@ static void usage(FILE *to)
           "exit status: 0 no check failed (and with --mutations every injectable fault\n"
           "was caught), 1 a check failed or a fault was missed, 2 bad usage: an unknown\n"
           "runtime or ISA, a runtime or tree that is not there, a bad format, an output\n"
-          "that cannot be written.\n");
+          "that cannot be written.\n",
+          isas);
 }
 
 static const char *const all_formats[][2] = {
