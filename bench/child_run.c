@@ -11,7 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static double seconds(struct timeval tv) { return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec; }
+static double seconds(struct timeval tv)
+{
+  return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+}
 
 static double now_s(void)
 {

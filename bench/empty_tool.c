@@ -17,7 +17,10 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
   UNUSED(thread);
 }
 
-static void on_thread_end(ompt_data_t *thread) { UNUSED(thread); }
+static void on_thread_end(ompt_data_t *thread)
+{
+  UNUSED(thread);
+}
 
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned int requested, int flags, const void *codeptr)
@@ -113,7 +116,10 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
   return 1;
 }
 
-static void finalize(ompt_data_t *tool) { UNUSED(tool); }
+static void finalize(ompt_data_t *tool)
+{
+  UNUSED(tool);
+}
 
 __attribute__((visibility("default"))) ompt_start_tool_result_t *
 ompt_start_tool(unsigned int omp_version, const char *runtime_version)

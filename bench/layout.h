@@ -23,22 +23,22 @@ static inline size_t bench_layout_shift(unsigned n, unsigned which)
  * macro: the stack's move is an alloca that must outlive it, and so must
  * the heap block, which the runtime's next allocations come after).
  * Evaluates to 0, or to -1 when the block could not be had. */
-#define BENCH_APPLY_LAYOUT()                                                              \
-  __extension__({                                                                        \
-    int bench_layout_rc_ = 0;                                                            \
-    const char *bench_layout_env_ = getenv("BENCH_LAYOUT");                              \
-    if (bench_layout_env_) {                                                             \
-      unsigned bench_layout_ = (unsigned)atoi(bench_layout_env_);                        \
-      volatile char *bench_heap_pad_ = malloc(bench_layout_shift(bench_layout_, 0) + 1); \
-      volatile char *bench_stack_pad_ = alloca(bench_layout_shift(bench_layout_, 1) + 1); \
-      if (bench_heap_pad_) {                                                             \
-        bench_heap_pad_[0] = bench_stack_pad_[0] = 0;                                    \
-        __asm__ __volatile__("" ::"r"(bench_stack_pad_) : "memory");                     \
-      } else {                                                                           \
-        bench_layout_rc_ = -1;                                                           \
-      }                                                                                  \
-    }                                                                                    \
-    bench_layout_rc_;                                                                    \
+#define BENCH_APPLY_LAYOUT()                                                                       \
+  __extension__({                                                                                  \
+    int bench_layout_rc_ = 0;                                                                      \
+    const char *bench_layout_env_ = getenv("BENCH_LAYOUT");                                        \
+    if (bench_layout_env_) {                                                                       \
+      unsigned bench_layout_ = (unsigned)atoi(bench_layout_env_);                                  \
+      volatile char *bench_heap_pad_ = malloc(bench_layout_shift(bench_layout_, 0) + 1);           \
+      volatile char *bench_stack_pad_ = alloca(bench_layout_shift(bench_layout_, 1) + 1);          \
+      if (bench_heap_pad_) {                                                                       \
+        bench_heap_pad_[0] = bench_stack_pad_[0] = 0;                                              \
+        __asm__ __volatile__("" ::"r"(bench_stack_pad_) : "memory");                               \
+      } else {                                                                                     \
+        bench_layout_rc_ = -1;                                                                     \
+      }                                                                                            \
+    }                                                                                              \
+    bench_layout_rc_;                                                                              \
   })
 
 #endif /* KNIT_BENCH_LAYOUT_H */

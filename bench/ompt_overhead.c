@@ -52,7 +52,7 @@
 #endif
 
 #define MAX_ROUNDS 201
-#define TARGET 1.010
+#define TARGET     1.010
 
 /* One run's setting: the runtime build and the team size. */
 typedef struct run_env {
@@ -150,8 +150,8 @@ static int compare(const char *what, long count, const char *threads, int rounds
   r->threads = threads;
   r->ratio = median_of(ratios, rounds);
   r->best_ratio = best[1] / best[0];
-  printf("  %-8s %3s %8ld  %9.1f %9.1f   %9.1f %9.1f   %7.3f %7.3f\n", what, threads, count,
-         med[0], best[0], med[1], best[1], r->ratio, r->best_ratio);
+  printf("  %-8s %3s %8ld  %9.1f %9.1f   %9.1f %9.1f   %7.3f %7.3f\n", what, threads, count, med[0],
+         best[0], med[1], best[1], r->ratio, r->best_ratio);
   return 1;
 }
 

@@ -64,11 +64,11 @@
 #error "LIBOMP_DIR: a folder whose libgomp.so.1 is LLVM's libomp, or \"\""
 #endif
 
-#define MAX_PAIRS 101
-#define EVENT "CPUTIME@f200"
-#define CPU_TARGET 1.01
-#define VERDICT_WORK 1000000.0 /* element-steps; fewer: the targets decide nothing */
-#define LOOPS_PER_STEP 34      /* bench/proxy_app_child.cpp's, for the header */
+#define MAX_PAIRS      101
+#define EVENT          "CPUTIME@f200"
+#define CPU_TARGET     1.01
+#define VERDICT_WORK   1000000.0 /* element-steps; fewer: the targets decide nothing */
+#define LOOPS_PER_STEP 34        /* bench/proxy_app_child.cpp's, for the header */
 
 static const char *threads = "2";
 
@@ -105,7 +105,7 @@ static void set_env(const void *arg)
 typedef struct run_result {
   double cpu, wall;   /* seconds: user + system of the child; fork to wait */
   char checksum[64];  /* the child's "checksum H" line */
-  bench_knit_log log;       /* knit runs only */
+  bench_knit_log log; /* knit runs only */
 } run_result;
 
 /* Runs the child once on rt (with knit when knit), SIZE^3 elements for
@@ -124,8 +124,8 @@ static bool run_child(const runtime *rt, bool knit, const char *size, const char
   r->cpu = run.cpu_s;
   snprintf(r->checksum, sizeof r->checksum, "%s", run.checksum);
   if (!ok)
-    fprintf(stderr, "bench_proxy_app: %s%s, %s^3 elements, %s steps: the child failed\n",
-            rt->name, knit ? " + knit" : "", size, steps);
+    fprintf(stderr, "bench_proxy_app: %s%s, %s^3 elements, %s steps: the child failed\n", rt->name,
+            knit ? " + knit" : "", size, steps);
   if (ok && knit) {
     r->log = bench_knit_log_read(out_dir);
     if (!r->log.active || !r->log.summary) {
@@ -162,19 +162,17 @@ typedef struct measured {
   double cpu[2], wall[2]; /* alone, knit: medians of the pairs, seconds */
   spread cpu_ratio, wall_ratio;
   double cpu_excess, wall_excess; /* knit - alone: medians of the pairs' differences, seconds */
-  bench_knit_log first;                 /* the first knit run's log */
+  bench_knit_log first;           /* the first knit run's log */
   unsigned long long samples, blocked; /* over every knit run */
   char checksum[64];                   /* every run's */
 } measured;
 
 /* Runs pairs pairs of the problem on rt; false on a failure or when a
  * run's checksum differs from the first run's. */
-static bool measure(const runtime *rt, const char *size, const char *steps, int pairs,
-                    measured *m)
+static bool measure(const runtime *rt, const char *size, const char *steps, int pairs, measured *m)
 {
   double cpu[2][MAX_PAIRS], wall[2][MAX_PAIRS];
-  double cpu_ratio[MAX_PAIRS], wall_ratio[MAX_PAIRS], cpu_excess[MAX_PAIRS],
-      wall_excess[MAX_PAIRS];
+  double cpu_ratio[MAX_PAIRS], wall_ratio[MAX_PAIRS], cpu_excess[MAX_PAIRS], wall_excess[MAX_PAIRS];
   m->samples = m->blocked = 0;
   m->checksum[0] = 0;
   for (int k = 0; k < pairs; k++)
@@ -227,8 +225,7 @@ typedef struct verdicts {
 
 /* Measures one runtime, the problem and then the fixed cost, and prints
  * its table and verdict. */
-static bool report(const runtime *rt, const char *size, const char *steps, int pairs,
-                   verdicts *v)
+static bool report(const runtime *rt, const char *size, const char *steps, int pairs, verdicts *v)
 {
   measured full, fixed;
   if (!measure(rt, size, steps, pairs, &full) || !measure(rt, "1", "0", pairs, &fixed))
@@ -268,8 +265,7 @@ int main(int argc, char **argv)
     threads = argv[4];
   if (pairs < 1 || pairs > MAX_PAIRS || atoi(size) < 1 || atoi(size) > 200 || atoi(steps) < 0 ||
       atoi(threads) < 1) {
-    fprintf(stderr,
-            "usage: bench_proxy_app [PAIRS (1-%d) [SIZE (1-200) [STEPS [THREADS]]]]\n",
+    fprintf(stderr, "usage: bench_proxy_app [PAIRS (1-%d) [SIZE (1-200) [STEPS [THREADS]]]]\n",
             MAX_PAIRS);
     return 2;
   }
@@ -280,8 +276,8 @@ int main(int argc, char **argv)
          "%d parallel\nloops, on %s thread%s (each runtime's defaults); knit sampling %s. %d "
          "pair%s of runs\n(alone, knit; the order turning each pair); a ratio is the median of "
          "the pairs' own ratios.\n",
-         size, steps, LOOPS_PER_STEP, threads, strcmp(threads, "1") == 0 ? "" : "s", EVENT,
-         pairs, pairs == 1 ? "" : "s");
+         size, steps, LOOPS_PER_STEP, threads, strcmp(threads, "1") == 0 ? "" : "s", EVENT, pairs,
+         pairs == 1 ? "" : "s");
   /* The system's libgomp: found by the loader's own search, not a tree's.
    * libomp: a folder in which libgomp.so.1 is libomp, for a gcc-built child. */
   const runtime runtimes[] = {

@@ -73,19 +73,19 @@
 #error "LIBOMP_DIR: a folder whose libgomp.so.1 is LLVM's libomp, or \"\""
 #endif
 
-#define MAX_ROUNDS 64
-#define EVENT "CPUTIME@1000"
-#define TARGET 1.100
+#define MAX_ROUNDS      64
+#define EVENT           "CPUTIME@1000"
+#define TARGET          1.100
 #define VERDICT_REGIONS 100000L /* fewer regions: the target decides nothing */
 
 /* One way to run the child. */
 typedef struct setup {
-  const char *label;   /* what the table says it is */
-  const char *libdir;  /* LD_LIBRARY_PATH: which libgomp.so.1 */
-  bool knit;           /* libknit.so preloaded */
-  bool walk_always;    /* KNIT_CAPTURE_CACHE=0: every region's path walked for */
-  bool tool_disabled;  /* OMP_TOOL=disabled */
-  bool empty_tool;     /* bench_empty_tool.so as the OMPT tool (OMP_TOOL_LIBRARIES) */
+  const char *label;  /* what the table says it is */
+  const char *libdir; /* LD_LIBRARY_PATH: which libgomp.so.1 */
+  bool knit;          /* libknit.so preloaded */
+  bool walk_always;   /* KNIT_CAPTURE_CACHE=0: every region's path walked for */
+  bool tool_disabled; /* OMP_TOOL=disabled */
+  bool empty_tool;    /* bench_empty_tool.so as the OMPT tool (OMP_TOOL_LIBRARIES) */
 } setup;
 
 /* Per runtime: alone, an empty tool, knit, knit walking every time. */
@@ -199,8 +199,8 @@ static void ratios_of(const double v[SETUPS], double r[RATIOS])
  * tool / the runtime alone, 0 where there is none; in spread[0..1] the
  * first and third quartiles of the rounds' ratios *own is the median of),
  * or a negative value on failure. */
-static double compare(const char *runtime, const setup set[SETUPS], const char *stack,
-                      long count, int rounds, double *own, double *empty, double spread[2])
+static double compare(const char *runtime, const setup set[SETUPS], const char *stack, long count,
+                      int rounds, double *own, double *empty, double spread[2])
 {
   double ns[SETUPS][MAX_ROUNDS];
   char sums[SETUPS][64];
@@ -362,7 +362,8 @@ int main(int argc, char **argv)
     return 1;
   printf("knit's own part, the worse stack: knit / the empty tool where the runtime has a tool\n"
          "interface, else knit / the runtime alone (target: at most %.3f; in brackets the middle\n"
-         "half of the rounds' own ratios):\n", TARGET);
+         "half of the rounds' own ratios):\n",
+         TARGET);
   bool within_noise = false, missed = false;
   for (int k = 0; k < nruntimes; k++) {
     if (!runtimes[k].present)

@@ -63,10 +63,10 @@
 #error "KNIT_LIB: the path of libknit.so"
 #endif
 
-#define MAX_ROUNDS 101
-#define EVENT "REALTIME@f10000"
-#define TARGET 1.25
-#define DEFAULT_ROUNDS 21
+#define MAX_ROUNDS         101
+#define EVENT              "REALTIME@f10000"
+#define TARGET             1.25
+#define DEFAULT_ROUNDS     21
 /* About 0.4 s of work natively: some 4,000 signals a run at 10 kHz. */
 #define DEFAULT_ITERATIONS 300000000L
 /* Fewer iterations: the targets decide nothing. */
@@ -181,8 +181,8 @@ static bool run_child(int setup, int depth, long iterations, run_result *r, char
   bool ok = r->work_ns >= 0;
   if (!ok)
     fprintf(stderr, "bench_sample_cost: %s, depth %d: the child failed\n", labels[setup], depth);
-  if (ok && setup == PEER_SETUP && (!read_peer_signals(signals_file, &r->signals) ||
-                                    r->signals == 0)) {
+  if (ok && setup == PEER_SETUP &&
+      (!read_peer_signals(signals_file, &r->signals) || r->signals == 0)) {
     fprintf(stderr, "bench_sample_cost: peer, depth %d: no signal handled (%s)\n", depth,
             signals_file);
     ok = false;
@@ -279,10 +279,10 @@ static bool measure(int depth, long iterations, int rounds, verdict *v)
     frames += res[KNIT][k].frames;
   }
 
-  printf("depth %d (%d frames of recursion over main), %ld iterations, %d rounds:\n", depth,
-         depth, iterations, rounds);
-  printf("  %-6s %9s %9s %8s %11s %11s\n", "setup", "run ms", "work ms", "signals",
-         "ns/signal", "(work)");
+  printf("depth %d (%d frames of recursion over main), %ld iterations, %d rounds:\n", depth, depth,
+         iterations, rounds);
+  printf("  %-6s %9s %9s %8s %11s %11s\n", "setup", "run ms", "work ms", "signals", "ns/signal",
+         "(work)");
   for (int b = 0; b < SETUPS; b++) {
     printf("  %-6s %9.1f %9.1f %8.0f", labels[b], median_of(wall[b], rounds) / 1e6,
            median_of(work[b], rounds) / 1e6, median_of(signals[b], rounds));

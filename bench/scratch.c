@@ -23,7 +23,10 @@ bool bench_scratch_open(const char *tag)
   return true;
 }
 
-unsigned bench_scratch_next(void) { return runs++; }
+unsigned bench_scratch_next(void)
+{
+  return runs++;
+}
 
 void bench_scratch_path_of(char *out, size_t size, const char *name, unsigned n)
 {
@@ -38,7 +41,10 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
   return remove(path);
 }
 
-void bench_remove_tree(const char *path) { nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
+void bench_remove_tree(const char *path)
+{
+  nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 void bench_scratch_close(void)
 {

@@ -85,12 +85,12 @@
 #error "LIBOMP_DIR: a folder whose libgomp.so.1 is LLVM's libomp, or \"\""
 #endif
 
-#define MAX_ROUNDS 64
-#define EVENT "CPUTIME@f200"
-#define SMALL_TASKS 100000L  /* the small count, at most */
-#define VERDICT_TASKS 100000L /* fewer tasks: the targets decide nothing */
-#define TIME_TARGET 1.10
-#define MEMORY_TARGET 2.0
+#define MAX_ROUNDS     64
+#define EVENT          "CPUTIME@f200"
+#define SMALL_TASKS    100000L /* the small count, at most */
+#define VERDICT_TASKS  100000L /* fewer tasks: the targets decide nothing */
+#define TIME_TARGET    1.10
+#define MEMORY_TARGET  2.0
 #define BLOCKED_TARGET 0.01
 
 /* One way to run the child. */
@@ -147,8 +147,8 @@ static double run_child(const setup *s, long count, int layout, long *rss, bench
   run_env e = {s, out_dir, layout};
   double ns = bench_run_child_rss(CHILD, argv, set_env, &e, sum, sizeof sum, rss);
   if (ns >= 0 && strcmp(sum, want) != 0) {
-    fprintf(stderr, "bench_task_overhead: %s: %s, not %s: tasks lost or run twice\n", s->label,
-            sum, want);
+    fprintf(stderr, "bench_task_overhead: %s: %s, not %s: tasks lost or run twice\n", s->label, sum,
+            want);
     ns = -1;
   }
   if (ns >= 0 && s->knit) {
@@ -196,7 +196,7 @@ typedef struct measured {
   spread memory;      /* knit / peer, peak RSS */
   double excess;      /* knit - peer, ns per task: the median of the rounds' differences */
   double rss_excess;  /* knit - peer, peak RSS in KiB: the same */
-  bench_knit_log log;       /* the first round's knit run */
+  bench_knit_log log; /* the first round's knit run */
 } measured;
 
 /* Runs one runtime's setups at count tasks, rounds times; false on failure.
@@ -260,8 +260,8 @@ static void ratio_line(const char *what, const spread *s, double target, verdict
 {
   bool met = s->median <= target;
   bool noisy = !met && s->q1 <= target;
-  printf("    %-34s %6.3f (rounds %.3f-%.3f, middle half %.3f-%.3f; target <= %.2f)%s  %s\n",
-         what, s->median, s->min, s->max, s->q1, s->q3, target, noisy ? " noisy" : "",
+  printf("    %-34s %6.3f (rounds %.3f-%.3f, middle half %.3f-%.3f; target <= %.2f)%s  %s\n", what,
+         s->median, s->min, s->max, s->q1, s->q3, target, noisy ? " noisy" : "",
          met ? "met" : "MISSED");
   v->missed |= !met && !noisy;
   v->within_noise |= noisy;
@@ -280,13 +280,12 @@ static bool report(const char *name, const setup set[SETUPS], long small, long l
   snprintf(counts[0], sizeof counts[0], "%ld tasks", small);
   snprintf(counts[1], sizeof counts[1], "%ld tasks", large);
   snprintf(counts[2], sizeof counts[2], "%ld tasks", large);
-  printf("%s\n  %-34s %15s %15s %15s\n", name, "setup", "ns/task at", "ns/task at",
-         "max RSS at");
+  printf("%s\n  %-34s %15s %15s %15s\n", name, "setup", "ns/task at", "ns/task at", "max RSS at");
   printf("  %-34s %15s %15s %15s\n", "", counts[0], counts[1], counts[2]);
   for (int b = 0; b < SETUPS; b++) {
     if (!set[b].label) {
-      printf("  %-34s %15s %15s %15s  (no tool interface: no empty tool)\n", "empty tool", "-",
-             "-", "-");
+      printf("  %-34s %15s %15s %15s  (no tool interface: no empty tool)\n", "empty tool", "-", "-",
+             "-");
       continue;
     }
     printf("  %-34s %15.1f %15.1f %11.0f KiB\n", set[b].label, at_small.ns[b], at_large.ns[b],
@@ -319,9 +318,8 @@ static bool report(const char *name, const setup set[SETUPS], long small, long l
    * against a child that needs almost none; the difference at two counts
    * tells that part from what grows with the tasks. */
   printf("    %-34s %.1f MiB at %ld tasks, %.1f MiB at %ld: %.1f bytes per further task\n",
-         "knit - peer, peak memory", at_small.rss_excess / 1024, small,
-         at_large.rss_excess / 1024, large,
-         (at_large.rss_excess - at_small.rss_excess) * 1024 / (double)(large - small));
+         "knit - peer, peak memory", at_small.rss_excess / 1024, small, at_large.rss_excess / 1024,
+         large, (at_large.rss_excess - at_small.rss_excess) * 1024 / (double)(large - small));
   return true;
 }
 

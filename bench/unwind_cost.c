@@ -28,7 +28,7 @@
 #include "unwind/loadmap.h"
 #include "unwind/unwinder.h"
 
-#define DEPTH 30
+#define DEPTH      30
 #define MAX_FRAMES 128
 
 enum method { NONE, KNIT, LIBUNWIND };
@@ -159,7 +159,8 @@ int main(int argc, char **argv)
   double knit_pf = knit_ns / r.frames[KNIT];
   double lu_pf = lu_ns / r.frames[LIBUNWIND];
   printf("unwind from a signal context, %d-frame stack, %d unwinds per method and round "
-         "(median of %d interleaved rounds)\n", DEPTH, unwinds, ROUNDS);
+         "(median of %d interleaved rounds)\n",
+         DEPTH, unwinds, ROUNDS);
   printf("  the clock's own cost:  %8.0f ns (subtracted)\n", r.ns[NONE]);
   printf("  knit       %3d frames %8.0f ns per unwind %6.1f ns per frame\n", r.frames[KNIT],
          knit_ns, knit_pf);

@@ -28,14 +28,16 @@
 static const char *self_path;
 
 /* A function with a few instructions of its own to decode. */
-__attribute__((noinline)) static long smoke_leaf(long a, long b) {
+__attribute__((noinline)) static long smoke_leaf(long a, long b)
+{
   return a * 3 + (b >> 2);
 }
 
 /* The first instruction of fn. Under ELFv1 a function's address is that of
  * its descriptor in .opd (entry, TOC, environment), not of its code; the
  * entry point is the descriptor's first doubleword. */
-static const uint8_t *code_of(void (*fn)(void)) {
+static const uint8_t *code_of(void (*fn)(void))
+{
 #if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
   return (const uint8_t *)(uintptr_t)((const uint64_t *)(const void *)fn)[0];
 #else
@@ -43,7 +45,8 @@ static const uint8_t *code_of(void (*fn)(void)) {
 #endif
 }
 
-static void test_capstone_ppc64_be(void **state) {
+static void test_capstone_ppc64_be(void **state)
+{
   (void)state;
   csh h;
   assert_int_equal(cs_open(CS_ARCH_PPC, CS_MODE_64 | CS_MODE_BIG_ENDIAN, &h), CS_ERR_OK);
@@ -57,7 +60,8 @@ static void test_capstone_ppc64_be(void **state) {
   size_t n = cs_disasm(h, known, sizeof known, 0x1000, 0, &insn);
   assert_int_equal(n, 4);
   for (size_t i = 0; i < n; i++) {
-    printf("  known  0x%04" PRIx64 ": %-6s %s\n", insn[i].address, insn[i].mnemonic, insn[i].op_str);
+    printf("  known  0x%04" PRIx64 ": %-6s %s\n", insn[i].address, insn[i].mnemonic,
+           insn[i].op_str);
     assert_string_equal(insn[i].mnemonic, want[i]);
   }
   cs_free(insn, n);
@@ -68,7 +72,8 @@ static void test_capstone_ppc64_be(void **state) {
   assert_true(n > 0);
   int saw_blr = 0;
   for (size_t i = 0; i < n && !saw_blr; i++) {
-    printf("  own    0x%08" PRIx64 ": %-6s %s\n", insn[i].address, insn[i].mnemonic, insn[i].op_str);
+    printf("  own    0x%08" PRIx64 ": %-6s %s\n", insn[i].address, insn[i].mnemonic,
+           insn[i].op_str);
     saw_blr = strcmp(insn[i].mnemonic, "blr") == 0;
   }
   cs_free(insn, n);
@@ -77,7 +82,8 @@ static void test_capstone_ppc64_be(void **state) {
   cs_close(&h);
 }
 
-static void test_libelf_self(void **state) {
+static void test_libelf_self(void **state)
+{
   (void)state;
   FILE *f = fopen(self_path, "rb");
   assert_non_null(f);
@@ -96,8 +102,8 @@ static void test_libelf_self(void **state) {
   assert_int_equal(elf_kind(e), ELF_K_ELF);
   GElf_Ehdr eh;
   assert_non_null(gelf_getehdr(e, &eh));
-  printf("  elf    machine %u, class %u, data %u, flags 0x%x\n", eh.e_machine,
-         eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA], (unsigned)eh.e_flags);
+  printf("  elf    machine %u, class %u, data %u, flags 0x%x\n", eh.e_machine, eh.e_ident[EI_CLASS],
+         eh.e_ident[EI_DATA], (unsigned)eh.e_flags);
   assert_int_equal(eh.e_machine, EM_PPC64);
   assert_int_equal(eh.e_ident[EI_CLASS], ELFCLASS64);
   assert_int_equal(eh.e_ident[EI_DATA], ELFDATA2MSB);
@@ -120,7 +126,8 @@ static void test_libelf_self(void **state) {
   free(image);
 }
 
-static void test_zlib_roundtrip(void **state) {
+static void test_zlib_roundtrip(void **state)
+{
   (void)state;
   char text[4096];
   for (size_t i = 0; i < sizeof text; i++)
@@ -137,13 +144,14 @@ static void test_zlib_roundtrip(void **state) {
          (unsigned long)packed_len);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   (void)argc;
   self_path = argv[0];
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_capstone_ppc64_be),
-    cmocka_unit_test(test_libelf_self),
-    cmocka_unit_test(test_zlib_roundtrip),
+      cmocka_unit_test(test_capstone_ppc64_be),
+      cmocka_unit_test(test_libelf_self),
+      cmocka_unit_test(test_zlib_roundtrip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,12 +30,12 @@
 
 #define NOINLINE __attribute__((noinline))
 
-#define LONG_MS 60      /* the master's operation under the lock */
-#define GAP_MS 2        /* the master's work outside it, between rounds */
-#define PAUSE_MS 2       /* a contender's work outside the lock */
+#define LONG_MS     60  /* the master's operation under the lock */
+#define GAP_MS      2   /* the master's work outside it, between rounds */
+#define PAUSE_MS    2   /* a contender's work outside the lock */
 #define SHORT_STEPS 64  /* a contender's work inside it: a few microseconds */
-#define EVEN_MS 10      /* every thread's share of the uneven loop */
-#define EXCESS_MS 200   /* the first thread's extra share: long next to a fork under QEMU */
+#define EVEN_MS     10  /* every thread's share of the uneven loop */
+#define EXCESS_MS   200 /* the first thread's extra share: long next to a fork under QEMU */
 
 static double now_ms(void)
 {
@@ -58,7 +58,10 @@ static inline __attribute__((always_inline)) uint64_t work_for(uint64_t x, doubl
 static omp_lock_t lock;
 static atomic_int master_done;
 
-NOINLINE static uint64_t long_operation(uint64_t x) { return work_for(x, LONG_MS); }
+NOINLINE static uint64_t long_operation(uint64_t x)
+{
+  return work_for(x, LONG_MS);
+}
 
 NOINLINE static uint64_t hold_long(uint64_t x)
 {
@@ -80,7 +83,10 @@ NOINLINE static uint64_t short_operation(uint64_t x)
   return x + 3;
 }
 
-NOINLINE static uint64_t contender_pause(uint64_t x) { return work_for(x, PAUSE_MS); }
+NOINLINE static uint64_t contender_pause(uint64_t x)
+{
+  return work_for(x, PAUSE_MS);
+}
 
 NOINLINE static uint64_t contend_short(uint64_t x)
 {
@@ -93,7 +99,10 @@ NOINLINE static uint64_t contend_short(uint64_t x)
   return x;
 }
 
-NOINLINE static uint64_t master_gap(uint64_t x) { return work_for(x, GAP_MS); }
+NOINLINE static uint64_t master_gap(uint64_t x)
+{
+  return work_for(x, GAP_MS);
+}
 
 NOINLINE static uint64_t run_locks(int rounds)
 {
@@ -114,9 +123,15 @@ NOINLINE static uint64_t run_locks(int rounds)
   return sum;
 }
 
-NOINLINE static uint64_t even_work(uint64_t x) { return work_for(x, EVEN_MS); }
+NOINLINE static uint64_t even_work(uint64_t x)
+{
+  return work_for(x, EVEN_MS);
+}
 
-NOINLINE static uint64_t excess_work(uint64_t x) { return work_for(x, EXCESS_MS); }
+NOINLINE static uint64_t excess_work(uint64_t x)
+{
+  return work_for(x, EXCESS_MS);
+}
 
 NOINLINE static uint64_t run_uneven(int rounds)
 {

@@ -29,7 +29,10 @@ NOINLINE static uint64_t leaf_scramble(uint64_t x)
   return x ^ (x << 17);
 }
 
-NOINLINE static uint64_t nested_inner(uint64_t x) { return leaf_scramble(knit_work(x, 3)); }
+NOINLINE static uint64_t nested_inner(uint64_t x)
+{
+  return leaf_scramble(knit_work(x, 3));
+}
 
 NOINLINE static uint64_t nested_outer(uint64_t x)
 {
@@ -47,12 +50,21 @@ NOINLINE static uint64_t recurse(uint64_t x, int depth)
   return x;
 }
 
-NOINLINE static uint64_t call_library(uint64_t x) { return calls_lib_checksum(x, 2) * 5; }
+NOINLINE static uint64_t call_library(uint64_t x)
+{
+  return calls_lib_checksum(x, 2) * 5;
+}
 
-NOINLINE uint64_t tail_callee(uint64_t x) { return knit_work(x, 2) | 1; }
+NOINLINE uint64_t tail_callee(uint64_t x)
+{
+  return knit_work(x, 2) | 1;
+}
 
 /* Ends in a jump to tail_callee: gcc -O2 turns the call into a tail call. */
-NOINLINE uint64_t tail_caller(uint64_t x) { return tail_callee(leaf_scramble(x)); }
+NOINLINE uint64_t tail_caller(uint64_t x)
+{
+  return tail_callee(leaf_scramble(x));
+}
 
 NOINLINE static uint64_t run_calls(uint64_t x)
 {

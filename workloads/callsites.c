@@ -21,11 +21,14 @@
 
 #include "work.h"
 
-#define NOINLINE __attribute__((noinline))
+#define NOINLINE   __attribute__((noinline))
 #define ITERATIONS 4
-#define DEPTH 20
+#define DEPTH      20
 
-NOINLINE static uint64_t region_work(uint64_t x) { return knit_work(x, 1) + 1; }
+NOINLINE static uint64_t region_work(uint64_t x)
+{
+  return knit_work(x, 1) + 1;
+}
 
 NOINLINE static uint64_t open_region(uint64_t seed)
 {

@@ -20,17 +20,35 @@
 
 #include "work.h"
 
-#define NOINLINE __attribute__((noinline))
+#define NOINLINE   __attribute__((noinline))
 #define ITERATIONS 8
 
 static uint64_t sec_a, sec_b, single_out, critical_acc, master_out;
 
-NOINLINE static uint64_t section_a(uint64_t x) { return knit_work(x, 2) + 1; }
-NOINLINE static uint64_t section_b(uint64_t x) { return knit_work(x, 1) + 2; }
-NOINLINE static uint64_t single_work(uint64_t x) { return knit_work(x, 2) + 3; }
-NOINLINE static uint64_t critical_work(uint64_t x) { return knit_work(x, 1) + 4; }
-NOINLINE static uint64_t reduce_work(uint64_t x) { return knit_work(x, 1) + 5; }
-NOINLINE static uint64_t master_work(uint64_t x) { return knit_work(x, 2) + 6; }
+NOINLINE static uint64_t section_a(uint64_t x)
+{
+  return knit_work(x, 2) + 1;
+}
+NOINLINE static uint64_t section_b(uint64_t x)
+{
+  return knit_work(x, 1) + 2;
+}
+NOINLINE static uint64_t single_work(uint64_t x)
+{
+  return knit_work(x, 2) + 3;
+}
+NOINLINE static uint64_t critical_work(uint64_t x)
+{
+  return knit_work(x, 1) + 4;
+}
+NOINLINE static uint64_t reduce_work(uint64_t x)
+{
+  return knit_work(x, 1) + 5;
+}
+NOINLINE static uint64_t master_work(uint64_t x)
+{
+  return knit_work(x, 2) + 6;
+}
 
 NOINLINE static void do_sections(uint64_t seed)
 {
@@ -98,7 +116,7 @@ int main(int argc, char **argv)
   uint64_t x = 13;
   for (int r = 0; r < rounds; r++)
     x = run_constructs(x);
-  printf("constructs: %d rounds on %d threads, checksum %016llx\n", rounds,
-         omp_get_max_threads(), (unsigned long long)x);
+  printf("constructs: %d rounds on %d threads, checksum %016llx\n", rounds, omp_get_max_threads(),
+         (unsigned long long)x);
   return 0;
 }

@@ -5,7 +5,10 @@
 
 #include "work.h"
 
-__attribute__((noinline)) static uint64_t before_crash(uint64_t x) { return knit_work(x, 5); }
+__attribute__((noinline)) static uint64_t before_crash(uint64_t x)
+{
+  return knit_work(x, 5);
+}
 
 __attribute__((noinline)) static void crash(volatile int *p)
 {

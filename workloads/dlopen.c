@@ -39,7 +39,10 @@ NOINLINE static void *load_module(const char *argv0)
   return h;
 }
 
-NOINLINE static uint64_t main_work(uint64_t x) { return knit_work(x, 1) + 7; }
+NOINLINE static uint64_t main_work(uint64_t x)
+{
+  return knit_work(x, 1) + 7;
+}
 
 NOINLINE static uint64_t run_dlopen(const char *argv0, int rounds, int *ok)
 {

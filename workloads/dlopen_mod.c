@@ -9,16 +9,22 @@
 
 #include "work.h"
 
-#define NOINLINE __attribute__((noinline))
+#define NOINLINE   __attribute__((noinline))
 #define ITERATIONS 16
 
 static uint64_t results[ITERATIONS];
 
-NOINLINE static uint64_t dlmod_work(uint64_t x) { return knit_work(x, 4) + 1; }
+NOINLINE static uint64_t dlmod_work(uint64_t x)
+{
+  return knit_work(x, 4) + 1;
+}
 
 /* Serial work in the module first: in a timer run, knit samples code of a
  * library that was loaded since the program last entered knit. */
-NOINLINE static uint64_t dlmod_prepare(uint64_t x) { return knit_work(x, 1) + 2; }
+NOINLINE static uint64_t dlmod_prepare(uint64_t x)
+{
+  return knit_work(x, 1) + 2;
+}
 
 NOINLINE static uint64_t dlmod_parallel(uint64_t seed)
 {

@@ -22,9 +22,15 @@
 
 #define NOINLINE __attribute__((noinline))
 
-NOINLINE static uint64_t child_leaf(uint64_t x) { return knit_work(x, 1) + 1; }
+NOINLINE static uint64_t child_leaf(uint64_t x)
+{
+  return knit_work(x, 1) + 1;
+}
 
-NOINLINE static uint64_t child_work(uint64_t x) { return child_leaf(knit_work(x, 2)) + 2; }
+NOINLINE static uint64_t child_work(uint64_t x)
+{
+  return child_leaf(knit_work(x, 2)) + 2;
+}
 
 NOINLINE static uint64_t run_child(int rounds)
 {
@@ -82,7 +88,6 @@ int main(int argc, char **argv)
   const char *rounds = argc > 1 ? argv[1] : "2";
   int ok;
   uint64_t x = run_parent(argv[0], rounds, &ok);
-  printf("forkexec: child %s, checksum %016llx\n", ok ? "ok" : "FAILED",
-         (unsigned long long)x);
+  printf("forkexec: child %s, checksum %016llx\n", ok ? "ok" : "FAILED", (unsigned long long)x);
   return ok ? 0 : 1;
 }

@@ -18,15 +18,21 @@
 #include "work.h"
 
 #define NOINLINE __attribute__((noinline))
-#define OUTER 4
-#define INNER 8
+#define OUTER    4
+#define INNER    8
 
 static uint64_t inner_results[OUTER][INNER];
 static uint64_t outer_results[OUTER];
 
-NOINLINE static uint64_t inner_work(uint64_t x) { return knit_work(x, 4) + 3; }
+NOINLINE static uint64_t inner_work(uint64_t x)
+{
+  return knit_work(x, 4) + 3;
+}
 
-NOINLINE static uint64_t outer_work(uint64_t x) { return knit_work(x, 2) + 5; }
+NOINLINE static uint64_t outer_work(uint64_t x)
+{
+  return knit_work(x, 2) + 5;
+}
 
 /* The inner region: two threads asked for, so that a nesting runtime gives
  * every outer thread a team of its own. */

@@ -14,14 +14,20 @@
 
 #include "work.h"
 
-#define NOINLINE __attribute__((noinline))
+#define NOINLINE   __attribute__((noinline))
 #define ITERATIONS 256
 
 static uint64_t results[ITERATIONS];
 
-NOINLINE static uint64_t work_heavy(uint64_t x) { return knit_work(x, 3) + 1; }
+NOINLINE static uint64_t work_heavy(uint64_t x)
+{
+  return knit_work(x, 3) + 1;
+}
 
-NOINLINE static uint64_t work_light(uint64_t x) { return knit_work(x, 1) + 2; }
+NOINLINE static uint64_t work_light(uint64_t x)
+{
+  return knit_work(x, 1) + 2;
+}
 
 /* Every fourth iteration is heavy; which ones shifts with the seed, so that
  * the heavy work does not sit at the same moment of every region. A timer
@@ -58,7 +64,7 @@ int main(int argc, char **argv)
   uint64_t x = 7;
   for (int r = 0; r < rounds; r++)
     x = run_experiment(x);
-  printf("parallel_for: %d rounds on %d threads, checksum %016llx\n", rounds,
-         omp_get_max_threads(), (unsigned long long)x);
+  printf("parallel_for: %d rounds on %d threads, checksum %016llx\n", rounds, omp_get_max_threads(),
+         (unsigned long long)x);
   return 0;
 }

@@ -18,12 +18,15 @@
 #include "work.h"
 
 #define NOINLINE __attribute__((noinline))
-#define THREADS 4
+#define THREADS  4
 
 static uint64_t results[THREADS];
 static int rounds_per_thread;
 
-NOINLINE static uint64_t thread_leaf(uint64_t x) { return knit_work(x, 1) + 1; }
+NOINLINE static uint64_t thread_leaf(uint64_t x)
+{
+  return knit_work(x, 1) + 1;
+}
 
 NOINLINE static uint64_t thread_work(uint64_t x)
 {
@@ -41,7 +44,10 @@ NOINLINE static void *thread_main(void *arg)
   return NULL;
 }
 
-NOINLINE static uint64_t main_work(uint64_t x) { return knit_work(x, (unsigned)rounds_per_thread) + 3; }
+NOINLINE static uint64_t main_work(uint64_t x)
+{
+  return knit_work(x, (unsigned)rounds_per_thread) + 3;
+}
 
 NOINLINE static uint64_t run_pthreads(void)
 {

@@ -31,7 +31,10 @@
 static volatile sig_atomic_t alarms;
 static uint64_t alarm_state = 7;
 
-NOINLINE static uint64_t alarm_callee(uint64_t x) { return knit_work(x, 2) + 3; }
+NOINLINE static uint64_t alarm_callee(uint64_t x)
+{
+  return knit_work(x, 2) + 3;
+}
 
 /* The handler: its probes are samples taken inside a signal handler, whose
  * path must go on through the trampoline into the interrupted code. */

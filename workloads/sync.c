@@ -25,12 +25,12 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                              \
-      fprintf(stderr, "sync: check failed at line %d: %s\n", __LINE__, #cond);         \
-    }                                                                                  \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                          \
+      fprintf(stderr, "sync: check failed at line %d: %s\n", __LINE__, #cond);                     \
+    }                                                                                              \
   } while (0)
 
 static omp_lock_t lock;

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NT 4
+#define NT       4
 #define NOINLINE __attribute__((noinline))
 
 static int failures;
@@ -32,12 +32,12 @@ static int failures;
  * on a variable-length array), with or without knit. */
 static int if0_copies = 1;
 
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                              \
-      fprintf(stderr, "task_abi: check failed at line %d: %s\n", __LINE__, #cond);     \
-    }                                                                                  \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                          \
+      fprintf(stderr, "task_abi: check failed at line %d: %s\n", __LINE__, #cond);                 \
+    }                                                                                              \
   } while (0)
 
 /* Deferred tasks, recursively, with shared results and firstprivate
@@ -261,9 +261,9 @@ NOINLINE static void taskgroup_reduction(void)
 /* GOMP_task called as gcc would, with blocks gcc makes rarely: plain
  * bytes (no copy function) too large for a small block and over-aligned,
  * and a copy function of the program's for an over-aligned block. */
-extern void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                      long arg_size, long arg_align, _Bool if_clause, unsigned flags,
-                      void **depend, int priority, void *detach);
+extern void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                      long arg_align, _Bool if_clause, unsigned flags, void **depend, int priority,
+                      void *detach);
 
 typedef struct raw_block {
   _Alignas(128) long words[400];

@@ -18,15 +18,18 @@
 #include "work.h"
 
 #define NOINLINE __attribute__((noinline))
-#define TASKS 3
+#define TASKS    3
 
-NOINLINE static uint64_t if0_leaf(uint64_t x) { return knit_work(x, 4) + 1; }
+NOINLINE static uint64_t if0_leaf(uint64_t x)
+{
+  return knit_work(x, 4) + 1;
+}
 
 NOINLINE static uint64_t spawn_undeferred(uint64_t x)
 {
   uint64_t r = 0;
   for (int i = 0; i < TASKS; i++) {
-#pragma omp task if(0) shared(r) firstprivate(i)
+#pragma omp task if (0) shared(r) firstprivate(i)
     r ^= if0_leaf(x + (uint64_t)i);
   }
   return r;
@@ -43,7 +46,10 @@ NOINLINE static uint64_t open_region(uint64_t seed)
   return r;
 }
 
-NOINLINE static uint64_t run_if0(uint64_t seed) { return open_region(seed) + 1; }
+NOINLINE static uint64_t run_if0(uint64_t seed)
+{
+  return open_region(seed) + 1;
+}
 
 int main(int argc, char **argv)
 {

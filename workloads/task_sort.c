@@ -22,8 +22,8 @@
 #include "work.h"
 
 #define NOINLINE __attribute__((noinline))
-#define LEAF 8
-#define N (8 * LEAF)
+#define LEAF     8
+#define N        (8 * LEAF)
 
 static uint64_t data[N], scratch[N];
 

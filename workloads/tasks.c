@@ -17,9 +17,12 @@
 #include "work.h"
 
 #define NOINLINE __attribute__((noinline))
-#define DEPTH 6
+#define DEPTH    6
 
-NOINLINE static uint64_t fib_leaf(uint64_t x) { return knit_work(x, 4) + 1; }
+NOINLINE static uint64_t fib_leaf(uint64_t x)
+{
+  return knit_work(x, 4) + 1;
+}
 
 NOINLINE static uint64_t fib(int n, uint64_t x)
 {
@@ -45,7 +48,10 @@ NOINLINE static uint64_t start_fib(uint64_t seed)
   return r;
 }
 
-NOINLINE static uint64_t run_tasks(uint64_t seed) { return start_fib(seed) + 1; }
+NOINLINE static uint64_t run_tasks(uint64_t seed)
+{
+  return start_fib(seed) + 1;
+}
 
 int main(int argc, char **argv)
 {

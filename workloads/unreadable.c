@@ -34,7 +34,7 @@
 #include "work.h"
 
 #define NOINLINE __attribute__((noinline))
-#define PAD 16384
+#define PAD      16384
 
 NOINLINE static void region_probe(void)
 {

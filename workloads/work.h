@@ -57,7 +57,7 @@ static inline __attribute__((always_inline)) uint64_t knit_work_step(uint64_t x)
 }
 
 static inline __attribute__((always_inline)) uint64_t knit_work_unit_drawn(uint64_t x,
-                                                                         unsigned extra)
+                                                                           unsigned extra)
 {
   for (unsigned i = 0; i < KNIT_WORK_UNIT / 2; i++)
     x = knit_work_step(x);

@@ -27,13 +27,13 @@ void knit_ompt_checker_program(const char *abi, unsigned long long exercised);
 /* The bit of callback cb in that set, and the events of any program with a
  * parallel region and a lock (omp-tools.h must come first). */
 #define KNIT_CHECKER_EVENT(cb) (1ull << (cb))
-#define KNIT_CHECKER_REGION_EVENTS                                                          \
-  (KNIT_CHECKER_EVENT(ompt_callback_thread_begin) |                                         \
-   KNIT_CHECKER_EVENT(ompt_callback_parallel_begin) |                                       \
-   KNIT_CHECKER_EVENT(ompt_callback_parallel_end) |                                         \
-   KNIT_CHECKER_EVENT(ompt_callback_implicit_task) |                                        \
-   KNIT_CHECKER_EVENT(ompt_callback_mutex_acquire) |                                        \
-   KNIT_CHECKER_EVENT(ompt_callback_mutex_acquired) |                                       \
+#define KNIT_CHECKER_REGION_EVENTS                                                                 \
+  (KNIT_CHECKER_EVENT(ompt_callback_thread_begin) |                                                \
+   KNIT_CHECKER_EVENT(ompt_callback_parallel_begin) |                                              \
+   KNIT_CHECKER_EVENT(ompt_callback_parallel_end) |                                                \
+   KNIT_CHECKER_EVENT(ompt_callback_implicit_task) |                                               \
+   KNIT_CHECKER_EVENT(ompt_callback_mutex_acquire) |                                               \
+   KNIT_CHECKER_EVENT(ompt_callback_mutex_acquired) |                                              \
    KNIT_CHECKER_EVENT(ompt_callback_mutex_released) | KNIT_CHECKER_EVENT(ompt_callback_masked))
 
 /*
@@ -43,8 +43,7 @@ void knit_ompt_checker_program(const char *abi, unsigned long long exercised);
  * omp_get_thread_num() and omp_get_num_threads() said.  The checker asks
  * the runtime's inquiry functions and compares.
  */
-void knit_ompt_checker_probe(const void *local, const void *ra, int thread_num,
-                             int team_size);
+void knit_ompt_checker_probe(const void *local, const void *ra, int thread_num, int team_size);
 
 /*
  * Called from an explicit task's body: local is the address of one of its

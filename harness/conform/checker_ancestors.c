@@ -79,20 +79,23 @@ void checker_check_ancestry_locked(const thread_rec_t *t, const ancestry_t *a, u
     for (int l = first; l < n; l++)
       EXPECT(CHK_TASK_INFO_ANCESTORS, a->have_task[l] == 2 && a->task[l] == chain[l],
              "from %s on thread #%d: get_task_info(%d) answered %d with task_data holding "
-             "0x%llx; the events say 0x%llx", where, t->index, l, a->have_task[l],
-             (unsigned long long)a->task[l], (unsigned long long)chain[l]);
+             "0x%llx; the events say 0x%llx",
+             where, t->index, l, a->have_task[l], (unsigned long long)a->task[l],
+             (unsigned long long)chain[l]);
     if (ends && n < ANCESTOR_LEVELS && n >= first)
-      EXPECT(CHK_TASK_INFO_ANCESTORS, a->have_task[n] == 0, "from %s on thread #%d: "
-             "get_task_info(%d) answered %d past the initial task (level %d)", where, t->index,
-             n, a->have_task[n], n - 1);
+      EXPECT(CHK_TASK_INFO_ANCESTORS, a->have_task[n] == 0,
+             "from %s on thread #%d: "
+             "get_task_info(%d) answered %d past the initial task (level %d)",
+             where, t->index, n, a->have_task[n], n - 1);
   }
   int m = region_chain_locked(chain, n, keys, ANCESTOR_LEVELS);
   for (int l = 1; l < m; l++) {
     unsigned size = checker_regions[keys[l] - 1].actual;
-    EXPECT(CHK_PARALLEL_INFO_ANCESTORS, a->have_par[l] == 2 && a->par[l] == keys[l] &&
-           a->size[l] == (int)size, "from %s on thread #%d: get_parallel_info(%d) answered %d "
-           "with region %llu of %d threads; the events say region %llu of %u", where, t->index,
-           l, a->have_par[l], (unsigned long long)a->par[l], a->size[l],
+    EXPECT(CHK_PARALLEL_INFO_ANCESTORS,
+           a->have_par[l] == 2 && a->par[l] == keys[l] && a->size[l] == (int)size,
+           "from %s on thread #%d: get_parallel_info(%d) answered %d "
+           "with region %llu of %d threads; the events say region %llu of %u",
+           where, t->index, l, a->have_par[l], (unsigned long long)a->par[l], a->size[l],
            (unsigned long long)keys[l], size);
   }
 }

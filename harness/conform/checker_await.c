@@ -26,38 +26,38 @@
 
 #define REACH_MS 10000.0
 #define JUDGE_MS 300.0
-#define IDLE_MS 500.0
+#define IDLE_MS  500.0
 #define BRIEF_MS 30.0
 
 static const char *const wait_what[] = {
-  [KNIT_CHECKER_WAIT_CRITICAL] = "blocked entering a critical region",
-  [KNIT_CHECKER_WAIT_LOCK] = "blocked in omp_set_lock",
-  [KNIT_CHECKER_WAIT_BARRIER_EXPLICIT] = "waiting in an explicit barrier",
-  [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = "waiting in a loop's implicit barrier",
-  [KNIT_CHECKER_WAIT_TASKWAIT] = "waiting in a taskwait",
-  [KNIT_CHECKER_WAIT_TASKGROUP] = "waiting at the end of a taskgroup",
-  [KNIT_CHECKER_WAIT_ORDERED] = "waiting for its turn in an ordered region",
+    [KNIT_CHECKER_WAIT_CRITICAL] = "blocked entering a critical region",
+    [KNIT_CHECKER_WAIT_LOCK] = "blocked in omp_set_lock",
+    [KNIT_CHECKER_WAIT_BARRIER_EXPLICIT] = "waiting in an explicit barrier",
+    [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = "waiting in a loop's implicit barrier",
+    [KNIT_CHECKER_WAIT_TASKWAIT] = "waiting in a taskwait",
+    [KNIT_CHECKER_WAIT_TASKGROUP] = "waiting at the end of a taskgroup",
+    [KNIT_CHECKER_WAIT_ORDERED] = "waiting for its turn in an ordered region",
 };
 
 static const check_id wait_check[] = {
-  [KNIT_CHECKER_WAIT_CRITICAL] = CHK_WAIT_STATE_CRITICAL,
-  [KNIT_CHECKER_WAIT_LOCK] = CHK_WAIT_STATE_LOCK,
-  [KNIT_CHECKER_WAIT_BARRIER_EXPLICIT] = CHK_WAIT_STATE_BARRIER,
-  [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = CHK_WAIT_STATE_BARRIER,
-  [KNIT_CHECKER_WAIT_TASKWAIT] = CHK_WAIT_STATE_TASKWAIT,
-  [KNIT_CHECKER_WAIT_TASKGROUP] = CHK_WAIT_STATE_TASKGROUP,
-  [KNIT_CHECKER_WAIT_ORDERED] = CHK_WAIT_STATE_ORDERED,
+    [KNIT_CHECKER_WAIT_CRITICAL] = CHK_WAIT_STATE_CRITICAL,
+    [KNIT_CHECKER_WAIT_LOCK] = CHK_WAIT_STATE_LOCK,
+    [KNIT_CHECKER_WAIT_BARRIER_EXPLICIT] = CHK_WAIT_STATE_BARRIER,
+    [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = CHK_WAIT_STATE_BARRIER,
+    [KNIT_CHECKER_WAIT_TASKWAIT] = CHK_WAIT_STATE_TASKWAIT,
+    [KNIT_CHECKER_WAIT_TASKGROUP] = CHK_WAIT_STATE_TASKGROUP,
+    [KNIT_CHECKER_WAIT_ORDERED] = CHK_WAIT_STATE_ORDERED,
 };
 
 /* The mutex kind whose mutex_acquire starts the wait, or -1: a sync_region_wait does. */
 static const int wait_mutex[] = {
-  [KNIT_CHECKER_WAIT_CRITICAL] = ompt_mutex_critical,
-  [KNIT_CHECKER_WAIT_LOCK] = ompt_mutex_lock,
-  [KNIT_CHECKER_WAIT_BARRIER_EXPLICIT] = -1,
-  [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = -1,
-  [KNIT_CHECKER_WAIT_TASKWAIT] = -1,
-  [KNIT_CHECKER_WAIT_TASKGROUP] = -1,
-  [KNIT_CHECKER_WAIT_ORDERED] = ompt_mutex_ordered,
+    [KNIT_CHECKER_WAIT_CRITICAL] = ompt_mutex_critical,
+    [KNIT_CHECKER_WAIT_LOCK] = ompt_mutex_lock,
+    [KNIT_CHECKER_WAIT_BARRIER_EXPLICIT] = -1,
+    [KNIT_CHECKER_WAIT_BARRIER_IMPLICIT] = -1,
+    [KNIT_CHECKER_WAIT_TASKWAIT] = -1,
+    [KNIT_CHECKER_WAIT_TASKGROUP] = -1,
+    [KNIT_CHECKER_WAIT_ORDERED] = ompt_mutex_ordered,
 };
 
 static bool is_barrier_state(int s)
@@ -112,11 +112,11 @@ static bool started_locked(const thread_rec_t *t, int what)
 typedef struct target {
   int index;
   bool done;
-  double started;           /* when its events said it waits; 0 before */
+  double started; /* when its events said it waits; 0 before */
   unsigned samples;
   int last_state;
   ompt_wait_id_t last_id;
-  bool kind_seen;           /* a barrier wait showed its kind */
+  bool kind_seen; /* a barrier wait showed its kind */
 } target_t;
 
 static bool is_task_wait(int what)
@@ -149,8 +149,8 @@ static void add_targets_locked(const thread_rec_t *me, int what, target_t *ts, i
 }
 
 /* Judges one sample of target x; true once x is decided (always when final). */
-static bool judge_locked(target_t *x, int what, const void *object, int state,
-                         ompt_wait_id_t id, double now, double judge_ms, bool final)
+static bool judge_locked(target_t *x, int what, const void *object, int state, ompt_wait_id_t id,
+                         double now, double judge_ms, bool final)
 {
   thread_rec_t *t = &checker_threads[x->index];
   check_id check = wait_check[what];
@@ -181,21 +181,26 @@ static bool judge_locked(target_t *x, int what, const void *object, int state,
     snprintf(since, sizeof since, "(no %s came)", event);
   if (right) {
     checker_held(check);
-    checker_note(check, "thread #%d %s: %s on 0x%llx after %u samples", x->index,
-                 wait_what[what], checker_state_name(state), (unsigned long long)id, x->samples);
+    checker_note(check, "thread #%d %s: %s on 0x%llx after %u samples", x->index, wait_what[what],
+                 checker_state_name(state), (unsigned long long)id, x->samples);
   } else {
-    checker_violate(check, "thread #%d %s %s: %u samples, the last %s (0x%x) with wait id "
-                    "0x%llx", x->index, wait_what[what], since, x->samples,
-                    checker_state_name(state), state, (unsigned long long)id);
+    checker_violate(check,
+                    "thread #%d %s %s: %u samples, the last %s (0x%x) with wait id "
+                    "0x%llx",
+                    x->index, wait_what[what], since, x->samples, checker_state_name(state), state,
+                    (unsigned long long)id);
   }
   if (right && want)
-    EXPECT(CHK_WAIT_STATE_ID, id_right, "thread #%d %s: %s with wait id 0x%llx; its mutex "
-           "events name 0x%llx", x->index, wait_what[what], checker_state_name(state),
-           (unsigned long long)id, (unsigned long long)want);
+    EXPECT(CHK_WAIT_STATE_ID, id_right,
+           "thread #%d %s: %s with wait id 0x%llx; its mutex "
+           "events name 0x%llx",
+           x->index, wait_what[what], checker_state_name(state), (unsigned long long)id,
+           (unsigned long long)want);
   if (is_barrier_wait(what))
-    EXPECT(CHK_WAIT_STATE_BARRIER_KIND, x->kind_seen, "thread #%d %s: %s (0x%x), which does "
-           "not tell the barrier's kind", x->index, wait_what[what], checker_state_name(state),
-           state);
+    EXPECT(CHK_WAIT_STATE_BARRIER_KIND, x->kind_seen,
+           "thread #%d %s: %s (0x%x), which does "
+           "not tell the barrier's kind",
+           x->index, wait_what[what], checker_state_name(state), state);
   return true;
 }
 
@@ -205,9 +210,11 @@ static void check_critical_id_locked(target_t *ts, int n, const void *object)
   for (int i = 0; i < n; i++) {
     const thread_rec_t *t = &checker_threads[ts[i].index];
     if (ts[i].started && t->acq_pending)
-      EXPECT(CHK_CRITICAL_WAIT_ID, t->acq_id == (ompt_wait_id_t)(uintptr_t)object, "thread #%d "
+      EXPECT(CHK_CRITICAL_WAIT_ID, t->acq_id == (ompt_wait_id_t)(uintptr_t)object,
+             "thread #%d "
              "blocked entering a critical region: mutex_acquire named 0x%llx, the critical's "
-             "name is at %p", t->index, (unsigned long long)t->acq_id, object);
+             "name is at %p",
+             t->index, (unsigned long long)t->acq_id, object);
   }
 }
 
@@ -316,9 +323,10 @@ EXPORT void knit_ompt_checker_await_idle(void)
       nanosleep(&pause, NULL);
     }
     pthread_mutex_lock(&checker_mu);
-    EXPECT(CHK_IDLE_BETWEEN_REGIONS, answered && state == ompt_state_idle, "worker thread #%d "
-           "between parallel regions: %u samples, the last %s (0x%x)%s", ts[i].index,
-           ts[i].samples + 1, checker_state_name(state), state,
+    EXPECT(CHK_IDLE_BETWEEN_REGIONS, answered && state == ompt_state_idle,
+           "worker thread #%d "
+           "between parallel regions: %u samples, the last %s (0x%x)%s",
+           ts[i].index, ts[i].samples + 1, checker_state_name(state), state,
            answered ? "" : "; it did not answer the sampling signal");
     pthread_mutex_unlock(&checker_mu);
   }

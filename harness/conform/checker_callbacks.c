@@ -22,34 +22,34 @@ typedef struct callback_info {
   int id;
   const char *name;
   bool mandatory;
-  bool gomp_open_coded;           /* gcc emits no runtime call for the construct */
+  bool gomp_open_coded; /* gcc emits no runtime call for the construct */
 } callback_info;
 
 static const callback_info callbacks[] = {
-  {ompt_callback_thread_begin, "thread_begin", true, false},
-  {ompt_callback_thread_end, "thread_end", true, false},
-  {ompt_callback_parallel_begin, "parallel_begin", true, false},
-  {ompt_callback_parallel_end, "parallel_end", true, false},
-  {ompt_callback_task_create, "task_create", true, false},
-  {ompt_callback_task_schedule, "task_schedule", true, false},
-  {ompt_callback_implicit_task, "implicit_task", true, false},
-  {ompt_callback_control_tool, "control_tool", true, false},
-  {ompt_callback_sync_region, "sync_region", false, false},
-  {ompt_callback_sync_region_wait, "sync_region_wait", false, false},
-  {ompt_callback_mutex_acquire, "mutex_acquire", false, false},
-  {ompt_callback_mutex_acquired, "mutex_acquired", false, false},
-  {ompt_callback_mutex_released, "mutex_released", false, false},
-  {ompt_callback_lock_init, "lock_init", false, false},
-  {ompt_callback_lock_destroy, "lock_destroy", false, false},
-  {ompt_callback_nest_lock, "nest_lock", false, false},
-  {ompt_callback_work, "work", false, false},
-  {ompt_callback_masked, "masked", false, true},
-  {ompt_callback_dispatch, "dispatch", false, false},
-  {ompt_callback_flush, "flush", false, true},
-  {ompt_callback_cancel, "cancel", false, false},
-  {ompt_callback_reduction, "reduction", false, true},
-  {ompt_callback_dependences, "dependences", false, false},
-  {ompt_callback_task_dependence, "task_dependence", false, false},
+    {ompt_callback_thread_begin, "thread_begin", true, false},
+    {ompt_callback_thread_end, "thread_end", true, false},
+    {ompt_callback_parallel_begin, "parallel_begin", true, false},
+    {ompt_callback_parallel_end, "parallel_end", true, false},
+    {ompt_callback_task_create, "task_create", true, false},
+    {ompt_callback_task_schedule, "task_schedule", true, false},
+    {ompt_callback_implicit_task, "implicit_task", true, false},
+    {ompt_callback_control_tool, "control_tool", true, false},
+    {ompt_callback_sync_region, "sync_region", false, false},
+    {ompt_callback_sync_region_wait, "sync_region_wait", false, false},
+    {ompt_callback_mutex_acquire, "mutex_acquire", false, false},
+    {ompt_callback_mutex_acquired, "mutex_acquired", false, false},
+    {ompt_callback_mutex_released, "mutex_released", false, false},
+    {ompt_callback_lock_init, "lock_init", false, false},
+    {ompt_callback_lock_destroy, "lock_destroy", false, false},
+    {ompt_callback_nest_lock, "nest_lock", false, false},
+    {ompt_callback_work, "work", false, false},
+    {ompt_callback_masked, "masked", false, true},
+    {ompt_callback_dispatch, "dispatch", false, false},
+    {ompt_callback_flush, "flush", false, true},
+    {ompt_callback_cancel, "cancel", false, false},
+    {ompt_callback_reduction, "reduction", false, true},
+    {ompt_callback_dependences, "dependences", false, false},
+    {ompt_callback_task_dependence, "task_dependence", false, false},
 };
 
 static const callback_info *info_of(int cb)
@@ -91,25 +91,25 @@ static const char *verdict_of(const callback_info *c, char *evidence, size_t len
     if (events > 0)
       return VERDICT_PASS;
     if (checker_open_coded(c->id)) {
-      snprintf(evidence, len, "set_callback answered always; under the GOMP ABI gcc open-codes "
+      snprintf(evidence, len,
+               "set_callback answered always; under the GOMP ABI gcc open-codes "
                "the construct, so no runtime can see it");
       return VERDICT_UNOBSERVABLE;
     }
     return exercised ? VERDICT_FAIL : VERDICT_UNOBSERVABLE;
   case ompt_set_sometimes:
-  case ompt_set_sometimes_paired:
-    return VERDICT_PASS;
+  case ompt_set_sometimes_paired: return VERDICT_PASS;
   case ompt_set_never:
     if (events > 0 || c->mandatory)
       return VERDICT_FAIL;
     if (checker_open_coded(c->id)) {
-      snprintf(evidence, len, "set_callback answered never; under the GOMP ABI gcc open-codes "
+      snprintf(evidence, len,
+               "set_callback answered never; under the GOMP ABI gcc open-codes "
                "the construct, so no runtime can see it");
       return VERDICT_UNOBSERVABLE;
     }
     return VERDICT_UNSUPPORTED;
-  default:
-    return c->mandatory ? VERDICT_FAIL : VERDICT_UNSUPPORTED;
+  default: return c->mandatory ? VERDICT_FAIL : VERDICT_UNSUPPORTED;
   }
 }
 

@@ -20,9 +20,9 @@
 
 /* The DWARF number of the frame pointer register. */
 #if defined(__x86_64__)
-#define FP_REGISTER 6    /* rbp */
+#define FP_REGISTER 6 /* rbp */
 #elif defined(__aarch64__)
-#define FP_REGISTER 29   /* x29 */
+#define FP_REGISTER 29 /* x29 */
 #elif !defined(__powerpc64__)
 #error "the frame pointer register of this ISA is not known"
 #endif
@@ -111,7 +111,10 @@ void checker_find_body_caller(const void *ra, body_caller_t *c)
   walk_t w = {ra, false, 0, c};
   _Unwind_Backtrace(step, &w);
   if (!c->found)
-    snprintf(c->why, sizeof c->why, w.past_body ? "the unwinder stopped in the body's caller "
-             "(it has no unwind information)" : "the unwinder found no frame the body returns "
-             "into in %d frames", w.frames);
+    snprintf(c->why, sizeof c->why,
+             w.past_body ? "the unwinder stopped in the body's caller "
+                           "(it has no unwind information)"
+                         : "the unwinder found no frame the body returns "
+                           "into in %d frames",
+             w.frames);
 }

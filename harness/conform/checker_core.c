@@ -27,7 +27,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 const check_info checker_catalog[CHK_COUNT] = {
-#define CHECK(id, name, category, level, callback, doc) \
+#define CHECK(id, name, category, level, callback, doc)                                            \
   {name, KNIT_CATEGORY_##category, level, callback},
 #include "conform/checks.def"
 };
@@ -115,7 +115,8 @@ thread_rec_t *checker_thread_at(int i)
 const char *checker_state_name(int state)
 {
   switch (state) {
-#define STATE_NAME(name, value) case value: return #name + sizeof "ompt_state_" - 1;
+#define STATE_NAME(name, value)                                                                    \
+  case value: return #name + sizeof "ompt_state_" - 1;
     FOREACH_OMPT_STATE(STATE_NAME)
 #undef STATE_NAME
   default: return "unknown";
@@ -137,8 +138,7 @@ thread_rec_t *checker_event_locked(ompt_callbacks_t which, const char *what)
   if (which != ompt_callback_thread_begin)
     EXPECT(CHK_THREAD_BEGIN_FIRST, t->begun, "%s on thread #%d before its thread_begin", what,
            t->index);
-  EXPECT(CHK_THREAD_END_LAST, !t->ended, "%s on thread #%d after its thread_end", what,
-         t->index);
+  EXPECT(CHK_THREAD_END_LAST, !t->ended, "%s on thread #%d after its thread_end", what, t->index);
   return t;
 }
 

@@ -17,8 +17,7 @@
 
 static FILE *results;
 
-static void emit(const char *name, const char *category, const char *verdict,
-                 const char *evidence)
+static void emit(const char *name, const char *category, const char *verdict, const char *evidence)
 {
   bool fail = strcmp(verdict, VERDICT_FAIL) == 0;
   if (fail || (strcmp(verdict, VERDICT_UNSUPPORTED) == 0 && checker_started))
@@ -46,8 +45,9 @@ static const char *verdict_of(check_id id, char *buf, size_t len, const char **e
   }
   if (c->violated > 0) {
     bool fail = checker_is_failure(id);
-    snprintf(buf, len, "%s%s (%lu of %lu observations)", fail ? "" : "beyond the specification: ",
-             c->evidence, c->violated, c->violated + c->held);
+    snprintf(buf, len, "%s%s (%lu of %lu observations)",
+             fail ? "" : "beyond the specification: ", c->evidence, c->violated,
+             c->violated + c->held);
     return fail ? VERDICT_FAIL : VERDICT_UNSUPPORTED;
   }
   if (c->held > 0) {

@@ -21,7 +21,7 @@
 #define SAMPLE_SIGNAL SIGURG
 /* How long a sampled thread may take to answer: QEMU delivers a signal to
  * a blocked thread only once it next runs translated code. */
-#define ANSWER_MS 2000.0
+#define ANSWER_MS     2000.0
 
 static __thread __attribute__((tls_model("initial-exec"))) sample_slot_t *my_slot;
 static pthread_mutex_t sampler_mu = PTHREAD_MUTEX_INITIALIZER;

@@ -63,7 +63,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
   bool again = checker_n_initialize > 1;
   pthread_mutex_unlock(&checker_mu);
   if (again)
-    return 1;                     /* counted; registering twice would change nothing */
+    return 1; /* counted; registering twice would change nothing */
   checker_set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
   checker_get_state = (ompt_get_state_t)lookup("ompt_get_state");
   checker_get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
@@ -72,10 +72,12 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
   if (!checker_set_callback || !checker_get_state || !checker_get_task_info ||
       !checker_get_parallel_info || !checker_get_unique_id) {
     pthread_mutex_lock(&checker_mu);
-    checker_violate(CHK_ENTRY_POINTS, "lookup found set_callback %p get_state %p get_task_info "
-                    "%p get_parallel_info %p get_unique_id %p", (void *)checker_set_callback,
-                    (void *)checker_get_state, (void *)checker_get_task_info,
-                    (void *)checker_get_parallel_info, (void *)checker_get_unique_id);
+    checker_violate(CHK_ENTRY_POINTS,
+                    "lookup found set_callback %p get_state %p get_task_info "
+                    "%p get_parallel_info %p get_unique_id %p",
+                    (void *)checker_set_callback, (void *)checker_get_state,
+                    (void *)checker_get_task_info, (void *)checker_get_parallel_info,
+                    (void *)checker_get_unique_id);
     checker_write_results_locked();
     pthread_mutex_unlock(&checker_mu);
     fflush(NULL);
@@ -93,10 +95,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
   return 1;
 }
 
-EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
-                                                 const char *version)
+EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *version)
 {
-  static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+  static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
   pthread_mutex_lock(&checker_mu);
   checker_started = true;
   checker_omp_version = omp_version;

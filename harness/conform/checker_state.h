@@ -13,11 +13,11 @@
 
 #include "conform/checks.h"
 
-#define MAX_THREADS 512
-#define MAX_OPEN 16
-#define MAX_REGIONS 4096
-#define MAX_IDS 65536
-#define MAX_LOCKS 16
+#define MAX_THREADS  512
+#define MAX_OPEN     16
+#define MAX_REGIONS  4096
+#define MAX_IDS      65536
+#define MAX_LOCKS    16
 #define MAX_CALLBACK 64
 #define EVIDENCE_LEN 240
 
@@ -34,7 +34,7 @@ typedef struct check_info {
   const char *name;
   knit_check_category category;
   int level;
-  int callback;                   /* ompt_callbacks_t it needs, or 0 */
+  int callback; /* ompt_callbacks_t it needs, or 0 */
 } check_info;
 
 extern const check_info checker_catalog[CHK_COUNT];
@@ -60,7 +60,7 @@ typedef struct thread_rec {
   int index;
   bool begun, ended;
   int type;
-  bool ran_task;                  /* an implicit task began on it */
+  bool ran_task; /* an implicit task began on it */
   struct {
     ompt_data_t *pd;
     uint64_t key;
@@ -68,34 +68,34 @@ typedef struct thread_rec {
   int npar;
   struct {
     ompt_data_t *td;
-    uint64_t value;               /* what we stored in *td at begin */
-    uint64_t key;                 /* the region's key; 0 for an initial task */
+    uint64_t value; /* what we stored in *td at begin */
+    uint64_t key;   /* the region's key; 0 for an initial task */
     unsigned index, size;
   } imp[MAX_OPEN];
   int nimp;
-  int work[MAX_OPEN];             /* ompt_work_t of the open worksharing constructs */
+  int work[MAX_OPEN]; /* ompt_work_t of the open worksharing constructs */
   int nwork;
-  int nmasked;                    /* open masked (master) regions */
+  int nmasked; /* open masked (master) regions */
   struct {
-    int kind;                     /* ompt_sync_region_t */
-    bool wait;                    /* a sync_region_wait inside the region */
-  } sync[MAX_OPEN];               /* open sync regions and waits, innermost last */
+    int kind;       /* ompt_sync_region_t */
+    bool wait;      /* a sync_region_wait inside the region */
+  } sync[MAX_OPEN]; /* open sync regions and waits, innermost last */
   int nsync;
   /* A mutex_acquire whose acquired has not come: the thread waits for it. */
   bool acq_pending;
-  int acq_kind;                   /* ompt_mutex_t */
+  int acq_kind; /* ompt_mutex_t */
   ompt_wait_id_t acq_id;
-  pthread_t pthread;              /* the thread itself, for sampling signals */
+  pthread_t pthread; /* the thread itself, for sampling signals */
   sample_slot_t slot;
 } thread_rec_t;
 
 /* A parallel region, keyed by the number stored in its parallel_data at begin. */
 typedef struct region_rec {
-  uint64_t enc_value;             /* what the encountering task's task_data held */
-  uint64_t outer_key;             /* the region of that task, 0 for the initial task's */
-  unsigned actual;                /* actual_parallelism its first implicit task said */
-  unsigned begins;                /* implicit tasks that began in it */
-  uint64_t indices[4];            /* thread_num bits seen (up to 256) */
+  uint64_t enc_value;  /* what the encountering task's task_data held */
+  uint64_t outer_key;  /* the region of that task, 0 for the initial task's */
+  unsigned actual;     /* actual_parallelism its first implicit task said */
+  unsigned begins;     /* implicit tasks that began in it */
+  uint64_t indices[4]; /* thread_num bits seen (up to 256) */
 } region_rec_t;
 
 extern pthread_mutex_t checker_mu;
@@ -104,8 +104,8 @@ extern pthread_mutex_t checker_mu;
 extern bool checker_strict;
 extern char checker_runtime_version[160];
 extern unsigned checker_omp_version;
-extern bool checker_started;      /* ompt_start_tool was called */
-extern char checker_abi[8];       /* "gomp" or "kmpc", from the program */
+extern bool checker_started; /* ompt_start_tool was called */
+extern char checker_abi[8];  /* "gomp" or "kmpc", from the program */
 extern unsigned long long checker_exercised;
 
 extern ompt_set_callback_t checker_set_callback;
@@ -131,12 +131,12 @@ void checker_held(check_id id);
 void checker_violate(check_id id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What a passing check's verdict adds to its count; the first note stays. */
 void checker_note(check_id id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define EXPECT(id, ok, ...)                                                                     \
-  do {                                                                                          \
-    if (ok)                                                                                     \
-      checker_held(id);                                                                         \
-    else                                                                                        \
-      checker_violate(id, __VA_ARGS__);                                                         \
+#define EXPECT(id, ok, ...)                                                                        \
+  do {                                                                                             \
+    if (ok)                                                                                        \
+      checker_held(id);                                                                            \
+    else                                                                                           \
+      checker_violate(id, __VA_ARGS__);                                                            \
   } while (0)
 
 /* A violation that fails the run: any on a strict runtime, SPEC ones elsewhere. */
@@ -162,11 +162,11 @@ bool checker_is_lock(ompt_wait_id_t id);
 bool checker_is_barrier_kind(int kind);
 
 /* Registration, per concern; each remembers its answers in checker_set_answer. */
-void checker_register_thread_callbacks(void);  /* checker_threads.c */
-void checker_register_sync_callbacks(void);    /* checker_sync.c */
-void checker_register_work_callbacks(void);    /* checker_work.c */
-void checker_register_task_callbacks(void);    /* checker_tasks.c */
-void checker_register_other_callbacks(void);   /* checker_callbacks.c */
+void checker_register_thread_callbacks(void); /* checker_threads.c */
+void checker_register_sync_callbacks(void);   /* checker_sync.c */
+void checker_register_work_callbacks(void);   /* checker_work.c */
+void checker_register_task_callbacks(void);   /* checker_tasks.c */
+void checker_register_other_callbacks(void);  /* checker_callbacks.c */
 
 /* Final checks that need the whole run, per concern. */
 void checker_thread_final_checks_locked(void);
@@ -186,9 +186,9 @@ int checker_current_task_creator_locked(const thread_rec_t *t);
 #define ANCESTOR_LEVELS 6
 typedef struct ancestry {
   int have_task[ANCESTOR_LEVELS];
-  uint64_t task[ANCESTOR_LEVELS];          /* task_data's value, 0 without task_data */
+  uint64_t task[ANCESTOR_LEVELS]; /* task_data's value, 0 without task_data */
   int have_par[ANCESTOR_LEVELS];
-  uint64_t par[ANCESTOR_LEVELS];           /* parallel_data's value */
+  uint64_t par[ANCESTOR_LEVELS]; /* parallel_data's value */
   int size[ANCESTOR_LEVELS];
 } ancestry_t;
 /* Asks get_task_info and get_parallel_info for every level; no lock held. */
@@ -203,11 +203,11 @@ void checker_check_ancestry_locked(const thread_rec_t *t, const ancestry_t *a, u
  * found by unwinding from the probe to the frame the body returns into (ra).
  * Called without checker_mu. */
 typedef struct body_caller {
-  bool found;                     /* the unwinder reached the body's caller */
-  const void *cfa, *fp;           /* its CFA and frame pointer */
-  bool in_runtime;                /* the body's return address is in the runtime's module */
-  char name[96];                  /* what dladdr says of the return address */
-  char why[96];                   /* when not found: how far the unwinder came */
+  bool found;           /* the unwinder reached the body's caller */
+  const void *cfa, *fp; /* its CFA and frame pointer */
+  bool in_runtime;      /* the body's return address is in the runtime's module */
+  char name[96];        /* what dladdr says of the return address */
+  char why[96];         /* when not found: how far the unwinder came */
 } body_caller_t;
 void checker_find_body_caller(const void *ra, body_caller_t *c);
 /* Remembers which module is the runtime: the one that holds fn. */
@@ -221,9 +221,9 @@ void checker_sample_attach(thread_rec_t *t);
 bool checker_sample(int i, int *state, ompt_wait_id_t *wait_id);
 
 /* Verdicts, as the reports spell them. */
-#define VERDICT_PASS "pass"
-#define VERDICT_FAIL "fail"
-#define VERDICT_UNSUPPORTED "not supported"
+#define VERDICT_PASS         "pass"
+#define VERDICT_FAIL         "fail"
+#define VERDICT_UNSUPPORTED  "not supported"
 #define VERDICT_UNOBSERVABLE "not observable"
 
 /* Receives one verdict: a check's or a callback's. */
@@ -241,7 +241,7 @@ int checker_callback_verdicts_locked(checker_emit_fn emit);
  * the compiler, so no runtime can see it (checker_callbacks.c). */
 bool checker_open_coded(int cb);
 
-#define REGISTER(which, cb) \
+#define REGISTER(which, cb)                                                                        \
   (checker_set_answer[which] = checker_set_callback(which, (ompt_callback_t)(cb)))
 
 #endif /* KNIT_CONFORM_CHECKER_STATE_H */

@@ -23,22 +23,23 @@ bool checker_is_barrier_kind(int kind)
 }
 
 static const char *const sync_names[] = {
-  [ompt_sync_region_barrier] = "barrier",
-  [ompt_sync_region_barrier_implicit] = "barrier_implicit",
-  [ompt_sync_region_barrier_explicit] = "barrier_explicit",
-  [ompt_sync_region_barrier_implementation] = "barrier_implementation",
-  [ompt_sync_region_taskwait] = "taskwait",
-  [ompt_sync_region_taskgroup] = "taskgroup",
-  [ompt_sync_region_reduction] = "reduction",
-  [ompt_sync_region_barrier_implicit_workshare] = "barrier_implicit_workshare",
-  [ompt_sync_region_barrier_implicit_parallel] = "barrier_implicit_parallel",
-  [ompt_sync_region_barrier_teams] = "barrier_teams",
+    [ompt_sync_region_barrier] = "barrier",
+    [ompt_sync_region_barrier_implicit] = "barrier_implicit",
+    [ompt_sync_region_barrier_explicit] = "barrier_explicit",
+    [ompt_sync_region_barrier_implementation] = "barrier_implementation",
+    [ompt_sync_region_taskwait] = "taskwait",
+    [ompt_sync_region_taskgroup] = "taskgroup",
+    [ompt_sync_region_reduction] = "reduction",
+    [ompt_sync_region_barrier_implicit_workshare] = "barrier_implicit_workshare",
+    [ompt_sync_region_barrier_implicit_parallel] = "barrier_implicit_parallel",
+    [ompt_sync_region_barrier_teams] = "barrier_teams",
 };
 
 static const char *sync_name(int kind)
 {
   return kind > 0 && kind < (int)(sizeof sync_names / sizeof sync_names[0]) && sync_names[kind]
-             ? sync_names[kind] : "?";
+             ? sync_names[kind]
+             : "?";
 }
 
 /* What is innermost on the thread's stack of sync regions and waits, for evidence. */
@@ -64,16 +65,14 @@ static void push_sync_locked(thread_rec_t *t, int kind, bool wait)
 /* Closes the innermost entry if it is what the end names; else reports
  * against check and closes the nearest match, so one lost event is
  * reported once. */
-static void pop_sync_locked(thread_rec_t *t, check_id check, int kind, bool wait,
-                            const char *what)
+static void pop_sync_locked(thread_rec_t *t, check_id check, int kind, bool wait, const char *what)
 {
   int top = (t->nsync < MAX_OPEN ? t->nsync : MAX_OPEN) - 1;
   bool innermost = top >= 0 && t->sync[top].kind == kind && t->sync[top].wait == wait;
   if (!innermost) {
     char open[96];
     describe_top(t, open, sizeof open);
-    checker_violate(check, "%s end (%s) on thread #%d: %s", what, sync_name(kind), t->index,
-                    open);
+    checker_violate(check, "%s end (%s) on thread #%d: %s", what, sync_name(kind), t->index, open);
   } else {
     checker_held(check);
   }
@@ -86,8 +85,7 @@ static void pop_sync_locked(thread_rec_t *t, check_id check, int kind, bool wait
 }
 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                           ompt_data_t *parallel_data, ompt_data_t *task_data,
-                           const void *codeptr)
+                           ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr)
 {
   (void)parallel_data, (void)task_data, (void)codeptr;
   pthread_mutex_lock(&checker_mu);
@@ -129,14 +127,15 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     pop_sync_locked(t, CHK_SYNC_WAIT_NESTED, (int)kind, true, "sync_region_wait");
   if (endpoint == ompt_scope_begin && checker_is_barrier_kind((int)kind)) {
     bool set = have && frame && frame->enter_frame.ptr;
-    check_id which = kind == ompt_sync_region_barrier_explicit ? CHK_ENTER_FRAME_IN_BARRIER
-                                                               : CHK_ENTER_FRAME_IN_IMPLICIT_BARRIER;
+    check_id which = kind == ompt_sync_region_barrier_explicit
+                         ? CHK_ENTER_FRAME_IN_BARRIER
+                         : CHK_ENTER_FRAME_IN_IMPLICIT_BARRIER;
     EXPECT(which, set, "barrier wait (kind %d) on thread #%d: the task's enter frame is NULL",
            (int)kind, t->index);
     EXPECT(CHK_BARRIER_WAIT_STATE,
            state >= ompt_state_wait_barrier && state <= ompt_state_wait_barrier_teams,
-           "barrier wait (kind %d) on thread #%d: state 0x%x, not a wait_barrier state",
-           (int)kind, t->index, state);
+           "barrier wait (kind %d) on thread #%d: state 0x%x, not a wait_barrier state", (int)kind,
+           t->index, state);
   }
   pthread_mutex_unlock(&checker_mu);
 }
@@ -150,9 +149,10 @@ static void check_lock_id_locked(thread_rec_t *t, const char *what, ompt_mutex_t
                                  ompt_wait_id_t wait_id)
 {
   if (lock_kind(kind))
-    EXPECT(CHK_LOCK_WAIT_ID, checker_is_lock(wait_id), "%s on thread #%d: wait id 0x%llx is "
-           "not the address of any lock the program has", what, t->index,
-           (unsigned long long)wait_id);
+    EXPECT(CHK_LOCK_WAIT_ID, checker_is_lock(wait_id),
+           "%s on thread #%d: wait id 0x%llx is "
+           "not the address of any lock the program has",
+           what, t->index, (unsigned long long)wait_id);
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
@@ -172,17 +172,19 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
   if (kind == ompt_mutex_ordered)
     EXPECT(CHK_ORDERED_WAIT_ID, state == ompt_state_wait_ordered && state_id == wait_id,
            "mutex_acquire (ordered) on thread #%d: state 0x%x wait id 0x%llx, expected "
-           "wait_ordered on 0x%llx", t->index, state, (unsigned long long)state_id,
-           (unsigned long long)wait_id);
+           "wait_ordered on 0x%llx",
+           t->index, state, (unsigned long long)state_id, (unsigned long long)wait_id);
   if (kind == ompt_mutex_lock)
     EXPECT(CHK_LOCK_WAIT_STATE, state == ompt_state_wait_lock && state_id == wait_id,
            "mutex_acquire on thread #%d: state 0x%x wait id 0x%llx, expected wait_lock on "
-           "0x%llx", t->index, state, (unsigned long long)state_id, (unsigned long long)wait_id);
+           "0x%llx",
+           t->index, state, (unsigned long long)state_id, (unsigned long long)wait_id);
   if (kind == ompt_mutex_atomic)
     EXPECT(CHK_ATOMIC_WAIT_STATE, state == ompt_state_wait_atomic && state_id == wait_id,
            "mutex_acquire (atomic) on thread #%d: state %s (0x%x) wait id 0x%llx, expected "
-           "wait_atomic on 0x%llx", t->index, checker_state_name(state), state,
-           (unsigned long long)state_id, (unsigned long long)wait_id);
+           "wait_atomic on 0x%llx",
+           t->index, checker_state_name(state), state, (unsigned long long)state_id,
+           (unsigned long long)wait_id);
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -239,8 +241,10 @@ void checker_sync_final_checks_locked(void)
     thread_rec_t *t = &checker_threads[i];
     char open[96];
     describe_top(t, open, sizeof open);
-    EXPECT(CHK_SYNC_REGION_PAIRED, t->nsync == 0, "thread #%d at finalize: %d sync regions and "
-           "waits never ended; %s", t->index, t->nsync, open);
+    EXPECT(CHK_SYNC_REGION_PAIRED, t->nsync == 0,
+           "thread #%d at finalize: %d sync regions and "
+           "waits never ended; %s",
+           t->index, t->nsync, open);
   }
 }
 

@@ -33,11 +33,11 @@
 
 #define MAX_TASKS 65536
 #define MAX_DEPTH 64
-#define TASK_TAG (1ull << 62)
+#define TASK_TAG  (1ull << 62)
 
 typedef struct task_rec {
-  uint64_t parent;                /* the creator's task_data value */
-  int creator_thread;             /* the index of the thread that created it */
+  uint64_t parent;    /* the creator's task_data value */
+  int creator_thread; /* the index of the thread that created it */
   int flags;
   bool has_deps;
   int scheduled, completed;
@@ -94,8 +94,8 @@ static bool is_current_locked(const thread_rec_t *t, uint64_t value)
   return false;
 }
 
-static void on_task_create(ompt_data_t *enc_td, const ompt_frame_t *enc_frame,
-                           ompt_data_t *new_td, int flags, int has_deps, const void *codeptr)
+static void on_task_create(ompt_data_t *enc_td, const ompt_frame_t *enc_frame, ompt_data_t *new_td,
+                           int flags, int has_deps, const void *codeptr)
 {
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_task_create, "task_create");
@@ -110,12 +110,17 @@ static void on_task_create(ompt_data_t *enc_td, const ompt_frame_t *enc_frame,
   r->creator_thread = t->index;
   r->flags = flags;
   r->has_deps = has_deps != 0;
-  EXPECT(CHK_TASK_CREATE_CODEPTR, codeptr != NULL, "task_create on thread #%d without a "
-         "codeptr_ra", t->index);
-  EXPECT(CHK_TASK_CREATE_ENTER_FRAME, enc_frame && enc_frame->enter_frame.ptr, "task_create on "
-         "thread #%d: the creating task's enter frame is NULL", t->index);
+  EXPECT(CHK_TASK_CREATE_CODEPTR, codeptr != NULL,
+         "task_create on thread #%d without a "
+         "codeptr_ra",
+         t->index);
+  EXPECT(CHK_TASK_CREATE_ENTER_FRAME, enc_frame && enc_frame->enter_frame.ptr,
+         "task_create on "
+         "thread #%d: the creating task's enter frame is NULL",
+         t->index);
   if (enc_td)
-    EXPECT(CHK_TASK_CREATE_ENCOUNTERING, is_current_locked(t, enc_td->value), "task_create on "
+    EXPECT(CHK_TASK_CREATE_ENCOUNTERING, is_current_locked(t, enc_td->value),
+           "task_create on "
            "thread #%d: the encountering task (value 0x%llx) is not the thread's current task",
            t->index, (unsigned long long)enc_td->value);
   pthread_mutex_unlock(&checker_mu);
@@ -133,29 +138,35 @@ static void task_end_locked(thread_rec_t *t, ompt_data_t *prior, ompt_data_t *ne
   uint64_t pv = prior ? prior->value : 0;
   task_rec_t *r = task_of(prior);
   bool current = running[t->index].depth > 0 && is_current_locked(t, pv);
-  EXPECT(CHK_TASK_SCHEDULE_PRIOR, current, "task_schedule(complete) on thread #%d: prior "
-         "0x%llx is not the task the thread runs", t->index, (unsigned long long)pv);
+  EXPECT(CHK_TASK_SCHEDULE_PRIOR, current,
+         "task_schedule(complete) on thread #%d: prior "
+         "0x%llx is not the task the thread runs",
+         t->index, (unsigned long long)pv);
   if (current)
     running[t->index].depth--;
   if (r && ++r->completed > 1)
     checker_violate(CHK_TASK_COMPLETED_ONCE, "task 0x%llx completed %d times",
                     (unsigned long long)pv, r->completed);
   if (next)
-    EXPECT(CHK_TASK_SCHEDULE_NEXT, is_current_locked(t, next->value), "task_schedule(complete) "
-           "on thread #%d resumes 0x%llx, not the task that was running before", t->index,
-           (unsigned long long)next->value);
+    EXPECT(CHK_TASK_SCHEDULE_NEXT, is_current_locked(t, next->value),
+           "task_schedule(complete) "
+           "on thread #%d resumes 0x%llx, not the task that was running before",
+           t->index, (unsigned long long)next->value);
 }
 
 static void task_start_locked(thread_rec_t *t, ompt_data_t *prior, ompt_task_status_t status,
                               ompt_data_t *next)
 {
   uint64_t pv = prior ? prior->value : 0;
-  EXPECT(CHK_TASK_SCHEDULE_PRIOR, is_current_locked(t, pv), "task_schedule(%d) on thread #%d: "
-         "prior 0x%llx is not the thread's current task", (int)status, t->index,
-         (unsigned long long)pv);
+  EXPECT(CHK_TASK_SCHEDULE_PRIOR, is_current_locked(t, pv),
+         "task_schedule(%d) on thread #%d: "
+         "prior 0x%llx is not the thread's current task",
+         (int)status, t->index, (unsigned long long)pv);
   task_rec_t *r = task_of(next);
-  EXPECT(CHK_TASK_CREATE_BEFORE_SCHEDULE, r != NULL, "task_schedule on thread #%d starts a "
-         "task that had no task_create", t->index);
+  EXPECT(CHK_TASK_CREATE_BEFORE_SCHEDULE, r != NULL,
+         "task_schedule on thread #%d starts a "
+         "task that had no task_create",
+         t->index);
   if (r && ++r->scheduled > 1)
     checker_violate(CHK_TASK_SCHEDULED_ONCE, "task 0x%llx started %d times",
                     (unsigned long long)next->value, r->scheduled);
@@ -178,9 +189,10 @@ static void on_dependences(ompt_data_t *td, const ompt_dependence_t *deps, int n
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_dependences, "dependences");
   task_rec_t *r = task_of(td);
-  EXPECT(CHK_DEPENDENCES_WITH_DEPS, r && r->has_deps && ndeps > 0 && deps, "dependences (%d) "
-         "on thread #%d for task 0x%llx, which was not created with dependences", ndeps,
-         t->index, (unsigned long long)(td ? td->value : 0));
+  EXPECT(CHK_DEPENDENCES_WITH_DEPS, r && r->has_deps && ndeps > 0 && deps,
+         "dependences (%d) "
+         "on thread #%d for task 0x%llx, which was not created with dependences",
+         ndeps, t->index, (unsigned long long)(td ? td->value : 0));
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -189,8 +201,10 @@ static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_task_dependence, "task_dependence");
   task_rec_t *a = task_of(src), *b = task_of(sink);
-  EXPECT(CHK_DEPENDENCES_WITH_DEPS, a && b && a->has_deps && b->has_deps, "task_dependence on "
-         "thread #%d between tasks not both created with dependences", t->index);
+  EXPECT(CHK_DEPENDENCES_WITH_DEPS, a && b && a->has_deps && b->has_deps,
+         "task_dependence on "
+         "thread #%d between tasks not both created with dependences",
+         t->index);
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -203,16 +217,20 @@ static void task_frames_locked(thread_rec_t *t, const ompt_frame_t *frame, const
    * may have inlined the body: only its presence is checked then.
    */
   bool app = (frame->exit_frame_flags & ompt_frame_application) != 0;
-  bool above = frame->exit_frame.ptr &&
-               (app || (const char *)frame->exit_frame.ptr > (const char *)local);
-  EXPECT(CHK_TASK_EXIT_FRAME_ABOVE_BODY, above, "thread #%d: task exit frame %p is not above "
-         "the body's local at %p", t->index, frame->exit_frame.ptr, local);
+  bool above =
+      frame->exit_frame.ptr && (app || (const char *)frame->exit_frame.ptr > (const char *)local);
+  EXPECT(CHK_TASK_EXIT_FRAME_ABOVE_BODY, above,
+         "thread #%d: task exit frame %p is not above "
+         "the body's local at %p",
+         t->index, frame->exit_frame.ptr, local);
   if (above)
     EXPECT(CHK_EXIT_FRAME_FLAGS, checker_frame_flags_valid(frame->exit_frame_flags),
            "thread #%d: task exit frame %p has flags 0x%x", t->index, frame->exit_frame.ptr,
            frame->exit_frame_flags);
-  EXPECT(CHK_ENTER_FRAME_CLEAR_IN_TASK, !frame->enter_frame.ptr, "thread #%d: enter frame %p "
-         "set while a task body runs", t->index, frame->enter_frame.ptr);
+  EXPECT(CHK_ENTER_FRAME_CLEAR_IN_TASK, !frame->enter_frame.ptr,
+         "thread #%d: enter frame %p "
+         "set while a task body runs",
+         t->index, frame->enter_frame.ptr);
 }
 
 EXPORT void knit_ompt_checker_task_probe(const void *local)
@@ -237,15 +255,17 @@ EXPORT void knit_ompt_checker_task_probe(const void *local)
   }
   bool is_task = have0 && td && frame && (flags & ompt_task_explicit) && r && d > 0 &&
                  (d > MAX_DEPTH || running[t->index].stack[d - 1] == td->value);
-  EXPECT(CHK_TASK_INFO_EXPLICIT, is_task, "thread #%d in a task body: get_task_info(0) gave "
-         "task_data %p (value 0x%llx) flags 0x%x; the task it started last is 0x%llx", t->index,
-         (void *)td, td ? (unsigned long long)td->value : 0ull, flags,
+  EXPECT(CHK_TASK_INFO_EXPLICIT, is_task,
+         "thread #%d in a task body: get_task_info(0) gave "
+         "task_data %p (value 0x%llx) flags 0x%x; the task it started last is 0x%llx",
+         t->index, (void *)td, td ? (unsigned long long)td->value : 0ull, flags,
          d > 0 && d <= MAX_DEPTH ? (unsigned long long)running[t->index].stack[d - 1] : 0ull);
   if (is_task) {
     bool parent = a.have_task[1] && a.task[1] == r->parent;
-    EXPECT(CHK_TASK_INFO_PARENT, parent, "thread #%d in a task body: get_task_info(1) gave "
-           "0x%llx, the task's creator is 0x%llx", t->index, (unsigned long long)a.task[1],
-           (unsigned long long)r->parent);
+    EXPECT(CHK_TASK_INFO_PARENT, parent,
+           "thread #%d in a task body: get_task_info(1) gave "
+           "0x%llx, the task's creator is 0x%llx",
+           t->index, (unsigned long long)a.task[1], (unsigned long long)r->parent);
     task_frames_locked(t, frame, local);
     checker_check_ancestry_locked(t, &a, td->value, true, parent);
   }
@@ -255,10 +275,14 @@ EXPORT void knit_ompt_checker_task_probe(const void *local)
 void checker_task_final_checks_locked(void)
 {
   for (size_t i = 0; i < n_tasks; i++) {
-    EXPECT(CHK_TASK_SCHEDULED_ONCE, tasks[i].scheduled == 1, "task 0x%llx started %d times by "
-           "finalize", (unsigned long long)(TASK_TAG | i), tasks[i].scheduled);
-    EXPECT(CHK_TASK_COMPLETED_ONCE, tasks[i].completed == 1, "task 0x%llx completed %d times "
-           "by finalize", (unsigned long long)(TASK_TAG | i), tasks[i].completed);
+    EXPECT(CHK_TASK_SCHEDULED_ONCE, tasks[i].scheduled == 1,
+           "task 0x%llx started %d times by "
+           "finalize",
+           (unsigned long long)(TASK_TAG | i), tasks[i].scheduled);
+    EXPECT(CHK_TASK_COMPLETED_ONCE, tasks[i].completed == 1,
+           "task 0x%llx completed %d times "
+           "by finalize",
+           (unsigned long long)(TASK_TAG | i), tasks[i].completed);
   }
 }
 

@@ -43,8 +43,10 @@ bool checker_implicit_key_locked(uint64_t value, uint64_t *key)
 /* The runtime's own work is overhead (OpenMP 5.0 ompt_state_t), where it says so. */
 static void check_overhead_locked(const thread_rec_t *t, const char *what, int state)
 {
-  EXPECT(CHK_OVERHEAD_IN_RUNTIME, state == ompt_state_overhead, "%s on thread #%d: state %s "
-         "(0x%x), not overhead", what, t->index, checker_state_name(state), state);
+  EXPECT(CHK_OVERHEAD_IN_RUNTIME, state == ompt_state_overhead,
+         "%s on thread #%d: state %s "
+         "(0x%x), not overhead",
+         what, t->index, checker_state_name(state), state);
 }
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
@@ -78,12 +80,15 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
   thread_rec_t *t = checker_event_locked(ompt_callback_parallel_begin, "parallel_begin");
   check_overhead_locked(t, "parallel_begin", state);
   bool have = enc_frame && enc_frame->enter_frame.ptr;
-  EXPECT(CHK_ENTER_FRAME_AT_FORK, have, "parallel_begin on thread #%d: encountering task's "
-         "enter frame is NULL", t->index);
+  EXPECT(CHK_ENTER_FRAME_AT_FORK, have,
+         "parallel_begin on thread #%d: encountering task's "
+         "enter frame is NULL",
+         t->index);
   if (have)
     EXPECT(CHK_ENTER_FRAME_FLAGS, checker_frame_flags_valid(enc_frame->enter_frame_flags),
            "parallel_begin on thread #%d: enter frame %p has flags 0x%x (neither cfa nor "
-           "framepointer)", t->index, enc_frame->enter_frame.ptr, enc_frame->enter_frame_flags);
+           "framepointer)",
+           t->index, enc_frame->enter_frame.ptr, enc_frame->enter_frame_flags);
   uint64_t key = ++checker_n_regions;
   parallel_data->value = key;
   if (key <= MAX_REGIONS) {
@@ -111,20 +116,23 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task_da
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_parallel_end, "parallel_end");
   check_overhead_locked(t, "parallel_end", state);
-  EXPECT(CHK_PARALLEL_PAIRED, t->npar > 0, "parallel_end(%p) on thread #%d, which has no "
-         "open region", (void *)parallel_data, t->index);
+  EXPECT(CHK_PARALLEL_PAIRED, t->npar > 0,
+         "parallel_end(%p) on thread #%d, which has no "
+         "open region",
+         (void *)parallel_data, t->index);
   if (t->npar > 0) {
     t->npar--;
     if (t->npar < MAX_OPEN) {
       uint64_t key = t->par[t->npar].key;
-      EXPECT(CHK_PARALLEL_DATA_SAME, parallel_data->value == key, "region %llu on thread #%d: "
+      EXPECT(CHK_PARALLEL_DATA_SAME, parallel_data->value == key,
+             "region %llu on thread #%d: "
              "parallel_end's parallel_data %p holds %llu, not the region's value",
              (unsigned long long)key, t->index, (void *)parallel_data,
              (unsigned long long)parallel_data->value);
-      EXPECT(CHK_PARALLEL_DATA_ADDRESS, t->par[t->npar].pd == parallel_data, "region %llu on "
+      EXPECT(CHK_PARALLEL_DATA_ADDRESS, t->par[t->npar].pd == parallel_data,
+             "region %llu on "
              "thread #%d: parallel_begin gave parallel_data %p, parallel_end %p",
-             (unsigned long long)key, t->index, (void *)t->par[t->npar].pd,
-             (void *)parallel_data);
+             (unsigned long long)key, t->index, (void *)t->par[t->npar].pd, (void *)parallel_data);
     }
   }
   pthread_mutex_unlock(&checker_mu);
@@ -134,8 +142,10 @@ static void region_begin_locked(thread_rec_t *t, region_rec_t *r, uint64_t key, 
                                 unsigned index)
 {
   if (r->begins > 0)
-    EXPECT(CHK_TEAM_SIZE_CONSISTENT, r->actual == actual, "region %llu: implicit tasks say "
-           "team sizes %u and %u", (unsigned long long)key, r->actual, actual);
+    EXPECT(CHK_TEAM_SIZE_CONSISTENT, r->actual == actual,
+           "region %llu: implicit tasks say "
+           "team sizes %u and %u",
+           (unsigned long long)key, r->actual, actual);
   else
     r->actual = actual;
   r->begins++;
@@ -161,8 +171,10 @@ static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
   if (!(flags & ompt_task_initial)) {
     key = parallel_data ? parallel_data->value : 0;
     bool known = key != 0 && key <= checker_n_regions && key <= MAX_REGIONS;
-    EXPECT(CHK_IMPLICIT_TASK_IN_REGION, known, "implicit task on thread #%d names no region "
-           "that began (parallel_data %p)", t->index, (void *)parallel_data);
+    EXPECT(CHK_IMPLICIT_TASK_IN_REGION, known,
+           "implicit task on thread #%d names no region "
+           "that began (parallel_data %p)",
+           t->index, (void *)parallel_data);
     if (known)
       region_begin_locked(t, &checker_regions[key - 1], key, actual, index);
     else
@@ -192,16 +204,20 @@ static void implicit_end_locked(thread_rec_t *t, ompt_data_t *task_data)
       break;
     }
   }
-  EXPECT(CHK_IMPLICIT_TASK_PAIRED, found >= 0, "implicit_task end (task_data %p holding %llu) "
-         "on thread #%d matches no open implicit task", (void *)task_data,
-         (unsigned long long)task_data->value, t->index);
+  EXPECT(CHK_IMPLICIT_TASK_PAIRED, found >= 0,
+         "implicit_task end (task_data %p holding %llu) "
+         "on thread #%d matches no open implicit task",
+         (void *)task_data, (unsigned long long)task_data->value, t->index);
   if (found < 0)
     return;
-  EXPECT(CHK_IMPLICIT_TASK_DATA_ADDRESS, t->imp[found].td == task_data, "thread #%d: implicit "
-         "task began with task_data %p and ends with %p", t->index, (void *)t->imp[found].td,
-         (void *)task_data);
-  EXPECT(CHK_IMPLICIT_TASK_NESTED, found == top, "thread #%d ends implicit task %d while %d "
-         "later ones are open", t->index, found, top - found);
+  EXPECT(CHK_IMPLICIT_TASK_DATA_ADDRESS, t->imp[found].td == task_data,
+         "thread #%d: implicit "
+         "task began with task_data %p and ends with %p",
+         t->index, (void *)t->imp[found].td, (void *)task_data);
+  EXPECT(CHK_IMPLICIT_TASK_NESTED, found == top,
+         "thread #%d ends implicit task %d while %d "
+         "later ones are open",
+         t->index, found, top - found);
   memmove(&t->imp[found], &t->imp[found + 1], sizeof t->imp[0] * (size_t)(top - found));
   t->nimp--;
 }
@@ -214,8 +230,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_implicit_task, "implicit_task");
   if (!(flags & ompt_task_initial))
-    check_overhead_locked(t, endpoint == ompt_scope_begin ? "implicit_task begin"
-                                                          : "implicit_task end", state);
+    check_overhead_locked(
+        t, endpoint == ompt_scope_begin ? "implicit_task begin" : "implicit_task end", state);
   if (endpoint == ompt_scope_begin)
     implicit_begin_locked(t, parallel_data, task_data, actual, index, flags);
   else
@@ -233,16 +249,22 @@ void checker_thread_final_checks_locked(void)
 {
   for (int i = 0; i < checker_n_threads; i++) {
     thread_rec_t *t = &checker_threads[i];
-    EXPECT(CHK_PARALLEL_PAIRED, t->npar == 0, "thread #%d: %d parallel regions never ended "
-           "(region %llu first)", t->index, t->npar, (unsigned long long)t->par[0].key);
-    EXPECT(CHK_WORK_CLOSED, t->nwork == 0, "thread #%d: %d worksharing constructs never ended "
-           "(type %d first)", t->index, t->nwork, t->work[0]);
+    EXPECT(CHK_PARALLEL_PAIRED, t->npar == 0,
+           "thread #%d: %d parallel regions never ended "
+           "(region %llu first)",
+           t->index, t->npar, (unsigned long long)t->par[0].key);
+    EXPECT(CHK_WORK_CLOSED, t->nwork == 0,
+           "thread #%d: %d worksharing constructs never ended "
+           "(type %d first)",
+           t->index, t->nwork, t->work[0]);
     EXPECT(CHK_MASKED_PAIRED, t->nmasked == 0, "thread #%d: %d masked regions never ended",
            t->index, t->nmasked);
     /* The initial thread's implicit task is still open at finalize. */
     int open = t->nimp - (t->nimp > 0 && t->imp[0].key == 0);
-    EXPECT(CHK_IMPLICIT_TASK_CLOSED, open <= 0, "thread #%d: %d implicit tasks never ended "
-           "(task_data %p first)", t->index, open, (void *)t->imp[t->nimp > 1].td);
+    EXPECT(CHK_IMPLICIT_TASK_CLOSED, open <= 0,
+           "thread #%d: %d implicit tasks never ended "
+           "(task_data %p first)",
+           t->index, open, (void *)t->imp[t->nimp > 1].td);
     if (t->begun && t->ran_task)
       EXPECT(CHK_THREAD_TYPES, t->type == ompt_thread_initial || t->type == ompt_thread_worker,
              "thread #%d began as type %d (not initial or worker) and ran an implicit task",
@@ -250,16 +272,20 @@ void checker_thread_final_checks_locked(void)
   }
   for (uint64_t k = 0; k < checker_n_regions && k < MAX_REGIONS; k++) {
     region_rec_t *r = &checker_regions[k];
-    EXPECT(CHK_IMPLICIT_TASK_COUNT, r->begins == r->actual, "region %llu: %u implicit tasks "
-           "began in a team of %u", (unsigned long long)k + 1, r->begins, r->actual);
+    EXPECT(CHK_IMPLICIT_TASK_COUNT, r->begins == r->actual,
+           "region %llu: %u implicit tasks "
+           "began in a team of %u",
+           (unsigned long long)k + 1, r->begins, r->actual);
   }
   qsort(checker_ids, checker_n_ids, sizeof checker_ids[0], compare_ids);
   size_t dup = 0;
   for (size_t i = 1; i < checker_n_ids && !dup; i++)
     if (checker_ids[i] == checker_ids[i - 1])
       dup = i;
-  EXPECT(CHK_UNIQUE_IDS, checker_n_ids > 1 && !dup, "ompt_get_unique_id returned %llu more "
-         "than once (of %zu ids)", (unsigned long long)checker_ids[dup], checker_n_ids);
+  EXPECT(CHK_UNIQUE_IDS, checker_n_ids > 1 && !dup,
+         "ompt_get_unique_id returned %llu more "
+         "than once (of %zu ids)",
+         (unsigned long long)checker_ids[dup], checker_n_ids);
 }
 
 void checker_register_thread_callbacks(void)

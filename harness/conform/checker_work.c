@@ -19,14 +19,17 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
       t->work[t->nwork] = (int)wstype;
     t->nwork++;
   } else {
-    EXPECT(CHK_WORK_PAIRED, t->nwork > 0, "work end (type %d) on thread #%d, which has no "
-           "open worksharing construct", (int)wstype, t->index);
+    EXPECT(CHK_WORK_PAIRED, t->nwork > 0,
+           "work end (type %d) on thread #%d, which has no "
+           "open worksharing construct",
+           (int)wstype, t->index);
     if (t->nwork > 0) {
       t->nwork--;
       if (t->nwork < MAX_OPEN)
-        EXPECT(CHK_WORK_PAIRED, t->work[t->nwork] == (int)wstype, "work end of type %d on "
-               "thread #%d closes a construct of type %d", (int)wstype, t->index,
-               t->work[t->nwork]);
+        EXPECT(CHK_WORK_PAIRED, t->work[t->nwork] == (int)wstype,
+               "work end of type %d on "
+               "thread #%d closes a construct of type %d",
+               (int)wstype, t->index, t->work[t->nwork]);
     }
   }
   pthread_mutex_unlock(&checker_mu);
@@ -41,8 +44,10 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data
   if (endpoint == ompt_scope_begin) {
     t->nmasked++;
   } else {
-    EXPECT(CHK_MASKED_PAIRED, t->nmasked > 0, "masked end on thread #%d, which has no open "
-           "masked region", t->index);
+    EXPECT(CHK_MASKED_PAIRED, t->nmasked > 0,
+           "masked end on thread #%d, which has no open "
+           "masked region",
+           t->index);
     if (t->nmasked > 0)
       t->nmasked--;
   }
@@ -57,9 +62,10 @@ static void on_dispatch(ompt_data_t *pd, ompt_data_t *td, ompt_dispatch_t kind,
   thread_rec_t *t = checker_event_locked(ompt_callback_dispatch, "dispatch");
   int want = kind == ompt_dispatch_section ? ompt_work_sections : ompt_work_loop;
   int top = t->nwork > 0 && t->nwork <= MAX_OPEN ? t->work[t->nwork - 1] : -1;
-  EXPECT(CHK_DISPATCH_INSIDE_WORK, top == want, "dispatch (kind %d) on thread #%d outside an "
-         "open %s construct (innermost open: %d)", (int)kind, t->index,
-         want == ompt_work_sections ? "sections" : "loop", top);
+  EXPECT(CHK_DISPATCH_INSIDE_WORK, top == want,
+         "dispatch (kind %d) on thread #%d outside an "
+         "open %s construct (innermost open: %d)",
+         (int)kind, t->index, want == ompt_work_sections ? "sections" : "loop", top);
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -71,9 +77,11 @@ static void on_cancel(ompt_data_t *td, int flags, const void *codeptr)
   int what = flags & (ompt_cancel_activated | ompt_cancel_detected | ompt_cancel_discarded_task);
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_cancel, "cancel");
-  EXPECT(CHK_CANCEL_FLAGS, construct && !(construct & (construct - 1)) && what &&
-         !(what & (what - 1)), "cancel on thread #%d with flags 0x%x: not one construct and "
-         "one of activated, detected, discarded_task", t->index, flags);
+  EXPECT(CHK_CANCEL_FLAGS,
+         construct && !(construct & (construct - 1)) && what && !(what & (what - 1)),
+         "cancel on thread #%d with flags 0x%x: not one construct and "
+         "one of activated, detected, discarded_task",
+         t->index, flags);
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -90,8 +98,8 @@ static void on_flush(ompt_data_t *thread_data, const void *codeptr)
   count_event(ompt_callback_flush, "flush");
 }
 
-static void on_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                         ompt_data_t *pd, ompt_data_t *td, const void *codeptr)
+static void on_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
+                         ompt_data_t *td, const void *codeptr)
 {
   (void)kind, (void)endpoint, (void)pd, (void)td, (void)codeptr;
   count_event(ompt_callback_reduction, "reduction");

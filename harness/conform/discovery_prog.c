@@ -76,24 +76,27 @@ int main(int argc, char **argv)
   int s[6], z[6];
   bool loaded = tool_state(argv[2], s);
   char ev[256];
-  snprintf(ev, sizeof ev, "tool %s: loaded %d, ompt_start_tool called %d, initialize %d, "
-           "regions seen %d of %d, after declining %d", strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2],
-           loaded, s[STARTED], s[INITIALIZED], s[SEEN], REGIONS, s[SEEN_AFTER_DECLINE]);
+  snprintf(ev, sizeof ev,
+           "tool %s: loaded %d, ompt_start_tool called %d, initialize %d, "
+           "regions seen %d of %d, after declining %d",
+           strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2], loaded, s[STARTED],
+           s[INITIALIZED], s[SEEN], REGIONS, s[SEEN_AFTER_DECLINE]);
   if (strcmp(mode, "libraries") == 0)
-    return verdict("tool_libraries", s[STARTED] == 1 && s[INITIALIZED] == 1 && s[SEEN] == REGIONS, ev);
+    return verdict("tool_libraries", s[STARTED] == 1 && s[INITIALIZED] == 1 && s[SEEN] == REGIONS,
+                   ev);
   if (strcmp(mode, "disabled") == 0)
     return verdict("tool_disabled", s[STARTED] == 0 && s[INITIALIZED] == 0, ev);
   if (strcmp(mode, "declines") == 0)
-    return verdict("tool_declines", s[INITIALIZED] == 1 && s[DECLINED] &&
-                   s[SEEN_AFTER_DECLINE] == 0, ev);
+    return verdict("tool_declines",
+                   s[INITIALIZED] == 1 && s[DECLINED] && s[SEEN_AFTER_DECLINE] == 0, ev);
   if (strcmp(mode, "after_null") == 0) {
     tool_state(argv[3], z);
     bool asked = getenv("KNIT_CONFORM_NULL_TOOL_ASKED") != NULL;
     size_t len = strlen(ev);
     snprintf(ev + len, sizeof ev - len, "; the NULL-returning tool before it was %s",
              asked ? "asked first" : "NOT asked");
-    return verdict("tool_libraries_after_null", asked && s[STARTED] == 1 &&
-                   s[INITIALIZED] == 1 && s[SEEN] == REGIONS, ev);
+    return verdict("tool_libraries_after_null",
+                   asked && s[STARTED] == 1 && s[INITIALIZED] == 1 && s[SEEN] == REGIONS, ev);
   }
   fprintf(stderr, "conform_discovery: unknown mode '%s'\n", mode);
   return 2;

@@ -23,8 +23,12 @@ static int started, initialized, declined, regions, regions_after_decline, final
 /* started, initialized, declined, regions seen, regions seen after declining, finalized. */
 EXPORT void knit_conform_tool_state(int state[6])
 {
-  int s[6] = {started, initialized, declined, __atomic_load_n(&regions, __ATOMIC_RELAXED),
-              __atomic_load_n(&regions_after_decline, __ATOMIC_RELAXED), finalized};
+  int s[6] = {started,
+              initialized,
+              declined,
+              __atomic_load_n(&regions, __ATOMIC_RELAXED),
+              __atomic_load_n(&regions_after_decline, __ATOMIC_RELAXED),
+              finalized};
   memcpy(state, s, sizeof s);
 }
 
@@ -55,7 +59,7 @@ static void tool_fini(ompt_data_t *tool_data)
   FILE *f = declined && path && *path ? fopen(path, "a") : NULL;
   if (f) {
     fprintf(f, "check\ttool_declines\tdiscovery\tfail\tfinalize was called after initialize "
-            "returned 0\n");
+               "returned 0\n");
     fclose(f);
   }
 }

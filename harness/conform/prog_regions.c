@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define REGIONS 3
-#define ITERS 64
+#define ITERS   64
 
 #if defined(__clang__)
 #define CONTROL_TOOL_FLUSH() omp_control_tool(omp_control_tool_flush, 0, NULL)
@@ -49,8 +49,8 @@ extern char knit_critical_name[] __asm__(".gomp_critical_user_knit_conform");
  * clang calls libatomic instead: a long does there, and the atomic is the
  * compiler's alone.
  */
-#if !defined(__clang__) &&                                                                         \
-    (defined(__x86_64__) || defined(__aarch64__) || (defined(__powerpc64__) && defined(__BIG_ENDIAN__)))
+#if !defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__) ||                         \
+                            (defined(__powerpc64__) && defined(__BIG_ENDIAN__)))
 typedef long double knit_atomic_t;
 #else
 typedef long knit_atomic_t;
@@ -190,9 +190,10 @@ int main(void)
   if (sum != (long)REGIONS * ITERS * (ITERS - 1) / 2 || ord_bad || ord_next != REGIONS * ITERS ||
       sections != 2 * REGIONS || singles != REGIONS || masters != REGIONS || inner != 4 ||
       critical_turns != lock_turns || atomic_sum != (knit_atomic_t)critical_turns) {
-    fprintf(stderr, "prog_regions: wrong results: sum %ld ordered %ld/%ld sections %d "
-            "singles %d masters %d inner %d critical %d lock %d atomic %Lg\n", sum, ord_next,
-            ord_bad, sections, singles, masters, inner, critical_turns, lock_turns,
+    fprintf(stderr,
+            "prog_regions: wrong results: sum %ld ordered %ld/%ld sections %d "
+            "singles %d masters %d inner %d critical %d lock %d atomic %Lg\n",
+            sum, ord_next, ord_bad, sections, singles, masters, inner, critical_turns, lock_turns,
             (long double)atomic_sum);
     return 1;
   }

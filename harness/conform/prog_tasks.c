@@ -69,8 +69,7 @@ static void watched_child(int what, int *count, int *started)
 /* The events this program causes on any runtime that offers them. */
 static const unsigned long long exercised =
     KNIT_CHECKER_REGION_EVENTS | KNIT_CHECKER_EVENT(ompt_callback_task_create) |
-    KNIT_CHECKER_EVENT(ompt_callback_task_schedule) |
-    KNIT_CHECKER_EVENT(ompt_callback_dependences);
+    KNIT_CHECKER_EVENT(ompt_callback_task_schedule) | KNIT_CHECKER_EVENT(ompt_callback_dependences);
 
 int main(void)
 {
@@ -111,7 +110,7 @@ int main(void)
       x += probe(2);
 #pragma omp task depend(in : x) shared(x, count)
       __atomic_add_fetch(&count, probe(x == 3), __ATOMIC_RELAXED);
-#pragma omp task if(0) shared(count)
+#pragma omp task if (0) shared(count)
       __atomic_add_fetch(&count, probe(1), __ATOMIC_RELAXED);
 #pragma omp taskgroup
       {
@@ -138,8 +137,8 @@ int main(void)
   }
   omp_destroy_lock(&lock);
   if (count != 2 + 16 + 1 + 1 + 1 + 1 || x != 3 || tree != 32 || looped != 32 || nested != 4) {
-    fprintf(stderr, "prog_tasks: count %d x %d tree %d looped %d nested %d are wrong\n", count,
-            x, tree, looped, nested);
+    fprintf(stderr, "prog_tasks: count %d x %d tree %d looped %d nested %d are wrong\n", count, x,
+            tree, looped, nested);
     return 1;
   }
   return 0;

@@ -19,15 +19,15 @@ static const struct {
   const char *name;
   sampling_test_fn run;
 } tests[] = {
-  {"sigaction_context", sampling_sigaction_context},
-  {"many_threads", sampling_many_threads},
-  {"thread_timer_target", sampling_thread_timer_target},
-  {"fork_sampling", sampling_fork},
-  {"exec_sampling", sampling_exec},
-  {"nested_sigsegv", sampling_nested_sigsegv},
-  {"handler_mask_restored", sampling_handler_mask_restored},
-  {"itimer_prof_signal", sampling_itimer_prof_signal},
-  {"mmap_in_handler", sampling_mmap_in_handler},
+    {"sigaction_context", sampling_sigaction_context},
+    {"many_threads", sampling_many_threads},
+    {"thread_timer_target", sampling_thread_timer_target},
+    {"fork_sampling", sampling_fork},
+    {"exec_sampling", sampling_exec},
+    {"nested_sigsegv", sampling_nested_sigsegv},
+    {"handler_mask_restored", sampling_handler_mask_restored},
+    {"itimer_prof_signal", sampling_itimer_prof_signal},
+    {"mmap_in_handler", sampling_mmap_in_handler},
 };
 
 bool sampling_spin_until(volatile int *done, int max_ms)

@@ -59,8 +59,7 @@ static void ctx_handler(int sig, siginfo_t *si, void *uc)
 
 /* The function the timer interrupts: a loop with no call in it, so the
  * interrupted pc lies inside it.  Exported so that dladdr can name it. */
-__attribute__((noinline, visibility("default"))) void
-knit_conform_spin_here(uintptr_t *local_out)
+__attribute__((noinline, visibility("default"))) void knit_conform_spin_here(uintptr_t *local_out)
 {
   volatile char local = 0;
   *local_out = (uintptr_t)&local;
@@ -86,11 +85,14 @@ sampling_verdict sampling_sigaction_context(char *ev, size_t len)
     return SAMPLING_FAIL;
   }
   Dl_info info;
-  bool named = dladdr((void *)(uintptr_t)ctx_pc, &info) && info.dli_saddr == (void *)knit_conform_spin_here;
+  bool named =
+      dladdr((void *)(uintptr_t)ctx_pc, &info) && info.dli_saddr == (void *)knit_conform_spin_here;
   intptr_t dist = (intptr_t)(local - (uintptr_t)ctx_sp);
   bool sp_ok = dist > -4096 && dist < 4096;
-  snprintf(ev, len, "pc 0x%llx in %s+0x%llx (want knit_conform_spin_here); sp 0x%llx, %+ld "
-           "bytes from a local of that function", (unsigned long long)ctx_pc,
+  snprintf(ev, len,
+           "pc 0x%llx in %s+0x%llx (want knit_conform_spin_here); sp 0x%llx, %+ld "
+           "bytes from a local of that function",
+           (unsigned long long)ctx_pc,
            named ? "knit_conform_spin_here" : (info.dli_sname ? info.dli_sname : "?"),
            (unsigned long long)(ctx_pc - (uintptr_t)(info.dli_saddr ? info.dli_saddr : 0)),
            (unsigned long long)ctx_sp, (long)dist);
@@ -145,9 +147,10 @@ sampling_verdict sampling_nested_sigsegv(char *ev, size_t len)
   sigset_t now;
   sigprocmask(SIG_BLOCK, NULL, &now);
   bool unblocked = !sigismember(&now, SIGSEGV) && !sigismember(&now, SIGPROF);
-  snprintf(ev, len, "3 samples faulted in the handler: %d recovered by siglongjmp, %d handlers "
-           "finished; afterwards SIGSEGV and SIGPROF are %s", (int)recoveries, (int)handler_ends,
-           unblocked ? "unblocked" : "still blocked");
+  snprintf(ev, len,
+           "3 samples faulted in the handler: %d recovered by siglongjmp, %d handlers "
+           "finished; afterwards SIGSEGV and SIGPROF are %s",
+           (int)recoveries, (int)handler_ends, unblocked ? "unblocked" : "still blocked");
   return recoveries == 3 && handler_ends == 3 && unblocked ? SAMPLING_PASS : SAMPLING_FAIL;
 }
 
@@ -182,8 +185,10 @@ sampling_verdict sampling_handler_mask_restored(char *ev, size_t len)
   int differ = 0;
   for (int s = 1; s < NSIG; s++)
     differ += sigismember(&before, s) != sigismember(&after, s);
-  snprintf(ev, len, "in the handler SIGPROF %s and sa_mask's SIGUSR2 %s; after it returned %d "
-           "signals differ from the mask before", mask_prof_blocked ? "blocked" : "NOT blocked",
+  snprintf(ev, len,
+           "in the handler SIGPROF %s and sa_mask's SIGUSR2 %s; after it returned %d "
+           "signals differ from the mask before",
+           mask_prof_blocked ? "blocked" : "NOT blocked",
            mask_extra_blocked ? "blocked" : "NOT blocked", differ);
   return mask_seen && mask_prof_blocked && mask_extra_blocked && differ == 0 ? SAMPLING_PASS
                                                                              : SAMPLING_FAIL;
@@ -258,7 +263,9 @@ sampling_verdict sampling_mmap_in_handler(char *ev, size_t len)
   for (int i = 0; i < 100; i++)
     raise(SIGPROF);
   ignore(SIGPROF);
-  snprintf(ev, len, "100 handlers mapped, wrote, read back and unmapped 64 KiB: %d succeeded, "
-           "%d failed", (int)mmap_ok, (int)mmap_failed);
+  snprintf(ev, len,
+           "100 handlers mapped, wrote, read back and unmapped 64 KiB: %d succeeded, "
+           "%d failed",
+           (int)mmap_ok, (int)mmap_failed);
   return mmap_ok == 100 ? SAMPLING_PASS : SAMPLING_FAIL;
 }

@@ -19,9 +19,9 @@
 #include "sampling.h"
 
 #define SAMPLES_WANTED 10
-#define SPIN_MAX_MS 10000
+#define SPIN_MAX_MS    10000
 /* The exec'ed child's exit status when execve itself failed with ENOEXEC. */
-#define EXIT_NOEXEC 120
+#define EXIT_NOEXEC    120
 
 static pid_t my_tid(void)
 {
@@ -34,7 +34,7 @@ bool sampling_thread_timer(int clock, long first_us, long period_us, int signo, 
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = signo;
-  sev._sigev_un._tid = my_tid();  /* sigev_notify_thread_id, which glibc 2.36 lacks */
+  sev._sigev_un._tid = my_tid(); /* sigev_notify_thread_id, which glibc 2.36 lacks */
   sev.sigev_value.sival_int = my_tid();
   timer_t t;
   if (timer_create((clockid_t)clock, &sev, &t) != 0)
@@ -141,8 +141,10 @@ sampling_verdict sampling_many_threads(char *ev, size_t len)
 {
   int created;
   int fewest = run_threads(32, CLOCK_MONOTONIC, 1000, &created);
-  snprintf(ev, len, "32 threads with 1 ms CLOCK_MONOTONIC timers: %d started, the least "
-           "sampled got %d samples (want %d)", created, fewest, SAMPLES_WANTED);
+  snprintf(ev, len,
+           "32 threads with 1 ms CLOCK_MONOTONIC timers: %d started, the least "
+           "sampled got %d samples (want %d)",
+           created, fewest, SAMPLES_WANTED);
   return created == 32 && fewest >= SAMPLES_WANTED ? SAMPLING_PASS : SAMPLING_FAIL;
 }
 
@@ -150,11 +152,12 @@ sampling_verdict sampling_thread_timer_target(char *ev, size_t len)
 {
   int created;
   int fewest = run_threads(4, CLOCK_THREAD_CPUTIME_ID, 2000, &created);
-  snprintf(ev, len, "4 threads with CPU-time timers (SIGEV_THREAD_ID): %d signals on another "
-           "thread than their timer's; the least sampled thread got %d", (int)wrong_thread,
-           fewest);
+  snprintf(ev, len,
+           "4 threads with CPU-time timers (SIGEV_THREAD_ID): %d signals on another "
+           "thread than their timer's; the least sampled thread got %d",
+           (int)wrong_thread, fewest);
   return created == 4 && fewest >= SAMPLES_WANTED && wrong_thread == 0 ? SAMPLING_PASS
-                                                                        : SAMPLING_FAIL;
+                                                                       : SAMPLING_FAIL;
 }
 
 sampling_verdict sampling_fork(char *ev, size_t len)
@@ -204,7 +207,8 @@ sampling_verdict sampling_exec(char *ev, size_t len)
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (code == EXIT_NOEXEC) {
-    snprintf(ev, len, "execve of this program failed with ENOEXEC: the platform cannot exec a "
+    snprintf(ev, len,
+             "execve of this program failed with ENOEXEC: the platform cannot exec a "
              "program of this ISA (QEMU user mode without binfmt_misc)");
     return SAMPLING_UNSUPPORTED;
   }

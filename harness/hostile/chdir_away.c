@@ -13,7 +13,10 @@ static volatile unsigned long sink;
 
 /* Work for a time on the clock (hostile.h): a count of iterations gave
  * too few samples on a fast or loaded machine. */
-static void work(double seconds) { sink += hostile_spin(seconds); }
+static void work(double seconds)
+{
+  sink += hostile_spin(seconds);
+}
 
 static void *worker(void *arg)
 {

@@ -23,7 +23,10 @@ static volatile sig_atomic_t caught;
 
 /* Work for a time on the clock (hostile.h): a count of iterations gave
  * too few samples on a fast or loaded machine. */
-static void work(double seconds) { sink += hostile_spin(seconds); }
+static void work(double seconds)
+{
+  sink += hostile_spin(seconds);
+}
 
 static void *worker(void *arg)
 {
@@ -61,8 +64,7 @@ static int own_handler(void)
   dfl.sa_handler = SIG_DFL;
   struct sigaction was;
   sigaction(SIGINT, &dfl, &was);
-  printf("was %s, now: %s\n", was.sa_handler == SIG_IGN ? "ignored" : "other",
-         disposition(SIGINT));
+  printf("was %s, now: %s\n", was.sa_handler == SIG_IGN ? "ignored" : "other", disposition(SIGINT));
   fflush(stdout);
   work(0.1);
   raise(SIGINT); /* ends the program, by the default action */

@@ -12,9 +12,15 @@
  * machine, fewer samples than the case asks for. */
 static volatile unsigned sink;
 
-__attribute__((noinline)) static void work_before(void) { sink += hostile_spin(0.03); }
+__attribute__((noinline)) static void work_before(void)
+{
+  sink += hostile_spin(0.03);
+}
 
-__attribute__((noinline)) static void work_after(void) { sink += hostile_spin(0.12); }
+__attribute__((noinline)) static void work_after(void)
+{
+  sink += hostile_spin(0.12);
+}
 
 int main(void)
 {

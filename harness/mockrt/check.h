@@ -9,12 +9,12 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                \
-    }                                                                                    \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                     \
+      __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                          \
+    }                                                                                              \
   } while (0)
 
 /* Sleeps us microseconds (under a second): lets other threads get ahead. */

@@ -125,8 +125,10 @@ static void region_args_12(void)
   long v1 = seed + 1, v2 = seed + 2, v3 = seed + 3, v4 = seed + 4, v5 = seed + 5, v6 = seed + 6,
        v7 = seed + 7, v8 = seed + 8, v9 = seed + 9, v10 = seed + 10, v11 = seed + 11;
 #pragma omp parallel num_threads(NT)
-  __atomic_add_fetch(&total, 1 * v1 + 2 * v2 + 3 * v3 + 4 * v4 + 5 * v5 + 6 * v6 + 7 * v7 + 8 * v8
-                     + 9 * v9 + 10 * v10 + 11 * v11 + 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&total,
+                     1 * v1 + 2 * v2 + 3 * v3 + 4 * v4 + 5 * v5 + 6 * v6 + 7 * v7 + 8 * v8 +
+                         9 * v9 + 10 * v10 + 11 * v11 + 1,
+                     __ATOMIC_RELAXED);
   CHECK(total == NT * (7106L + 1));
 }
 
@@ -135,13 +137,15 @@ static void region_args_20(void)
 {
   long total = 0;
   long v1 = seed + 1, v2 = seed + 2, v3 = seed + 3, v4 = seed + 4, v5 = seed + 5, v6 = seed + 6,
-       v7 = seed + 7, v8 = seed + 8, v9 = seed + 9, v10 = seed + 10, v11 = seed + 11, v12 = seed +
-       12, v13 = seed + 13, v14 = seed + 14, v15 = seed + 15, v16 = seed + 16, v17 = seed + 17,
-       v18 = seed + 18, v19 = seed + 19;
+       v7 = seed + 7, v8 = seed + 8, v9 = seed + 9, v10 = seed + 10, v11 = seed + 11,
+       v12 = seed + 12, v13 = seed + 13, v14 = seed + 14, v15 = seed + 15, v16 = seed + 16,
+       v17 = seed + 17, v18 = seed + 18, v19 = seed + 19;
 #pragma omp parallel num_threads(NT)
-  __atomic_add_fetch(&total, 1 * v1 + 2 * v2 + 3 * v3 + 4 * v4 + 5 * v5 + 6 * v6 + 7 * v7 + 8 * v8
-                     + 9 * v9 + 10 * v10 + 11 * v11 + 12 * v12 + 13 * v13 + 14 * v14 + 15 * v15 +
-                     16 * v16 + 17 * v17 + 18 * v18 + 19 * v19 + 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&total,
+                     1 * v1 + 2 * v2 + 3 * v3 + 4 * v4 + 5 * v5 + 6 * v6 + 7 * v7 + 8 * v8 +
+                         9 * v9 + 10 * v10 + 11 * v11 + 12 * v12 + 13 * v13 + 14 * v14 + 15 * v15 +
+                         16 * v16 + 17 * v17 + 18 * v18 + 19 * v19 + 1,
+                     __ATOMIC_RELAXED);
   CHECK(total == NT * (21470L + 1));
 }
 
@@ -162,28 +166,28 @@ static void test_forwarded_args(void)
 }
 
 /* Every index once, and lastprivate sees the last one. */
-#define STATIC_LOOP_CHECK(type, sched, n)                                             \
-  do {                                                                                \
-    memset(hits, 0, sizeof hits);                                                     \
-    type last = (type)-1;                                                             \
-    _Pragma("omp parallel num_threads(NT)")                                           \
-    {                                                                                 \
-      _Pragma(sched)                                                                  \
-      for (type i = 0; i < (type)(n); i++) {                                          \
-        __atomic_add_fetch(&hits[i], 1, __ATOMIC_RELAXED);                            \
-        last = i;                                                                     \
-      }                                                                               \
-    }                                                                                 \
-    for (long k = 0; k < (long)(n); k++)                                              \
-      CHECK(hits[k] == 1);                                                            \
-    if ((n) > 0)                                                                      \
-      CHECK(last == (type)((n) - 1));                                                 \
+#define STATIC_LOOP_CHECK(type, sched, n)                                                          \
+  do {                                                                                             \
+    memset(hits, 0, sizeof hits);                                                                  \
+    type last = (type)-1;                                                                          \
+    _Pragma("omp parallel num_threads(NT)")                                                        \
+    {                                                                                              \
+      _Pragma(sched) for (type i = 0; i < (type)(n); i++)                                          \
+      {                                                                                            \
+        __atomic_add_fetch(&hits[i], 1, __ATOMIC_RELAXED);                                         \
+        last = i;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    for (long k = 0; k < (long)(n); k++)                                                           \
+      CHECK(hits[k] == 1);                                                                         \
+    if ((n) > 0)                                                                                   \
+      CHECK(last == (type)((n)-1));                                                                \
   } while (0)
 
 static void test_static_loops(void)
 {
   static int hits[1024];
-  static const long trips[] = { 0, 1, 2, 3, NT - 1, NT, NT + 1, 97, 1000 };
+  static const long trips[] = {0, 1, 2, 3, NT - 1, NT, NT + 1, 97, 1000};
   for (size_t t = 0; t < sizeof trips / sizeof trips[0]; t++) {
     long n = trips[t];
     STATIC_LOOP_CHECK(int, "omp for schedule(static) lastprivate(last)", n);

@@ -55,10 +55,10 @@ static int n_other_thread_end;
 static __thread int my_thread_type;
 static __thread ompt_data_t *my_thread_data;
 
-#define STRICT(cond)                                                                     \
-  do {                                                                                   \
-    if (is_mock)                                                                         \
-      CHECK(cond);                                                                       \
+#define STRICT(cond)                                                                               \
+  do {                                                                                             \
+    if (is_mock)                                                                                   \
+      CHECK(cond);                                                                                 \
   } while (0)
 
 #define NOT_ON_SHEPHERD() CHECK(my_thread_type != ompt_thread_other)
@@ -142,8 +142,8 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *par, ompt_da
   }
 }
 
-static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t ep,
-                                ompt_data_t *par, ompt_data_t *task, const void *codeptr)
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par,
+                                ompt_data_t *task, const void *codeptr)
 {
   (void)par;
   (void)task;
@@ -159,9 +159,8 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
              kind == ompt_sync_region_barrier_implicit_workshare ||
              kind == ompt_sync_region_barrier_implicit_parallel) {
     STRICT(state == ompt_state_wait_barrier_implicit ||
-          state == ompt_state_wait_barrier_implicit_workshare ||
-          state == ompt_state_wait_barrier_implicit_parallel ||
-          state == ompt_state_wait_barrier);
+           state == ompt_state_wait_barrier_implicit_workshare ||
+           state == ompt_state_wait_barrier_implicit_parallel || state == ompt_state_wait_barrier);
   }
   /* Inside any barrier the current task is inside a runtime call. */
   ompt_frame_t *f = NULL;
@@ -265,7 +264,7 @@ static void tool_finalize(ompt_data_t *tool_data)
 __attribute__((visibility("default"))) ompt_start_tool_result_t *
 ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {
-  static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+  static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
   CHECK(omp_version >= 201611);
   CHECK(runtime_version != NULL);
   is_mock = runtime_version && strstr(runtime_version, "mockrt") != NULL;

@@ -9,7 +9,7 @@
 
 #include "check.h"
 
-#define N 1000
+#define N  1000
 #define NT 4
 
 static void test_queries(void)
@@ -230,7 +230,7 @@ static void test_loops(void)
 
 static void test_single_sections(void)
 {
-  int singles = 0, nowaits = 0, sec[3] = { 0, 0, 0 }, psec[2] = { 0, 0 };
+  int singles = 0, nowaits = 0, sec[3] = {0, 0, 0}, psec[2] = {0, 0};
 #pragma omp parallel num_threads(NT)
   {
     for (int r = 0; r < 20; r++) {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #define ROUNDS 50
-#define TASKS 64
+#define TASKS  64
 
 int main(void)
 {
@@ -35,7 +35,7 @@ int main(void)
       seen = done;
       if (seen != TASKS)
         bad++;
-      /* Never taken; it makes the region's barriers cancellable. */
+        /* Never taken; it makes the region's barriers cancellable. */
 #pragma omp cancel parallel if (round < 0)
     }
   }

@@ -15,7 +15,7 @@
 
 #include "check.h"
 
-#define N 200
+#define N  200
 #define NT 4
 
 static void test_ordered(void)
@@ -56,7 +56,7 @@ static void test_ordered(void)
 
 static void test_sections_single(void)
 {
-  int sec[4] = { 0, 0, 0, 0 }, copied[NT], execs = 0;
+  int sec[4] = {0, 0, 0, 0}, copied[NT], execs = 0;
   memset(copied, 0, sizeof copied);
 #pragma omp parallel num_threads(NT)
   {

@@ -69,8 +69,7 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
   ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
   get_state = (ompt_get_state_t)lookup("ompt_get_state");
   get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
-  if (set_callback(ompt_callback_dependences, (ompt_callback_t)on_dependences) ==
-      ompt_set_always)
+  if (set_callback(ompt_callback_dependences, (ompt_callback_t)on_dependences) == ompt_set_always)
     tool_on = 1;
   return 1;
 }
@@ -82,7 +81,7 @@ static void tool_fini(ompt_data_t *tool_data)
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {
-  static ompt_start_tool_result_t result = { tool_init, tool_fini, { 0 } };
+  static ompt_start_tool_result_t result = {tool_init, tool_fini, {0}};
   (void)omp_version;
   (void)runtime_version;
   return &result;
@@ -115,7 +114,7 @@ static void test_wait_state(void)
 {
   static pthread_t waiter;
   static int waiter_known;
-  int posted[16] = { 0 };
+  int posted[16] = {0};
   int seen = 0;
   signal(SIGUSR1, on_sample);
 #pragma omp parallel num_threads(2)
@@ -129,7 +128,8 @@ static void test_wait_state(void)
     if (i > 0)
       CHECK(posted_1d(posted, i - 1));
     if (i == 5 && omp_get_num_threads() < 2) {
-      seen = sampled_wait_id = sampled_enter_frame = 1; /* no other thread to wait: nothing to see */
+      seen = sampled_wait_id = sampled_enter_frame =
+          1; /* no other thread to wait: nothing to see */
     } else if (i == 5) {
       while (!__atomic_load_n(&waiter_known, __ATOMIC_ACQUIRE))
         pause_us(100);
@@ -161,19 +161,19 @@ static void test_chain(void)
 {
   static long a[N1];
   static int posted[N1];
-#define CHAIN_LOOP(sched)                                                                \
-  do {                                                                                   \
-    memset(a, 0, sizeof a);                                                              \
-    memset(posted, 0, sizeof posted);                                                    \
-    a[0] = 1;                                                                            \
-    _Pragma("omp parallel") _Pragma(sched) for (int i = 1; i < N1; i++)                  \
-    {                                                                                    \
-      _Pragma("omp ordered depend(sink : i - 1)") CHECK(i == 1 || posted_1d(posted, i - 1)); \
-      a[i] = a[i - 1] + i;                                                               \
-      post_1d(posted, i);                                                                \
-      _Pragma("omp ordered depend(source)")                                              \
-    }                                                                                    \
-    CHECK(a[N1 - 1] == 1 + (long)(N1 - 1) * N1 / 2);                                     \
+#define CHAIN_LOOP(sched)                                                                          \
+  do {                                                                                             \
+    memset(a, 0, sizeof a);                                                                        \
+    memset(posted, 0, sizeof posted);                                                              \
+    a[0] = 1;                                                                                      \
+    _Pragma("omp parallel") _Pragma(sched) for (int i = 1; i < N1; i++)                            \
+    {                                                                                              \
+      _Pragma("omp ordered depend(sink : i - 1)") CHECK(i == 1 || posted_1d(posted, i - 1));       \
+      a[i] = a[i - 1] + i;                                                                         \
+      post_1d(posted, i);                                                                          \
+      _Pragma("omp ordered depend(source)")                                                        \
+    }                                                                                              \
+    CHECK(a[N1 - 1] == 1 + (long)(N1 - 1) * N1 / 2);                                               \
   } while (0)
   CHAIN_LOOP("omp for ordered(1)");
   CHAIN_LOOP("omp for ordered(1) schedule(static, 3)");
@@ -213,13 +213,13 @@ static void test_down(void)
  * waits for an iteration that never comes.
  */
 #ifdef __clang__
-#define WAVE_DIAG 0
+#define WAVE_DIAG  0
 #define WAVE_SINKS depend(sink : i - 1, j) depend(sink : i, j - 1)
 #else
-#define WAVE_DIAG 1
+#define WAVE_DIAG  1
 #define WAVE_SINKS depend(sink : i - 1, j) depend(sink : i, j - 1) depend(sink : i - 1, j + 1)
 #endif
-#define PRAGMA(x) _Pragma(#x)
+#define PRAGMA(x)            _Pragma(#x)
 #define ORDERED_SINKS(sinks) PRAGMA(omp ordered sinks)
 
 static void test_wavefront(void)
@@ -266,7 +266,7 @@ static void test_ull(unsigned long long lo, unsigned long long hi)
 static void test_many(void)
 {
   static long c[40];
-  long sums[3 + 20] = { 0 };
+  long sums[3 + 20] = {0};
 #pragma omp parallel
   {
     for (int k = 0; k < 3 + 20; k++) {

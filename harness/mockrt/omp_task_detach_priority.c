@@ -116,10 +116,10 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
   (void)initial_device;
   (void)tool_data;
   ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
-  tool_on = set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create) ==
-                ompt_set_always &&
-            set_callback(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule) ==
-                ompt_set_always;
+  tool_on =
+      set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create) == ompt_set_always &&
+      set_callback(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule) ==
+          ompt_set_always;
   return 1;
 }
 
@@ -130,7 +130,7 @@ static void tool_fini(ompt_data_t *tool_data)
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {
-  static ompt_start_tool_result_t result = { tool_init, tool_fini, { 0 } };
+  static ompt_start_tool_result_t result = {tool_init, tool_fini, {0}};
   (void)omp_version;
   (void)runtime_version;
   return &result;
@@ -142,8 +142,8 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 
 static void test_priority(int max, int any_order)
 {
-  static const int prio[NPRIO] = { 3, 8, 1, 6, 2, 7, 5, 4 };
-  int order[NPRIO] = { 0 }, pos = 0, released = 0, team = 0;
+  static const int prio[NPRIO] = {3, 8, 1, 6, 2, 7, 5, 4};
+  int order[NPRIO] = {0}, pos = 0, released = 0, team = 0;
 #pragma omp parallel shared(order, pos, released, team)
   {
     if (omp_get_thread_num() == 0) {
@@ -356,8 +356,8 @@ int main(int argc, char **argv)
     pthread_mutex_lock(&tool_mu);
     /* Four events are fulfilled late (at least one surely is); each detach has its completion. */
     if (n_detach < 1 || n_detach != n_fulfil_complete || n_bad_schedule)
-      fprintf(stderr, "task_schedule: %d detach, %d completions at fulfilment, %d bad\n",
-              n_detach, n_fulfil_complete, n_bad_schedule);
+      fprintf(stderr, "task_schedule: %d detach, %d completions at fulfilment, %d bad\n", n_detach,
+              n_fulfil_complete, n_bad_schedule);
     CHECK(n_detach >= 1 && n_detach <= 4);
     CHECK(n_detach == n_fulfil_complete);
     CHECK(n_bad_schedule == 0);

@@ -50,8 +50,8 @@ static void test_counter_and_barrier(int deterministic)
            * can start it, so a runtime whose other threads do not run tasks
            * at the barrier is caught however the threads are timed.
            */
-          for (int w = 0; !deterministic && w < 50000 &&
-                          __atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2; w++)
+          for (int w = 0;
+               !deterministic && w < 50000 && __atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2; w++)
             pause_us(100);
           pause_us(1000);
           __atomic_add_fetch(&count, 1, __ATOMIC_SEQ_CST);
@@ -75,11 +75,12 @@ static void test_if0_final_untied(void)
 {
   int done = 0, in_final = -1, child_in_final = -1, child_done = 0, untied = 0;
   int creator = -1, runner = -2;
-#pragma omp parallel num_threads(2) shared(done, in_final, child_in_final, child_done, untied, creator, runner)
+#pragma omp parallel num_threads(2)                                                                \
+    shared(done, in_final, child_in_final, child_done, untied, creator, runner)
 #pragma omp single
   {
     creator = omp_get_thread_num();
-#pragma omp task if(0) shared(done, runner)
+#pragma omp task if (0) shared(done, runner)
     {
       runner = omp_get_thread_num();
       done = 1;
@@ -148,13 +149,13 @@ static void test_depend(void)
       order[__atomic_fetch_add(&n, 1, __ATOMIC_SEQ_CST)] = 4;
     }
     /* An undeferred task with a dependence waits for the writer above. */
-#pragma omp task if(0) depend(in : x) shared(x)
+#pragma omp task if (0) depend(in : x) shared(x)
     CHECK(x == 124);
 #pragma omp taskwait
   }
   CHECK(n == 5);
   CHECK(x == 124);
-  int want[5] = { 1, 2, 3, 3, 4 };
+  int want[5] = {1, 2, 3, 3, 4};
   for (int i = 0; i < 5 && i < n; i++)
     CHECK(order[i] == want[i]);
   printf("tasks: depend chain %d%d%d%d%d\n", order[0], order[1], order[2], order[3], order[4]);
@@ -162,7 +163,7 @@ static void test_depend(void)
 
 static void test_taskwait_taskgroup(void)
 {
-  int flags[4] = { 0 }, grand = 0, yielded = 0;
+  int flags[4] = {0}, grand = 0, yielded = 0;
 #pragma omp parallel shared(flags, grand, yielded)
 #pragma omp single
   {

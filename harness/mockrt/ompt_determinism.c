@@ -18,8 +18,8 @@
 #include <time.h>
 
 #define MAX_REGIONS 16
-#define NT 4
-#define LOG 8192
+#define NT          4
+#define LOG         8192
 
 static char logs[MAX_REGIONS][NT][LOG];
 static int region_count;
@@ -56,8 +56,8 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *pd, ompt_dat
   }
 }
 
-static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t ep, ompt_data_t *pd,
-                    ompt_data_t *td, uint64_t count, const void *ra)
+static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t ep, ompt_data_t *pd, ompt_data_t *td,
+                    uint64_t count, const void *ra)
 {
   (void)pd, (void)td, (void)ra;
   note(ep == ompt_scope_begin ? "W%ld+%ld " : "W%ld-%ld ", (long)wstype, (long)count);
@@ -96,7 +96,7 @@ static void tool_fini(ompt_data_t *data)
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned v, const char *rt)
 {
-  static ompt_start_tool_result_t r = { tool_init, tool_fini, { 0 } };
+  static ompt_start_tool_result_t r = {tool_init, tool_fini, {0}};
   (void)v, (void)rt;
   return &r;
 }
@@ -104,8 +104,8 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned v, const char *rt)
 /* Uneven, thread- and run-dependent work, so timing differs between runs. */
 static void busy(int i)
 {
-  struct timespec ts = { 0, (long)((i * 7919 + omp_get_thread_num() * 104729 +
-                                    (int)(clock() & 0xff)) % 200) * 1000L };
+  struct timespec ts = {
+      0, (long)((i * 7919 + omp_get_thread_num() * 104729 + (int)(clock() & 0xff)) % 200) * 1000L};
   nanosleep(&ts, NULL);
 }
 
@@ -143,8 +143,8 @@ int main(void)
   }
   (void)chunks;
   /* Looked up: gcc's libgomp does not have it, so a direct call would not link. */
-  int (*control)(int, int, void *) = (int (*)(int, int, void *))dlsym(RTLD_DEFAULT,
-                                                                      "omp_control_tool");
+  int (*control)(int, int, void *) =
+      (int (*)(int, int, void *))dlsym(RTLD_DEFAULT, "omp_control_tool");
   if (!control || control(3 /* flush */, 7, NULL) != 307) {
     fprintf(stderr, "ompt_determinism: omp_control_tool did not return the tool's answer\n");
     return 1;

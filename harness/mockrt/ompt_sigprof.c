@@ -81,7 +81,7 @@ static void start_timer(void)
   sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
   if (timer_create(CLOCK_MONOTONIC, &sev, &my_timer) != 0)
     return;
-  struct itimerspec its = { { 0, 200000 }, { 0, 200000 } };
+  struct itimerspec its = {{0, 200000}, {0, 200000}};
   timer_settime(my_timer, 0, &its, NULL);
   have_timer = 1;
 }
@@ -133,7 +133,7 @@ static void tool_fini(ompt_data_t *tool_data)
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int v, const char *rt)
 {
-  static ompt_start_tool_result_t r = { tool_init, tool_fini, { 0 } };
+  static ompt_start_tool_result_t r = {tool_init, tool_fini, {0}};
   (void)v;
   (void)rt;
   return &r;
@@ -175,8 +175,8 @@ int main(void)
   long seen = __atomic_load_n(&samples, __ATOMIC_RELAXED);
   long wrong = __atomic_load_n(&bad, __ATOMIC_RELAXED);
   if (counter != expect || wrong != 0 || seen < 20) {
-    fprintf(stderr, "ompt_sigprof: counter %ld/%ld, %ld samples, %ld bad\n", counter, expect,
-            seen, wrong);
+    fprintf(stderr, "ompt_sigprof: counter %ld/%ld, %ld samples, %ld bad\n", counter, expect, seen,
+            wrong);
     return 1;
   }
   printf("ompt_sigprof: %ld samples, all consistent\n", seen);

@@ -107,8 +107,8 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *par, ompt_da
   }
 }
 
-static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t ep,
-                                ompt_data_t *par, ompt_data_t *task, const void *codeptr)
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par,
+                                ompt_data_t *task, const void *codeptr)
 {
   (void)par;
   (void)task;
@@ -228,7 +228,7 @@ static void tool_finalize(ompt_data_t *tool_data)
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {
-  static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+  static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
   CHECK(omp_version >= 201611);
   CHECK(runtime_version != NULL);
   return &result;

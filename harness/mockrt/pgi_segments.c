@@ -26,8 +26,8 @@
 
 #include "check.h"
 
-#define NT 4
-#define ROUNDS 3
+#define NT           4
+#define ROUNDS       3
 /* mockrt/pgi/segment.h's MOCKRT_PGI_SEGMENT_SIZE: the test must not include the runtime. */
 #define SEGMENT_SIZE (256u * 1024u)
 
@@ -37,8 +37,8 @@ static int initialized, is_pgi, n_other_threads;
 
 /* What each thread saw in each round; written by that thread only. */
 typedef struct seen {
-  uintptr_t body;       /* a local of the outlined body */
-  uintptr_t original;   /* a local of the implicit_task callback, on the thread's own stack */
+  uintptr_t body;     /* a local of the outlined body */
+  uintptr_t original; /* a local of the implicit_task callback, on the thread's own stack */
   uintptr_t exit_frame;
   int exit_flags;
   int task_flags;
@@ -95,7 +95,7 @@ static void tool_finalize(ompt_data_t *tool_data)
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version, const char *runtime_version)
 {
-  static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+  static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
   (void)omp_version;
   is_pgi = runtime_version && strstr(runtime_version, "pgi personality") != NULL;
   return &result;
@@ -142,8 +142,8 @@ static int read_maps(mapping_t *m, int max)
     unsigned long long lo, hi, off;
     char perms[5], dev[16], name[64] = "";
     unsigned long inode;
-    if (sscanf(line, "%llx-%llx %4s %llx %15s %lu %63s", &lo, &hi, perms, &off, dev, &inode,
-               name) < 6)
+    if (sscanf(line, "%llx-%llx %4s %llx %15s %lu %63s", &lo, &hi, perms, &off, dev, &inode, name) <
+        6)
       continue;
     m[n].lo = (uintptr_t)lo;
     m[n].hi = (uintptr_t)hi;
@@ -195,8 +195,9 @@ static void check_round(int round, int nthreads)
     /* Not where the thread's original stack is. */
     CHECK(find(maps, n, s->original) != b);
     if (failures)
-      fprintf(stderr, "round %d thread %d: body %#" PRIxPTR " exit %#" PRIxPTR
-                      " original %#" PRIxPTR " mapping %#" PRIxPTR "-%#" PRIxPTR " %s\n",
+      fprintf(stderr,
+              "round %d thread %d: body %#" PRIxPTR " exit %#" PRIxPTR " original %#" PRIxPTR
+              " mapping %#" PRIxPTR "-%#" PRIxPTR " %s\n",
               round, t, s->body, s->exit_frame, s->original, seg->lo, seg->hi, seg->perms);
   }
   /* Every thread has its own segment. */

@@ -32,8 +32,8 @@ static int tool_init(ompt_function_lookup_t lookup, int dev, ompt_data_t *tool_d
   (void)dev;
   (void)tool_data;
   ompt_set_callback_t set_cb = (ompt_set_callback_t)lookup("ompt_set_callback");
-  if (!set_cb || set_cb(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin) !=
-                     ompt_set_always)
+  if (!set_cb ||
+      set_cb(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin) != ompt_set_always)
     return 0;
   mockrt_test_initialized = 1;
   return 1;
@@ -47,7 +47,7 @@ static void tool_fini(ompt_data_t *tool_data)
 __attribute__((visibility("default"))) ompt_start_tool_result_t *
 ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {
-  static ompt_start_tool_result_t r = { tool_init, tool_fini, { 0 } };
+  static ompt_start_tool_result_t r = {tool_init, tool_fini, {0}};
   (void)omp_version;
   (void)runtime_version;
   return &r;

@@ -22,8 +22,8 @@
 
 #include "check.h"
 
-void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc,
-                             void **argv, void **exit_frame);
+void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc, void **argv,
+                             void **exit_frame);
 
 #define MAX_ARGS 24
 
@@ -32,7 +32,7 @@ static int want_argc;
 static void *want_argv[MAX_ARGS];
 static void *exit_slot;
 static char *caller_cfa;
-static const void *caller_ra;          /* where the calling function returns to */
+static const void *caller_ra; /* where the calling function returns to */
 static int32_t *want_gtid, *want_btid;
 static int calls;
 
@@ -57,7 +57,7 @@ static __attribute__((noinline)) void check_frame(char *callee_cfa)
   char *exit_frame = exit_slot;
   CHECK(exit_frame > callee_cfa && exit_frame <= caller_cfa);
   /* The unwinder reaches the trampoline's caller's return address. */
-  unwind_search_t s = { caller_ra, 0, 0 };
+  unwind_search_t s = {caller_ra, 0, 0};
   _Unwind_Backtrace(unwind_step, &s);
   CHECK(s.found);
   calls++;
@@ -80,17 +80,17 @@ static void variadic_callee(int32_t *gtid, int32_t *btid, ...)
 static void fixed_callee_8(int32_t *gtid, int32_t *btid, void *a0, void *a1, void *a2, void *a3,
                            void *a4, void *a5, void *a6, void *a7)
 {
-  void *got[] = { a0, a1, a2, a3, a4, a5, a6, a7 };
+  void *got[] = {a0, a1, a2, a3, a4, a5, a6, a7};
   CHECK(gtid == want_gtid && btid == want_btid);
   CHECK(memcmp(got, want_argv, sizeof got) == 0);
   check_frame(__builtin_dwarf_cfa());
 }
 
-static void fixed_callee_13(int32_t *gtid, int32_t *btid, void *a0, void *a1, void *a2,
-                            void *a3, void *a4, void *a5, void *a6, void *a7, void *a8, void *a9,
-                            void *a10, void *a11, void *a12)
+static void fixed_callee_13(int32_t *gtid, int32_t *btid, void *a0, void *a1, void *a2, void *a3,
+                            void *a4, void *a5, void *a6, void *a7, void *a8, void *a9, void *a10,
+                            void *a11, void *a12)
 {
-  void *got[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 };
+  void *got[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12};
   CHECK(gtid == want_gtid && btid == want_btid);
   CHECK(memcmp(got, want_argv, sizeof got) == 0);
   check_frame(__builtin_dwarf_cfa());

@@ -33,7 +33,6 @@ int knit_fixture_teardown(void **state);
  * addr+len). Also runs it with the workspace, whose instruction records
  * every pass after the first reads instead of decoding again, and checks
  * that the recipes are the same. Returns the number of recipes. */
-int knit_fixture_analyze(const uint8_t *code, size_t len, uint64_t addr, knit_recipe *out,
-                         int max);
+int knit_fixture_analyze(const uint8_t *code, size_t len, uint64_t addr, knit_recipe *out, int max);
 
 #endif /* KNIT_HARNESS_ANALYZE_FIXTURE_H */

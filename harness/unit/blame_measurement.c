@@ -12,25 +12,34 @@
 #include "harness/unit/blame_measurement.h"
 #include "profiler/measure/write_file.h"
 
-#define MODULE_ID 9u
+#define MODULE_ID   9u
 #define MODULE_PATH "/nonexistent/locks"
-#define SOURCE "/src/locks.c"
+#define SOURCE      "/src/locks.c"
 
-#define CALL(id, parent, offset) {id, parent, MODULE_ID, KNIT_NODE_CALL, {0}, offset}
-#define SAMPLE(id, parent, offset) {id, parent, MODULE_ID, KNIT_NODE_SAMPLE, {0}, offset}
-#define PLACEHOLDER(id, parent, ph) \
-  {id, parent, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, {0}, ph}
+#define CALL(id, parent, offset)                                                                   \
+  {                                                                                                \
+    id, parent, MODULE_ID, KNIT_NODE_CALL, {0}, offset                                             \
+  }
+#define SAMPLE(id, parent, offset)                                                                 \
+  {                                                                                                \
+    id, parent, MODULE_ID, KNIT_NODE_SAMPLE, {0}, offset                                           \
+  }
+#define PLACEHOLDER(id, parent, ph)                                                                \
+  {                                                                                                \
+    id, parent, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, {0}, ph                            \
+  }
 #define ROOT PLACEHOLDER(0, 0, KNIT_PH_ROOT)
 
 /* Both threads' paths into the region: main -> run_locks -> the body. */
 #define REGION_PATH CALL(1, 0, 0x100), CALL(2, 1, 0x200), CALL(3, 2, 0x300)
 
 static const knit_node_record main_nodes[] = {
-    ROOT, REGION_PATH,
-    SAMPLE(4, 3, 0x400),                            /* hold_long */
-    SAMPLE(5, 3, 0x500),                            /* hold_short */
+    ROOT,
+    REGION_PATH,
+    SAMPLE(4, 3, 0x400), /* hold_long */
+    SAMPLE(5, 3, 0x500), /* hold_short */
     PLACEHOLDER(6, 3, KNIT_PH_OMP_LOCK_WAIT),
-    SAMPLE(7, 3, 0x600),                            /* compute */
+    SAMPLE(7, 3, 0x600), /* compute */
 };
 static const knit_metric_record main_metrics[] = {
     {4, KNIT_METRIC_SAMPLES, 6}, {4, KNIT_METRIC_OMP_MUTEX_BLAME, 3000},
@@ -38,24 +47,28 @@ static const knit_metric_record main_metrics[] = {
     {6, KNIT_METRIC_SAMPLES, 4}, {6, KNIT_METRIC_OMP_MUTEX_WAIT, 4000},
     {7, KNIT_METRIC_SAMPLES, 8}, {7, KNIT_METRIC_OMP_IDLE, 1500},
 };
-static const knit_stat_record main_stats[] = {
-    {KNIT_STAT_SAMPLES, 0, 20}, {KNIT_STAT_BLAME_UNCLAIMED, 0, 500}};
+static const knit_stat_record main_stats[] = {{KNIT_STAT_SAMPLES, 0, 20},
+                                              {KNIT_STAT_BLAME_UNCLAIMED, 0, 500}};
 
 static const knit_node_record worker_nodes[] = {
-    ROOT, REGION_PATH,
-    SAMPLE(4, 3, 0x400),                            /* hold_long */
+    ROOT,
+    REGION_PATH,
+    SAMPLE(4, 3, 0x400), /* hold_long */
     PLACEHOLDER(5, 3, KNIT_PH_OMP_LOCK_WAIT),
     PLACEHOLDER(6, 0, KNIT_PH_OMP_IDLE),
 };
 static const knit_metric_record worker_metrics[] = {
-    {4, KNIT_METRIC_SAMPLES, 2}, {4, KNIT_METRIC_OMP_IDLE, 500},
+    {4, KNIT_METRIC_SAMPLES, 2},
+    {4, KNIT_METRIC_OMP_IDLE, 500},
     {4, KNIT_METRIC_OMP_MUTEX_BLAME, 1000},
-    {5, KNIT_METRIC_SAMPLES, 3}, {5, KNIT_METRIC_OMP_MUTEX_WAIT, 3000},
+    {5, KNIT_METRIC_SAMPLES, 3},
+    {5, KNIT_METRIC_OMP_MUTEX_WAIT, 3000},
     {6, KNIT_METRIC_SAMPLES, 1},
 };
-static const knit_stat_record worker_stats[] = {
-    {KNIT_STAT_SAMPLES, 0, 6}, {KNIT_STAT_BLOCKED, 0, 3}, {KNIT_STAT_TRUNCATED, 0, 2},
-    {KNIT_STAT_BLAME_LOST, 0, 1500}};
+static const knit_stat_record worker_stats[] = {{KNIT_STAT_SAMPLES, 0, 6},
+                                                {KNIT_STAT_BLOCKED, 0, 3},
+                                                {KNIT_STAT_TRUNCATED, 0, 2},
+                                                {KNIT_STAT_BLAME_LOST, 0, 1500}};
 
 typedef struct thread_spec {
   const char *name;
@@ -104,8 +117,8 @@ static void put_records(knit_writer *w, uint32_t section, const void *records, s
   knit_writer_end_section(w);
 }
 
-static void write_thread(const char *dir, const thread_spec *t, const char *event,
-                         uint64_t period, int with_blame)
+static void write_thread(const char *dir, const thread_spec *t, const char *event, uint64_t period,
+                         int with_blame)
 {
   knit_file_header h;
   memset(&h, 0, sizeof h);
@@ -137,8 +150,7 @@ static void write_thread(const char *dir, const thread_spec *t, const char *even
   assert_int_equal(knit_writer_close(&w), 0);
 }
 
-void blame_measurement_write(const char *dir, const char *event, uint64_t period,
-                             int with_blame)
+void blame_measurement_write(const char *dir, const char *event, uint64_t period, int with_blame)
 {
   for (size_t i = 0; i < LEN(threads); i++)
     write_thread(dir, &threads[i], event, period, with_blame);
@@ -150,7 +162,7 @@ static const struct {
   const char *function;
   unsigned line;
 } names[] = {
-    {0x100, "main", 10},      {0x200, "run_locks", 20}, {0x300, "run_locks._omp_fn.0", 30},
+    {0x100, "main", 10},      {0x200, "run_locks", 20},  {0x300, "run_locks._omp_fn.0", 30},
     {0x400, "hold_long", 40}, {0x500, "hold_short", 50}, {0x600, "compute", 60},
 };
 

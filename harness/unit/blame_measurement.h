@@ -31,8 +31,7 @@
 /* Writes the measurement into dir (created if missing): event and period
  * go into every file's header; with_blame 0 leaves the blame metrics and
  * statistics out. Fails the running test when a file cannot be written. */
-void blame_measurement_write(const char *dir, const char *event, uint64_t period,
-                             int with_blame);
+void blame_measurement_write(const char *dir, const char *event, uint64_t period, int with_blame);
 
 /* Loads dir as the commands do and names its nodes as the table above
  * (its module file does not exist, so the symbolizer cannot). Fails the

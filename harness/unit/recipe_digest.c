@@ -38,7 +38,8 @@ typedef struct digest {
   uint64_t h;
 } digest;
 
-static void mix(digest *d, const void *p, size_t n) {
+static void mix(digest *d, const void *p, size_t n)
+{
   const uint8_t *b = p;
   for (size_t i = 0; i < n; i++) {
     d->h ^= b[i];
@@ -46,10 +47,14 @@ static void mix(digest *d, const void *p, size_t n) {
   }
 }
 
-static void mix_u64(digest *d, uint64_t v) { mix(d, &v, sizeof v); }
+static void mix_u64(digest *d, uint64_t v)
+{
+  mix(d, &v, sizeof v);
+}
 
 /* Field by field: the struct's padding is not part of a recipe. */
-static void mix_recipe(digest *d, const knit_recipe *r) {
+static void mix_recipe(digest *d, const knit_recipe *r)
+{
   mix_u64(d, r->start);
   mix_u64(d, r->end);
   int32_t ints[4] = {r->cfa_offset, r->ra_offset, r->fp_offset, r->fp_sp_delta};
@@ -58,14 +63,16 @@ static void mix_recipe(digest *d, const knit_recipe *r) {
   mix(d, bytes, sizeof bytes);
 }
 
-static void mix_result(digest *d, uint64_t start, int n, const knit_recipe *r) {
+static void mix_result(digest *d, uint64_t start, int n, const knit_recipe *r)
+{
   mix_u64(d, start);
   mix_u64(d, (uint64_t)(int64_t)n);
   for (int i = 0; i < n; i++)
     mix_recipe(d, &r[i]);
 }
 
-static void mix_jump(digest *d, const knit_jump_state *j) {
+static void mix_jump(digest *d, const knit_jump_state *j)
+{
   mix_u64(d, j->found);
   if (!j->found)
     return;
@@ -88,7 +95,8 @@ typedef struct file {
 } file;
 
 /* The bytes of [start, end) in the file, clipped to their section. */
-static const uint8_t *code_at(file *f, uint64_t start, uint64_t end, size_t *len) {
+static const uint8_t *code_at(file *f, uint64_t start, uint64_t end, size_t *len)
+{
   for (Elf_Scn *scn = elf_nextscn(f->elf, NULL); scn; scn = elf_nextscn(f->elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) ||
@@ -106,7 +114,8 @@ static const uint8_t *code_at(file *f, uint64_t start, uint64_t end, size_t *len
 
 /* As part_entry in unwind/recipe_cache.c: the state at the parent's first
  * jump into the part at start, the parent's own entry worked out first. */
-static bool part_entry(file *f, uint64_t start, int depth, knit_jump_state *entry) {
+static bool part_entry(file *f, uint64_t start, int depth, knit_jump_state *entry)
+{
   uint64_t pstart, pend;
   size_t plen;
   if (depth >= KNIT_MAX_PART_DEPTH || !f->isa->analyze_entered ||
@@ -118,15 +127,16 @@ static bool part_entry(file *f, uint64_t start, int depth, knit_jump_state *entr
   knit_jump_state parent_entry;
   bool parent_is_part = part_entry(f, pstart, depth + 1, &parent_entry);
   int n = f->isa->analyze_entered((size_t)f->cs, f->insn, pcode, plen, pstart,
-                                  parent_is_part ? &parent_entry : NULL, start, entry,
-                                  f->recipes, MAX_RECIPES, f->work);
+                                  parent_is_part ? &parent_entry : NULL, start, entry, f->recipes,
+                                  MAX_RECIPES, f->work);
   f->analyses++;
   mix_result(&f->part, pstart, n, f->recipes);
   mix_jump(&f->part, entry);
   return n > 0 && entry->found;
 }
 
-static void digest_function(file *f, uint64_t start, uint64_t end) {
+static void digest_function(file *f, uint64_t start, uint64_t end)
+{
   size_t len;
   const uint8_t *code = code_at(f, start, end, &len);
   if (!code || len == 0)
@@ -137,8 +147,7 @@ static void digest_function(file *f, uint64_t start, uint64_t end) {
     n = f->isa->analyze_entered((size_t)f->cs, f->insn, code, len, start, &entry, 0, NULL,
                                 f->recipes, MAX_RECIPES, f->work);
   else
-    n = f->isa->analyze((size_t)f->cs, f->insn, code, len, start, f->recipes, MAX_RECIPES,
-                        f->work);
+    n = f->isa->analyze((size_t)f->cs, f->insn, code, len, start, f->recipes, MAX_RECIPES, f->work);
   mix_result(&f->cache, start, n, f->recipes);
   f->analyses++;
   if (f->cache_only)
@@ -150,7 +159,8 @@ static void digest_function(file *f, uint64_t start, uint64_t end) {
   f->analyses += 2;
 }
 
-static int digest_file(const char *path, bool cache_only) {
+static int digest_file(const char *path, bool cache_only)
+{
   file f = {.cache = {0xcbf29ce484222325ull}, .cache_only = cache_only};
   f.stack = f.part = f.shortd = f.cache;
   char err[256];
@@ -201,7 +211,8 @@ out:
   return rc;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   bool cache_only = argc > 1 && strcmp(argv[1], "--cache-only") == 0;
   if (argc < 2 + cache_only) {
     fprintf(stderr, "usage: recipe_digest [--cache-only] FILE...\n");

@@ -27,7 +27,7 @@
 #endif
 
 #define FIXTURE_ADDR 0x400000u
-#define MAX_RECIPES 256
+#define MAX_RECIPES  256
 
 /* The recipe expected at one offset: CFA = base + cfa; ra 0 means the
  * return address is in LR, else at CFA+ra; fp 0 means x29 is unchanged,
@@ -43,37 +43,34 @@ typedef struct expect {
 
 enum { SP = KNIT_CFA_SP, FP = KNIT_CFA_FP, UNC = KNIT_RECIPE_UNCERTAIN };
 
-static void check_fixture(const uint8_t *code, size_t len, const expect *e,
-                          size_t ne) {
+static void check_fixture(const uint8_t *code, size_t len, const expect *e, size_t ne)
+{
   knit_recipe r[MAX_RECIPES];
   int n = knit_fixture_analyze(code, len, FIXTURE_ADDR, r, MAX_RECIPES);
   for (size_t i = 0; i < ne; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + e[i].offset);
     assert_non_null(got);
-    bool ra_ok = e[i].ra_offset ? got->ra_rule == KNIT_RA_AT_CFA &&
-                                      got->ra_offset == e[i].ra_offset
+    bool ra_ok = e[i].ra_offset ? got->ra_rule == KNIT_RA_AT_CFA && got->ra_offset == e[i].ra_offset
                                 : got->ra_rule == KNIT_RA_IN_LR;
-    bool fp_ok = e[i].fp_offset ? got->fp_rule == KNIT_FP_AT_CFA &&
-                                      got->fp_offset == e[i].fp_offset
+    bool fp_ok = e[i].fp_offset ? got->fp_rule == KNIT_FP_AT_CFA && got->fp_offset == e[i].fp_offset
                                 : got->fp_rule == KNIT_FP_SAME;
-    if (got->cfa_base != e[i].cfa_base || got->cfa_offset != e[i].cfa_offset ||
-        !ra_ok || !fp_ok || (got->flags & KNIT_RECIPE_UNCERTAIN) != e[i].flags) {
+    if (got->cfa_base != e[i].cfa_base || got->cfa_offset != e[i].cfa_offset || !ra_ok || !fp_ok ||
+        (got->flags & KNIT_RECIPE_UNCERTAIN) != e[i].flags) {
       fail_msg("offset %#x: got %s%+d ra %s%+d fp %s%+d flags %d; "
                "expected %s%+d ra %+d fp %+d flags %d",
                e[i].offset, got->cfa_base == FP ? "x29" : "sp", got->cfa_offset,
                got->ra_rule == KNIT_RA_IN_LR ? "lr" : "cfa", got->ra_offset,
-               got->fp_rule == KNIT_FP_SAME ? "same" : "cfa", got->fp_offset,
-               got->flags, e[i].cfa_base == FP ? "x29" : "sp", e[i].cfa_offset,
-               e[i].ra_offset, e[i].fp_offset, e[i].flags);
+               got->fp_rule == KNIT_FP_SAME ? "same" : "cfa", got->fp_offset, got->flags,
+               e[i].cfa_base == FP ? "x29" : "sp", e[i].cfa_offset, e[i].ra_offset, e[i].fp_offset,
+               e[i].flags);
     }
   }
 }
 
-#define CHECK(code, ...)                                                     \
-  do {                                                                       \
-    const expect e_[] = {__VA_ARGS__};                                       \
-    check_fixture((const uint8_t *)code, sizeof code, e_,                    \
-                  sizeof e_ / sizeof e_[0]);                                 \
+#define CHECK(code, ...)                                                                           \
+  do {                                                                                             \
+    const expect e_[] = {__VA_ARGS__};                                                             \
+    check_fixture((const uint8_t *)code, sizeof code, e_, sizeof e_ / sizeof e_[0]);               \
   } while (0)
 
 /* Fixtures are A64 words as the disassembler prints them; the analyzer
@@ -85,7 +82,8 @@ static void check_fixture(const uint8_t *code, size_t len, const expect *e,
  * A leaf: the return address stays in LR and sp is the CFA throughout. */
 static const uint8_t leaf_o2[] = {W(0x1b017c00), W(0x11000c00), W(0xd65f03c0)};
 
-static void test_leaf(void **state) {
+static void test_leaf(void **state)
+{
   (void)state;
   CHECK(leaf_o2, {0, SP, 0, 0, 0, 0}, {4, SP, 0, 0, 0, 0}, {8, SP, 0, 0, 0, 0});
   knit_recipe r[4];
@@ -104,11 +102,10 @@ static void test_leaf(void **state) {
  *  48: ldr w1, [sp, #32]  4c: ldp x19, x20, [sp, #16]  50: add w0, w0, w1
  *  54: ldp x29, x30, [sp], #64  58: ret  5c: nop */
 static const uint8_t multi_exit_o2[] = {
-  W(0xa9bc7bfd), W(0x910003fd), W(0xa90153f3), W(0x2a0003f3), W(0x910083f4),
-  W(0xaa1403e0), W(0x2a1303e1), W(0x97fffff1), W(0x7100281f), W(0x5400010d),
-  W(0x92400a73), W(0x2a0003e2), W(0xb8737a80), W(0xa94153f3), W(0x0b000040),
-  W(0xa8c47bfd), W(0xd65f03c0), W(0x97ffffdf), W(0xb94023e1), W(0xa94153f3),
-  W(0x0b010000), W(0xa8c47bfd), W(0xd65f03c0), W(0xd503201f),
+    W(0xa9bc7bfd), W(0x910003fd), W(0xa90153f3), W(0x2a0003f3), W(0x910083f4), W(0xaa1403e0),
+    W(0x2a1303e1), W(0x97fffff1), W(0x7100281f), W(0x5400010d), W(0x92400a73), W(0x2a0003e2),
+    W(0xb8737a80), W(0xa94153f3), W(0x0b000040), W(0xa8c47bfd), W(0xd65f03c0), W(0x97ffffdf),
+    W(0xb94023e1), W(0xa94153f3), W(0x0b010000), W(0xa8c47bfd), W(0xd65f03c0), W(0xd503201f),
 };
 
 /* gcc 12 -O0: knit_a64_multi_exit (above); one epilogue, reached by a b.
@@ -121,12 +118,11 @@ static const uint8_t multi_exit_o2[] = {
  *  50: bl other@plt  54: mov w1, w0  58: ldr w0, [sp, #40]
  *  5c: add w0, w1, w0  60: ldp x29, x30, [sp], #80  64: ret */
 static const uint8_t multi_exit_o0[] = {
-  W(0xa9bb7bfd), W(0x910003fd), W(0xb9001fe0), W(0x9100a3e0), W(0xb9401fe1),
-  W(0x97ffffee), W(0xb9004fe0), W(0xb9404fe0), W(0x7100281f), W(0x5400014d),
-  W(0xb9401fe0), W(0x12000800), W(0x93407c00), W(0xd37ef400), W(0x9100a3e1),
-  W(0xb8606821), W(0xb9404fe0), W(0x0b000020), W(0x14000006), W(0xb9404fe0),
-  W(0x97ffffd7), W(0x2a0003e1), W(0xb9402be0), W(0x0b000020), W(0xa8c57bfd),
-  W(0xd65f03c0),
+    W(0xa9bb7bfd), W(0x910003fd), W(0xb9001fe0), W(0x9100a3e0), W(0xb9401fe1), W(0x97ffffee),
+    W(0xb9004fe0), W(0xb9404fe0), W(0x7100281f), W(0x5400014d), W(0xb9401fe0), W(0x12000800),
+    W(0x93407c00), W(0xd37ef400), W(0x9100a3e1), W(0xb8606821), W(0xb9404fe0), W(0x0b000020),
+    W(0x14000006), W(0xb9404fe0), W(0x97ffffd7), W(0x2a0003e1), W(0xb9402be0), W(0x0b000020),
+    W(0xa8c57bfd), W(0xd65f03c0),
 };
 
 /* gcc 12 -O2: knit_a64_big_frame (above). A large frame: sub sp twice
@@ -138,10 +134,9 @@ static const uint8_t multi_exit_o0[] = {
  *  24: ldr w1, [sp, #28]  28: ldp x29, x30, [sp]  2c: add sp, sp, #0x890
  *  30: add w0, w0, w1  34: add sp, sp, #0x13, lsl #12  38: ret  3c: nop */
 static const uint8_t big_frame_o2[] = {
-  W(0xd12243ff), W(0x2a0003e1), W(0xd1404fff), W(0x910043e2), W(0xaa0203e0),
-  W(0xa9007bfd), W(0x910003fd), W(0xb821d841), W(0x97ffffd8), W(0xb9401fe1),
-  W(0xa9407bfd), W(0x912243ff), W(0x0b010000), W(0x91404fff), W(0xd65f03c0),
-  W(0xd503201f),
+    W(0xd12243ff), W(0x2a0003e1), W(0xd1404fff), W(0x910043e2), W(0xaa0203e0), W(0xa9007bfd),
+    W(0x910003fd), W(0xb821d841), W(0x97ffffd8), W(0xb9401fe1), W(0xa9407bfd), W(0x912243ff),
+    W(0x0b010000), W(0x91404fff), W(0xd65f03c0), W(0xd503201f),
 };
 
 /* gcc 12 -O2: knit_a64_vla (above). sp moves by a register amount:
@@ -154,10 +149,10 @@ static const uint8_t big_frame_o2[] = {
  *  40: add w0, w19, w0  44: ldr x19, [sp, #16]  48: ldp x29, x30, [sp], #32
  *  4c: ret */
 static const uint8_t vla_o2[] = {
-  W(0xa9be7bfd), W(0x2a0003e1), W(0x910003fd), W(0xf9000bf3), W(0x2a0003f3),
-  W(0x937e7c00), W(0x91003c00), W(0x927cec00), W(0xcb2063ff), W(0x910003e0),
-  W(0x97ffffb6), W(0x2a0003e1), W(0x2a1303e0), W(0x2a0103f3), W(0x97ffffaa),
-  W(0x910003bf), W(0x0b000260), W(0xf9400bf3), W(0xa8c27bfd), W(0xd65f03c0),
+    W(0xa9be7bfd), W(0x2a0003e1), W(0x910003fd), W(0xf9000bf3), W(0x2a0003f3),
+    W(0x937e7c00), W(0x91003c00), W(0x927cec00), W(0xcb2063ff), W(0x910003e0),
+    W(0x97ffffb6), W(0x2a0003e1), W(0x2a1303e0), W(0x2a0103f3), W(0x97ffffaa),
+    W(0x910003bf), W(0x0b000260), W(0xf9400bf3), W(0xa8c27bfd), W(0xd65f03c0),
 };
 
 /* gcc 12 -O2: knit_a64_sum (above), variadic: a leaf that saves the
@@ -176,21 +171,23 @@ static const uint8_t vla_o2[] = {
  *  8c: add w0, w0, w4  90: cmp w9, w2  94: b.ne 6c  98: add sp, sp, #0x60
  *  9c: ret  a0: mov w0, #0x0  a4: add sp, sp, #0x60  a8: ret  ac: nop */
 static const uint8_t sum_o2[] = {
-  W(0xd10183ff), W(0x2a0003e9), W(0x910083ea), W(0x910183e0), W(0x128006e8),
-  W(0xa90003e0), W(0xf9000bea), W(0x29037fe8), W(0xa9028be1), W(0xa90393e3),
-  W(0xa9049be5), W(0xf9002fe7), W(0x7100013f), W(0x5400036d), W(0xaa0003e3),
-  W(0xaa0003e6), W(0x2a0803e1), W(0x52800002), W(0x52800000), W(0x14000008),
-  W(0xaa0303e4), W(0x11000442), W(0x91002063), W(0xb9400084), W(0x0b040000),
-  W(0x6b02013f), W(0x54000180), W(0x11002025), W(0x36ffff01), W(0x8b21c0c4),
-  W(0x2a0503e1), W(0x710000bf), W(0x54fffe8c), W(0xb9400084), W(0x11000442),
-  W(0x0b040000), W(0x6b02013f), W(0x54fffec1), W(0x910183ff), W(0xd65f03c0),
-  W(0x52800000), W(0x910183ff), W(0xd65f03c0), W(0xd503201f),
+    W(0xd10183ff), W(0x2a0003e9), W(0x910083ea), W(0x910183e0), W(0x128006e8), W(0xa90003e0),
+    W(0xf9000bea), W(0x29037fe8), W(0xa9028be1), W(0xa90393e3), W(0xa9049be5), W(0xf9002fe7),
+    W(0x7100013f), W(0x5400036d), W(0xaa0003e3), W(0xaa0003e6), W(0x2a0803e1), W(0x52800002),
+    W(0x52800000), W(0x14000008), W(0xaa0303e4), W(0x11000442), W(0x91002063), W(0xb9400084),
+    W(0x0b040000), W(0x6b02013f), W(0x54000180), W(0x11002025), W(0x36ffff01), W(0x8b21c0c4),
+    W(0x2a0503e1), W(0x710000bf), W(0x54fffe8c), W(0xb9400084), W(0x11000442), W(0x0b040000),
+    W(0x6b02013f), W(0x54fffec1), W(0x910183ff), W(0xd65f03c0), W(0x52800000), W(0x910183ff),
+    W(0xd65f03c0), W(0xd503201f),
 };
 
 /* gcc 12 -O2: knit_a64_tail (above): a tail call, then padding.
  *   0: add w0, w0, #0x1   4: b other@plt   8: nop   c: nop */
 static const uint8_t tail_o2[] = {
-  W(0x11000400), W(0x17ffff63), W(0xd503201f), W(0xd503201f),
+    W(0x11000400),
+    W(0x17ffff63),
+    W(0xd503201f),
+    W(0xd503201f),
 };
 
 /* gcc 12 -O2 -mbranch-protection=standard: knit_a64_shrink_wrapped
@@ -202,10 +199,9 @@ static const uint8_t tail_o2[] = {
  *  24: ldr w1, [sp, #20]  28: ldp x29, x30, [sp], #32  2c: autiasp
  *  30: add w0, w0, w1  34: ret  38: mov w0, #0x0  3c: ret */
 static const uint8_t shrink_pac[] = {
-  W(0xd503245f), W(0x37f801a0), W(0xd503233f), W(0xa9be7bfd), W(0x2a0003e1),
-  W(0x910003fd), W(0x910043e0), W(0xb90013e1), W(0x97ffff54), W(0xb94017e1),
-  W(0xa8c27bfd), W(0xd50323bf), W(0x0b010000), W(0xd65f03c0), W(0x52800000),
-  W(0xd65f03c0),
+    W(0xd503245f), W(0x37f801a0), W(0xd503233f), W(0xa9be7bfd), W(0x2a0003e1), W(0x910003fd),
+    W(0x910043e0), W(0xb90013e1), W(0x97ffff54), W(0xb94017e1), W(0xa8c27bfd), W(0xd50323bf),
+    W(0x0b010000), W(0xd65f03c0), W(0x52800000), W(0xd65f03c0),
 };
 
 /* PLT0 of the aarch64 libc.so.6 (Debian 12, binutils 2.40).
@@ -213,22 +209,28 @@ static const uint8_t shrink_pac[] = {
  *   8: ldr x17, [x16, #4088]   c: add x16, x16, #0xff8  10: br x17  14: nop
  *  18: nop  1c: nop */
 static const uint8_t plt0_libc[] = {
-  W(0xa9bf7bf0), W(0x90000bd0), W(0xf947fe11), W(0x913fe210), W(0xd61f0220),
-  W(0xd503201f), W(0xd503201f), W(0xd503201f),
+    W(0xa9bf7bf0), W(0x90000bd0), W(0xf947fe11), W(0x913fe210),
+    W(0xd61f0220), W(0xd503201f), W(0xd503201f), W(0xd503201f),
 };
 
 /* A PLT stub of the aarch64 libc.so.6.
  *   0: adrp x16, 1a0000   4: ldr x17, [x16]   8: add x16, x16, #0x0
  *   c: br x17 */
 static const uint8_t plt_stub_libc[] = {
-  W(0xb0000bd0), W(0xf9400211), W(0x91000210), W(0xd61f0220),
+    W(0xb0000bd0),
+    W(0xf9400211),
+    W(0x91000210),
+    W(0xd61f0220),
 };
 
 /* Hand-written (gas): only the return address saved, pre-index, and
  * reloaded post-index.
  *   0: str x30, [sp, #-16]!   4: bl 0   8: ldr x30, [sp], #16   c: ret */
 static const uint8_t hw_str_lr[] = {
-  W(0xf81f0ffe), W(0x97ffffff), W(0xf84107fe), W(0xd65f03c0),
+    W(0xf81f0ffe),
+    W(0x97ffffff),
+    W(0xf84107fe),
+    W(0xd65f03c0),
 };
 
 /* Hand-written (gas), the form gcc uses for frames beyond the reach of
@@ -237,8 +239,8 @@ static const uint8_t hw_str_lr[] = {
  *   c: mov x29, sp  10: bl hw_str_lr  14: ldp x29, x30, [sp]
  *  18: mov x12, #0x1030  1c: add sp, sp, x12  20: ret */
 static const uint8_t hw_const_frame[] = {
-  W(0xd282060c), W(0xcb2c63ff), W(0xa9007bfd), W(0x910003fd), W(0x97fffff8),
-  W(0xa9407bfd), W(0xd282060c), W(0x8b2c63ff), W(0xd65f03c0),
+    W(0xd282060c), W(0xcb2c63ff), W(0xa9007bfd), W(0x910003fd), W(0x97fffff8),
+    W(0xa9407bfd), W(0xd282060c), W(0x8b2c63ff), W(0xd65f03c0),
 };
 
 /* Hand-written (gas): sp realigned and switched by register: uncertain
@@ -246,101 +248,101 @@ static const uint8_t hw_const_frame[] = {
  *   0: sub sp, sp, #0x10   4: and sp, x0, #0xfffffffffffffff0   8: mov sp, x1
  *   c: add sp, sp, #0x10  10: ret */
 static const uint8_t hw_unmodeled[] = {
-  W(0xd10043ff), W(0x927cec1f), W(0x9100003f), W(0x910043ff), W(0xd65f03c0),
+    W(0xd10043ff), W(0x927cec1f), W(0x9100003f), W(0x910043ff), W(0xd65f03c0),
 };
 
 /* Hand-written (gas): the return address overwritten while only in LR.
  *   0: mov x30, x1   4: ret x1 */
 static const uint8_t hw_lr_clobber[] = {
-  W(0xaa0103fe), W(0xd65f0020),
+    W(0xaa0103fe),
+    W(0xd65f0020),
 };
 
-static void test_frame_record_two_epilogues(void **state) {
+static void test_frame_record_two_epilogues(void **state)
+{
   (void)state;
   CHECK(multi_exit_o2, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 64, -56, -64, 0},
-        {0x08, SP, 64, -56, -64, 0}, {0x1c, SP, 64, -56, -64, 0},
-        {0x3c, SP, 64, -56, -64, 0}, {0x40, SP, 0, 0, 0, 0},
-        {0x44, SP, 64, -56, -64, 0}, {0x54, SP, 64, -56, -64, 0},
+        {0x08, SP, 64, -56, -64, 0}, {0x1c, SP, 64, -56, -64, 0}, {0x3c, SP, 64, -56, -64, 0},
+        {0x40, SP, 0, 0, 0, 0}, {0x44, SP, 64, -56, -64, 0}, {0x54, SP, 64, -56, -64, 0},
         {0x58, SP, 0, 0, 0, 0}, {0x5c, SP, 64, -56, -64, 0});
 }
 
-static void test_o0_jump_to_epilogue(void **state) {
+static void test_o0_jump_to_epilogue(void **state)
+{
   (void)state;
   CHECK(multi_exit_o0, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 80, -72, -80, 0},
-        {0x48, SP, 80, -72, -80, 0}, {0x4c, SP, 80, -72, -80, 0},
-        {0x60, SP, 80, -72, -80, 0}, {0x64, SP, 0, 0, 0, 0});
+        {0x48, SP, 80, -72, -80, 0}, {0x4c, SP, 80, -72, -80, 0}, {0x60, SP, 80, -72, -80, 0},
+        {0x64, SP, 0, 0, 0, 0});
 }
 
-static void test_large_frame_record_at_offset(void **state) {
+static void test_large_frame_record_at_offset(void **state)
+{
   (void)state;
   CHECK(big_frame_o2, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 0x890, 0, 0, 0},
         {0x0c, SP, 80016, 0, 0, 0}, {0x14, SP, 80016, 0, 0, 0},
-        {0x18, SP, 80016, -80008, -80016, 0},
-        {0x28, SP, 80016, -80008, -80016, 0},
+        {0x18, SP, 80016, -80008, -80016, 0}, {0x28, SP, 80016, -80008, -80016, 0},
         /* Reloaded from [sp] right before the frame is freed: restored
          * from the add on, as gcc's CFI says. */
-        {0x2c, SP, 80016, 0, 0, 0}, {0x30, SP, 0x13000, 0, 0, 0},
-        {0x38, SP, 0, 0, 0, 0});
+        {0x2c, SP, 80016, 0, 0, 0}, {0x30, SP, 0x13000, 0, 0, 0}, {0x38, SP, 0, 0, 0, 0});
 }
 
-static void test_vla_cfa_on_frame_pointer(void **state) {
+static void test_vla_cfa_on_frame_pointer(void **state)
+{
   (void)state;
-  CHECK(vla_o2, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 32, -24, -32, 0},
-        {0x08, SP, 32, -24, -32, 0}, {0x0c, FP, 32, -24, -32, 0},
-        {0x24, FP, 32, -24, -32, 0}, {0x3c, FP, 32, -24, -32, 0},
-        {0x40, FP, 32, -24, -32, 0}, {0x48, FP, 32, -24, -32, 0},
-        {0x4c, SP, 0, 0, 0, 0});
+  CHECK(vla_o2, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 32, -24, -32, 0}, {0x08, SP, 32, -24, -32, 0},
+        {0x0c, FP, 32, -24, -32, 0}, {0x24, FP, 32, -24, -32, 0}, {0x3c, FP, 32, -24, -32, 0},
+        {0x40, FP, 32, -24, -32, 0}, {0x48, FP, 32, -24, -32, 0}, {0x4c, SP, 0, 0, 0, 0});
 }
 
-static void test_variadic_leaf(void **state) {
+static void test_variadic_leaf(void **state)
+{
   (void)state;
-  CHECK(sum_o2, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 96, 0, 0, 0},
-        {0x50, SP, 96, 0, 0, 0}, {0x98, SP, 96, 0, 0, 0},
-        {0x9c, SP, 0, 0, 0, 0}, {0xa0, SP, 96, 0, 0, 0},
+  CHECK(sum_o2, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 96, 0, 0, 0}, {0x50, SP, 96, 0, 0, 0},
+        {0x98, SP, 96, 0, 0, 0}, {0x9c, SP, 0, 0, 0, 0}, {0xa0, SP, 96, 0, 0, 0},
         {0xa4, SP, 96, 0, 0, 0}, {0xa8, SP, 0, 0, 0, 0});
 }
 
-static void test_tail_call(void **state) {
+static void test_tail_call(void **state)
+{
   (void)state;
-  CHECK(tail_o2, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 0, 0, 0, 0},
-        {0x8, SP, 0, 0, 0, 0});
+  CHECK(tail_o2, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 0, 0, 0, 0}, {0x8, SP, 0, 0, 0, 0});
   knit_recipe r[4];
   assert_int_equal(knit_fixture_analyze(tail_o2, sizeof tail_o2, FIXTURE_ADDR, r, 4), 1);
 }
 
-static void test_shrink_wrapped_with_pac(void **state) {
+static void test_shrink_wrapped_with_pac(void **state)
+{
   (void)state;
-  CHECK(shrink_pac, {0x00, SP, 0, 0, 0, 0}, {0x08, SP, 0, 0, 0, 0},
-        {0x0c, SP, 0, 0, 0, 0}, {0x10, SP, 32, -24, -32, 0},
-        {0x28, SP, 32, -24, -32, 0}, {0x2c, SP, 0, 0, 0, 0},
-        {0x34, SP, 0, 0, 0, 0}, {0x38, SP, 0, 0, 0, 0},
-        {0x3c, SP, 0, 0, 0, 0});
+  CHECK(shrink_pac, {0x00, SP, 0, 0, 0, 0}, {0x08, SP, 0, 0, 0, 0}, {0x0c, SP, 0, 0, 0, 0},
+        {0x10, SP, 32, -24, -32, 0}, {0x28, SP, 32, -24, -32, 0}, {0x2c, SP, 0, 0, 0, 0},
+        {0x34, SP, 0, 0, 0, 0}, {0x38, SP, 0, 0, 0, 0}, {0x3c, SP, 0, 0, 0, 0});
 }
 
-static void test_plt(void **state) {
+static void test_plt(void **state)
+{
   (void)state;
   /* PLT0 saves x30 (and x16) in a 16-byte frame before it jumps to the
    * resolver: CFA = sp+16, return address at CFA-8. */
-  CHECK(plt0_libc, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 16, -8, 0, 0},
-        {0x10, SP, 16, -8, 0, 0}, {0x14, SP, 16, -8, 0, 0});
+  CHECK(plt0_libc, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 16, -8, 0, 0}, {0x10, SP, 16, -8, 0, 0},
+        {0x14, SP, 16, -8, 0, 0});
   /* A stub never touches the stack: one recipe, the entry's. */
   knit_recipe r[4];
-  assert_int_equal(
-      knit_fixture_analyze(plt_stub_libc, sizeof plt_stub_libc, FIXTURE_ADDR, r, 4), 1);
+  assert_int_equal(knit_fixture_analyze(plt_stub_libc, sizeof plt_stub_libc, FIXTURE_ADDR, r, 4),
+                   1);
   assert_int_equal(r[0].cfa_base, SP);
   assert_int_equal(r[0].cfa_offset, 0);
   assert_int_equal(r[0].ra_rule, KNIT_RA_IN_LR);
   assert_int_equal(r[0].fp_rule, KNIT_FP_SAME);
 }
 
-static void test_lr_only_and_constant_frame(void **state) {
+static void test_lr_only_and_constant_frame(void **state)
+{
   (void)state;
-  CHECK(hw_str_lr, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 16, -16, 0, 0},
-        {0x8, SP, 16, -16, 0, 0}, {0xc, SP, 0, 0, 0, 0});
-  CHECK(hw_const_frame, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 0, 0, 0, 0},
-        {0x08, SP, 0x1030, 0, 0, 0}, {0x0c, SP, 0x1030, -0x1028, -0x1030, 0},
-        {0x18, SP, 0x1030, -0x1028, -0x1030, 0}, {0x1c, SP, 0x1030, 0, 0, 0},
-        {0x20, SP, 0, 0, 0, 0});
+  CHECK(hw_str_lr, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 16, -16, 0, 0}, {0x8, SP, 16, -16, 0, 0},
+        {0xc, SP, 0, 0, 0, 0});
+  CHECK(hw_const_frame, {0x00, SP, 0, 0, 0, 0}, {0x04, SP, 0, 0, 0, 0}, {0x08, SP, 0x1030, 0, 0, 0},
+        {0x0c, SP, 0x1030, -0x1028, -0x1030, 0}, {0x18, SP, 0x1030, -0x1028, -0x1030, 0},
+        {0x1c, SP, 0x1030, 0, 0, 0}, {0x20, SP, 0, 0, 0, 0});
 }
 
 /* clang 14 -O2 (--target=aarch64-linux-gnu):
@@ -353,22 +355,23 @@ static void test_lr_only_and_constant_frame(void **state) {
  * clang's CFI has the CFA on x29 (x29+32) from the frame set-up; the recipe
  * keeps it on sp and says x29 = sp + 16 while that holds, so that the audit
  * can tell the two rules give the same address. */
-static const uint8_t clang_locals[] = {
-  W(0xd100c3ff), W(0xa9017bfd), W(0x910043fd), W(0xa9024ff4), W(0x2a0003f3),
-  W(0x910003e0), W(0x2a1303e1), W(0x910003f4), W(0x94000000), W(0x12000668),
-  W(0xa9417bfd), W(0xb8685a88), W(0xa9424ff4), W(0x0b000100), W(0x9100c3ff),
-  W(0xd65f03c0)};
+static const uint8_t clang_locals[] = {W(0xd100c3ff), W(0xa9017bfd), W(0x910043fd), W(0xa9024ff4),
+                                       W(0x2a0003f3), W(0x910003e0), W(0x2a1303e1), W(0x910003f4),
+                                       W(0x94000000), W(0x12000668), W(0xa9417bfd), W(0xb8685a88),
+                                       W(0xa9424ff4), W(0x0b000100), W(0x9100c3ff), W(0xd65f03c0)};
 
-static void test_clang_frame_pointer_delta(void **state) {
+static void test_clang_frame_pointer_delta(void **state)
+{
   (void)state;
-  CHECK(clang_locals, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 48, 0, 0, 0},
-        {0x8, SP, 48, -24, -32, 0}, {0xc, SP, 48, -24, -32, 0},
-        {0x20, SP, 48, -24, -32, 0}, {0x2c, SP, 48, -24, -32, 0},
+  CHECK(clang_locals, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 48, 0, 0, 0}, {0x8, SP, 48, -24, -32, 0},
+        {0xc, SP, 48, -24, -32, 0}, {0x20, SP, 48, -24, -32, 0}, {0x2c, SP, 48, -24, -32, 0},
         {0x3c, SP, 0, 0, 0, 0});
   knit_recipe r[MAX_RECIPES];
   int n = knit_fixture_analyze(clang_locals, sizeof clang_locals, FIXTURE_ADDR, r, MAX_RECIPES);
-  static const struct { uint32_t offset; bool known; } fp[] = {
-      {0x8, false}, {0xc, true}, {0x20, true}, {0x28, true}, {0x2c, false}};
+  static const struct {
+    uint32_t offset;
+    bool known;
+  } fp[] = {{0x8, false}, {0xc, true}, {0x20, true}, {0x28, true}, {0x2c, false}};
   for (size_t i = 0; i < sizeof fp / sizeof fp[0]; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + fp[i].offset);
     assert_non_null(got);
@@ -390,31 +393,32 @@ static void test_clang_frame_pointer_delta(void **state) {
  * CFA on x29, which addresses locals here, and x29 = sp + 16), not the
  * canonical state, which lacked x29 after the first path's epilogue. */
 static const uint8_t clang_retry_loop[] = {
-  W(0xd10143ff), W(0xa9017bfd), W(0x910043fd), W(0xa9025ff8), W(0xa90357f6), W(0xa9044ff4),
-  W(0xb9400048), W(0x6b03011f), W(0x5400096a), W(0x2a0303f3), W(0xaa0203f4), W(0xf240045f),
-  W(0x540007a0), W(0xaa1e03f5), W(0x2a0103f6), W(0x3100143f), W(0x54000061), W(0x9400463d),
-  W(0x2a0003f6), W(0x90000758), W(0x90000757), W(0xf9470318), W(0x39400f08), W(0xf94706f7),
-  W(0x36100168), W(0xaa1503fe), W(0x90000743), W(0xf94066e8), W(0x528000c0), W(0x2a1f03e1),
-  W(0x52800042), W(0xd50320ff), W(0xf9470863), W(0xaa1e03e4), W(0xd63f0100), W(0x90000740),
-  W(0x2a1603e1), W(0xf9470800), W(0x97ffdb86), W(0x39400f08), W(0x36180128), W(0xaa1503fe),
-  W(0x90000741), W(0xf9406ae8), W(0x528000c0), W(0xd50320ff), W(0xf9470821), W(0xaa1e03e2),
-  W(0xd63f0100), W(0xb9400288), W(0x6b13011f), W(0x5400004a), W(0xb9000293), W(0x90000740),
-  W(0x2a1603e1), W(0xf9470800), W(0x9401b772), W(0x39400b08), W(0x36080328), W(0xaa1503fe),
-  W(0x90000741), W(0xf94042e3), W(0x528000c0), W(0xf9470821), W(0xd50320ff), W(0xaa1e03e2),
-  W(0xa9444ff4), W(0xa94357f6), W(0xa9425ff8), W(0xa9417bfd), W(0x910143ff), W(0xd61f0060),
-  W(0xb9400288), W(0xb81fc3a8), W(0xb85fc3b5), W(0x6b1302bf), W(0x540000ea), W(0x2a1503e0),
-  W(0x2a1303e1), W(0xaa1403e2), W(0x94028988), W(0x6b15001f), W(0x54fffec1), W(0xa9444ff4),
-  W(0xa94357f6), W(0xa9425ff8), W(0xa9417bfd), W(0x910143ff), W(0xd65f03c0),
+    W(0xd10143ff), W(0xa9017bfd), W(0x910043fd), W(0xa9025ff8), W(0xa90357f6), W(0xa9044ff4),
+    W(0xb9400048), W(0x6b03011f), W(0x5400096a), W(0x2a0303f3), W(0xaa0203f4), W(0xf240045f),
+    W(0x540007a0), W(0xaa1e03f5), W(0x2a0103f6), W(0x3100143f), W(0x54000061), W(0x9400463d),
+    W(0x2a0003f6), W(0x90000758), W(0x90000757), W(0xf9470318), W(0x39400f08), W(0xf94706f7),
+    W(0x36100168), W(0xaa1503fe), W(0x90000743), W(0xf94066e8), W(0x528000c0), W(0x2a1f03e1),
+    W(0x52800042), W(0xd50320ff), W(0xf9470863), W(0xaa1e03e4), W(0xd63f0100), W(0x90000740),
+    W(0x2a1603e1), W(0xf9470800), W(0x97ffdb86), W(0x39400f08), W(0x36180128), W(0xaa1503fe),
+    W(0x90000741), W(0xf9406ae8), W(0x528000c0), W(0xd50320ff), W(0xf9470821), W(0xaa1e03e2),
+    W(0xd63f0100), W(0xb9400288), W(0x6b13011f), W(0x5400004a), W(0xb9000293), W(0x90000740),
+    W(0x2a1603e1), W(0xf9470800), W(0x9401b772), W(0x39400b08), W(0x36080328), W(0xaa1503fe),
+    W(0x90000741), W(0xf94042e3), W(0x528000c0), W(0xf9470821), W(0xd50320ff), W(0xaa1e03e2),
+    W(0xa9444ff4), W(0xa94357f6), W(0xa9425ff8), W(0xa9417bfd), W(0x910143ff), W(0xd61f0060),
+    W(0xb9400288), W(0xb81fc3a8), W(0xb85fc3b5), W(0x6b1302bf), W(0x540000ea), W(0x2a1503e0),
+    W(0x2a1303e1), W(0xaa1403e2), W(0x94028988), W(0x6b15001f), W(0x54fffec1), W(0xa9444ff4),
+    W(0xa94357f6), W(0xa9425ff8), W(0xa9417bfd), W(0x910143ff), W(0xd65f03c0),
 };
 
-static void test_block_entered_from_below(void **state) {
+static void test_block_entered_from_below(void **state)
+{
   (void)state;
   CHECK(clang_retry_loop, {0x11c, SP, 0, 0, 0, 0}, {0x120, FP, 64, -56, -64, 0},
-        {0x124, FP, 64, -56, -64, 0}, {0x148, FP, 64, -56, -64, 0},
-        {0x14c, FP, 64, -56, -64, 0}, {0x160, SP, 0, 0, 0, 0});
+        {0x124, FP, 64, -56, -64, 0}, {0x148, FP, 64, -56, -64, 0}, {0x14c, FP, 64, -56, -64, 0},
+        {0x160, SP, 0, 0, 0, 0});
   knit_recipe r[MAX_RECIPES];
-  int n = knit_fixture_analyze(clang_retry_loop, sizeof clang_retry_loop, FIXTURE_ADDR, r,
-                               MAX_RECIPES);
+  int n =
+      knit_fixture_analyze(clang_retry_loop, sizeof clang_retry_loop, FIXTURE_ADDR, r, MAX_RECIPES);
   static const uint32_t known[] = {0x120, 0x124, 0x148, 0x14c};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + known[i]);
@@ -424,27 +428,28 @@ static void test_block_entered_from_below(void **state) {
   }
 }
 
-static void test_unmodeled_is_uncertain(void **state) {
+static void test_unmodeled_is_uncertain(void **state)
+{
   (void)state;
-  CHECK(hw_unmodeled, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 16, 0, 0, 0},
-        {0x8, SP, 16, 0, 0, UNC}, {0xc, SP, 16, 0, 0, UNC},
-        {0x10, SP, 0, 0, 0, 0});
+  CHECK(hw_unmodeled, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 16, 0, 0, 0}, {0x8, SP, 16, 0, 0, UNC},
+        {0xc, SP, 16, 0, 0, UNC}, {0x10, SP, 0, 0, 0, 0});
   /* The return address overwritten while still in LR, and a ret through
    * another register: no reset, the guess stays flagged. */
   CHECK(hw_lr_clobber, {0x0, SP, 0, 0, 0, 0}, {0x4, SP, 0, 0, 0, UNC});
 }
 
-static void test_undecodable_and_full_output(void **state) {
+static void test_undecodable_and_full_output(void **state)
+{
   (void)state;
   knit_recipe r[MAX_RECIPES];
   /* udf #0 (and other reserved encodings): nothing decodes. */
   static const uint8_t junk[] = {W(0x00000000), W(0x00000000)};
   assert_int_equal(knit_isa_aarch64.analyze(knit_fx.cs, knit_fx.insn, junk, sizeof junk,
-                                            FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
+                                            FIXTURE_ADDR, r, MAX_RECIPES, NULL),
+                   -1);
   /* A bad word in the middle is covered by a flagged guess and decoding
    * goes on: stp x29, x30, [sp, #-16]!; (udf); ldp x29, x30, [sp], #16; ret */
-  static const uint8_t mid[] = {W(0xa9bf7bfd), W(0x00000000), W(0xa8c17bfd),
-                                W(0xd65f03c0)};
+  static const uint8_t mid[] = {W(0xa9bf7bfd), W(0x00000000), W(0xa8c17bfd), W(0xd65f03c0)};
   int n = knit_fixture_analyze(mid, sizeof mid, FIXTURE_ADDR, r, MAX_RECIPES);
   const knit_recipe *bad = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + 4);
   assert_true(bad->flags & KNIT_RECIPE_UNCERTAIN);
@@ -460,7 +465,6 @@ static void test_undecodable_and_full_output(void **state) {
 }
 
 
-
 /* ---- The audit: recipes against the compiler's CFI ---------------------- */
 
 /* Audits every function of an aarch64 ELF file with knit audit's library;
@@ -468,7 +472,8 @@ static void test_undecodable_and_full_output(void **state) {
  * Fails when recipes disagree with the CFI (CFA or return address) at more
  * than max_disagree of the compared instructions, or when the frame-pointer
  * rule disagrees more often than that. */
-static void audit_file(const char *path, double max_disagree, size_t min_insns) {
+static void audit_file(const char *path, double max_disagree, size_t min_insns)
+{
 #ifdef KNIT_HAVE_AUDIT
   if (access(path, R_OK) != 0)
     skip();
@@ -481,9 +486,8 @@ static void audit_file(const char *path, double max_disagree, size_t min_insns) 
                 "(%.3f%%; %zu flagged uncertain), fp rule disagrees at %zu; "
                 "%zu not comparable\n",
                 path, res.functions, res.instructions, res.agree, res.disagree,
-                100.0 - knit_audit_agreement(&res),
-                res.category[KNIT_AUDIT_CAT_UNCERTAIN], res.fp_disagree,
-                res.not_comparable);
+                100.0 - knit_audit_agreement(&res), res.category[KNIT_AUDIT_CAT_UNCERTAIN],
+                res.fp_disagree, res.not_comparable);
   assert_ptr_equal(res.isa, &knit_isa_aarch64);
   assert_true(res.has_analyzer);
   assert_true(res.instructions >= min_insns);
@@ -495,7 +499,8 @@ static void audit_file(const char *path, double max_disagree, size_t min_insns) 
 #endif
 }
 
-static void audit_subjects(const char *flavour) {
+static void audit_subjects(const char *flavour)
+{
 #ifdef KNIT_AARCH64_SUBJECTS
   char path[1024];
   snprintf(path, sizeof path, "%s/subjects-%s.so", KNIT_AARCH64_SUBJECTS, flavour);
@@ -507,43 +512,69 @@ static void audit_subjects(const char *flavour) {
 #endif
 }
 
-static void test_audit_subjects_O2(void **state) { (void)state; audit_subjects("O2"); }
-static void test_audit_subjects_O0(void **state) { (void)state; audit_subjects("O0"); }
-static void test_audit_subjects_O2fp(void **state) { (void)state; audit_subjects("O2fp"); }
-static void test_audit_subjects_Os(void **state) { (void)state; audit_subjects("Os"); }
-static void test_audit_subjects_O3(void **state) { (void)state; audit_subjects("O3"); }
-static void test_audit_subjects_pac(void **state) { (void)state; audit_subjects("pac"); }
+static void test_audit_subjects_O2(void **state)
+{
+  (void)state;
+  audit_subjects("O2");
+}
+static void test_audit_subjects_O0(void **state)
+{
+  (void)state;
+  audit_subjects("O0");
+}
+static void test_audit_subjects_O2fp(void **state)
+{
+  (void)state;
+  audit_subjects("O2fp");
+}
+static void test_audit_subjects_Os(void **state)
+{
+  (void)state;
+  audit_subjects("Os");
+}
+static void test_audit_subjects_O3(void **state)
+{
+  (void)state;
+  audit_subjects("O3");
+}
+static void test_audit_subjects_pac(void **state)
+{
+  (void)state;
+  audit_subjects("pac");
+}
 
 /* The aarch64 libc: at least 99.5% agreement. */
-static void test_audit_libc(void **state) {
+static void test_audit_libc(void **state)
+{
   (void)state;
   audit_file("/usr/aarch64-linux-gnu/lib/libc.so.6", 0.005, 100000);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_leaf),
-    cmocka_unit_test(test_frame_record_two_epilogues),
-    cmocka_unit_test(test_o0_jump_to_epilogue),
-    cmocka_unit_test(test_large_frame_record_at_offset),
-    cmocka_unit_test(test_vla_cfa_on_frame_pointer),
-    cmocka_unit_test(test_variadic_leaf),
-    cmocka_unit_test(test_tail_call),
-    cmocka_unit_test(test_shrink_wrapped_with_pac),
-    cmocka_unit_test(test_plt),
-    cmocka_unit_test(test_lr_only_and_constant_frame),
-    cmocka_unit_test(test_clang_frame_pointer_delta),
-    cmocka_unit_test(test_block_entered_from_below),
-    cmocka_unit_test(test_unmodeled_is_uncertain),
-    cmocka_unit_test(test_undecodable_and_full_output),
+      cmocka_unit_test(test_leaf),
+      cmocka_unit_test(test_frame_record_two_epilogues),
+      cmocka_unit_test(test_o0_jump_to_epilogue),
+      cmocka_unit_test(test_large_frame_record_at_offset),
+      cmocka_unit_test(test_vla_cfa_on_frame_pointer),
+      cmocka_unit_test(test_variadic_leaf),
+      cmocka_unit_test(test_tail_call),
+      cmocka_unit_test(test_shrink_wrapped_with_pac),
+      cmocka_unit_test(test_plt),
+      cmocka_unit_test(test_lr_only_and_constant_frame),
+      cmocka_unit_test(test_clang_frame_pointer_delta),
+      cmocka_unit_test(test_block_entered_from_below),
+      cmocka_unit_test(test_unmodeled_is_uncertain),
+      cmocka_unit_test(test_undecodable_and_full_output),
 
-    cmocka_unit_test(test_audit_subjects_O2),
-    cmocka_unit_test(test_audit_subjects_O0),
-    cmocka_unit_test(test_audit_subjects_O2fp),
-    cmocka_unit_test(test_audit_subjects_Os),
-    cmocka_unit_test(test_audit_subjects_O3),
-    cmocka_unit_test(test_audit_subjects_pac),
-    cmocka_unit_test(test_audit_libc),
+      cmocka_unit_test(test_audit_subjects_O2),
+      cmocka_unit_test(test_audit_subjects_O0),
+      cmocka_unit_test(test_audit_subjects_O2fp),
+      cmocka_unit_test(test_audit_subjects_Os),
+      cmocka_unit_test(test_audit_subjects_O3),
+      cmocka_unit_test(test_audit_subjects_pac),
+      cmocka_unit_test(test_audit_libc),
   };
   knit_fx.isa = &knit_isa_aarch64;
   return cmocka_run_group_tests(tests, knit_fixture_setup, knit_fixture_teardown);

@@ -9,9 +9,13 @@ extern int other(int n);
 extern void use(void *p);
 extern void die(const char *why) __attribute__((noreturn));
 
-int knit_a64_leaf(int a, int b) { return a * b + 3; }
+int knit_a64_leaf(int a, int b)
+{
+  return a * b + 3;
+}
 
-int knit_a64_multi_exit(int n) {
+int knit_a64_multi_exit(int n)
+{
   int buf[8];
   int a = work(buf, n);
   if (a > 10)
@@ -19,24 +23,28 @@ int knit_a64_multi_exit(int n) {
   return other(a) + buf[0];
 }
 
-int knit_a64_big_frame(int n) {
+int knit_a64_big_frame(int n)
+{
   int buf[20000];
   buf[n] = n;
   return work(buf, n) + buf[3];
 }
 
-int knit_a64_huge_frame(int n) {
+int knit_a64_huge_frame(int n)
+{
   int buf[1 << 20];
   buf[n] = n;
   return work(buf, n) + buf[7];
 }
 
-int knit_a64_vla(int n) {
+int knit_a64_vla(int n)
+{
   int buf[n];
   return work(buf, n) + other(n);
 }
 
-int knit_a64_alloca(int n) {
+int knit_a64_alloca(int n)
+{
   int *p = __builtin_alloca((unsigned)n * 4u + 16u);
   p[0] = n;
   int r = work(p, n);
@@ -45,7 +53,8 @@ int knit_a64_alloca(int n) {
   return r;
 }
 
-int knit_a64_sum(int n, ...) {
+int knit_a64_sum(int n, ...)
+{
   va_list ap;
   va_start(ap, n);
   int s = 0;
@@ -55,9 +64,13 @@ int knit_a64_sum(int n, ...) {
   return s;
 }
 
-int knit_a64_tail(int n) { return other(n + 1); }
+int knit_a64_tail(int n)
+{
+  return other(n + 1);
+}
 
-int knit_a64_shrink_wrapped(int n) {
+int knit_a64_shrink_wrapped(int n)
+{
   if (n < 0)
     return 0;
   int b[4];
@@ -65,7 +78,8 @@ int knit_a64_shrink_wrapped(int n) {
   return work(b, n) + b[1];
 }
 
-int knit_a64_switch(int k, int n) {
+int knit_a64_switch(int k, int n)
+{
   switch (k) {
   case 0: return other(n);
   case 1: return work(&n, 2) + 1;
@@ -77,21 +91,23 @@ int knit_a64_switch(int k, int n) {
   }
 }
 
-int knit_a64_many_saves(int a, int b, int c, int d, int e, int f) {
+int knit_a64_many_saves(int a, int b, int c, int d, int e, int f)
+{
   int x = other(a), y = other(b), z = other(c), u = other(d), v = other(e);
   int w = other(f), q = other(x + y);
   return x * a + y * b + z * c + u * d + v * e + w * f + q * (a ^ f);
 }
 
-int knit_a64_recurse(int n) {
+int knit_a64_recurse(int n)
+{
   if (n <= 1)
     return 1;
   return knit_a64_recurse(n - 1) + knit_a64_recurse(n - 2) + other(n);
 }
 
-void knit_a64_noreturn(int n) {
+void knit_a64_noreturn(int n)
+{
   if (n > 3)
     die("big");
   use(&n);
 }
-

@@ -58,7 +58,7 @@ static void test_limit(void **state)
   knit_arena_release(&a);
 }
 
-#define THREADS 4
+#define THREADS    4
 #define PER_THREAD 20000
 
 static void *hammer(void *arg)

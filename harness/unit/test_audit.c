@@ -17,19 +17,19 @@
 
 /* The targets. */
 #define COMPILED_MIN_AGREEMENT 99.9
-#define LIBC_MIN_AGREEMENT 99.5
+#define LIBC_MIN_AGREEMENT     99.5
 
-#define HOST_LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define HOST_LIBC    "/lib/x86_64-linux-gnu/libc.so.6"
 #define AARCH64_LIBC "/usr/aarch64-linux-gnu/lib/libc.so.6"
 #define PPC64LE_LIBC "/usr/powerpc64le-linux-gnu/lib/libc.so.6"
-#define PPC64_LIBC "/usr/powerpc64-linux-gnu/lib/libc.so.6"
+#define PPC64_LIBC   "/usr/powerpc64-linux-gnu/lib/libc.so.6"
 
-static void print_result(const knit_audit_result *r) {
+static void print_result(const knit_audit_result *r)
+{
   print_message("%s: %s, %zu functions, %zu compared, %.3f%% agree, "
                 "%zu disagree, %zu not comparable\n",
-                r->path, r->isa ? r->isa->name : "?", r->functions,
-                r->instructions, knit_audit_agreement(r), r->disagree,
-                r->not_comparable);
+                r->path, r->isa ? r->isa->name : "?", r->functions, r->instructions,
+                knit_audit_agreement(r), r->disagree, r->not_comparable);
   for (int c = 0; c < KNIT_AUDIT_CAT_COUNT; c++)
     if (r->category[c])
       print_message("  %zu %s\n", r->category[c], knit_audit_category_name(c));
@@ -37,7 +37,8 @@ static void print_result(const knit_audit_result *r) {
 
 /* Audits path, listing at most a few disagreements, and checks what every
  * readable file must satisfy. Skips when the file is not there. */
-static void audit(const char *path, knit_audit_result *r) {
+static void audit(const char *path, knit_audit_result *r)
+{
   if (access(path, R_OK) != 0)
     skip();
   knit_audit_options opt = {.verbose = true, .limit = 20};
@@ -57,8 +58,8 @@ static void audit(const char *path, knit_audit_result *r) {
   assert_int_equal(categorized, r->disagree);
 }
 
-static void expect_x86_64_agreement(const char *path, double min_percent,
-                                    size_t min_instructions) {
+static void expect_x86_64_agreement(const char *path, double min_percent, size_t min_instructions)
+{
   knit_audit_result r;
   audit(path, &r);
   assert_ptr_equal(r.isa, &knit_isa_x86_64);
@@ -66,26 +67,29 @@ static void expect_x86_64_agreement(const char *path, double min_percent,
   assert_true(r.has_cfi);
   assert_true(r.instructions >= min_instructions);
   if (knit_audit_agreement(&r) < min_percent)
-    fail_msg("%s: %.3f%% agreement, below %.1f%%", path,
-             knit_audit_agreement(&r), min_percent);
+    fail_msg("%s: %.3f%% agreement, below %.1f%%", path, knit_audit_agreement(&r), min_percent);
 }
 
-static void test_self(void **state) {
+static void test_self(void **state)
+{
   (void)state;
   expect_x86_64_agreement("/proc/self/exe", COMPILED_MIN_AGREEMENT, 1000);
 }
 
-static void test_workload(void **state) {
+static void test_workload(void **state)
+{
   (void)state;
   expect_x86_64_agreement(KNIT_AUDIT_WORKLOAD, COMPILED_MIN_AGREEMENT, 100);
 }
 
-static void test_workload_library(void **state) {
+static void test_workload_library(void **state)
+{
   (void)state;
   expect_x86_64_agreement(KNIT_AUDIT_WORKLOAD_LIB, COMPILED_MIN_AGREEMENT, 20);
 }
 
-static void test_libc(void **state) {
+static void test_libc(void **state)
+{
   (void)state;
   expect_x86_64_agreement(HOST_LIBC, LIBC_MIN_AGREEMENT, 100000);
 }
@@ -93,7 +97,8 @@ static void test_libc(void **state) {
 /* A file of another ISA is read and reported as that ISA's. Its agreement
  * is held to the libc target once its analyzer exists; before that the
  * result must say that nothing was compared. */
-static void expect_foreign(const char *path, const knit_isa_ops *isa) {
+static void expect_foreign(const char *path, const knit_isa_ops *isa)
+{
   knit_audit_result r;
   audit(path, &r);
   assert_ptr_equal(r.isa, isa);
@@ -106,11 +111,12 @@ static void expect_foreign(const char *path, const knit_isa_ops *isa) {
   assert_true(r.has_analyzer);
   assert_true(r.instructions > 100000);
   if (knit_audit_agreement(&r) < LIBC_MIN_AGREEMENT)
-    fail_msg("%s: %.3f%% agreement, below %.1f%%", path,
-             knit_audit_agreement(&r), LIBC_MIN_AGREEMENT);
+    fail_msg("%s: %.3f%% agreement, below %.1f%%", path, knit_audit_agreement(&r),
+             LIBC_MIN_AGREEMENT);
 }
 
-static void test_aarch64_libc(void **state) {
+static void test_aarch64_libc(void **state)
+{
   (void)state;
   expect_foreign(AARCH64_LIBC, &knit_isa_aarch64);
 }
@@ -118,7 +124,8 @@ static void test_aarch64_libc(void **state) {
 /* ppc64le code keeps the return address in r0 after mflr r0 and restores
  * LR with mtlr before its CFI says so: both descriptions hold there, and
  * the audit counts them apart as equivalent. */
-static void test_ppc64le_libc(void **state) {
+static void test_ppc64le_libc(void **state)
+{
   (void)state;
   knit_audit_result r;
   expect_foreign(PPC64LE_LIBC, &knit_isa_ppc64le);
@@ -126,8 +133,8 @@ static void test_ppc64le_libc(void **state) {
     return;
   knit_audit_options opt = {0};
   assert_int_equal(knit_audit_file(PPC64LE_LIBC, &opt, &r, NULL), 0);
-  print_message("  equivalent: %zu copied by mflr, %zu restored by mtlr\n",
-                r.ra_copied, r.ra_restored);
+  print_message("  equivalent: %zu copied by mflr, %zu restored by mtlr\n", r.ra_copied,
+                r.ra_restored);
   assert_true(r.ra_copied > 0);
   assert_true(r.ra_copied + r.ra_restored <= r.agree);
 }
@@ -135,12 +142,14 @@ static void test_ppc64le_libc(void **state) {
 /* Big-endian ppc64 (ELFv1): the same POWER model, its instructions decoded
  * big-endian and its functions found through their .opd descriptors; the
  * whole libc must be read as ppc64's, not ppc64le's, and agree as well. */
-static void test_ppc64_libc(void **state) {
+static void test_ppc64_libc(void **state)
+{
   (void)state;
   expect_foreign(PPC64_LIBC, &knit_isa_ppc64);
 }
 
-static void test_not_elf(void **state) {
+static void test_not_elf(void **state)
+{
   (void)state;
   knit_audit_result r;
   knit_audit_options opt = {0};
@@ -157,7 +166,8 @@ static void test_not_elf(void **state) {
 
 /* The verbose listing: one line per disagreement, at most limit of them,
  * each naming address, function and both rules. */
-static void test_listing(void **state) {
+static void test_listing(void **state)
+{
   (void)state;
   if (access(HOST_LIBC, R_OK) != 0)
     skip();
@@ -185,17 +195,18 @@ static void test_listing(void **state) {
   free(buf);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_self),
-    cmocka_unit_test(test_workload),
-    cmocka_unit_test(test_workload_library),
-    cmocka_unit_test(test_libc),
-    cmocka_unit_test(test_aarch64_libc),
-    cmocka_unit_test(test_ppc64le_libc),
-    cmocka_unit_test(test_ppc64_libc),
-    cmocka_unit_test(test_not_elf),
-    cmocka_unit_test(test_listing),
+      cmocka_unit_test(test_self),
+      cmocka_unit_test(test_workload),
+      cmocka_unit_test(test_workload_library),
+      cmocka_unit_test(test_libc),
+      cmocka_unit_test(test_aarch64_libc),
+      cmocka_unit_test(test_ppc64le_libc),
+      cmocka_unit_test(test_ppc64_libc),
+      cmocka_unit_test(test_not_elf),
+      cmocka_unit_test(test_listing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,10 @@
 #include "ompt/blame.h"
 
 /* blame.c reads the registry only for unclaimed mutex waits. */
-knit_thread *knit_thread_list(void) { return NULL; }
+knit_thread *knit_thread_list(void)
+{
+  return NULL;
+}
 
 static const knit_sample_state working = {true, ompt_state_work_parallel, 0, NULL, 0};
 
@@ -28,7 +31,10 @@ static uint64_t idle_charged(knit_thread *t)
   return node.metrics[KNIT_METRIC_OMP_IDLE];
 }
 
-static knit_thread *new_thread(void) { return calloc(1, sizeof(knit_thread)); }
+static knit_thread *new_thread(void)
+{
+  return calloc(1, sizeof(knit_thread));
+}
 
 static void test_pool_threads_are_idle_until_they_work(void **state)
 {

@@ -21,11 +21,13 @@
 #include "profiler/unwind/isa.h"
 
 /* Static, so that a stripped copy knows them only from their FDEs. */
-__attribute__((noinline)) static int bounds_subject_a(int x) {
+__attribute__((noinline)) static int bounds_subject_a(int x)
+{
   return x * 7 + 1;
 }
 
-__attribute__((noinline)) static int bounds_subject_b(int x) {
+__attribute__((noinline)) static int bounds_subject_b(int x)
+{
   return bounds_subject_a(x) ^ 0x55;
 }
 
@@ -38,7 +40,8 @@ typedef struct module {
   bool found;
 } module;
 
-static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
+static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
   (void)size;
   module *m = data;
   bool is_exe = m->want[0] == '\0' && info->dlpi_name[0] == '\0';
@@ -58,15 +61,16 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
   return 1;
 }
 
-static module find(const char *want) {
+static module find(const char *want)
+{
   module m = {.want = want};
   dl_iterate_phdr(find_module, &m);
   return m;
 }
 
 /* The function at addr (a runtime address) must start exactly there. */
-static void expect_start(const knit_func_table *t, const module *m,
-                         void (*fn)(void)) {
+static void expect_start(const knit_func_table *t, const module *m, void (*fn)(void))
+{
   uint64_t vaddr = knit_native_code_of(fn) - m->bias, start = 0, end = 0;
   assert_true(knit_bounds_lookup(t, vaddr, &start, &end));
   assert_int_equal(start, vaddr);
@@ -78,7 +82,8 @@ static void expect_start(const knit_func_table *t, const module *m,
   assert_int_equal(e2, end);
 }
 
-static void expect_well_formed(const knit_func_table *t) {
+static void expect_well_formed(const knit_func_table *t)
+{
   for (size_t i = 0; i < t->count; i++) {
     assert_true(t->start[i] < t->end[i]);
     if (i + 1 < t->count) {
@@ -88,7 +93,8 @@ static void expect_well_formed(const knit_func_table *t) {
   }
 }
 
-static void test_executable(void **state) {
+static void test_executable(void **state)
+{
   (void)state;
   module m = find("");
   assert_true(m.found);
@@ -108,8 +114,9 @@ static void test_executable(void **state) {
 }
 
 /* Finds a section's address and size by name, with libelf directly. */
-static bool section_by_name(const char *path, const char *name, uint64_t *addr,
-                            uint64_t *size, uint64_t *entsize) {
+static bool section_by_name(const char *path, const char *name, uint64_t *addr, uint64_t *size,
+                            uint64_t *entsize)
+{
   elf_version(EV_CURRENT);
   int fd = open(path, O_RDONLY);
   Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
@@ -135,7 +142,8 @@ static bool section_by_name(const char *path, const char *name, uint64_t *addr,
   return found;
 }
 
-static void test_plt_stubs(void **state) {
+static void test_plt_stubs(void **state)
+{
   (void)state;
   module m = find("libc.so.6");
   assert_true(m.found);
@@ -161,7 +169,8 @@ static void test_plt_stubs(void **state) {
   knit_bounds_free(&t);
 }
 
-static void test_libc(void **state) {
+static void test_libc(void **state)
+{
   (void)state;
   module m = find("libc.so.6");
   assert_true(m.found);
@@ -186,7 +195,8 @@ static void test_libc(void **state) {
   knit_bounds_free(&t);
 }
 
-static void test_stripped_copy(void **state) {
+static void test_stripped_copy(void **state)
+{
   (void)state;
   module m = find("");
   char tmp[] = "/tmp/knit_bounds_stripped_XXXXXX";
@@ -213,7 +223,8 @@ static void test_stripped_copy(void **state) {
 }
 
 /* The value of a dynamic symbol, read with libelf directly. */
-static bool dynsym_value(const char *path, const char *name, uint64_t *value) {
+static bool dynsym_value(const char *path, const char *name, uint64_t *value)
+{
   elf_version(EV_CURRENT);
   int fd = open(path, O_RDONLY);
   Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
@@ -243,7 +254,8 @@ static bool dynsym_value(const char *path, const char *name, uint64_t *value) {
 
 /* ELFv1: the code address in the descriptor at value, read from .opd's
  * bytes (big-endian) as the file holds them. */
-static bool opd_entry(const char *path, uint64_t value, uint64_t *code) {
+static bool opd_entry(const char *path, uint64_t value, uint64_t *code)
+{
   int fd = open(path, O_RDONLY);
   Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
   size_t shstrndx = 0;
@@ -270,7 +282,8 @@ static bool opd_entry(const char *path, uint64_t value, uint64_t *code) {
   return found;
 }
 
-static void check_foreign_libc(const char *path, uint16_t machine, bool descriptors) {
+static void check_foreign_libc(const char *path, uint16_t machine, bool descriptors)
+{
   if (access(path, R_OK) != 0)
     skip();
   knit_func_table t;
@@ -291,24 +304,28 @@ static void check_foreign_libc(const char *path, uint16_t machine, bool descript
   knit_bounds_free(&t);
 }
 
-static void test_aarch64_libc(void **state) {
+static void test_aarch64_libc(void **state)
+{
   (void)state;
   check_foreign_libc("/usr/aarch64-linux-gnu/lib/libc.so.6", EM_AARCH64, false);
 }
 
-static void test_ppc64le_libc(void **state) {
+static void test_ppc64le_libc(void **state)
+{
   (void)state;
   check_foreign_libc("/usr/powerpc64le-linux-gnu/lib/libc.so.6", EM_PPC64, false);
 }
 
 /* Big-endian ppc64 (ELFv1): every function symbol names a descriptor in
  * .opd; the bounds start where the descriptor says the code does. */
-static void test_ppc64_libc(void **state) {
+static void test_ppc64_libc(void **state)
+{
   (void)state;
   check_foreign_libc("/usr/powerpc64-linux-gnu/lib/libc.so.6", EM_PPC64, true);
 }
 
-static void test_not_elf(void **state) {
+static void test_not_elf(void **state)
+{
   (void)state;
   knit_func_table t;
   char err[256] = "";
@@ -318,16 +335,13 @@ static void test_not_elf(void **state) {
   assert_int_equal(t.count, 0);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_executable),
-    cmocka_unit_test(test_plt_stubs),
-    cmocka_unit_test(test_libc),
-    cmocka_unit_test(test_stripped_copy),
-    cmocka_unit_test(test_aarch64_libc),
-    cmocka_unit_test(test_ppc64le_libc),
-    cmocka_unit_test(test_ppc64_libc),
-    cmocka_unit_test(test_not_elf),
+      cmocka_unit_test(test_executable),   cmocka_unit_test(test_plt_stubs),
+      cmocka_unit_test(test_libc),         cmocka_unit_test(test_stripped_copy),
+      cmocka_unit_test(test_aarch64_libc), cmocka_unit_test(test_ppc64le_libc),
+      cmocka_unit_test(test_ppc64_libc),   cmocka_unit_test(test_not_elf),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

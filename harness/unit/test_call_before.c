@@ -53,25 +53,29 @@ static void test_x86_64(void **state)
   assert_int_equal(decode(&knit_isa_x86_64, call_back, 5, &target), KNIT_CALL_DIRECT);
   assert_int_equal(target, RA - 0x10);
 
-  static const struct { uint8_t len, b[8]; } indirect[] = {
-      {2, {0xff, 0xd0}},                                     /* call *%rax */
-      {3, {0x41, 0xff, 0xd3}},                               /* call *%r11 */
-      {3, {0xff, 0x50, 0x10}},                               /* call *0x10(%rax) */
-      {6, {0xff, 0x15, 0x78, 0x56, 0x34, 0x12}},             /* call *x(%rip) */
-      {5, {0x41, 0xff, 0x54, 0xca, 0x18}},                   /* call *0x18(%r10,%rcx,8) */
-      {7, {0xff, 0x94, 0x98, 0x00, 0x10, 0x00, 0x00}},       /* call *0x1000(%rax,%rbx,4) */
-      {7, {0xff, 0x14, 0xdd, 0x00, 0x10, 0x00, 0x00}},       /* call *0x1000(,%rbx,8) */
-      {3, {0x3e, 0xff, 0xd0}},                               /* notrack call *%rax */
-      {2, {0xff, 0x10}},                                     /* call *(%rax) */
+  static const struct {
+    uint8_t len, b[8];
+  } indirect[] = {
+      {2, {0xff, 0xd0}},                               /* call *%rax */
+      {3, {0x41, 0xff, 0xd3}},                         /* call *%r11 */
+      {3, {0xff, 0x50, 0x10}},                         /* call *0x10(%rax) */
+      {6, {0xff, 0x15, 0x78, 0x56, 0x34, 0x12}},       /* call *x(%rip) */
+      {5, {0x41, 0xff, 0x54, 0xca, 0x18}},             /* call *0x18(%r10,%rcx,8) */
+      {7, {0xff, 0x94, 0x98, 0x00, 0x10, 0x00, 0x00}}, /* call *0x1000(%rax,%rbx,4) */
+      {7, {0xff, 0x14, 0xdd, 0x00, 0x10, 0x00, 0x00}}, /* call *0x1000(,%rbx,8) */
+      {3, {0x3e, 0xff, 0xd0}},                         /* notrack call *%rax */
+      {2, {0xff, 0x10}},                               /* call *(%rax) */
   };
   for (size_t i = 0; i < sizeof indirect / sizeof indirect[0]; i++)
     expect_x86(indirect[i].b, indirect[i].len, KNIT_CALL_INDIRECT);
 
-  static const struct { uint8_t len, b[8]; } not_calls[] = {
-      {2, {0xff, 0xe0}},                                     /* jmp *%rax */
-      {5, {0x41, 0xff, 0x74, 0xca, 0x18}},                   /* push 0x18(%r10,%rcx,8) */
-      {3, {0x48, 0x89, 0xdc}},                               /* mov %rbx,%rsp */
-      {1, {0xc3}},                                           /* ret */
+  static const struct {
+    uint8_t len, b[8];
+  } not_calls[] = {
+      {2, {0xff, 0xe0}},                   /* jmp *%rax */
+      {5, {0x41, 0xff, 0x74, 0xca, 0x18}}, /* push 0x18(%r10,%rcx,8) */
+      {3, {0x48, 0x89, 0xdc}},             /* mov %rbx,%rsp */
+      {1, {0xc3}},                         /* ret */
   };
   for (size_t i = 0; i < sizeof not_calls / sizeof not_calls[0]; i++)
     expect_x86(not_calls[i].b, not_calls[i].len, KNIT_CALL_NONE);

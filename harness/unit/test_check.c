@@ -137,10 +137,9 @@ static void test_exact(void **state)
   m = measured(paths, counts, 3);
   diff = diff_of(&g, &m, KNIT_CHECK_EXACT, &n);
   assert_int_equal(n, 3);
-  assert_string_equal(diff,
-                      "~ main;b  count: golden 2, measured 4\n"
-                      "- main;c  missing: golden 1\n"
-                      "+ main;d  unexpected: measured 1\n");
+  assert_string_equal(diff, "~ main;b  count: golden 2, measured 4\n"
+                            "- main;c  missing: golden 1\n"
+                            "+ main;d  unexpected: measured 1\n");
   free(diff);
   knit_folded_free(&m);
   knit_golden_free(&g);
@@ -176,13 +175,13 @@ static void test_shares(void **state)
   m = measured(bad_paths, bad_counts, 4);
   diff = diff_of(&g, &m, KNIT_CHECK_SHARES, &n);
   assert_int_equal(n, 6);
-  assert_string_equal(diff,
-                      "~ main;a                     share: golden 60.0%, measured 50.0% (tolerance 5.0%)\n"
-                      "~ main;b                     share: golden 30.0%, measured 50.0% (tolerance 5.0%)\n"
-                      "- main;c                     missing: golden share 9.0%\n"
-                      "+ main;x                     unexpected: measured 6\n"
-                      "+ main;y                     unexpected: measured 5\n"
-                      "+ (paths not in the golden)  together 9.9% of all samples (min-share 2.0%)\n");
+  assert_string_equal(
+      diff, "~ main;a                     share: golden 60.0%, measured 50.0% (tolerance 5.0%)\n"
+            "~ main;b                     share: golden 30.0%, measured 50.0% (tolerance 5.0%)\n"
+            "- main;c                     missing: golden share 9.0%\n"
+            "+ main;x                     unexpected: measured 6\n"
+            "+ main;y                     unexpected: measured 5\n"
+            "+ (paths not in the golden)  together 9.9% of all samples (min-share 2.0%)\n");
   free(diff);
   knit_folded_free(&m);
 
@@ -322,9 +321,9 @@ static void test_golden_symbol_names(void **state)
   knit_read_module mods[] = {{.id = 0, .path = "/bin/heat"}};
   knit_read_node nodes[] = {
       {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
-      {0, 0, KNIT_NODE_CALL, 0x100}, /* main */
-      {1, 0, KNIT_NODE_CALL, 0x200}, /* MAIN__ */
-      {2, 0, KNIT_NODE_CALL, 0x300}, /* _ZN7physics4stepEi */
+      {0, 0, KNIT_NODE_CALL, 0x100},   /* main */
+      {1, 0, KNIT_NODE_CALL, 0x200},   /* MAIN__ */
+      {2, 0, KNIT_NODE_CALL, 0x300},   /* _ZN7physics4stepEi */
       {3, 0, KNIT_NODE_SAMPLE, 0x400}, /* physics::step's loop body */
   };
   knit_thread_file f = {.module_count = 1, .modules = mods, .node_count = 5, .nodes = nodes};

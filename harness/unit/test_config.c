@@ -36,10 +36,24 @@ static void test_bad(void **state)
 {
   (void)state;
   static const char *const bad[] = {
-      "", "cputime", "CPUTIMEX", "CPUTIME@", "CPUTIME@0", "CPUTIME@-5", "CPUTIME@12x",
-      "CPUTIME@f", "CPUTIME@f0", "CPUTIME@f2000000", "PROBE@100", "CYCLES@1000",
-      "REALTIME@99999999999999", "REALTIME@f20001", "REALTIME@f500000", "REALTIME@f1000000",
-      "CPUTIME@49", "REALTIME@1",
+      "",
+      "cputime",
+      "CPUTIMEX",
+      "CPUTIME@",
+      "CPUTIME@0",
+      "CPUTIME@-5",
+      "CPUTIME@12x",
+      "CPUTIME@f",
+      "CPUTIME@f0",
+      "CPUTIME@f2000000",
+      "PROBE@100",
+      "CYCLES@1000",
+      "REALTIME@99999999999999",
+      "REALTIME@f20001",
+      "REALTIME@f500000",
+      "REALTIME@f1000000",
+      "CPUTIME@49",
+      "REALTIME@1",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     knit_event ev;

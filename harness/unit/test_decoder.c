@@ -36,7 +36,10 @@ static void count_malloc(const volatile void *p, size_t size)
     mallocs++;
 }
 
-static void count_nothing(const volatile void *p) { (void)p; }
+static void count_nothing(const volatile void *p)
+{
+  (void)p;
+}
 
 __attribute__((constructor)) static void install_malloc_counter(void)
 {

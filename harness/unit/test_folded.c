@@ -11,26 +11,25 @@
 #include "profiler/report/folded.h"
 #include "profiler/report/tree.h"
 
-#define EXE "/usr/bin/app"
+#define EXE  "/usr/bin/app"
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
-#define LD "/lib64/ld-linux-x86-64.so.2"
+#define LD   "/lib64/ld-linux-x86-64.so.2"
 #define GOMP "/usr/lib/x86_64-linux-gnu/libgomp.so.1"
 
 #define FRAMES(...) ((const knit_folded_frame[]){__VA_ARGS__})
-#define COUNT(...) (sizeof((const knit_folded_frame[]){__VA_ARGS__}) / sizeof(knit_folded_frame))
-#define EXPECT_PATH(want, ...)                                            \
-  do {                                                                    \
-    char *got = knit_folded_normalize(FRAMES(__VA_ARGS__), COUNT(__VA_ARGS__)); \
-    assert_string_equal(got, want);                                       \
-    free(got);                                                            \
+#define COUNT(...)  (sizeof((const knit_folded_frame[]){__VA_ARGS__}) / sizeof(knit_folded_frame))
+#define EXPECT_PATH(want, ...)                                                                     \
+  do {                                                                                             \
+    char *got = knit_folded_normalize(FRAMES(__VA_ARGS__), COUNT(__VA_ARGS__));                    \
+    assert_string_equal(got, want);                                                                \
+    free(got);                                                                                     \
   } while (0)
 
 static void test_frames_before_main_dropped(void **state)
 {
   (void)state;
-  EXPECT_PATH("main;compute;kernel",
-              {"_start", EXE}, {"__libc_start_call_main", LIBC}, {"main", EXE},
-              {"compute", EXE}, {"kernel", EXE});
+  EXPECT_PATH("main;compute;kernel", {"_start", EXE}, {"__libc_start_call_main", LIBC},
+              {"main", EXE}, {"compute", EXE}, {"kernel", EXE});
   /* Only the first main counts: a recursive main keeps its inner frames. */
   EXPECT_PATH("main;main;f", {"_start", EXE}, {"main", EXE}, {"main", EXE}, {"f", EXE});
 }
@@ -38,13 +37,11 @@ static void test_frames_before_main_dropped(void **state)
 static void test_system_frames_dropped_without_main(void **state)
 {
   (void)state;
-  EXPECT_PATH("omp.outlined;work",
-              {"__clone3", LIBC}, {"start_thread", LIBC}, {"main._omp_fn.0", EXE},
-              {"work", EXE});
+  EXPECT_PATH("omp.outlined;work", {"__clone3", LIBC}, {"start_thread", LIBC},
+              {"main._omp_fn.0", EXE}, {"work", EXE});
   /* Frames of other libraries stay, and so do libc frames further in. */
-  EXPECT_PATH("gomp_thread_start;omp.outlined;memcpy",
-              {"clone3", LIBC}, {"start_thread", LIBC}, {"gomp_thread_start", GOMP},
-              {"f._omp_fn.3", EXE}, {"memcpy", LIBC});
+  EXPECT_PATH("gomp_thread_start;omp.outlined;memcpy", {"clone3", LIBC}, {"start_thread", LIBC},
+              {"gomp_thread_start", GOMP}, {"f._omp_fn.3", EXE}, {"memcpy", LIBC});
   /* A path of system frames only keeps its innermost frame. */
   EXPECT_PATH("_dl_start", {"_start", LD}, {"_dl_start", LD});
 }
@@ -66,20 +63,18 @@ static void test_clang_debug_bodies_collapse(void **state)
 {
   (void)state;
   /* clang -O0: the wrapper calls its _debug__ body; one frame remains. */
-  EXPECT_PATH("main;omp.outlined;work",
-              {"main", EXE}, {".omp_outlined.", EXE}, {".omp_outlined._debug__", EXE},
-              {"work", EXE});
+  EXPECT_PATH("main;omp.outlined;work", {"main", EXE}, {".omp_outlined.", EXE},
+              {".omp_outlined._debug__", EXE}, {"work", EXE});
   /* Nested regions stay two levels deep. */
-  EXPECT_PATH("main;omp.outlined;omp.outlined;work",
-              {"main", EXE}, {".omp_outlined.", EXE}, {".omp_outlined._debug__", EXE},
-              {".omp_outlined..1", EXE}, {".omp_outlined._debug__.2", EXE}, {"work", EXE});
+  EXPECT_PATH("main;omp.outlined;omp.outlined;work", {"main", EXE}, {".omp_outlined.", EXE},
+              {".omp_outlined._debug__", EXE}, {".omp_outlined..1", EXE},
+              {".omp_outlined._debug__.2", EXE}, {"work", EXE});
   /* A debug body that was entered directly (its wrapper was cut) stays. */
-  EXPECT_PATH("main;omp.outlined;work",
-              {"main", EXE}, {".omp_outlined._debug__", EXE}, {"work", EXE});
+  EXPECT_PATH("main;omp.outlined;work", {"main", EXE}, {".omp_outlined._debug__", EXE},
+              {"work", EXE});
   /* clang's task entry trampoline disappears, as gcc has none. */
-  EXPECT_PATH("main;omp.outlined;omp.outlined;task_work",
-              {"main", EXE}, {"main._omp_fn.0", EXE}, {".omp_task_entry.", EXE},
-              {".omp_outlined..3", EXE}, {"task_work", EXE});
+  EXPECT_PATH("main;omp.outlined;omp.outlined;task_work", {"main", EXE}, {"main._omp_fn.0", EXE},
+              {".omp_task_entry.", EXE}, {".omp_outlined..3", EXE}, {"task_work", EXE});
 }
 
 static void test_placeholders_and_odd_names(void **state)
@@ -120,10 +115,10 @@ static void test_tree_to_folded(void **state)
   knit_read_module mods_b[] = {{.id = 0, .path = LIBC}, {.id = 1, .path = EXE}};
   knit_read_node nodes_a[] = {
       {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
-      {0, 1, KNIT_NODE_CALL, 0x100},  /* __libc_start_call_main */
-      {1, 0, KNIT_NODE_CALL, 0x200},  /* main, call site 1 */
+      {0, 1, KNIT_NODE_CALL, 0x100},   /* __libc_start_call_main */
+      {1, 0, KNIT_NODE_CALL, 0x200},   /* main, call site 1 */
       {2, 0, KNIT_NODE_SAMPLE, 0x300}, /* work */
-      {1, 0, KNIT_NODE_CALL, 0x210},  /* main, call site 2 */
+      {1, 0, KNIT_NODE_CALL, 0x210},   /* main, call site 2 */
       {4, 0, KNIT_NODE_SAMPLE, 0x300}, /* work */
   };
   knit_read_node nodes_b[] = {
@@ -135,10 +130,18 @@ static void test_tree_to_folded(void **state)
   };
   knit_read_metric metrics_a[] = {{3, KNIT_METRIC_SAMPLES, 4}, {5, KNIT_METRIC_SAMPLES, 1}};
   knit_read_metric metrics_b[] = {{3, KNIT_METRIC_SAMPLES, 2}, {4, KNIT_METRIC_SAMPLES, 7}};
-  knit_thread_file a = {.module_count = 2, .modules = mods_a, .node_count = 6,
-                        .nodes = nodes_a, .metric_count = 2, .metrics = metrics_a};
-  knit_thread_file b = {.module_count = 2, .modules = mods_b, .node_count = 5,
-                        .nodes = nodes_b, .metric_count = 2, .metrics = metrics_b};
+  knit_thread_file a = {.module_count = 2,
+                        .modules = mods_a,
+                        .node_count = 6,
+                        .nodes = nodes_a,
+                        .metric_count = 2,
+                        .metrics = metrics_a};
+  knit_thread_file b = {.module_count = 2,
+                        .modules = mods_b,
+                        .node_count = 5,
+                        .nodes = nodes_b,
+                        .metric_count = 2,
+                        .metrics = metrics_b};
 
   knit_report_tree t;
   assert_int_equal(knit_report_tree_init(&t), 0);

@@ -16,8 +16,8 @@
  *   4 main         cfa 0x1400
  */
 static const knit_frame master[] = {
-    {0, 0x1000, 0, 0, 0}, {0, 0x1100, 0, 0, 0}, {0, 0x1200, 0, 0, 0}, {0, 0x1300, 0, 0, 0},
-    {0, UINT64_MAX, 0, 0, 0},
+    {0, 0x1000, 0, 0, 0}, {0, 0x1100, 0, 0, 0},     {0, 0x1200, 0, 0, 0},
+    {0, 0x1300, 0, 0, 0}, {0, UINT64_MAX, 0, 0, 0},
 };
 
 static ompt_frame_t frame_of(void *exit, int exit_flags, void *enter, int enter_flags)
@@ -77,7 +77,8 @@ static void test_task_in_runtime(void **state)
   /* A task inside a barrier called from its body: frames 0 and 1 are the
    * runtime's, 2 and 3 the task's, 4 the runtime that called the task. */
   static const knit_frame stack[] = {
-      {0, 0x100, 0, 0, 0}, {0, 0x200, 0, 0, 0}, {0, 0x300, 0, 0, 0}, {0, 0x400, 0, 0, 0}, {0, 0x500, 0, 0, 0},
+      {0, 0x100, 0, 0, 0}, {0, 0x200, 0, 0, 0}, {0, 0x300, 0, 0, 0},
+      {0, 0x400, 0, 0, 0}, {0, 0x500, 0, 0, 0},
   };
   ompt_frame_t f = frame_of((void *)0x500, ompt_frame_cfa, (void *)0x200, ompt_frame_cfa);
   int first, last;
@@ -107,7 +108,8 @@ static void test_enter_frame_of_the_application(void **state)
    * pointer of the program's function that called the runtime (compute,
    * cfa 0x1300), flagged as the application's. That function is the task's
    * own and stays; only what lies inward of it goes. */
-  ompt_frame_t f = frame_of(NULL, 0, (void *)0x12f0, ompt_frame_application | ompt_frame_framepointer);
+  ompt_frame_t f =
+      frame_of(NULL, 0, (void *)0x12f0, ompt_frame_application | ompt_frame_framepointer);
   int first, last;
   assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
   assert_int_equal(first, 3);

@@ -80,14 +80,18 @@ static knit_file_header sample_header(uint32_t index, uint32_t tid, const char *
 
 /* Writes a small thread file: two modules (ids 7 and 3, so ids are not
  * indexes), a root, a placeholder, calls and a sample, metrics and stats. */
-static void write_sample_file(const char *name, uint32_t index, uint32_t tid,
-                              const char *event, uint64_t leaf_samples)
+static void write_sample_file(const char *name, uint32_t index, uint32_t tid, const char *event,
+                              uint64_t leaf_samples)
 {
   knit_writer w;
   knit_file_header h = sample_header(index, tid, event);
   assert_int_equal(knit_writer_open(&w, test_dir, name, &h), 0);
 
-  static const struct { uint32_t id; uint64_t base; const char *path; } modules[] = {
+  static const struct {
+    uint32_t id;
+    uint64_t base;
+    const char *path;
+  } modules[] = {
       {7, 0x400000, "/usr/bin/app"},
       {3, 0x7f0000000000, "/lib/x86_64-linux-gnu/libc.so.6"},
   };
@@ -102,11 +106,19 @@ static void write_sample_file(const char *name, uint32_t index, uint32_t tid,
   knit_writer_end_section(&w);
 
   const knit_node_record nodes[NODE_COUNT] = {
-      {.id = 0, .parent = 0, .module = KNIT_MODULE_PLACEHOLDER, .kind = KNIT_NODE_PLACEHOLDER, .offset = KNIT_PH_ROOT},
+      {.id = 0,
+       .parent = 0,
+       .module = KNIT_MODULE_PLACEHOLDER,
+       .kind = KNIT_NODE_PLACEHOLDER,
+       .offset = KNIT_PH_ROOT},
       {.id = 1, .parent = 0, .module = 3, .kind = KNIT_NODE_CALL, .offset = 0x2a1ca},
       {.id = 2, .parent = 1, .module = 7, .kind = KNIT_NODE_CALL, .offset = 0x1234},
       {.id = 3, .parent = 2, .module = 7, .kind = KNIT_NODE_SAMPLE, .offset = 0x1100},
-      {.id = 4, .parent = 0, .module = KNIT_MODULE_PLACEHOLDER, .kind = KNIT_NODE_PLACEHOLDER, .offset = KNIT_PH_OMP_IDLE},
+      {.id = 4,
+       .parent = 0,
+       .module = KNIT_MODULE_PLACEHOLDER,
+       .kind = KNIT_NODE_PLACEHOLDER,
+       .offset = KNIT_PH_OMP_IDLE},
   };
   knit_writer_begin_section(&w, KNIT_SECTION_NODES);
   knit_writer_put_u32(&w, NODE_COUNT);
@@ -151,9 +163,8 @@ static void test_writer_layout(void **state)
   assert_string_equal(h.event, "PROBE");
 
   /* The sections follow each other with their patched lengths, END last. */
-  const uint32_t expected_tags[] = {KNIT_SECTION_MODULES, KNIT_SECTION_NODES,
-                                    KNIT_SECTION_METRICS, KNIT_SECTION_STATS,
-                                    KNIT_SECTION_END};
+  const uint32_t expected_tags[] = {KNIT_SECTION_MODULES, KNIT_SECTION_NODES, KNIT_SECTION_METRICS,
+                                    KNIT_SECTION_STATS, KNIT_SECTION_END};
   const uint64_t expected_lengths[] = {
       4 + 16 + strlen("/usr/bin/app") + 16 + strlen("/lib/x86_64-linux-gnu/libc.so.6"),
       4 + NODE_COUNT * sizeof(knit_node_record), 4 + 2 * sizeof(knit_metric_record),

@@ -15,8 +15,8 @@
 
 typedef struct checked {
   size_t differences;
-  char *diff;    /* what a failing directive writes (caller frees) */
-  char *passed;  /* what a holding one writes (caller frees) */
+  char *diff;   /* what a failing directive writes (caller frees) */
+  char *passed; /* what a holding one writes (caller frees) */
 } checked;
 
 /* Checks the golden's metric shares against the measurement in dir. */
@@ -111,17 +111,16 @@ static void test_share_fails(void **state)
   /* Each failure shows the share found, the total and where the metric
    * went instead. */
   assert_string_equal(
-      c.diff,
-      "~ metric-share OMP_MUTEX_BLAME main;run_locks;omp.outlined;hold_long >= 0.9: "
-      "measured 80.0% of the 5.0 ms of OMP_MUTEX_BLAME\n"
-      "    heaviest OMP_MUTEX_BLAME paths:\n"
-      "     80.0%         4.0 ms  main;run_locks;omp.outlined;hold_long\n"
-      "     20.0%         1.0 ms  main;run_locks;omp.outlined;hold_short\n"
-      "~ metric-share OMP_MUTEX_BLAME main;run_locks;omp.outlined;hold_short <= 0.1: "
-      "measured 20.0% of the 5.0 ms of OMP_MUTEX_BLAME\n"
-      "    heaviest OMP_MUTEX_BLAME paths:\n"
-      "     80.0%         4.0 ms  main;run_locks;omp.outlined;hold_long\n"
-      "     20.0%         1.0 ms  main;run_locks;omp.outlined;hold_short\n");
+      c.diff, "~ metric-share OMP_MUTEX_BLAME main;run_locks;omp.outlined;hold_long >= 0.9: "
+              "measured 80.0% of the 5.0 ms of OMP_MUTEX_BLAME\n"
+              "    heaviest OMP_MUTEX_BLAME paths:\n"
+              "     80.0%         4.0 ms  main;run_locks;omp.outlined;hold_long\n"
+              "     20.0%         1.0 ms  main;run_locks;omp.outlined;hold_short\n"
+              "~ metric-share OMP_MUTEX_BLAME main;run_locks;omp.outlined;hold_short <= 0.1: "
+              "measured 20.0% of the 5.0 ms of OMP_MUTEX_BLAME\n"
+              "    heaviest OMP_MUTEX_BLAME paths:\n"
+              "     80.0%         4.0 ms  main;run_locks;omp.outlined;hold_long\n"
+              "     20.0%         1.0 ms  main;run_locks;omp.outlined;hold_short\n");
   assert_string_equal(c.passed, "  metric-share OMP_IDLE main;run_locks;omp.outlined;compute "
                                 ">= 0.5: measured 75.0% of the 2.0 ms of OMP_IDLE\n");
   checked_free(&c);

@@ -29,7 +29,8 @@ static void test_plain_text_unchanged(void **state)
   expect_form("/usr/lib/libgomp.so.1", "/usr/lib/libgomp.so.1");
   expect_form("operator new(unsigned long) ~x", "operator new(unsigned long) ~x");
   /* UTF-8: 2, 3 and 4 bytes. */
-  expect_form("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  expect_form("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+              "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
 static void test_controls_escaped(void **state)
@@ -41,18 +42,22 @@ static void test_controls_escaped(void **state)
   expect_form("del\x7f", "del\\x7f");
   expect_form("back\\slash", "back\\\\slash");
   /* C1 controls, as UTF-8 (U+009B is CSI) and as lone bytes. */
-  expect_form("\xc2\x9b" "2J", "\\xc2\\x9b2J");
-  expect_form("\x9b" "2J", "\\x9b2J");
+  expect_form("\xc2\x9b"
+              "2J",
+              "\\xc2\\x9b2J");
+  expect_form("\x9b"
+              "2J",
+              "\\x9b2J");
 }
 
 static void test_malformed_utf8_escaped(void **state)
 {
   (void)state;
-  expect_form("\xc3", "\\xc3");                  /* cut off at the end */
-  expect_form("\xc3(", "\\xc3(");                /* no continuation */
-  expect_form("\xc0\xaf", "\\xc0\\xaf");         /* overlong '/' */
-  expect_form("\xe0\x80\xaf", "\\xe0\\x80\\xaf"); /* overlong, 3 bytes */
-  expect_form("\xed\xa0\x80", "\\xed\\xa0\\x80"); /* a surrogate */
+  expect_form("\xc3", "\\xc3");                            /* cut off at the end */
+  expect_form("\xc3(", "\\xc3(");                          /* no continuation */
+  expect_form("\xc0\xaf", "\\xc0\\xaf");                   /* overlong '/' */
+  expect_form("\xe0\x80\xaf", "\\xe0\\x80\\xaf");          /* overlong, 3 bytes */
+  expect_form("\xed\xa0\x80", "\\xed\\xa0\\x80");          /* a surrogate */
   expect_form("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"); /* past U+10FFFF */
   expect_form("\xff", "\\xff");
 }
@@ -62,8 +67,14 @@ static void test_cut_short(void **state)
 {
   (void)state;
   char buf[8];
-  assert_string_equal(knit_printable("ab\x1b" "cd", buf, 6), "ab");
-  assert_string_equal(knit_printable("ab\x1b" "cd", buf, 7), "ab\\x1b");
+  assert_string_equal(knit_printable("ab\x1b"
+                                     "cd",
+                                     buf, 6),
+                      "ab");
+  assert_string_equal(knit_printable("ab\x1b"
+                                     "cd",
+                                     buf, 7),
+                      "ab\\x1b");
   assert_string_equal(knit_printable("a\xe2\x82\xac", buf, 4), "a");
   assert_string_equal(knit_printable("abc", buf, 1), "");
 }

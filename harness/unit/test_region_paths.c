@@ -24,9 +24,18 @@
 knit_session knit_the_session = {.defer_captures = true};
 knit_ompt knit_ompt_runtime = {.implicit_tasks = true};
 static knit_thread *current;
-knit_thread *knit_thread_self(void) { return current; }
-knit_thread *knit_thread_list(void) { return NULL; }
-void knit_log_line(const char *line) { (void)line; }
+knit_thread *knit_thread_self(void)
+{
+  return current;
+}
+knit_thread *knit_thread_list(void)
+{
+  return NULL;
+}
+void knit_log_line(const char *line)
+{
+  (void)line;
+}
 bool knit_gomp_current_task(ompt_frame_t *frame, const void **prefix)
 {
   (void)frame;
@@ -41,13 +50,16 @@ const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t
 }
 
 /* Signals missed during a capture: none in these tests, which send none. */
-void knit_take_missed(knit_thread *t) { (void)t; }
+void knit_take_missed(knit_thread *t)
+{
+  (void)t;
+}
 
 /* The path every capture gives: two frames of module 1. */
 static knit_call_path *region_path;
 static int captures;
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer, const void *site)
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here, const knit_call_path *outer,
+                                             const void *site)
 {
   (void)here;
   (void)outer;

@@ -81,7 +81,10 @@ static uint64_t function_of(const knit_frame *f, bool innermost)
   return start + m->base;
 }
 
-static uint64_t address_of(int (*fn)(int)) { return knit_native_code_of((void (*)(void))fn); }
+static uint64_t address_of(int (*fn)(int))
+{
+  return knit_native_code_of((void (*)(void))fn);
+}
 
 static void walk_both(void)
 {

@@ -52,18 +52,10 @@ static char *render(fixture *f, enum view view, const knit_view_options *o)
   FILE *out = open_memstream(&f->text, &f->len);
   assert_non_null(out);
   switch (view) {
-  case TREE:
-    knit_view_top_down(&f->profile, o, out);
-    break;
-  case HEADER:
-    knit_view_header(&f->profile, out);
-    break;
-  case TOTALS:
-    knit_view_metric_totals(&f->profile, &o->columns, out);
-    break;
-  case THREADS:
-    knit_view_threads(&f->profile, out);
-    break;
+  case TREE: knit_view_top_down(&f->profile, o, out); break;
+  case HEADER: knit_view_header(&f->profile, out); break;
+  case TOTALS: knit_view_metric_totals(&f->profile, &o->columns, out); break;
+  case THREADS: knit_view_threads(&f->profile, out); break;
   }
   fclose(out);
   return f->text;
@@ -92,17 +84,25 @@ static void test_blame_columns(void **state)
    * default, in milliseconds: blame is milli-periods of 1 ms periods.
    * compute and hold_long tie on CPUTIME and go by name. */
   assert_string_equal(
-      text,
-      "CPUTIME                   OMP_IDLE          OMP_MUTEX_WAIT    OMP_MUTEX_BLAME\n"
-      "incl ms   incl%  excl ms  incl ms  excl ms  incl ms  excl ms  incl ms  excl ms  function                 source\n"
-      "   25.0   96.2%      0.0      2.0      0.0      7.0      0.0      5.0      0.0  main                     locks.c:10\n"
-      "   25.0   96.2%      0.0      2.0      0.0      7.0      0.0      5.0      0.0    run_locks              locks.c:20\n"
-      "   25.0   96.2%      0.0      2.0      0.0      7.0      0.0      5.0      0.0      run_locks._omp_fn.0  locks.c:30\n"
-      "    8.0   30.8%      8.0      1.5      1.5      0.0      0.0      0.0      0.0        compute            locks.c:60\n"
-      "    8.0   30.8%      8.0      0.5      0.5      0.0      0.0      4.0      4.0        hold_long          locks.c:40\n"
-      "    7.0   26.9%      7.0      0.0      0.0      7.0      7.0      0.0      0.0        <omp-lock-wait>\n"
-      "    2.0    7.7%      2.0      0.0      0.0      0.0      0.0      1.0      1.0        hold_short         locks.c:50\n"
-      "    1.0    3.8%      1.0      0.0      0.0      0.0      0.0      0.0      0.0  <omp-idle>\n");
+      text, "CPUTIME                   OMP_IDLE          OMP_MUTEX_WAIT    OMP_MUTEX_BLAME\n"
+            "incl ms   incl%  excl ms  incl ms  excl ms  incl ms  excl ms  incl ms  excl ms  "
+            "function                 source\n"
+            "   25.0   96.2%      0.0      2.0      0.0      7.0      0.0      5.0      0.0  main  "
+            "                   locks.c:10\n"
+            "   25.0   96.2%      0.0      2.0      0.0      7.0      0.0      5.0      0.0    "
+            "run_locks              locks.c:20\n"
+            "   25.0   96.2%      0.0      2.0      0.0      7.0      0.0      5.0      0.0      "
+            "run_locks._omp_fn.0  locks.c:30\n"
+            "    8.0   30.8%      8.0      1.5      1.5      0.0      0.0      0.0      0.0        "
+            "compute            locks.c:60\n"
+            "    8.0   30.8%      8.0      0.5      0.5      0.0      0.0      4.0      4.0        "
+            "hold_long          locks.c:40\n"
+            "    7.0   26.9%      7.0      0.0      0.0      7.0      7.0      0.0      0.0        "
+            "<omp-lock-wait>\n"
+            "    2.0    7.7%      2.0      0.0      0.0      0.0      0.0      1.0      1.0        "
+            "hold_short         locks.c:50\n"
+            "    1.0    3.8%      1.0      0.0      0.0      0.0      0.0      0.0      0.0  "
+            "<omp-idle>\n");
   free(text);
   unload(f);
 }
@@ -114,16 +114,15 @@ static void test_plain_profile_unchanged(void **state)
   knit_view_options o = {.min_percent = 0};
   char *text = render(f, TREE, &o);
   /* Without blame: one pair of columns, no line of names, as always. */
-  assert_string_equal(text,
-                      "incl ms   incl%  excl ms  function                 source\n"
-                      "   25.0   96.2%      0.0  main                     locks.c:10\n"
-                      "   25.0   96.2%      0.0    run_locks              locks.c:20\n"
-                      "   25.0   96.2%      0.0      run_locks._omp_fn.0  locks.c:30\n"
-                      "    8.0   30.8%      8.0        compute            locks.c:60\n"
-                      "    8.0   30.8%      8.0        hold_long          locks.c:40\n"
-                      "    7.0   26.9%      7.0        <omp-lock-wait>\n"
-                      "    2.0    7.7%      2.0        hold_short         locks.c:50\n"
-                      "    1.0    3.8%      1.0  <omp-idle>\n");
+  assert_string_equal(text, "incl ms   incl%  excl ms  function                 source\n"
+                            "   25.0   96.2%      0.0  main                     locks.c:10\n"
+                            "   25.0   96.2%      0.0    run_locks              locks.c:20\n"
+                            "   25.0   96.2%      0.0      run_locks._omp_fn.0  locks.c:30\n"
+                            "    8.0   30.8%      8.0        compute            locks.c:60\n"
+                            "    8.0   30.8%      8.0        hold_long          locks.c:40\n"
+                            "    7.0   26.9%      7.0        <omp-lock-wait>\n"
+                            "    2.0    7.7%      2.0        hold_short         locks.c:50\n"
+                            "    1.0    3.8%      1.0  <omp-idle>\n");
   free(text);
   knit_metric_columns_default(&f->profile, &o.columns);
   assert_true(knit_metric_columns_plain(&o.columns));
@@ -175,25 +174,25 @@ static void test_header_lines(void **state)
   char *text = render(f, HEADER, &o);
   /* The lost and unclaimed blame, summed over threads, stands in the
    * header whichever columns are shown. */
-  expect_contains(text, "CPUTIME every 1 ms: 26 samples (26 periods, 26.0 ms), 2 threads, "
-                        "0 partial unwinds\n"
-                        "lost: 3 signals blocked (at least 3.0 ms not in the tree); 2 paths "
-                        "cut at the frame limit (outermost frames missing)\n"
-                        "blame: 1.5 ms of mutex wait lost (no room in the blame table), "
-                        "0.5 ms of mutex wait unclaimed (the mutex was free, or not "
-                        "released before the end); counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n");
+  expect_contains(
+      text, "CPUTIME every 1 ms: 26 samples (26 periods, 26.0 ms), 2 threads, "
+            "0 partial unwinds\n"
+            "lost: 3 signals blocked (at least 3.0 ms not in the tree); 2 paths "
+            "cut at the frame limit (outermost frames missing)\n"
+            "blame: 1.5 ms of mutex wait lost (no room in the blame table), "
+            "0.5 ms of mutex wait unclaimed (the mutex was free, or not "
+            "released before the end); counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n");
   free(text);
   knit_metric_columns_default(&f->profile, &o.columns);
   text = render(f, TOTALS, &o);
   assert_string_equal(
-      text,
-      "metric CPUTIME          26.0 ms  charged where each sample was taken\n"
-      "metric OMP_IDLE          2.0 ms  idle threads' share, charged to the working threads' "
-      "samples\n"
-      "metric OMP_MUTEX_WAIT    7.0 ms  waiting for a lock, critical, ordered or atomic, "
-      "charged to the waiter\n"
-      "metric OMP_MUTEX_BLAME   5.0 ms  that waiting, charged where the holder released the "
-      "mutex\n");
+      text, "metric CPUTIME          26.0 ms  charged where each sample was taken\n"
+            "metric OMP_IDLE          2.0 ms  idle threads' share, charged to the working threads' "
+            "samples\n"
+            "metric OMP_MUTEX_WAIT    7.0 ms  waiting for a lock, critical, ordered or atomic, "
+            "charged to the waiter\n"
+            "metric OMP_MUTEX_BLAME   5.0 ms  that waiting, charged where the holder released the "
+            "mutex\n");
   free(text);
   unload(f);
 }
@@ -222,17 +221,16 @@ static void test_sort_by_metric(void **state)
   /* The sort metric's column is added and carries the share; the body's
    * children go by blame, then by CPUTIME where blame ties. */
   assert_string_equal(
-      text,
-      "CPUTIME           OMP_MUTEX_BLAME\n"
-      "incl ms  excl ms  incl ms   incl%  excl ms  function                 source\n"
-      "   25.0      0.0      5.0  100.0%      0.0  main                     locks.c:10\n"
-      "   25.0      0.0      5.0  100.0%      0.0    run_locks              locks.c:20\n"
-      "   25.0      0.0      5.0  100.0%      0.0      run_locks._omp_fn.0  locks.c:30\n"
-      "    8.0      8.0      4.0   80.0%      4.0        hold_long          locks.c:40\n"
-      "    2.0      2.0      1.0   20.0%      1.0        hold_short         locks.c:50\n"
-      "    8.0      8.0      0.0    0.0%      0.0        compute            locks.c:60\n"
-      "    7.0      7.0      0.0    0.0%      0.0        <omp-lock-wait>\n"
-      "    1.0      1.0      0.0    0.0%      0.0  <omp-idle>\n");
+      text, "CPUTIME           OMP_MUTEX_BLAME\n"
+            "incl ms  excl ms  incl ms   incl%  excl ms  function                 source\n"
+            "   25.0      0.0      5.0  100.0%      0.0  main                     locks.c:10\n"
+            "   25.0      0.0      5.0  100.0%      0.0    run_locks              locks.c:20\n"
+            "   25.0      0.0      5.0  100.0%      0.0      run_locks._omp_fn.0  locks.c:30\n"
+            "    8.0      8.0      4.0   80.0%      4.0        hold_long          locks.c:40\n"
+            "    2.0      2.0      1.0   20.0%      1.0        hold_short         locks.c:50\n"
+            "    8.0      8.0      0.0    0.0%      0.0        compute            locks.c:60\n"
+            "    7.0      7.0      0.0    0.0%      0.0        <omp-lock-wait>\n"
+            "    1.0      1.0      0.0    0.0%      0.0  <omp-idle>\n");
   free(text);
 
   /* --min applies to the sort metric. */
@@ -325,8 +323,9 @@ static void test_metric_names(void **state)
                            "OMP_IDLE, OMP_MUTEX_WAIT, OMP_MUTEX_BLAME)");
 
   knit_metric_columns c;
-  assert_int_equal(knit_metric_columns_parse(&f->profile, "omp_mutex_blame,CPUTIME,cputime",
-                                             &c, err, sizeof err), 0);
+  assert_int_equal(knit_metric_columns_parse(&f->profile, "omp_mutex_blame,CPUTIME,cputime", &c,
+                                             err, sizeof err),
+                   0);
   assert_int_equal(c.count, 2);
   assert_int_equal(c.metric[0], KNIT_METRIC_OMP_MUTEX_BLAME);
   assert_int_equal(c.metric[1], KNIT_METRIC_SAMPLES);
@@ -344,14 +343,10 @@ static void test_metric_names(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_blame_columns),
-      cmocka_unit_test(test_plain_profile_unchanged),
-      cmocka_unit_test(test_units),
-      cmocka_unit_test(test_header_lines),
-      cmocka_unit_test(test_threads_table),
-      cmocka_unit_test(test_sort_by_metric),
-      cmocka_unit_test(test_folded_metric),
-      cmocka_unit_test(test_sort_keys),
+      cmocka_unit_test(test_blame_columns), cmocka_unit_test(test_plain_profile_unchanged),
+      cmocka_unit_test(test_units),         cmocka_unit_test(test_header_lines),
+      cmocka_unit_test(test_threads_table), cmocka_unit_test(test_sort_by_metric),
+      cmocka_unit_test(test_folded_metric), cmocka_unit_test(test_sort_keys),
       cmocka_unit_test(test_metric_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

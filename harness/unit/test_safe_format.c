@@ -11,13 +11,13 @@
 
 #include "base/safe_format.h"
 
-#define SAME(...)                                                        \
-  do {                                                                   \
-    char want[256], got[256];                                            \
-    int wn = snprintf(want, sizeof want, __VA_ARGS__);                   \
-    int gn = knit_safe_snprintf(got, sizeof got, __VA_ARGS__);           \
-    assert_string_equal(got, want);                                      \
-    assert_int_equal(gn, wn);                                            \
+#define SAME(...)                                                                                  \
+  do {                                                                                             \
+    char want[256], got[256];                                                                      \
+    int wn = snprintf(want, sizeof want, __VA_ARGS__);                                             \
+    int gn = knit_safe_snprintf(got, sizeof got, __VA_ARGS__);                                     \
+    assert_string_equal(got, want);                                                                \
+    assert_int_equal(gn, wn);                                                                      \
   } while (0)
 
 static void test_integers(void **state)

@@ -49,8 +49,8 @@ static void put_section(bytes *b, uint32_t tag, uint32_t count, const void *reco
 /* A PROBE thread whose root has two children: an unknown-module sample
  * (named "0x1234") and <omp-idle>, with the given values; and the samples
  * statistic listed twice, samples_a and samples_b, as a damaged file may. */
-static void write_thread(const char *dir, uint32_t index, uint64_t value_1234,
-                         uint64_t value_idle, uint64_t samples_a, uint64_t samples_b)
+static void write_thread(const char *dir, uint32_t index, uint64_t value_1234, uint64_t value_idle,
+                         uint64_t samples_a, uint64_t samples_b)
 {
   bytes b = {.len = 0};
   knit_file_header h;
@@ -64,12 +64,21 @@ static void write_thread(const char *dir, uint32_t index, uint64_t value_1234,
   strcpy(h.event, "PROBE");
   put(&b, &h, sizeof h);
   knit_node_record nodes[3] = {
-      {.id = 0, .parent = 0, .module = KNIT_MODULE_PLACEHOLDER,
-       .kind = KNIT_NODE_PLACEHOLDER, .offset = KNIT_PH_ROOT},
-      {.id = 1, .parent = 0, .module = KNIT_MODULE_UNKNOWN, .kind = KNIT_NODE_SAMPLE,
+      {.id = 0,
+       .parent = 0,
+       .module = KNIT_MODULE_PLACEHOLDER,
+       .kind = KNIT_NODE_PLACEHOLDER,
+       .offset = KNIT_PH_ROOT},
+      {.id = 1,
+       .parent = 0,
+       .module = KNIT_MODULE_UNKNOWN,
+       .kind = KNIT_NODE_SAMPLE,
        .offset = 0x1234},
-      {.id = 2, .parent = 0, .module = KNIT_MODULE_PLACEHOLDER,
-       .kind = KNIT_NODE_PLACEHOLDER, .offset = KNIT_PH_OMP_IDLE},
+      {.id = 2,
+       .parent = 0,
+       .module = KNIT_MODULE_PLACEHOLDER,
+       .kind = KNIT_NODE_PLACEHOLDER,
+       .offset = KNIT_PH_OMP_IDLE},
   };
   put_section(&b, KNIT_SECTION_NODES, 3, nodes, sizeof nodes[0]);
   knit_metric_record metrics[2] = {{.node = 1, .metric = KNIT_METRIC_SAMPLES, .value = value_1234},
@@ -211,9 +220,8 @@ static void test_golden_total(void **state)
                                      &g, err, sizeof err),
                    -1);
   assert_non_null(strstr(err, "past 2^64-1"));
-  assert_int_equal(knit_golden_parse("main;a 18446744073709551610\nmain;b 5\n", &g, err,
-                                     sizeof err),
-                   0);
+  assert_int_equal(
+      knit_golden_parse("main;a 18446744073709551610\nmain;b 5\n", &g, err, sizeof err), 0);
   assert_true(g.paths.total == UINT64_MAX);
   knit_golden_free(&g);
 }

@@ -203,8 +203,8 @@ static void test_x86_64_unreadable(void **state)
  * 128 + 176 + 8 + 8 i. */
 #define A64_X29_AT 544u
 #define A64_X30_AT 552u
-#define A64_SP_AT 560u
-#define A64_PC_AT 568u
+#define A64_SP_AT  560u
+#define A64_PC_AT  568u
 
 static void test_aarch64_rt_sigreturn(void **state)
 {
@@ -243,9 +243,9 @@ static void test_aarch64_rt_sigreturn(void **state)
 
 /* The ucontext: uc_mcontext at 8 + 8 + 24 + 128 (masks) = 168, its gp_regs
  * 64 bytes in: 232; gp_regs r1 (1), r31 (31), nip (32), link (36). */
-#define PPC_R1_AT (232u + 8u * 1u)
-#define PPC_R31_AT (232u + 8u * 31u)
-#define PPC_NIP_AT (232u + 8u * 32u)
+#define PPC_R1_AT   (232u + 8u * 1u)
+#define PPC_R31_AT  (232u + 8u * 31u)
+#define PPC_NIP_AT  (232u + 8u * 32u)
 #define PPC_LINK_AT (232u + 8u * 36u)
 
 static void put_ppc_ucontext(memory *stack, uint64_t uc)
@@ -329,9 +329,11 @@ __attribute__((noinline)) static void live_handler(int sig, siginfo_t *info, voi
   (void)sig;
   (void)info;
   knit_regs here = {.pc = (uint64_t)(uintptr_t)__builtin_return_address(0),
-                    .sp = (uint64_t)(uintptr_t)__builtin_dwarf_cfa(), .fp = 0, .lr = 0};
-  live_found = knit_isa_native()->sigreturn_step(here.pc, knit_read_own_memory, NULL, &here,
-                                                 &live_out);
+                    .sp = (uint64_t)(uintptr_t)__builtin_dwarf_cfa(),
+                    .fp = 0,
+                    .lr = 0};
+  live_found =
+      knit_isa_native()->sigreturn_step(here.pc, knit_read_own_memory, NULL, &here, &live_out);
   knit_native_regs_from_ucontext(uc, &live_uc);
   live_ran = 1;
 }
@@ -446,8 +448,10 @@ int main(void)
   /* The sanitizer runs (ci/check-sanitized.sh) say which one is on. */
   const char *sanitized = getenv("KNIT_SANITIZED");
   if (sanitized && strcmp(sanitized, "tsan") == 0) {
-    printf("skip: under ThreadSanitizer %s\n",
-           "its live tests take a signal sent to the thread itself, which ThreadSanitizer holds back until a point of its own choosing, so the handler does not run where the test sent it");
+    printf(
+        "skip: under ThreadSanitizer %s\n",
+        "its live tests take a signal sent to the thread itself, which ThreadSanitizer holds back "
+        "until a point of its own choosing, so the handler does not run where the test sent it");
     return 77;
   }
   const struct CMUnitTest tests[] = {

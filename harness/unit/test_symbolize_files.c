@@ -26,11 +26,11 @@
 #include "profiler/report/symbolize.h"
 
 #define FIXTURE(name) KNIT_FIXTURE_DIR "/" name
-#define SOURCE(name) KNIT_FIXTURE_SRC "/" name
+#define SOURCE(name)  KNIT_FIXTURE_SRC "/" name
 
 typedef struct site {
   char label[32];
-  uint64_t offset;  /* the return address */
+  uint64_t offset; /* the return address */
 } site;
 
 typedef struct function {
@@ -179,8 +179,7 @@ static void expect_site(knit_symbolizer *s, const char *program, const site *sit
   if (strcmp(sym.function, function) != 0)
     fail_msg("%s, call %s: function \"%s\", expected \"%s\"", program, label, sym.function,
              function);
-  if (sym.file == NULL || strcmp(base_name(sym.file), base_name(source)) != 0 ||
-      sym.line != want)
+  if (sym.file == NULL || strcmp(base_name(sym.file), base_name(source)) != 0 || sym.line != want)
     fail_msg("%s, call %s: %s:%u, expected %s:%u", program, label,
              sym.file ? sym.file : "(no line)", sym.line, base_name(source), want);
 }
@@ -271,8 +270,7 @@ static void test_cxx_names(void **state)
     skip();
 }
 
-static void expect_fortran(knit_symbolizer *s, const function *f, const char *want,
-                           const char *raw)
+static void expect_fortran(knit_symbolizer *s, const function *f, const char *want, const char *raw)
 {
   knit_symbol sym;
   knit_symbolizer_lookup(s, FIXTURE("names_fortran"), f->addr, f->addr, &sym);
@@ -280,8 +278,7 @@ static void expect_fortran(knit_symbolizer *s, const function *f, const char *wa
     fail_msg("%s: \"%s\", expected \"%s\"", f->name, sym.function, want);
   assert_string_equal(sym.raw, raw);
   if (sym.file == NULL || strcmp(base_name(sym.file), "names.f90") != 0 || sym.line == 0)
-    fail_msg("%s: no line in names.f90 (%s:%u)", f->name, sym.file ? sym.file : "-",
-             sym.line);
+    fail_msg("%s: no line in names.f90 (%s:%u)", f->name, sym.file ? sym.file : "-", sym.line);
 }
 
 /* Fortran: a module procedure, the main program, a contained procedure,
@@ -402,9 +399,8 @@ static size_t agree_with_addr2line(const char *program)
     knit_symbol sym;
     knit_symbolizer_lookup(s, program, addrs[i], addrs[i], &sym);
     if (sym.file == NULL || strcmp(base_name(sym.file), files[i]) != 0 || sym.line != lines[i])
-      fail_msg("%s 0x%llx (%s): %s:%u, addr2line %s:%u", program,
-               (unsigned long long)addrs[i], f[i / 4].name, sym.file ? sym.file : "(none)",
-               sym.line, files[i], lines[i]);
+      fail_msg("%s 0x%llx (%s): %s:%u, addr2line %s:%u", program, (unsigned long long)addrs[i],
+               f[i / 4].name, sym.file ? sym.file : "(none)", sym.line, files[i], lines[i]);
     compared++;
   }
   knit_symbolizer_free(s);
@@ -422,17 +418,20 @@ static void test_addr2line_agrees(void **state)
     print_message("skipping: no addr2line (binutils)\n");
     skip();
   }
-  const char *programs[] = {FIXTURE("lines_gcc"),     FIXTURE("lines_gcc_dwarf4"),
-                            FIXTURE("lines_clang"),   FIXTURE("lines_clang_dwarf4"),
-                            FIXTURE("names_gxx"),     FIXTURE("names_clangxx"),
-                            FIXTURE("names_clangxx_dwarf4"), FIXTURE("names_fortran")};
+  const char *programs[] = {FIXTURE("lines_gcc"),
+                            FIXTURE("lines_gcc_dwarf4"),
+                            FIXTURE("lines_clang"),
+                            FIXTURE("lines_clang_dwarf4"),
+                            FIXTURE("names_gxx"),
+                            FIXTURE("names_clangxx"),
+                            FIXTURE("names_clangxx_dwarf4"),
+                            FIXTURE("names_fortran")};
   size_t checked = 0;
   for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
     if (!present(programs[i]))
       continue;
     size_t compared = agree_with_addr2line(programs[i]);
-    print_message("%s: %zu addresses agree with addr2line\n", base_name(programs[i]),
-                  compared);
+    print_message("%s: %zu addresses agree with addr2line\n", base_name(programs[i]), compared);
     /* Each fixture has a dozen or more addresses with lines. */
     assert_true(compared >= 12);
     checked++;
@@ -444,10 +443,8 @@ static void test_addr2line_agrees(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_c_lines),
-      cmocka_unit_test(test_cxx_names),
-      cmocka_unit_test(test_fortran_names),
-      cmocka_unit_test(test_split_debug),
+      cmocka_unit_test(test_c_lines),          cmocka_unit_test(test_cxx_names),
+      cmocka_unit_test(test_fortran_names),    cmocka_unit_test(test_split_debug),
       cmocka_unit_test(test_addr2line_agrees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,8 @@ static void test_resolve_interns_once_with_ancestors(void **state)
   knit_path_frame many[KNIT_TASK_CONTEXT_FRAMES + 1];
   for (int i = 0; i <= KNIT_TASK_CONTEXT_FRAMES; i++)
     many[i] = call(0x500 + (uint64_t)i);
-  const knit_call_path *long_one = knit_task_context_make(region(), many, KNIT_TASK_CONTEXT_FRAMES + 1);
+  const knit_call_path *long_one =
+      knit_task_context_make(region(), many, KNIT_TASK_CONTEXT_FRAMES + 1);
   assert_false(knit_path_is_transient(long_one));
   assert_int_equal(long_one->length, 2 + KNIT_TASK_CONTEXT_FRAMES + 1);
 }

@@ -13,16 +13,16 @@
 #include "profiler/report/names.h"
 #include "profiler/report/view_tree.h"
 
-#define EXE "/usr/bin/app"
+#define EXE  "/usr/bin/app"
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
-#define SRC "/src/app.c"
+#define SRC  "/src/app.c"
 
 /* What the symbolizer would say about each (module, offset) of the profile. */
 static const struct {
   const char *module;
   uint64_t offset;
   const char *function;
-  unsigned line;  /* 0: no line known */
+  unsigned line; /* 0: no line known */
 } names[] = {
     {EXE, 0x10, "_start", 0},
     {LIBC, 0x20, "__libc_start_main", 0},
@@ -50,20 +50,20 @@ static const struct {
 static knit_read_module recursion_modules[] = {{.id = 0, .path = EXE}};
 static knit_read_node recursion_nodes[] = {
     {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
-    {0, 0, KNIT_NODE_CALL, 0x100},   /* 1 main */
-    {1, 0, KNIT_NODE_CALL, 0x500},   /* 2 energy._omp_fn.0 */
-    {2, 0, KNIT_NODE_CALL, 0x600},   /* 3 reduce._omp_fn.2 */
-    {3, 0, KNIT_NODE_CALL, 0x700},   /* 4 reduce._omp_fn.0 */
-    {4, 0, KNIT_NODE_CALL, 0x600},   /* 5 reduce._omp_fn.2 */
-    {5, 0, KNIT_NODE_SAMPLE, 0x800}, /* 6 leaf_work */
-    {3, 0, KNIT_NODE_SAMPLE, 0x800}, /* 7 leaf_work, one level down */
-    {1, 0, KNIT_NODE_CALL, 0x900},   /* 8 fib */
-    {8, 0, KNIT_NODE_CALL, 0xa00},   /* 9 fib._omp_fn.0 */
-    {9, 0, KNIT_NODE_CALL, 0x900},   /* 10 fib */
-    {10, 0, KNIT_NODE_CALL, 0xa00},  /* 11 fib._omp_fn.0 */
-    {11, 0, KNIT_NODE_CALL, 0x900},  /* 12 fib */
+    {0, 0, KNIT_NODE_CALL, 0x100},    /* 1 main */
+    {1, 0, KNIT_NODE_CALL, 0x500},    /* 2 energy._omp_fn.0 */
+    {2, 0, KNIT_NODE_CALL, 0x600},    /* 3 reduce._omp_fn.2 */
+    {3, 0, KNIT_NODE_CALL, 0x700},    /* 4 reduce._omp_fn.0 */
+    {4, 0, KNIT_NODE_CALL, 0x600},    /* 5 reduce._omp_fn.2 */
+    {5, 0, KNIT_NODE_SAMPLE, 0x800},  /* 6 leaf_work */
+    {3, 0, KNIT_NODE_SAMPLE, 0x800},  /* 7 leaf_work, one level down */
+    {1, 0, KNIT_NODE_CALL, 0x900},    /* 8 fib */
+    {8, 0, KNIT_NODE_CALL, 0xa00},    /* 9 fib._omp_fn.0 */
+    {9, 0, KNIT_NODE_CALL, 0x900},    /* 10 fib */
+    {10, 0, KNIT_NODE_CALL, 0xa00},   /* 11 fib._omp_fn.0 */
+    {11, 0, KNIT_NODE_CALL, 0x900},   /* 12 fib */
     {12, 0, KNIT_NODE_SAMPLE, 0x300}, /* 13 work */
-    {8, 0, KNIT_NODE_SAMPLE, 0x300}, /* 14 work, in the outermost fib */
+    {8, 0, KNIT_NODE_SAMPLE, 0x300},  /* 14 work, in the outermost fib */
 };
 static knit_read_metric recursion_metrics[] = {{6, KNIT_METRIC_SAMPLES, 5},
                                                {7, KNIT_METRIC_SAMPLES, 2},
@@ -76,14 +76,14 @@ static knit_read_metric recursion_metrics[] = {{6, KNIT_METRIC_SAMPLES, 5},
 static knit_read_module main_modules[] = {{.id = 0, .path = EXE}, {.id = 1, .path = LIBC}};
 static knit_read_node main_nodes[] = {
     {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
-    {0, 0, KNIT_NODE_CALL, 0x10},   /* 1 _start */
-    {1, 1, KNIT_NODE_CALL, 0x20},   /* 2 __libc_start_main */
-    {2, 0, KNIT_NODE_CALL, 0x100},  /* 3 main:10 */
-    {3, 0, KNIT_NODE_CALL, 0x200},  /* 4 compute:20 */
+    {0, 0, KNIT_NODE_CALL, 0x10},    /* 1 _start */
+    {1, 1, KNIT_NODE_CALL, 0x20},    /* 2 __libc_start_main */
+    {2, 0, KNIT_NODE_CALL, 0x100},   /* 3 main:10 */
+    {3, 0, KNIT_NODE_CALL, 0x200},   /* 4 compute:20 */
     {4, 0, KNIT_NODE_SAMPLE, 0x300}, /* 5 work:30 */
     {4, 0, KNIT_NODE_SAMPLE, 0x304}, /* 6 work:31 */
-    {2, 0, KNIT_NODE_CALL, 0x110},  /* 7 main:11 */
-    {7, 0, KNIT_NODE_CALL, 0x204},  /* 8 compute:21 */
+    {2, 0, KNIT_NODE_CALL, 0x110},   /* 7 main:11 */
+    {7, 0, KNIT_NODE_CALL, 0x204},   /* 8 compute:21 */
     {8, 0, KNIT_NODE_SAMPLE, 0x300}, /* 9 work:30 */
 };
 static knit_read_metric main_metrics[] = {
@@ -93,9 +93,9 @@ static knit_read_metric main_metrics[] = {
 static knit_read_module worker_modules[] = {{.id = 0, .path = LIBC}, {.id = 1, .path = EXE}};
 static knit_read_node worker_nodes[] = {
     {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
-    {0, 0, KNIT_NODE_CALL, 0x40},   /* clone3 */
-    {1, 0, KNIT_NODE_CALL, 0x50},   /* start_thread */
-    {2, 1, KNIT_NODE_CALL, 0x400},  /* background:40 */
+    {0, 0, KNIT_NODE_CALL, 0x40},    /* clone3 */
+    {1, 0, KNIT_NODE_CALL, 0x50},    /* start_thread */
+    {2, 1, KNIT_NODE_CALL, 0x400},   /* background:40 */
     {3, 1, KNIT_NODE_SAMPLE, 0x300}, /* work:30 */
 };
 static knit_read_metric worker_metrics[] = {{4, KNIT_METRIC_SAMPLES, 4}};
@@ -131,14 +131,22 @@ static fixture *make_fixture(const char *event, uint64_t period)
 {
   fixture *f = calloc(1, sizeof *f);
   assert_non_null(f);
-  f->threads[0] = (knit_thread_file){
-      .name = "thread-0-1.knit", .module_count = 2, .modules = main_modules,
-      .node_count = 10, .nodes = main_nodes, .metric_count = 3, .metrics = main_metrics};
+  f->threads[0] = (knit_thread_file){.name = "thread-0-1.knit",
+                                     .module_count = 2,
+                                     .modules = main_modules,
+                                     .node_count = 10,
+                                     .nodes = main_nodes,
+                                     .metric_count = 3,
+                                     .metrics = main_metrics};
   f->threads[0].header.thread_flags = KNIT_THREAD_MAIN;
   f->threads[0].stats[KNIT_STAT_SAMPLES] = 6;
-  f->threads[1] = (knit_thread_file){
-      .name = "thread-1-2.knit", .module_count = 2, .modules = worker_modules,
-      .node_count = 5, .nodes = worker_nodes, .metric_count = 1, .metrics = worker_metrics};
+  f->threads[1] = (knit_thread_file){.name = "thread-1-2.knit",
+                                     .module_count = 2,
+                                     .modules = worker_modules,
+                                     .node_count = 5,
+                                     .nodes = worker_nodes,
+                                     .metric_count = 1,
+                                     .metrics = worker_metrics};
   f->threads[1].header.thread_index = 1;
   f->threads[1].stats[KNIT_STAT_SAMPLES] = 2;
 
@@ -303,13 +311,12 @@ static void test_functions_merge(void **state)
    * 30 (3 + 6) and 31 (2) are one exclusive value. The worker thread loses
    * clone3 and start_thread; the main thread everything above main. Values
    * are periods x 0.5 ms. */
-  assert_string_equal(text,
-                      "incl ms   incl%  excl ms  function    source\n"
-                      "    5.5   73.3%      0.0  main        app.c:11 +1\n"
-                      "    5.5   73.3%      0.0    compute   app.c:21 +1\n"
-                      "    5.5   73.3%      5.5      work    app.c:30 +1\n"
-                      "    2.0   26.7%      0.0  background  app.c:40\n"
-                      "    2.0   26.7%      2.0    work      app.c:30\n");
+  assert_string_equal(text, "incl ms   incl%  excl ms  function    source\n"
+                            "    5.5   73.3%      0.0  main        app.c:11 +1\n"
+                            "    5.5   73.3%      0.0    compute   app.c:21 +1\n"
+                            "    5.5   73.3%      5.5      work    app.c:30 +1\n"
+                            "    2.0   26.7%      0.0  background  app.c:40\n"
+                            "    2.0   26.7%      2.0    work      app.c:30\n");
   free(text);
   free_fixture(f);
 }
@@ -362,13 +369,12 @@ static void test_probe_counts(void **state)
   fixture *f = make_fixture("PROBE", 0);
   knit_view_options o = {.min_percent = 0};
   char *text = render(f, &o);
-  assert_string_equal(text,
-                      "incl   incl%  excl  function    source\n"
-                      "  11   73.3%     0  main        app.c:11 +1\n"
-                      "  11   73.3%     0    compute   app.c:21 +1\n"
-                      "  11   73.3%    11      work    app.c:30 +1\n"
-                      "   4   26.7%     0  background  app.c:40\n"
-                      "   4   26.7%     4    work      app.c:30\n");
+  assert_string_equal(text, "incl   incl%  excl  function    source\n"
+                            "  11   73.3%     0  main        app.c:11 +1\n"
+                            "  11   73.3%     0    compute   app.c:21 +1\n"
+                            "  11   73.3%    11      work    app.c:30 +1\n"
+                            "   4   26.7%     0  background  app.c:40\n"
+                            "   4   26.7%     4    work      app.c:30\n");
   free(text);
   text = render_header(f);
   assert_string_equal(text, "PROBE: 8 probes, 2 threads, 0 partial unwinds\ndir: /m\n");
@@ -417,14 +423,10 @@ static void test_sort_and_min(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fold_recursion),
-      cmocka_unit_test(test_fold_readable_names),
-      cmocka_unit_test(test_functions_merge),
-      cmocka_unit_test(test_lines_keep_call_sites),
-      cmocka_unit_test(test_all_frames),
-      cmocka_unit_test(test_probe_counts),
-      cmocka_unit_test(test_timer_header),
-      cmocka_unit_test(test_sort_and_min),
+      cmocka_unit_test(test_fold_recursion),  cmocka_unit_test(test_fold_readable_names),
+      cmocka_unit_test(test_functions_merge), cmocka_unit_test(test_lines_keep_call_sites),
+      cmocka_unit_test(test_all_frames),      cmocka_unit_test(test_probe_counts),
+      cmocka_unit_test(test_timer_header),    cmocka_unit_test(test_sort_and_min),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@
 #include "unwind/recipe_cache.h"
 #include "unwind/unwinder.h"
 
-#define DEPTH 24
+#define DEPTH      24
 #define MAX_FRAMES 128
 
 /* Own memory, through a function the unwinder does not recognize: the
@@ -52,9 +52,9 @@ typedef struct walk {
 enum { GENERAL, CACHED_FIRST, CACHED_AGAIN, WALKS };
 
 static knit_unwinder general, cached;
-static knit_regs interrupted;  /* the registers the signal interrupted */
+static knit_regs interrupted; /* the registers the signal interrupted */
 static walk walks[WALKS];
-static uint64_t limit;         /* the limit of the walks under way (0: none) */
+static uint64_t limit; /* the limit of the walks under way (0: none) */
 static bool limit_is_cfa;
 static int max_frames = MAX_FRAMES;
 
@@ -218,7 +218,8 @@ int main(void)
   const char *sanitized = getenv("KNIT_SANITIZED");
   if (sanitized && strcmp(sanitized, "tsan") == 0) {
     printf("skip: under ThreadSanitizer %s\n",
-           "it walks from a signal handler that must run where the signal was sent, and ThreadSanitizer holds asynchronous signals back until a point of its own choosing");
+           "it walks from a signal handler that must run where the signal was sent, and "
+           "ThreadSanitizer holds asynchronous signals back until a point of its own choosing");
     return 77;
   }
   const struct CMUnitTest tests[] = {

@@ -24,8 +24,8 @@
 #include "unwind/walk_deps.h"
 
 #define MAX_FRAMES 128
-#define KEPT 8
-#define DEPTH 20
+#define KEPT       8
+#define DEPTH      20
 
 typedef struct walk {
   knit_regs regs;
@@ -74,8 +74,8 @@ static bool same_frames(const walk *a, const walk *b)
 /* The registers a description starts from agree with these. */
 static bool same_start(const walk *d, const knit_regs *r)
 {
-  return d->regs.pc == r->pc && d->regs.sp == r->sp &&
-         (!d->deps.needs_fp || d->regs.fp == r->fp) && (!d->deps.needs_lr || d->regs.lr == r->lr);
+  return d->regs.pc == r->pc && d->regs.sp == r->sp && (!d->deps.needs_fp || d->regs.fp == r->fp) &&
+         (!d->deps.needs_lr || d->regs.lr == r->lr);
 }
 
 /* The bottom of every chain: walk, check the kept descriptions against
@@ -94,8 +94,8 @@ __attribute__((noinline)) static int bottom(int v)
       refused++;
     }
   }
-  now.described = knit_walk_deps_of(&unwinder, knit_loadmap_current(), &now.regs, now.frames,
-                                     now.n, now.end, &now.deps);
+  now.described = knit_walk_deps_of(&unwinder, knit_loadmap_current(), &now.regs, now.frames, now.n,
+                                    now.end, &now.deps);
   if (poke && now.described && now.deps.count > 0) {
     /* The outermost word: a return address in a frame far above, which
      * nothing reads until this chain returns. */
@@ -247,13 +247,13 @@ static void test_partial_and_truncated(void **state)
   w.regs.pc = (uint64_t)(uintptr_t)&not_code[2];
   walk_from(&w);
   assert_int_equal(w.end, KNIT_UNWIND_PARTIAL);
-  assert_false(knit_walk_deps_of(&unwinder, knit_loadmap_current(), &w.regs, w.frames, w.n,
-                                 w.end, &w.deps));
+  assert_false(
+      knit_walk_deps_of(&unwinder, knit_loadmap_current(), &w.regs, w.frames, w.n, w.end, &w.deps));
   knit_native_regs_here(&w.regs);
   w.n = knit_unwind(&unwinder, &w.regs, w.frames, 2, &w.end);
   assert_int_equal(w.end, KNIT_UNWIND_TRUNCATED);
-  assert_true(knit_walk_deps_of(&unwinder, knit_loadmap_current(), &w.regs, w.frames, w.n,
-                                w.end, &w.deps));
+  assert_true(
+      knit_walk_deps_of(&unwinder, knit_loadmap_current(), &w.regs, w.frames, w.n, w.end, &w.deps));
   assert_true(knit_walk_deps_hold(&w.deps));
 }
 
@@ -263,7 +263,8 @@ int main(void)
   const char *sanitized = getenv("KNIT_SANITIZED");
   if (sanitized && strcmp(sanitized, "tsan") == 0) {
     printf("skip: under ThreadSanitizer %s\n",
-           "it needs two call chains of its own whose frames are of equal size, which ThreadSanitizer's instrumentation makes unequal");
+           "it needs two call chains of its own whose frames are of equal size, which "
+           "ThreadSanitizer's instrumentation makes unequal");
     return 77;
   }
   const struct CMUnitTest tests[] = {

@@ -24,7 +24,7 @@
 #include "profiler/unwind/recipe.h"
 
 #define FIXTURE_ADDR 0x401000u
-#define MAX_RECIPES 256
+#define MAX_RECIPES  256
 
 /* The recipe expected at one offset. The caller's rbp: with a CFA loaded
  * from a realigned frame (FP_DEREF), at rbp + fp_offset (FP_AT_FP);
@@ -45,40 +45,39 @@ enum {
   UNC = KNIT_RECIPE_UNCERTAIN,
 };
 
-static void check_fixture(const uint8_t *code, size_t len, const expect *e,
-                          size_t ne) {
+static void check_fixture(const uint8_t *code, size_t len, const expect *e, size_t ne)
+{
   knit_recipe r[MAX_RECIPES];
   int n = knit_fixture_analyze(code, len, FIXTURE_ADDR, r, MAX_RECIPES);
   for (size_t i = 0; i < ne; i++) {
     const knit_recipe *got = knit_recipe_find(r, (size_t)n, FIXTURE_ADDR + e[i].offset);
     assert_non_null(got);
     uint8_t fp_rule = e[i].cfa_base == FP_DEREF ? KNIT_FP_AT_FP
-                      : e[i].fp_offset            ? KNIT_FP_AT_CFA
-                                                  : KNIT_FP_SAME;
+                      : e[i].fp_offset          ? KNIT_FP_AT_CFA
+                                                : KNIT_FP_SAME;
     if (got->cfa_base != e[i].cfa_base || got->cfa_offset != e[i].cfa_offset ||
         got->ra_rule != KNIT_RA_AT_CFA || got->ra_offset != -8 || got->fp_rule != fp_rule ||
-        (fp_rule != KNIT_FP_SAME && got->fp_offset != e[i].fp_offset) ||
-        got->flags != e[i].flags) {
+        (fp_rule != KNIT_FP_SAME && got->fp_offset != e[i].fp_offset) || got->flags != e[i].flags) {
       fail_msg("offset %#x: got base %d cfa %+d fp rule %d %+d flags %d; "
                "expected base %d cfa %+d fp rule %d %+d flags %d",
-               e[i].offset, got->cfa_base, got->cfa_offset, got->fp_rule,
-               got->fp_offset, got->flags, e[i].cfa_base, e[i].cfa_offset,
-               fp_rule, e[i].fp_offset, e[i].flags);
+               e[i].offset, got->cfa_base, got->cfa_offset, got->fp_rule, got->fp_offset,
+               got->flags, e[i].cfa_base, e[i].cfa_offset, fp_rule, e[i].fp_offset, e[i].flags);
     }
   }
 }
 
-#define CHECK(code, ...)                                                     \
-  do {                                                                       \
-    const expect e_[] = {__VA_ARGS__};                                       \
-    check_fixture(code, sizeof code, e_, sizeof e_ / sizeof e_[0]);          \
+#define CHECK(code, ...)                                                                           \
+  do {                                                                                             \
+    const expect e_[] = {__VA_ARGS__};                                                             \
+    check_fixture(code, sizeof code, e_, sizeof e_ / sizeof e_[0]);                                \
   } while (0)
 
 /* gcc 12 -O2: int leaf(int a, int b) { return a * b + 3; }
  *   0: imul edi,esi   3: lea eax,[rdi+0x3]   6: ret */
 static const uint8_t leaf_o2[] = {0x0f, 0xaf, 0xfe, 0x8d, 0x47, 0x03, 0xc3};
 
-static void test_frameless_leaf(void **state) {
+static void test_frameless_leaf(void **state)
+{
   (void)state;
   CHECK(leaf_o2, {0, SP, 8, 0, 0}, {3, SP, 8, 0, 0}, {6, SP, 8, 0, 0});
   knit_recipe r[4];
@@ -102,18 +101,17 @@ static void test_frameless_leaf(void **state) {
  * Two epilogues; the padding after the first ret resumes with the
  * canonical state, the block at 28 with the state of the jle. */
 static const uint8_t multi_exit_o2[] = {
-  0x53, 0x89, 0xfb, 0x89, 0xde, 0x48, 0x83, 0xec, 0x20, 0x48, 0x89, 0xe7,
-  0xe8, 0x00, 0x00, 0x00, 0x00, 0x83, 0xf8, 0x0a, 0x7e, 0x12, 0x83, 0xe3,
-  0x07, 0x03, 0x04, 0x9c, 0x48, 0x83, 0xc4, 0x20, 0x5b, 0xc3, 0x66, 0x0f,
-  0x1f, 0x44, 0x00, 0x00, 0x89, 0xc7, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x03,
-  0x04, 0x24, 0x48, 0x83, 0xc4, 0x20, 0x5b, 0xc3};
+    0x53, 0x89, 0xfb, 0x89, 0xde, 0x48, 0x83, 0xec, 0x20, 0x48, 0x89, 0xe7, 0xe8, 0x00,
+    0x00, 0x00, 0x00, 0x83, 0xf8, 0x0a, 0x7e, 0x12, 0x83, 0xe3, 0x07, 0x03, 0x04, 0x9c,
+    0x48, 0x83, 0xc4, 0x20, 0x5b, 0xc3, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x89, 0xc7,
+    0xe8, 0x00, 0x00, 0x00, 0x00, 0x03, 0x04, 0x24, 0x48, 0x83, 0xc4, 0x20, 0x5b, 0xc3};
 
-static void test_two_epilogues(void **state) {
+static void test_two_epilogues(void **state)
+{
   (void)state;
-  CHECK(multi_exit_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, 0, 0},
-        {0x05, SP, 16, 0, 0}, {0x09, SP, 48, 0, 0}, {0x1c, SP, 48, 0, 0},
-        {0x20, SP, 16, 0, 0}, {0x21, SP, 8, 0, 0}, {0x22, SP, 48, 0, 0},
-        {0x28, SP, 48, 0, 0}, {0x2f, SP, 48, 0, 0}, {0x32, SP, 48, 0, 0},
+  CHECK(multi_exit_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, 0, 0}, {0x05, SP, 16, 0, 0},
+        {0x09, SP, 48, 0, 0}, {0x1c, SP, 48, 0, 0}, {0x20, SP, 16, 0, 0}, {0x21, SP, 8, 0, 0},
+        {0x22, SP, 48, 0, 0}, {0x28, SP, 48, 0, 0}, {0x2f, SP, 48, 0, 0}, {0x32, SP, 48, 0, 0},
         {0x36, SP, 16, 0, 0}, {0x37, SP, 8, 0, 0});
 }
 
@@ -130,21 +128,19 @@ static void test_two_epilogues(void **state) {
  *  40: add rsp,0x48  44: pop rbx  45: pop rbp  46: ret
  *  47: mov eax,-1    4c: jmp 40 */
 static const uint8_t two_exits_o2[] = {
-  0x55, 0x89, 0xfe, 0x89, 0xfd, 0x53, 0x48, 0x83, 0xec, 0x48, 0x48, 0x89,
-  0xe3, 0x48, 0x89, 0xdf, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x85, 0xc0, 0x78,
-  0x2e, 0x74, 0x25, 0x48, 0x98, 0x48, 0x89, 0xda, 0x48, 0x8d, 0x34, 0x83,
-  0x31, 0xc0, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
-  0x8b, 0x0a, 0x48, 0x83, 0xc2, 0x04, 0x0f, 0xaf, 0xcd, 0x01, 0xc8, 0x48,
-  0x39, 0xf2, 0x75, 0xf0, 0x48, 0x83, 0xc4, 0x48, 0x5b, 0x5d, 0xc3, 0xb8,
-  0xff, 0xff, 0xff, 0xff, 0xeb, 0xf2};
+    0x55, 0x89, 0xfe, 0x89, 0xfd, 0x53, 0x48, 0x83, 0xec, 0x48, 0x48, 0x89, 0xe3, 0x48, 0x89, 0xdf,
+    0xe8, 0x00, 0x00, 0x00, 0x00, 0x85, 0xc0, 0x78, 0x2e, 0x74, 0x25, 0x48, 0x98, 0x48, 0x89, 0xda,
+    0x48, 0x8d, 0x34, 0x83, 0x31, 0xc0, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x8b, 0x0a, 0x48, 0x83, 0xc2, 0x04, 0x0f, 0xaf, 0xcd, 0x01, 0xc8, 0x48, 0x39, 0xf2, 0x75, 0xf0,
+    0x48, 0x83, 0xc4, 0x48, 0x5b, 0x5d, 0xc3, 0xb8, 0xff, 0xff, 0xff, 0xff, 0xeb, 0xf2};
 
-static void test_rbp_as_register_and_forward_branch(void **state) {
+static void test_rbp_as_register_and_forward_branch(void **state)
+{
   (void)state;
-  CHECK(two_exits_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0},
-        {0x05, SP, 16, -16, 0}, {0x06, SP, 24, -16, 0},
-        {0x0a, SP, 96, -16, 0}, {0x30, SP, 96, -16, 0},
-        {0x44, SP, 24, -16, 0}, {0x45, SP, 16, -16, 0}, {0x46, SP, 8, 0, 0},
-        {0x47, SP, 96, -16, 0}, {0x4c, SP, 96, -16, 0});
+  CHECK(two_exits_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0}, {0x05, SP, 16, -16, 0},
+        {0x06, SP, 24, -16, 0}, {0x0a, SP, 96, -16, 0}, {0x30, SP, 96, -16, 0},
+        {0x44, SP, 24, -16, 0}, {0x45, SP, 16, -16, 0}, {0x46, SP, 8, 0, 0}, {0x47, SP, 96, -16, 0},
+        {0x4c, SP, 96, -16, 0});
 }
 
 /* gcc 12 -O2 -fno-omit-frame-pointer:
@@ -152,44 +148,44 @@ static void test_rbp_as_register_and_forward_branch(void **state) {
  *   0: push rbp  1: mov rbp,rsp  4: and rsp,-32  8: sub rsp,0x40
  *   c: mov rdi,rsp  f: call use  14: leave  15: ret
  * After the realignment only rbp gives the CFA. */
-static const uint8_t aligned_fp_o2[] = {
-  0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xe0, 0x48, 0x83, 0xec, 0x40,
-  0x48, 0x89, 0xe7, 0xe8, 0x00, 0x00, 0x00, 0x00, 0xc9, 0xc3};
+static const uint8_t aligned_fp_o2[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xe0,
+                                        0x48, 0x83, 0xec, 0x40, 0x48, 0x89, 0xe7, 0xe8,
+                                        0x00, 0x00, 0x00, 0x00, 0xc9, 0xc3};
 
-static void test_realignment_with_frame_pointer(void **state) {
+static void test_realignment_with_frame_pointer(void **state)
+{
   (void)state;
-  CHECK(aligned_fp_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0},
-        {0x04, FP, 16, -16, 0}, {0x08, FP, 16, -16, 0},
-        {0x0f, FP, 16, -16, 0}, {0x14, FP, 16, -16, 0}, {0x15, SP, 8, 0, 0});
+  CHECK(aligned_fp_o2, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0}, {0x04, FP, 16, -16, 0},
+        {0x08, FP, 16, -16, 0}, {0x0f, FP, 16, -16, 0}, {0x14, FP, 16, -16, 0},
+        {0x15, SP, 8, 0, 0});
 }
 
 /* gcc 12 -O0:
  *   int with_leave(int x) { int v = x; return use2(&v) + 1; }
  *   0: push rbp  1: mov rbp,rsp  4: sub rsp,0x20  ... 18: call use2
  *  1d: add eax,1  20: leave  21: ret */
-static const uint8_t with_leave_o0[] = {
-  0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x20, 0x89, 0x7d, 0xec, 0x8b,
-  0x45, 0xec, 0x89, 0x45, 0xfc, 0x48, 0x8d, 0x45, 0xfc, 0x48, 0x89, 0xc7,
-  0xe8, 0x00, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x01, 0xc9, 0xc3};
+static const uint8_t with_leave_o0[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x20, 0x89,
+                                        0x7d, 0xec, 0x8b, 0x45, 0xec, 0x89, 0x45, 0xfc, 0x48,
+                                        0x8d, 0x45, 0xfc, 0x48, 0x89, 0xc7, 0xe8, 0x00, 0x00,
+                                        0x00, 0x00, 0x83, 0xc0, 0x01, 0xc9, 0xc3};
 
-static void test_leave(void **state) {
+static void test_leave(void **state)
+{
   (void)state;
-  CHECK(with_leave_o0, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0},
-        {0x04, FP, 16, -16, 0}, {0x18, FP, 16, -16, 0},
-        {0x20, FP, 16, -16, 0}, {0x21, SP, 8, 0, 0});
+  CHECK(with_leave_o0, {0x00, SP, 8, 0, 0}, {0x01, SP, 16, -16, 0}, {0x04, FP, 16, -16, 0},
+        {0x18, FP, 16, -16, 0}, {0x20, FP, 16, -16, 0}, {0x21, SP, 8, 0, 0});
 }
 
 /* .plt of a gcc 12 / binutils 2.40 PIE: PLT0 and one stub.
  *   PLT0:  0: push [rip+0x2fca]   6: jmp [rip+0x2fcc]   c: nop
  *   stub: 10: jmp [rip+0x2fca]   16: push 0   1b: jmp PLT0 */
-static const uint8_t plt0_stub[] = {
-  0xff, 0x35, 0xca, 0x2f, 0x00, 0x00, 0xff, 0x25, 0xcc, 0x2f, 0x00, 0x00,
-  0x0f, 0x1f, 0x40, 0x00};
-static const uint8_t plt_stub[] = {
-  0xff, 0x25, 0xca, 0x2f, 0x00, 0x00, 0x68, 0x00, 0x00, 0x00, 0x00,
-  0xe9, 0xe0, 0xff, 0xff, 0xff};
+static const uint8_t plt0_stub[] = {0xff, 0x35, 0xca, 0x2f, 0x00, 0x00, 0xff, 0x25,
+                                    0xcc, 0x2f, 0x00, 0x00, 0x0f, 0x1f, 0x40, 0x00};
+static const uint8_t plt_stub[] = {0xff, 0x25, 0xca, 0x2f, 0x00, 0x00, 0x68, 0x00,
+                                   0x00, 0x00, 0x00, 0xe9, 0xe0, 0xff, 0xff, 0xff};
 
-static void test_plt(void **state) {
+static void test_plt(void **state)
+{
   (void)state;
   /* PLT0 is entered by a jmp from a stub that pushed the relocation index
    * over the return address: CFA = rsp+16, then +24 after its push. */
@@ -203,15 +199,14 @@ static void test_plt(void **state) {
  *   0: enter 0x10,0  4: pushfq  5: popfq  6: leave  7: jmp far_away  9: nop
  * enter is a push rbp / mov rbp,rsp / sub; the jmp leaves the function (a
  * tail call); the nop after it resumes with the canonical state. */
-static const uint8_t enter_tail_call[] = {0xc8, 0x10, 0x00, 0x00, 0x9c, 0x9d,
-                                          0xc9, 0xe9, 0x51, 0x00, 0x00, 0x00,
-                                          0x90};
+static const uint8_t enter_tail_call[] = {0xc8, 0x10, 0x00, 0x00, 0x9c, 0x9d, 0xc9,
+                                          0xe9, 0x51, 0x00, 0x00, 0x00, 0x90};
 
-static void test_enter_pushf_tail_call(void **state) {
+static void test_enter_pushf_tail_call(void **state)
+{
   (void)state;
-  CHECK(enter_tail_call, {0x0, SP, 8, 0, 0}, {0x4, FP, 16, -16, 0},
-        {0x5, FP, 16, -16, 0}, {0x6, FP, 16, -16, 0}, {0x7, SP, 8, 0, 0},
-        {0xc, FP, 16, -16, 0});
+  CHECK(enter_tail_call, {0x0, SP, 8, 0, 0}, {0x4, FP, 16, -16, 0}, {0x5, FP, 16, -16, 0},
+        {0x6, FP, 16, -16, 0}, {0x7, SP, 8, 0, 0}, {0xc, FP, 16, -16, 0});
 }
 
 /* Hand-written (gas, Intel syntax):
@@ -219,20 +214,20 @@ static void test_enter_pushf_tail_call(void **state) {
  *   b: ret
  * rsp moves by amounts the model does not follow and no frame pointer to
  * fall back on: uncertain until the ret, where CFA = rsp+8 holds again. */
-static const uint8_t alloca_no_frame[] = {
-  0x53, 0x48, 0x89, 0xe3, 0x48, 0x29, 0xfc, 0x48, 0x89, 0xdc, 0x5b, 0xc3};
+static const uint8_t alloca_no_frame[] = {0x53, 0x48, 0x89, 0xe3, 0x48, 0x29,
+                                          0xfc, 0x48, 0x89, 0xdc, 0x5b, 0xc3};
 
 /* Hand-written: 0: push rbx  1: and rsp,-16  5: pop rbx  6: ret
  * A realignment without a frame pointer. */
-static const uint8_t realign_no_frame[] = {
-  0x53, 0x48, 0x83, 0xe4, 0xf0, 0x5b, 0xc3};
+static const uint8_t realign_no_frame[] = {0x53, 0x48, 0x83, 0xe4, 0xf0, 0x5b, 0xc3};
 
-static void test_unmodeled_rsp_is_uncertain(void **state) {
+static void test_unmodeled_rsp_is_uncertain(void **state)
+{
   (void)state;
-  CHECK(alloca_no_frame, {0x0, SP, 8, 0, 0}, {0x4, SP, 16, 0, 0},
-        {0x7, SP, 16, 0, UNC}, {0xa, SP, 16, 0, UNC}, {0xb, SP, 8, 0, 0});
-  CHECK(realign_no_frame, {0x0, SP, 8, 0, 0}, {0x1, SP, 16, 0, 0},
-        {0x5, SP, 16, 0, UNC}, {0x6, SP, 8, 0, 0});
+  CHECK(alloca_no_frame, {0x0, SP, 8, 0, 0}, {0x4, SP, 16, 0, 0}, {0x7, SP, 16, 0, UNC},
+        {0xa, SP, 16, 0, UNC}, {0xb, SP, 8, 0, 0});
+  CHECK(realign_no_frame, {0x0, SP, 8, 0, 0}, {0x1, SP, 16, 0, 0}, {0x5, SP, 16, 0, UNC},
+        {0x6, SP, 8, 0, 0});
 }
 
 /* gcc 12 -O2 (test_x86_64_audit_subjects.c's knit_audit_drap,
@@ -248,23 +243,25 @@ static void test_unmodeled_rsp_is_uncertain(void **state) {
  * restored. Before the save and after the restore the CFA is only in r10:
  * flagged guesses. */
 static const uint8_t drap_o2[] = {
-  0x4c, 0x8d, 0x54, 0x24, 0x08, 0x48, 0x83, 0xe4, 0xe0, 0x8d, 0x47, 0x08,
-  0x89, 0xfe, 0x41, 0xff, 0x72, 0xf8, 0x48, 0x98, 0x55, 0x48, 0x8d, 0x04,
-  0x85, 0x0f, 0x00, 0x00, 0x00, 0x48, 0x83, 0xe0, 0xf0, 0x48, 0x89, 0xe5,
-  0x41, 0x55, 0x41, 0x54, 0x41, 0x52, 0x53, 0x89, 0xfb, 0x83, 0xe3, 0x07,
-  0x48, 0x83, 0xec, 0x30, 0x48, 0x29, 0xc4, 0x4c, 0x8d, 0x64, 0x24, 0x03,
-  0x4d, 0x89, 0xe5, 0x49, 0x83, 0xe4, 0xfc, 0x4c, 0x89, 0xe7, 0x49, 0xc1,
-  0xed, 0x02, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x42, 0x8b, 0x34, 0xad, 0x04,
-  0x00, 0x00, 0x00, 0x48, 0x8d, 0x7d, 0xb0, 0xe8, 0x00, 0x00, 0x00, 0x00,
-  0x8b, 0x45, 0xbc, 0x41, 0x03, 0x04, 0x9c, 0x48, 0x8d, 0x65, 0xe0, 0x5b,
-  0x41, 0x5a, 0x41, 0x5c, 0x41, 0x5d, 0x5d, 0x49, 0x8d, 0x62, 0xf8, 0xc3};
+    0x4c, 0x8d, 0x54, 0x24, 0x08, 0x48, 0x83, 0xe4, 0xe0, 0x8d, 0x47, 0x08, 0x89, 0xfe, 0x41,
+    0xff, 0x72, 0xf8, 0x48, 0x98, 0x55, 0x48, 0x8d, 0x04, 0x85, 0x0f, 0x00, 0x00, 0x00, 0x48,
+    0x83, 0xe0, 0xf0, 0x48, 0x89, 0xe5, 0x41, 0x55, 0x41, 0x54, 0x41, 0x52, 0x53, 0x89, 0xfb,
+    0x83, 0xe3, 0x07, 0x48, 0x83, 0xec, 0x30, 0x48, 0x29, 0xc4, 0x4c, 0x8d, 0x64, 0x24, 0x03,
+    0x4d, 0x89, 0xe5, 0x49, 0x83, 0xe4, 0xfc, 0x4c, 0x89, 0xe7, 0x49, 0xc1, 0xed, 0x02, 0xe8,
+    0x00, 0x00, 0x00, 0x00, 0x42, 0x8b, 0x34, 0xad, 0x04, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x7d,
+    0xb0, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x8b, 0x45, 0xbc, 0x41, 0x03, 0x04, 0x9c, 0x48, 0x8d,
+    0x65, 0xe0, 0x5b, 0x41, 0x5a, 0x41, 0x5c, 0x41, 0x5d, 0x5d, 0x49, 0x8d, 0x62, 0xf8, 0xc3};
 
-static void test_drap_realignment(void **state) {
+static void test_drap_realignment(void **state)
+{
   (void)state;
   /* From the save of r10 to the restore of rbp: the CFA from the frame. */
 #define DRAP_BODY(at) {at, FP_DEREF, -24, 0, 0}
   /* The CFA only in r10: a flagged guess, never a certain wrong rule. */
-#define DRAP_IN_REGISTER(at) {at, SP, 8, 0, UNC}
+#define DRAP_IN_REGISTER(at)                                                                       \
+  {                                                                                                \
+    at, SP, 8, 0, UNC                                                                              \
+  }
   CHECK(drap_o2, {0x00, SP, 8, 0, 0}, {0x05, SP, 8, 0, 0}, DRAP_IN_REGISTER(0x09),
         DRAP_IN_REGISTER(0x0e), DRAP_IN_REGISTER(0x14), DRAP_IN_REGISTER(0x21),
         DRAP_IN_REGISTER(0x24), DRAP_IN_REGISTER(0x28), DRAP_BODY(0x2a), DRAP_BODY(0x2b),
@@ -296,28 +293,24 @@ static void test_drap_realignment(void **state) {
  * it: it has the state of that branch (CFA = rsp+32), not the canonical
  * one (rsp+48, before the pops of the pushed arguments). */
 static const uint8_t backward_only_o2[] = {
-  0x41, 0x54, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x4c, 0x8d, 0x25, 0x00, 0x00,
-  0x00, 0x00, 0x55, 0x48, 0x89, 0xfd, 0x53, 0x48, 0x8b, 0x57, 0x40, 0x31,
-  0xdb, 0x48, 0x8b, 0x4f, 0x48, 0x48, 0x83, 0xec, 0x08, 0xff, 0x77, 0x60,
-  0x4c, 0x8b, 0x4f, 0x58, 0x4c, 0x8b, 0x47, 0x50, 0x48, 0x8d, 0x3d, 0x00,
-  0x00, 0x00, 0x00, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x58, 0x5a, 0xeb, 0x0e,
-  0x0f, 0x1f, 0x40, 0x00, 0x48, 0x83, 0xc3, 0x01, 0x48, 0x83, 0xfb, 0x07,
-  0x74, 0x2b, 0x48, 0x83, 0x7c, 0xdd, 0x00, 0x00, 0x74, 0xee, 0x89, 0xdf,
-  0xe8, 0x00, 0x00, 0x00, 0x00, 0x48, 0x8b, 0x74, 0xdd, 0x00, 0x4c, 0x89,
-  0xe7, 0x48, 0x83, 0xc3, 0x01, 0x48, 0x89, 0xc2, 0x31, 0xc0, 0xe8, 0x00,
-  0x00, 0x00, 0x00, 0x48, 0x83, 0xfb, 0x07, 0x75, 0xd5, 0x5b, 0x31, 0xc0,
-  0x5d, 0x41, 0x5c, 0xc3};
+    0x41, 0x54, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x4c, 0x8d, 0x25, 0x00, 0x00, 0x00, 0x00, 0x55, 0x48,
+    0x89, 0xfd, 0x53, 0x48, 0x8b, 0x57, 0x40, 0x31, 0xdb, 0x48, 0x8b, 0x4f, 0x48, 0x48, 0x83, 0xec,
+    0x08, 0xff, 0x77, 0x60, 0x4c, 0x8b, 0x4f, 0x58, 0x4c, 0x8b, 0x47, 0x50, 0x48, 0x8d, 0x3d, 0x00,
+    0x00, 0x00, 0x00, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x58, 0x5a, 0xeb, 0x0e, 0x0f, 0x1f, 0x40, 0x00,
+    0x48, 0x83, 0xc3, 0x01, 0x48, 0x83, 0xfb, 0x07, 0x74, 0x2b, 0x48, 0x83, 0x7c, 0xdd, 0x00, 0x00,
+    0x74, 0xee, 0x89, 0xdf, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x48, 0x8b, 0x74, 0xdd, 0x00, 0x4c, 0x89,
+    0xe7, 0x48, 0x83, 0xc3, 0x01, 0x48, 0x89, 0xc2, 0x31, 0xc0, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x48,
+    0x83, 0xfb, 0x07, 0x75, 0xd5, 0x5b, 0x31, 0xc0, 0x5d, 0x41, 0x5c, 0xc3};
 
-static void test_block_entered_by_backward_branch(void **state) {
+static void test_block_entered_by_backward_branch(void **state)
+{
   (void)state;
   /* rbp is saved at CFA-24 from 0xf until its pop at 0x78. */
-  CHECK(backward_only_o2, {0x1d, SP, 32, -24, 0}, {0x21, SP, 40, -24, 0},
-        {0x33, SP, 48, -24, 0}, {0x39, SP, 40, -24, 0},
-        {0x3a, SP, 32, -24, 0}, {0x40, SP, 32, -24, 0},
-        {0x44, SP, 32, -24, 0}, {0x48, SP, 32, -24, 0},
-        {0x4a, SP, 32, -24, 0}, {0x73, SP, 32, -24, 0},
-        {0x75, SP, 32, -24, 0}, {0x78, SP, 24, -24, 0}, {0x79, SP, 16, 0, 0},
-        {0x7b, SP, 8, 0, 0});
+  CHECK(backward_only_o2, {0x1d, SP, 32, -24, 0}, {0x21, SP, 40, -24, 0}, {0x33, SP, 48, -24, 0},
+        {0x39, SP, 40, -24, 0}, {0x3a, SP, 32, -24, 0}, {0x40, SP, 32, -24, 0},
+        {0x44, SP, 32, -24, 0}, {0x48, SP, 32, -24, 0}, {0x4a, SP, 32, -24, 0},
+        {0x73, SP, 32, -24, 0}, {0x75, SP, 32, -24, 0}, {0x78, SP, 24, -24, 0},
+        {0x79, SP, 16, 0, 0}, {0x7b, SP, 8, 0, 0});
 }
 
 /* gcc 12 -O2 (a noreturn call placed before the block of a branch; the
@@ -340,31 +333,31 @@ static void test_block_entered_by_backward_branch(void **state) {
  * does), and the block at 18 has the state of the jne (CFA = rsp+8), not
  * the one that would fall through from the call. */
 static const uint8_t noreturn_call_o2[] = {
-  0x48, 0x85, 0xff, 0x75, 0x13, 0x48, 0x83, 0xec, 0x08, 0x48, 0x8d, 0x3d,
-  0x00, 0x00, 0x00, 0x00, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x1f, 0x00,
-  0x83, 0xfe, 0x05, 0x77, 0x40, 0x48, 0x8d, 0x15, 0x00, 0x00, 0x00, 0x00,
-  0x89, 0xf6, 0x48, 0x63, 0x04, 0xb2, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0x90,
-  0x48, 0x83, 0xc7, 0x08, 0xe9, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x1f, 0x80,
-  0x00, 0x00, 0x00, 0x00, 0xe9, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x1f, 0x00,
-  0xe9, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x1f, 0x00, 0xe9, 0x00, 0x10, 0x00,
-  0x00, 0x0f, 0x1f, 0x00, 0xe9, 0x00, 0x10, 0x00, 0x00, 0x31, 0xc0, 0xc3};
+    0x48, 0x85, 0xff, 0x75, 0x13, 0x48, 0x83, 0xec, 0x08, 0x48, 0x8d, 0x3d, 0x00, 0x00, 0x00, 0x00,
+    0xe8, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x1f, 0x00, 0x83, 0xfe, 0x05, 0x77, 0x40, 0x48, 0x8d, 0x15,
+    0x00, 0x00, 0x00, 0x00, 0x89, 0xf6, 0x48, 0x63, 0x04, 0xb2, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0x90,
+    0x48, 0x83, 0xc7, 0x08, 0xe9, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00,
+    0xe9, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x1f, 0x00, 0xe9, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x1f, 0x00,
+    0xe9, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x1f, 0x00, 0xe9, 0x00, 0x10, 0x00, 0x00, 0x31, 0xc0, 0xc3};
 
-static void test_noreturn_call_before_branch_target(void **state) {
+static void test_noreturn_call_before_branch_target(void **state)
+{
   (void)state;
-  CHECK(noreturn_call_o2, {0x03, SP, 8, 0, 0}, {0x05, SP, 8, 0, 0},
-        {0x09, SP, 16, 0, 0}, {0x10, SP, 16, 0, 0}, {0x15, SP, 16, 0, 0},
-        {0x18, SP, 8, 0, 0}, {0x1b, SP, 8, 0, 0}, {0x2d, SP, 8, 0, 0},
-        {0x30, SP, 8, 0, 0}, {0x34, SP, 8, 0, 0}, {0x5d, SP, 8, 0, 0},
+  CHECK(noreturn_call_o2, {0x03, SP, 8, 0, 0}, {0x05, SP, 8, 0, 0}, {0x09, SP, 16, 0, 0},
+        {0x10, SP, 16, 0, 0}, {0x15, SP, 16, 0, 0}, {0x18, SP, 8, 0, 0}, {0x1b, SP, 8, 0, 0},
+        {0x2d, SP, 8, 0, 0}, {0x30, SP, 8, 0, 0}, {0x34, SP, 8, 0, 0}, {0x5d, SP, 8, 0, 0},
         {0x5f, SP, 8, 0, 0});
 }
 
-static void test_undecodable_and_full_output(void **state) {
+static void test_undecodable_and_full_output(void **state)
+{
   (void)state;
   knit_recipe r[MAX_RECIPES];
   /* 0x06 (push es) is invalid in 64-bit mode: nothing decodes. */
   static const uint8_t junk[] = {0x06, 0x06};
   assert_int_equal(knit_isa_x86_64.analyze(knit_fx.cs, knit_fx.insn, junk, sizeof junk,
-                                           FIXTURE_ADDR, r, MAX_RECIPES, NULL), -1);
+                                           FIXTURE_ADDR, r, MAX_RECIPES, NULL),
+                   -1);
   /* An invalid byte in the middle is covered by a flagged guess and the
    * decoding goes on: push rbx; (bad); pop rbx; ret. */
   static const uint8_t mid[] = {0x53, 0x06, 0x5b, 0xc3};
@@ -394,7 +387,8 @@ typedef struct module {
   bool found;
 } module;
 
-static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
+static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
   (void)size;
   module *m = data;
   bool is_exe = m->want[0] == '\0' && info->dlpi_name[0] == '\0';
@@ -407,7 +401,8 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
   return 1;
 }
 
-static bool find_loaded(module *m, const char *want) {
+static bool find_loaded(module *m, const char *want)
+{
   memset(m, 0, sizeof *m);
   m->want = want;
   dl_iterate_phdr(find_module, m);
@@ -423,7 +418,8 @@ int knit_audit_many_saves(int, int, int, int, int, int);
 int knit_audit_switch(int, int);
 int knit_audit_drap(int);
 
-static void test_audit_subjects_match_cfi(void **state) {
+static void test_audit_subjects_match_cfi(void **state)
+{
   (void)state;
   module m;
   char err[256];
@@ -435,15 +431,19 @@ static void test_audit_subjects_match_cfi(void **state) {
   const knit_func_table *funcs = knit_audit_target_functions(t);
   /* flagged: instructions whose recipe may be a flagged guess (a DRAP
    * realignment's, where the CFA is only in a register). */
-  const struct { const char *name; void *fn; size_t flagged; } subjects[] = {
-    {"leaf", (void *)knit_audit_leaf, 0},
-    {"multi_exit", (void *)knit_audit_multi_exit, 0},
-    {"frame_pointer", (void *)knit_audit_frame_pointer, 0},
-    {"vla", (void *)knit_audit_vla, 0},
-    {"aligned", (void *)knit_audit_aligned, 0},
-    {"many_saves", (void *)knit_audit_many_saves, 0},
-    {"switch", (void *)knit_audit_switch, 0},
-    {"drap", (void *)knit_audit_drap, 14},
+  const struct {
+    const char *name;
+    void *fn;
+    size_t flagged;
+  } subjects[] = {
+      {"leaf", (void *)knit_audit_leaf, 0},
+      {"multi_exit", (void *)knit_audit_multi_exit, 0},
+      {"frame_pointer", (void *)knit_audit_frame_pointer, 0},
+      {"vla", (void *)knit_audit_vla, 0},
+      {"aligned", (void *)knit_audit_aligned, 0},
+      {"many_saves", (void *)knit_audit_many_saves, 0},
+      {"switch", (void *)knit_audit_switch, 0},
+      {"drap", (void *)knit_audit_drap, 14},
   };
   const knit_audit_options verbose = {.verbose = true, .limit = 0};
   for (size_t i = 0; i < sizeof subjects / sizeof subjects[0]; i++) {
@@ -452,8 +452,8 @@ static void test_audit_subjects_match_cfi(void **state) {
     assert_int_equal(start, vaddr);
     /* At the first instruction: CFA = rsp+8, return address at CFA-8. */
     knit_recipe r[MAX_RECIPES];
-    int n = knit_fixture_analyze((const uint8_t *)subjects[i].fn, end - start, start, r,
-                                 MAX_RECIPES);
+    int n =
+        knit_fixture_analyze((const uint8_t *)subjects[i].fn, end - start, start, r, MAX_RECIPES);
     assert_int_equal(r[0].cfa_base, KNIT_CFA_SP);
     assert_int_equal(r[0].cfa_offset, 8);
     assert_int_equal(r[0].ra_offset, -8);
@@ -462,9 +462,8 @@ static void test_audit_subjects_match_cfi(void **state) {
     knit_audit_result c;
     memset(&c, 0, sizeof c);
     assert_true(knit_audit_function(t, start, end, &verbose, &c, stderr));
-    print_message("%-14s %3zu insns, %zu agree, %zu disagree, %zu flagged\n",
-                  subjects[i].name, c.instructions, c.agree, c.disagree,
-                  c.category[KNIT_AUDIT_CAT_UNCERTAIN]);
+    print_message("%-14s %3zu insns, %zu agree, %zu disagree, %zu flagged\n", subjects[i].name,
+                  c.instructions, c.agree, c.disagree, c.category[KNIT_AUDIT_CAT_UNCERTAIN]);
     assert_true(c.instructions > 0);
     size_t flagged = c.category[KNIT_AUDIT_CAT_UNCERTAIN];
     assert_int_equal(c.disagree - flagged, 0);
@@ -481,7 +480,8 @@ static void test_audit_subjects_match_cfi(void **state) {
  * small; and, when max_unexpressed is not negative, the share where the
  * CFI's rule is one no recipe can say (a CFA in a register other than sp
  * and fp, an expression that is not a load) too. */
-static void audit_module(const char *want, double max_disagree, double max_unexpressed) {
+static void audit_module(const char *want, double max_disagree, double max_unexpressed)
+{
   module m;
   if (!find_loaded(&m, want))
     skip();
@@ -496,8 +496,7 @@ static void audit_module(const char *want, double max_disagree, double max_unexp
                 "%zu padding; %zu insns of functions entered by jump not "
                 "compared\n",
                 m.path, c.functions, c.instructions, c.agree, certain, flagged,
-                c.skipped[KNIT_AUDIT_SKIP_NO_CFI], c.fp_stale,
-                c.skipped[KNIT_AUDIT_SKIP_PADDING],
+                c.skipped[KNIT_AUDIT_SKIP_NO_CFI], c.fp_stale, c.skipped[KNIT_AUDIT_SKIP_PADDING],
                 c.skipped[KNIT_AUDIT_SKIP_JUMP_ENTERED]);
   assert_true(c.instructions > 1000);
   assert_true((double)certain <= max_disagree * (double)c.instructions);
@@ -509,12 +508,14 @@ static void audit_module(const char *want, double max_disagree, double max_unexp
   }
 }
 
-static void test_audit_executable(void **state) {
+static void test_audit_executable(void **state)
+{
   (void)state;
   audit_module("", 0.01, -1);
 }
 
-static void test_audit_libc(void **state) {
+static void test_audit_libc(void **state)
+{
   (void)state;
   audit_module("libc.so.6", 0.01, -1);
 }
@@ -524,7 +525,8 @@ static void test_audit_libc(void **state) {
  * (KNIT_CFA_FP_DEREF). Before they could, a sixth of its instructions had
  * a rule no recipe could say (93,000 of 455,000); 1.2% do now, the
  * instructions where the CFA is only in the DRAP register. */
-static void test_audit_libgfortran(void **state) {
+static void test_audit_libgfortran(void **state)
+{
   (void)state;
   void *lib = dlopen("libgfortran.so.5", RTLD_NOW | RTLD_LOCAL);
   if (!lib)
@@ -533,24 +535,25 @@ static void test_audit_libgfortran(void **state) {
   dlclose(lib);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_frameless_leaf),
-    cmocka_unit_test(test_two_epilogues),
-    cmocka_unit_test(test_rbp_as_register_and_forward_branch),
-    cmocka_unit_test(test_realignment_with_frame_pointer),
-    cmocka_unit_test(test_leave),
-    cmocka_unit_test(test_plt),
-    cmocka_unit_test(test_enter_pushf_tail_call),
-    cmocka_unit_test(test_unmodeled_rsp_is_uncertain),
-    cmocka_unit_test(test_drap_realignment),
-    cmocka_unit_test(test_block_entered_by_backward_branch),
-    cmocka_unit_test(test_noreturn_call_before_branch_target),
-    cmocka_unit_test(test_undecodable_and_full_output),
-    cmocka_unit_test(test_audit_subjects_match_cfi),
-    cmocka_unit_test(test_audit_executable),
-    cmocka_unit_test(test_audit_libc),
-    cmocka_unit_test(test_audit_libgfortran),
+      cmocka_unit_test(test_frameless_leaf),
+      cmocka_unit_test(test_two_epilogues),
+      cmocka_unit_test(test_rbp_as_register_and_forward_branch),
+      cmocka_unit_test(test_realignment_with_frame_pointer),
+      cmocka_unit_test(test_leave),
+      cmocka_unit_test(test_plt),
+      cmocka_unit_test(test_enter_pushf_tail_call),
+      cmocka_unit_test(test_unmodeled_rsp_is_uncertain),
+      cmocka_unit_test(test_drap_realignment),
+      cmocka_unit_test(test_block_entered_by_backward_branch),
+      cmocka_unit_test(test_noreturn_call_before_branch_target),
+      cmocka_unit_test(test_undecodable_and_full_output),
+      cmocka_unit_test(test_audit_subjects_match_cfi),
+      cmocka_unit_test(test_audit_executable),
+      cmocka_unit_test(test_audit_libc),
+      cmocka_unit_test(test_audit_libgfortran),
   };
   knit_fx.isa = &knit_isa_x86_64;
   return cmocka_run_group_tests(tests, knit_fixture_setup, knit_fixture_teardown);

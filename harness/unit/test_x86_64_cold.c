@@ -23,7 +23,8 @@
 
 long knit_cold_subject(long x, long y);
 
-static int setup(void **state) {
+static int setup(void **state)
+{
   /* Capstone's memory functions are the process's: set to knit's before
    * the first handle, as libknit.so does, so that no handle opened with
    * malloc is closed with knit's free (which keeps the memory). */
@@ -47,64 +48,59 @@ static int setup(void **state) {
  * hot.cold: the two calls, then jmp back into hot's epilogue. Its CFI is
  * CFA = rsp+48, rbp at CFA-24, throughout. */
 static const uint8_t hot_o2[] = {
-  0x41, 0x54, 0x49, 0x89, 0xf4, 0x55, 0x48, 0x89, 0xfd, 0x53, 0x48, 0x83,
-  0xec, 0x10, 0xe8, 0x9d, 0xff, 0xff, 0xff, 0x4c, 0x89, 0xe7, 0x48, 0x89,
-  0xc3, 0xe8, 0x92, 0xff, 0xff, 0xff, 0x48, 0x85, 0xed, 0x0f, 0x88, 0x99,
-  0xff, 0xff, 0xff, 0x48, 0x8d, 0x2c, 0x03, 0x48, 0x0f, 0xaf, 0xd8, 0x48,
-  0x89, 0xdf, 0xe8, 0x79, 0xff, 0xff, 0xff, 0x48, 0x01, 0xe8, 0x48, 0x83,
-  0xc4, 0x10, 0x5b, 0x5d, 0x41, 0x5c, 0xc3,
+    0x41, 0x54, 0x49, 0x89, 0xf4, 0x55, 0x48, 0x89, 0xfd, 0x53, 0x48, 0x83, 0xec, 0x10,
+    0xe8, 0x9d, 0xff, 0xff, 0xff, 0x4c, 0x89, 0xe7, 0x48, 0x89, 0xc3, 0xe8, 0x92, 0xff,
+    0xff, 0xff, 0x48, 0x85, 0xed, 0x0f, 0x88, 0x99, 0xff, 0xff, 0xff, 0x48, 0x8d, 0x2c,
+    0x03, 0x48, 0x0f, 0xaf, 0xd8, 0x48, 0x89, 0xdf, 0xe8, 0x79, 0xff, 0xff, 0xff, 0x48,
+    0x01, 0xe8, 0x48, 0x83, 0xc4, 0x10, 0x5b, 0x5d, 0x41, 0x5c, 0xc3,
 };
 static const uint8_t cold_o2[] = {
-  0x48, 0x89, 0xda, 0xbe, 0x01, 0x00, 0x00, 0x00, 0x48, 0x89, 0x44, 0x24,
-  0x08, 0x48, 0x8d, 0x3d, 0xbc, 0x0f, 0x00, 0x00, 0xe8, 0xc7, 0xff, 0xff,
-  0xff, 0x48, 0x8b, 0x54, 0x24, 0x08, 0xbe, 0x02, 0x00, 0x00, 0x00, 0x48,
-  0x8d, 0x3d, 0xaf, 0x0f, 0x00, 0x00, 0xe8, 0xb1, 0xff, 0xff, 0xff, 0x48,
-  0x83, 0xc8, 0xff, 0xe9, 0x42, 0x00, 0x00, 0x00,
+    0x48, 0x89, 0xda, 0xbe, 0x01, 0x00, 0x00, 0x00, 0x48, 0x89, 0x44, 0x24, 0x08, 0x48,
+    0x8d, 0x3d, 0xbc, 0x0f, 0x00, 0x00, 0xe8, 0xc7, 0xff, 0xff, 0xff, 0x48, 0x8b, 0x54,
+    0x24, 0x08, 0xbe, 0x02, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0xaf, 0x0f, 0x00, 0x00,
+    0xe8, 0xb1, 0xff, 0xff, 0xff, 0x48, 0x83, 0xc8, 0xff, 0xe9, 0x42, 0x00, 0x00, 0x00,
 };
 
 /* The same with -fno-omit-frame-pointer: hot.cold's CFI is CFA = rbp+16,
  * rbp at CFA-16, throughout. */
 static const uint8_t hot_fp[] = {
-  0x55, 0x48, 0x89, 0xe5, 0x41, 0x55, 0x49, 0x89, 0xf5, 0x41, 0x54, 0x49,
-  0x89, 0xfc, 0x53, 0x48, 0x83, 0xec, 0x18, 0xe8, 0x98, 0xff, 0xff, 0xff,
-  0x4c, 0x89, 0xef, 0x48, 0x89, 0xc3, 0xe8, 0x8d, 0xff, 0xff, 0xff, 0x4d,
-  0x85, 0xe4, 0x0f, 0x88, 0x94, 0xff, 0xff, 0xff, 0x4c, 0x8d, 0x24, 0x03,
-  0x48, 0x0f, 0xaf, 0xd8, 0x48, 0x89, 0xdf, 0xe8, 0x74, 0xff, 0xff, 0xff,
-  0x4c, 0x01, 0xe0, 0x48, 0x83, 0xc4, 0x18, 0x5b, 0x41, 0x5c, 0x41, 0x5d,
-  0x5d, 0xc3,
+    0x55, 0x48, 0x89, 0xe5, 0x41, 0x55, 0x49, 0x89, 0xf5, 0x41, 0x54, 0x49, 0x89, 0xfc, 0x53,
+    0x48, 0x83, 0xec, 0x18, 0xe8, 0x98, 0xff, 0xff, 0xff, 0x4c, 0x89, 0xef, 0x48, 0x89, 0xc3,
+    0xe8, 0x8d, 0xff, 0xff, 0xff, 0x4d, 0x85, 0xe4, 0x0f, 0x88, 0x94, 0xff, 0xff, 0xff, 0x4c,
+    0x8d, 0x24, 0x03, 0x48, 0x0f, 0xaf, 0xd8, 0x48, 0x89, 0xdf, 0xe8, 0x74, 0xff, 0xff, 0xff,
+    0x4c, 0x01, 0xe0, 0x48, 0x83, 0xc4, 0x18, 0x5b, 0x41, 0x5c, 0x41, 0x5d, 0x5d, 0xc3,
 };
 static const uint8_t cold_fp[] = {
-  0x48, 0x89, 0xda, 0xbe, 0x01, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0xc1,
-  0x0f, 0x00, 0x00, 0x48, 0x89, 0x45, 0xd8, 0xe8, 0xc8, 0xff, 0xff, 0xff,
-  0x48, 0x8b, 0x55, 0xd8, 0xbe, 0x02, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d,
-  0xb1, 0x0f, 0x00, 0x00, 0xe8, 0xb3, 0xff, 0xff, 0xff, 0x48, 0x83, 0xc8,
-  0xff, 0xe9, 0x49, 0x00, 0x00, 0x00,
+    0x48, 0x89, 0xda, 0xbe, 0x01, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0xc1, 0x0f, 0x00,
+    0x00, 0x48, 0x89, 0x45, 0xd8, 0xe8, 0xc8, 0xff, 0xff, 0xff, 0x48, 0x8b, 0x55, 0xd8,
+    0xbe, 0x02, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0xb1, 0x0f, 0x00, 0x00, 0xe8, 0xb3,
+    0xff, 0xff, 0xff, 0x48, 0x83, 0xc8, 0xff, 0xe9, 0x49, 0x00, 0x00, 0x00,
 };
 
-#define HOT_ADDR 0x1070u
-#define COLD_ADDR 0x1030u
+#define HOT_ADDR    0x1070u
+#define COLD_ADDR   0x1030u
 #define MAX_RECIPES 64
 
 /* Analyzes the parent for its jump into the part, then the part from that
  * state, and checks that one rule covers every byte of the part. */
-static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
-                       size_t cold_len, uint8_t cfa_base, int32_t cfa_offset,
-                       int32_t fp_offset) {
+static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold, size_t cold_len,
+                       uint8_t cfa_base, int32_t cfa_offset, int32_t fp_offset)
+{
   const knit_isa_ops *isa = &knit_isa_x86_64;
   knit_recipe r[MAX_RECIPES];
   knit_jump_state at_jump;
-  int n = isa->analyze_entered(knit_fx.cs, knit_fx.insn, hot, hot_len, HOT_ADDR, NULL,
-                               COLD_ADDR, &at_jump, r, MAX_RECIPES, NULL);
+  int n = isa->analyze_entered(knit_fx.cs, knit_fx.insn, hot, hot_len, HOT_ADDR, NULL, COLD_ADDR,
+                               &at_jump, r, MAX_RECIPES, NULL);
   assert_true(n > 0);
   assert_true(at_jump.found);
   /* The parent's own recipes are those of the plain entry point. */
   knit_recipe plain[MAX_RECIPES];
-  assert_int_equal(isa->analyze(knit_fx.cs, knit_fx.insn, hot, hot_len, HOT_ADDR, plain,
-                                MAX_RECIPES, NULL), n);
+  assert_int_equal(
+      isa->analyze(knit_fx.cs, knit_fx.insn, hot, hot_len, HOT_ADDR, plain, MAX_RECIPES, NULL), n);
   assert_memory_equal(r, plain, (size_t)n * sizeof r[0]);
 
-  n = isa->analyze_entered(knit_fx.cs, knit_fx.insn, cold, cold_len, COLD_ADDR, &at_jump,
-                           0, NULL, r, MAX_RECIPES, NULL);
+  n = isa->analyze_entered(knit_fx.cs, knit_fx.insn, cold, cold_len, COLD_ADDR, &at_jump, 0, NULL,
+                           r, MAX_RECIPES, NULL);
   assert_int_equal(n, 1);
   assert_int_equal(r[0].start, COLD_ADDR);
   assert_int_equal(r[0].end, COLD_ADDR + cold_len);
@@ -117,35 +113,36 @@ static void check_part(const uint8_t *hot, size_t hot_len, const uint8_t *cold,
   assert_int_equal(r[0].flags & KNIT_RECIPE_UNCERTAIN, 0);
 
   /* Taken as entered by a call, as before, the part was wrong. */
-  n = isa->analyze(knit_fx.cs, knit_fx.insn, cold, cold_len, COLD_ADDR, r, MAX_RECIPES,
-                   NULL);
+  n = isa->analyze(knit_fx.cs, knit_fx.insn, cold, cold_len, COLD_ADDR, r, MAX_RECIPES, NULL);
   assert_true(n > 0);
   assert_int_equal(r[0].cfa_offset, 8);
 }
 
-static void test_cold_part_from_frameless_parent(void **state) {
+static void test_cold_part_from_frameless_parent(void **state)
+{
   (void)state;
   check_part(hot_o2, sizeof hot_o2, cold_o2, sizeof cold_o2, KNIT_CFA_SP, 48, -24);
 }
 
-static void test_cold_part_from_frame_pointer_parent(void **state) {
+static void test_cold_part_from_frame_pointer_parent(void **state)
+{
   (void)state;
   check_part(hot_fp, sizeof hot_fp, cold_fp, sizeof cold_fp, KNIT_CFA_FP, 16, -16);
 }
 
 /* No jump to the address asked for (or one inside the code): not found. */
-static void test_no_jump_found(void **state) {
+static void test_no_jump_found(void **state)
+{
   (void)state;
   knit_recipe r[MAX_RECIPES];
   knit_jump_state at_jump;
-  assert_true(knit_isa_x86_64.analyze_entered(knit_fx.cs, knit_fx.insn, hot_o2,
-                                              sizeof hot_o2, HOT_ADDR, NULL, 0x2000,
-                                              &at_jump, r, MAX_RECIPES, NULL) > 0);
-  assert_false(at_jump.found);
-  assert_true(knit_isa_x86_64.analyze_entered(knit_fx.cs, knit_fx.insn, hot_o2,
-                                              sizeof hot_o2, HOT_ADDR, NULL,
-                                              HOT_ADDR + 0x27, &at_jump, r, MAX_RECIPES,
+  assert_true(knit_isa_x86_64.analyze_entered(knit_fx.cs, knit_fx.insn, hot_o2, sizeof hot_o2,
+                                              HOT_ADDR, NULL, 0x2000, &at_jump, r, MAX_RECIPES,
                                               NULL) > 0);
+  assert_false(at_jump.found);
+  assert_true(knit_isa_x86_64.analyze_entered(knit_fx.cs, knit_fx.insn, hot_o2, sizeof hot_o2,
+                                              HOT_ADDR, NULL, HOT_ADDR + 0x27, &at_jump, r,
+                                              MAX_RECIPES, NULL) > 0);
   assert_false(at_jump.found);
 }
 
@@ -153,7 +150,8 @@ static void test_no_jump_found(void **state) {
 
 static uint64_t exe_base;
 
-static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
+static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
+{
   (void)size;
   (void)data;
   exe_base = info->dlpi_addr; /* the first entry is the program */
@@ -161,7 +159,8 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
 }
 
 /* The part of knit_cold_subject, found by the bounds' scan. */
-static void find_part(const knit_func_table *t, uint64_t *start, uint64_t *end) {
+static void find_part(const knit_func_table *t, uint64_t *start, uint64_t *end)
+{
   uint64_t hot = (uint64_t)(uintptr_t)knit_cold_subject - exe_base;
   size_t parts = 0;
   assert_non_null(t->parent);
@@ -179,7 +178,8 @@ static void find_part(const knit_func_table *t, uint64_t *start, uint64_t *end) 
   assert_false(knit_bounds_parent(t, hot, &ps, &pe));
 }
 
-static void test_split_function_of_this_test(void **state) {
+static void test_split_function_of_this_test(void **state)
+{
   (void)state;
   dl_iterate_phdr(find_exe, NULL);
   char err[256];
@@ -203,9 +203,9 @@ static void test_split_function_of_this_test(void **state) {
   assert_true(knit_decoder_open(&dec, &knit_isa_x86_64));
   static knit_recipe_scratch scratch;
   uint64_t built = 0;
-  const knit_recipe *r = knit_recipe_cache_get_in(
-      &dec, &scratch, 7, knit_audit_target_functions(t), exe_base, start + exe_base,
-      end + exe_base, start + exe_base, &built);
+  const knit_recipe *r =
+      knit_recipe_cache_get_in(&dec, &scratch, 7, knit_audit_target_functions(t), exe_base,
+                               start + exe_base, end + exe_base, start + exe_base, &built);
   assert_non_null(r);
   assert_int_equal(built, 2); /* the parent, then the part */
   assert_true(r->cfa_base != KNIT_CFA_SP || r->cfa_offset > 8);
@@ -222,35 +222,36 @@ static void test_split_function_of_this_test(void **state) {
  * taking the .cold part as entered by a call would misplace its frame by
  * the 24 bytes it pops. Module vaddrs 0x1000.. in a buffer of the test. */
 static const uint8_t chain_code[] = {
-  /* 0x1000 parent */
-  0x55,                               /* push %rbp */
-  0x53,                               /* push %rbx */
-  0x50,                               /* push %rax */
-  0x85, 0xff,                         /* test %edi,%edi */
-  0x0f, 0x85, 0x05, 0x00, 0x00, 0x00, /* jne 0x1010 (the .cold part) */
-  0x58,                               /* pop %rax */
-  0x5b,                               /* pop %rbx */
-  0x5d,                               /* pop %rbp */
-  0xc3,                               /* ret */
-  0xcc,
-  /* 0x1010 the parent's .cold part */
-  0x58,                               /* pop %rax */
-  0x5b,                               /* pop %rbx */
-  0x5d,                               /* pop %rbp */
-  0xe9, 0x08, 0x00, 0x00, 0x00,       /* jmp 0x1020 (a tail call) */
-  0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
-  /* 0x1020 the cold function */
-  0x41, 0x57,                         /* push %r15 */
-  0x41, 0x56,                         /* push %r14 */
-  0x48, 0x83, 0xec, 0x18,             /* sub $0x18,%rsp */
-  0x90,                               /* 0x1028: nop */
-  0x48, 0x83, 0xc4, 0x18,             /* add $0x18,%rsp */
-  0x41, 0x5e,                         /* pop %r14 */
-  0x41, 0x5f,                         /* pop %r15 */
-  0xc3,                               /* ret */
+    /* 0x1000 parent */
+    0x55,                               /* push %rbp */
+    0x53,                               /* push %rbx */
+    0x50,                               /* push %rax */
+    0x85, 0xff,                         /* test %edi,%edi */
+    0x0f, 0x85, 0x05, 0x00, 0x00, 0x00, /* jne 0x1010 (the .cold part) */
+    0x58,                               /* pop %rax */
+    0x5b,                               /* pop %rbx */
+    0x5d,                               /* pop %rbp */
+    0xc3,                               /* ret */
+    0xcc,
+    /* 0x1010 the parent's .cold part */
+    0x58,                         /* pop %rax */
+    0x5b,                         /* pop %rbx */
+    0x5d,                         /* pop %rbp */
+    0xe9, 0x08, 0x00, 0x00, 0x00, /* jmp 0x1020 (a tail call) */
+    0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+    /* 0x1020 the cold function */
+    0x41, 0x57,             /* push %r15 */
+    0x41, 0x56,             /* push %r14 */
+    0x48, 0x83, 0xec, 0x18, /* sub $0x18,%rsp */
+    0x90,                   /* 0x1028: nop */
+    0x48, 0x83, 0xc4, 0x18, /* add $0x18,%rsp */
+    0x41, 0x5e,             /* pop %r14 */
+    0x41, 0x5f,             /* pop %r15 */
+    0xc3,                   /* ret */
 };
 
-static void test_part_of_a_part(void **state) {
+static void test_part_of_a_part(void **state)
+{
   (void)state;
   uint64_t starts[] = {0x1000, 0x1010, 0x1020}, ends[] = {0x100f, 0x1018, 0x1032};
   uint64_t parents[] = {0, 0x1000, 0x1010};
@@ -264,9 +265,8 @@ static void test_part_of_a_part(void **state) {
   static knit_recipe_scratch scratch;
   uint64_t built = 0;
   /* Module 8: the cache is process-wide, and module 7 is the test's own. */
-  const knit_recipe *r = knit_recipe_cache_get_in(&dec, &scratch, 8, &funcs, base,
-                                                  base + 0x1020, base + 0x1032, base + 0x1028,
-                                                  &built);
+  const knit_recipe *r = knit_recipe_cache_get_in(&dec, &scratch, 8, &funcs, base, base + 0x1020,
+                                                  base + 0x1032, base + 0x1028, &built);
   assert_non_null(r);
   assert_int_equal(built, 3); /* the parent, its .cold part, the cold function */
   /* Entered with the caller's frame: 8 (return address) + 16 + 0x18. */
@@ -281,13 +281,14 @@ static void test_part_of_a_part(void **state) {
   knit_decoder_close(&dec);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_cold_part_from_frameless_parent),
-    cmocka_unit_test(test_cold_part_from_frame_pointer_parent),
-    cmocka_unit_test(test_no_jump_found),
-    cmocka_unit_test(test_split_function_of_this_test),
-    cmocka_unit_test(test_part_of_a_part),
+      cmocka_unit_test(test_cold_part_from_frameless_parent),
+      cmocka_unit_test(test_cold_part_from_frame_pointer_parent),
+      cmocka_unit_test(test_no_jump_found),
+      cmocka_unit_test(test_split_function_of_this_test),
+      cmocka_unit_test(test_part_of_a_part),
   };
   knit_fx.isa = &knit_isa_x86_64;
   return cmocka_run_group_tests(tests, setup, knit_fixture_teardown);

@@ -37,7 +37,8 @@ static inline __attribute__((always_inline)) void mockrt_barrier_block(mockrt_ba
 }
 
 /* The barrier as a tool sees it: events, the wait state and its wait id. */
-__attribute__((noinline, cold)) void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr)
+__attribute__((noinline, cold)) void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind,
+                                                                  const void *codeptr)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_team_t *team = task->team;
@@ -52,7 +53,8 @@ __attribute__((noinline, cold)) void mockrt_barrier_wait_observed(mockrt_task_t 
     mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,
                                  codeptr);
   if (mockrt_ompt.sync_region)
-    mockrt_ompt.sync_region(kind, ompt_scope_begin, &team->parallel_data, &task->task_data, codeptr);
+    mockrt_ompt.sync_region(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,
+                            codeptr);
   if (mockrt_fault(MOCKRT_FAULT_BARRIER_STATE_WRONG))
     wait_state = ompt_state_work_parallel;
   if (mockrt_fault(MOCKRT_FAULT_BARRIER_KIND_WRONG) && kind == ompt_sync_region_barrier_explicit)

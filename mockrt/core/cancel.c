@@ -24,9 +24,8 @@
 static void mockrt_cancel_event(mockrt_task_t *t, int kind, int what, const void *codeptr)
 {
   if (mockrt_ompt.cancel)
-    mockrt_ompt.cancel(&t->task_data, mockrt_fault(MOCKRT_FAULT_CANCEL_FLAGS_WRONG) ? what
-                                                                                    : kind | what,
-                       codeptr);
+    mockrt_ompt.cancel(&t->task_data,
+                       mockrt_fault(MOCKRT_FAULT_CANCEL_FLAGS_WRONG) ? what : kind | what, codeptr);
 }
 
 /* Where the cancellation of kind is recorded, or NULL if there is nothing to cancel. */

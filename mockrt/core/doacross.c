@@ -28,15 +28,15 @@
 
 /* Iterations a doacross loop may have in all (one byte each). */
 #define MOCKRT_DOACROSS_MAX_ITERS (1ul << 36)
-#define MOCKRT_DOACROSS_SPINS 200
+#define MOCKRT_DOACROSS_SPINS     200
 
 struct mockrt_doacross {
   int ndims;
   mockrt_doacross_dim_t dims[MOCKRT_DOACROSS_MAX_DIMS];
   unsigned long total;
-  atomic_uint wake;          /* moves at every post; sleepers wait on it */
+  atomic_uint wake; /* moves at every post; sleepers wait on it */
   atomic_uint sleepers;
-  atomic_uchar done[];       /* 1 once the iteration has posted */
+  atomic_uchar done[]; /* 1 once the iteration has posted */
 };
 
 static void mockrt_doacross_unsupported(const char *what, unsigned long n)

@@ -12,10 +12,9 @@
 int mockrt_fault_active;
 ompt_data_t mockrt_fault_stray_data;
 
-static const char *const mockrt_fault_names[] = {
-  NULL,
+static const char *const mockrt_fault_names[] = {NULL,
 #define MOCKRT_FAULT_NAME(id, name, doc) name,
-  MOCKRT_FOREACH_FAULT(MOCKRT_FAULT_NAME)
+                                                 MOCKRT_FOREACH_FAULT(MOCKRT_FAULT_NAME)
 #undef MOCKRT_FAULT_NAME
 };
 #define MOCKRT_FAULT_COUNT ((int)(sizeof mockrt_fault_names / sizeof mockrt_fault_names[0]))

@@ -11,68 +11,72 @@
 #include "mockrt.h"
 
 /* X(id, name, what the mock does wrong): one line of documentation each. */
-#define MOCKRT_FOREACH_FAULT(X)                                                                   \
-  X(EXIT_FRAME_WRONG, "exit_frame_wrong",                                                       \
-    "the master's implicit task names an exit frame 64 KiB below the runtime frame that calls the body") \
-  X(ENTER_FRAME_MISSING, "enter_frame_missing",                                                 \
-    "no enter frame is set while an implicit task waits in its join barrier")                  \
-  X(ENTER_FRAME_FLAGS_WRONG, "enter_frame_flags_wrong",                                         \
-    "the encountering task's enter frame flags say neither cfa nor framepointer at parallel_begin") \
-  X(PARALLEL_END_DROPPED, "parallel_end_dropped", "parallel_end is never dispatched")          \
-  X(IMPLICIT_TASK_END_DROPPED, "implicit_task_end_dropped",                                     \
-    "workers' implicit tasks never get their scope_end event")                                 \
-  X(THREAD_BEGIN_DROPPED, "thread_begin_dropped", "worker threads get no thread_begin event")  \
-  X(BARRIER_STATE_WRONG, "barrier_state_wrong",                                                 \
-    "a thread waiting in a barrier reports ompt_state_work_parallel")                          \
-  X(LOCK_WAIT_ID_WRONG, "lock_wait_id_wrong",                                                   \
-    "mutex_acquire/acquired give a wait id 8 bytes past the lock")                             \
-  X(UNIQUE_ID_REUSED, "unique_id_reused", "ompt_get_unique_id returns the same id every time")  \
-  X(THREAD_NUM_WRONG, "thread_num_wrong", "implicit_task begin gives index 0 to every thread")  \
-  X(TEAM_SIZE_WRONG, "team_size_wrong",                                                         \
-    "implicit_task begin reports one thread more than the team has")                           \
-  X(SET_CALLBACK_LIES, "set_callback_lies",                                                     \
-    "ompt_set_callback answers always for ompt_callback_work but never dispatches it")      \
-  X(PARALLEL_DATA_MISMATCH, "parallel_data_mismatch",                                           \
-    "parallel_end passes another parallel_data than parallel_begin did")                       \
-  X(TASK_INFO_LEVEL_WRONG, "get_task_info_level_wrong",                                         \
-    "ompt_get_task_info and ompt_get_parallel_info answer for the level one further out")      \
-  X(FINALIZE_DROPPED, "finalize_dropped", "the tool's finalize is never called")               \
-  X(INITIALIZE_TWICE, "initialize_twice", "the tool's initialize is called twice")              \
-  X(WORK_END_DROPPED, "work_end_dropped", "a loop's work end event is never dispatched")      \
-  X(DISPATCH_OUTSIDE_WORK, "dispatch_outside_work",                                             \
-    "a dispatch event follows the work end of every loop and sections construct")             \
-  X(ORDERED_WAIT_ID_WRONG, "ordered_wait_id_wrong",                                             \
-    "a thread waiting for its ordered turn reports a wait id 8 bytes past the one mutex_acquire names") \
-  X(MASKED_END_DROPPED, "masked_end_dropped", "the end of a master or masked region is never dispatched") \
-  X(CANCEL_FLAGS_WRONG, "cancel_flags_wrong",                                                   \
-    "cancel events name no construct (only activated or detected)") \
-  X(TASK_SCHEDULE_PRIOR_WRONG, "task_schedule_prior_wrong",                                     \
-    "a task_schedule with the wrong prior task: the task being started names itself as prior") \
-  X(EXIT_FRAME_NOT_CALLERS, "exit_frame_not_callers",                                           \
-    "the master's exit frame names a frame above the runtime function that calls the body")   \
-  X(CRITICAL_STATE_WRONG, "critical_state_wrong",                                               \
-    "a thread waiting to enter a critical region reports wait_lock")                          \
-  X(LOCK_STATE_MISSING, "lock_state_missing",                                                   \
-    "a thread blocked on a lock keeps reporting the state it worked in")                      \
-  X(STATE_WAIT_ID_WRONG, "state_wait_id_wrong",                                                 \
-    "a thread waiting for a mutex reports a wait id 8 bytes past the one its events name")    \
-  X(ATOMIC_STATE_WRONG, "atomic_state_wrong",                                                   \
-    "a thread waiting for an atomic reports wait_critical")                                   \
-  X(BARRIER_KIND_WRONG, "barrier_kind_wrong",                                                   \
-    "a thread waiting in an explicit barrier reports wait_barrier_implicit")                  \
-  X(TASK_WAIT_STATES_SWAPPED, "task_wait_states_swapped",                                       \
-    "a taskwait reports wait_taskgroup and the end of a taskgroup wait_taskwait")             \
-  X(IDLE_STATE_WRONG, "idle_state_wrong",                                                       \
-    "a pool thread between regions reports wait_barrier_implicit")                            \
-  X(OVERHEAD_STATE_MISSING, "overhead_state_missing",                                           \
-    "fork and join keep the encountering thread's work state instead of overhead")            \
-  X(SYNC_REGION_END_DROPPED, "sync_region_end_dropped",                                         \
-    "the sync_region end of an explicit barrier is never dispatched")                         \
-  X(SYNC_WAIT_BEFORE_REGION, "sync_wait_before_region",                                         \
-    "a barrier's sync_region_wait begins before its sync_region")                             \
-  X(ANCESTOR_LEVEL_WRONG, "ancestor_level_wrong",                                               \
-    "ompt_get_task_info and ompt_get_parallel_info skip a level beyond level 1")               \
-  X(ORDERED_STATE_WRONG, "ordered_state_wrong",                                                 \
+#define MOCKRT_FOREACH_FAULT(X)                                                                    \
+  X(EXIT_FRAME_WRONG, "exit_frame_wrong",                                                          \
+    "the master's implicit task names an exit frame 64 KiB below the runtime frame that calls "    \
+    "the body")                                                                                    \
+  X(ENTER_FRAME_MISSING, "enter_frame_missing",                                                    \
+    "no enter frame is set while an implicit task waits in its join barrier")                      \
+  X(ENTER_FRAME_FLAGS_WRONG, "enter_frame_flags_wrong",                                            \
+    "the encountering task's enter frame flags say neither cfa nor framepointer at "               \
+    "parallel_begin")                                                                              \
+  X(PARALLEL_END_DROPPED, "parallel_end_dropped", "parallel_end is never dispatched")              \
+  X(IMPLICIT_TASK_END_DROPPED, "implicit_task_end_dropped",                                        \
+    "workers' implicit tasks never get their scope_end event")                                     \
+  X(THREAD_BEGIN_DROPPED, "thread_begin_dropped", "worker threads get no thread_begin event")      \
+  X(BARRIER_STATE_WRONG, "barrier_state_wrong",                                                    \
+    "a thread waiting in a barrier reports ompt_state_work_parallel")                              \
+  X(LOCK_WAIT_ID_WRONG, "lock_wait_id_wrong",                                                      \
+    "mutex_acquire/acquired give a wait id 8 bytes past the lock")                                 \
+  X(UNIQUE_ID_REUSED, "unique_id_reused", "ompt_get_unique_id returns the same id every time")     \
+  X(THREAD_NUM_WRONG, "thread_num_wrong", "implicit_task begin gives index 0 to every thread")     \
+  X(TEAM_SIZE_WRONG, "team_size_wrong",                                                            \
+    "implicit_task begin reports one thread more than the team has")                               \
+  X(SET_CALLBACK_LIES, "set_callback_lies",                                                        \
+    "ompt_set_callback answers always for ompt_callback_work but never dispatches it")             \
+  X(PARALLEL_DATA_MISMATCH, "parallel_data_mismatch",                                              \
+    "parallel_end passes another parallel_data than parallel_begin did")                           \
+  X(TASK_INFO_LEVEL_WRONG, "get_task_info_level_wrong",                                            \
+    "ompt_get_task_info and ompt_get_parallel_info answer for the level one further out")          \
+  X(FINALIZE_DROPPED, "finalize_dropped", "the tool's finalize is never called")                   \
+  X(INITIALIZE_TWICE, "initialize_twice", "the tool's initialize is called twice")                 \
+  X(WORK_END_DROPPED, "work_end_dropped", "a loop's work end event is never dispatched")           \
+  X(DISPATCH_OUTSIDE_WORK, "dispatch_outside_work",                                                \
+    "a dispatch event follows the work end of every loop and sections construct")                  \
+  X(ORDERED_WAIT_ID_WRONG, "ordered_wait_id_wrong",                                                \
+    "a thread waiting for its ordered turn reports a wait id 8 bytes past the one mutex_acquire "  \
+    "names")                                                                                       \
+  X(MASKED_END_DROPPED, "masked_end_dropped",                                                      \
+    "the end of a master or masked region is never dispatched")                                    \
+  X(CANCEL_FLAGS_WRONG, "cancel_flags_wrong",                                                      \
+    "cancel events name no construct (only activated or detected)")                                \
+  X(TASK_SCHEDULE_PRIOR_WRONG, "task_schedule_prior_wrong",                                        \
+    "a task_schedule with the wrong prior task: the task being started names itself as prior")     \
+  X(EXIT_FRAME_NOT_CALLERS, "exit_frame_not_callers",                                              \
+    "the master's exit frame names a frame above the runtime function that calls the body")        \
+  X(CRITICAL_STATE_WRONG, "critical_state_wrong",                                                  \
+    "a thread waiting to enter a critical region reports wait_lock")                               \
+  X(LOCK_STATE_MISSING, "lock_state_missing",                                                      \
+    "a thread blocked on a lock keeps reporting the state it worked in")                           \
+  X(STATE_WAIT_ID_WRONG, "state_wait_id_wrong",                                                    \
+    "a thread waiting for a mutex reports a wait id 8 bytes past the one its events name")         \
+  X(ATOMIC_STATE_WRONG, "atomic_state_wrong",                                                      \
+    "a thread waiting for an atomic reports wait_critical")                                        \
+  X(BARRIER_KIND_WRONG, "barrier_kind_wrong",                                                      \
+    "a thread waiting in an explicit barrier reports wait_barrier_implicit")                       \
+  X(TASK_WAIT_STATES_SWAPPED, "task_wait_states_swapped",                                          \
+    "a taskwait reports wait_taskgroup and the end of a taskgroup wait_taskwait")                  \
+  X(IDLE_STATE_WRONG, "idle_state_wrong",                                                          \
+    "a pool thread between regions reports wait_barrier_implicit")                                 \
+  X(OVERHEAD_STATE_MISSING, "overhead_state_missing",                                              \
+    "fork and join keep the encountering thread's work state instead of overhead")                 \
+  X(SYNC_REGION_END_DROPPED, "sync_region_end_dropped",                                            \
+    "the sync_region end of an explicit barrier is never dispatched")                              \
+  X(SYNC_WAIT_BEFORE_REGION, "sync_wait_before_region",                                            \
+    "a barrier's sync_region_wait begins before its sync_region")                                  \
+  X(ANCESTOR_LEVEL_WRONG, "ancestor_level_wrong",                                                  \
+    "ompt_get_task_info and ompt_get_parallel_info skip a level beyond level 1")                   \
+  X(ORDERED_STATE_WRONG, "ordered_state_wrong",                                                    \
     "a thread waiting for its ordered turn reports wait_lock")
 
 enum mockrt_fault_id {

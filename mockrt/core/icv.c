@@ -13,9 +13,12 @@
 
 static long mockrt_parse_positive(const char *s, const char **end);
 
-mockrt_icv_t mockrt_icv = { .nthreads = 1, .num_procs = 1, .thread_limit = MOCKRT_MAX_THREADS,
-                            .run_sched = MOCKRT_SCHED_DYNAMIC, .run_chunk = 1,
-                            .max_active_levels = 1 };
+mockrt_icv_t mockrt_icv = {.nthreads = 1,
+                           .num_procs = 1,
+                           .thread_limit = MOCKRT_MAX_THREADS,
+                           .run_sched = MOCKRT_SCHED_DYNAMIC,
+                           .run_chunk = 1,
+                           .max_active_levels = 1};
 
 static bool mockrt_env_true(const char *s)
 {
@@ -70,8 +73,10 @@ static void mockrt_icv_levels(void)
  */
 static int mockrt_icv_wait_policy(const char *s)
 {
-  static const struct { const char *name; int policy; } names[] = {
-    { "active", MOCKRT_WAIT_ACTIVE }, { "passive", MOCKRT_WAIT_PASSIVE } };
+  static const struct {
+    const char *name;
+    int policy;
+  } names[] = {{"active", MOCKRT_WAIT_ACTIVE}, {"passive", MOCKRT_WAIT_PASSIVE}};
   if (!s)
     return MOCKRT_WAIT_DEFAULT;
   while (*s == ' ' || *s == '\t')

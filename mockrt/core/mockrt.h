@@ -21,18 +21,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MOCKRT_EXPORT __attribute__((visibility("default")))
-#define MOCKRT_NOINLINE __attribute__((noinline))
-#define MOCKRT_TLS __thread __attribute__((tls_model("initial-exec")))
-#define MOCKRT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MOCKRT_EXPORT      __attribute__((visibility("default")))
+#define MOCKRT_NOINLINE    __attribute__((noinline))
+#define MOCKRT_TLS         __thread __attribute__((tls_model("initial-exec")))
+#define MOCKRT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define MOCKRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* For the runtime's own globals: read directly, not through the GOT. */
-#define MOCKRT_HIDDEN __attribute__((visibility("hidden")))
+#define MOCKRT_HIDDEN      __attribute__((visibility("hidden")))
 
 /* The largest team the mock builds; requests beyond it are clipped. */
 #define MOCKRT_MAX_THREADS 256
 /* Worksharing constructs that may be in flight at once (nowait chains). */
-#define MOCKRT_WS_SLOTS 8
+#define MOCKRT_WS_SLOTS    8
 
 /*
  * Static: chunk k of the loop goes to thread k % nthreads, computed by each
@@ -48,15 +48,15 @@ enum mockrt_sched { MOCKRT_SCHED_DYNAMIC = 1, MOCKRT_SCHED_GUIDED = 2, MOCKRT_SC
  * k % MOCKRT_WS_SLOTS once that slot's ticket says k.
  */
 typedef struct mockrt_ws {
-  atomic_ulong ticket;   /* construct number this slot serves next */
-  atomic_int phase;      /* 0 unused, 1 being set up, 2 ready */
-  atomic_int left;       /* threads that have not left the construct */
-  atomic_long next;      /* next iteration index not yet handed out */
-  atomic_int single;     /* 1 once a thread has claimed a single */
-  atomic_long ord;       /* iteration index whose ordered region may run next */
+  atomic_ulong ticket; /* construct number this slot serves next */
+  atomic_int phase;    /* 0 unused, 1 being set up, 2 ready */
+  atomic_int left;     /* threads that have not left the construct */
+  atomic_long next;    /* next iteration index not yet handed out */
+  atomic_int single;   /* 1 once a thread has claimed a single */
+  atomic_long ord;     /* iteration index whose ordered region may run next */
   int sched;
-  int wstype;            /* ompt_work_t */
-  long count;            /* iterations in total */
+  int wstype; /* ompt_work_t */
+  long count; /* iterations in total */
   long chunk;
   long start;
   long incr;
@@ -102,7 +102,7 @@ typedef struct mockrt_microtask {
   mockrt_invoke_fn invoke;
   void (*fn)(void);
   int argc;
-  void **argv;                    /* lives on the master's stack for the region */
+  void **argv; /* lives on the master's stack for the region */
 } mockrt_microtask_t;
 
 /*
@@ -111,12 +111,12 @@ typedef struct mockrt_microtask {
  * executor end is still to be reported (gcc calls nothing at its end).
  */
 typedef struct mockrt_ws_pos {
-  long fixed_k;          /* fixed assignment: the next chunk number this task owns */
+  long fixed_k;            /* fixed assignment: the next chunk number this task owns */
   long walk_k, walk_first; /* guided fixed assignment: chunk walk_k starts at walk_first */
   long ord_first, ord_end; /* ordered unit (an iteration or a chunk) the task runs */
   bool ord_held, ord_passed;
-  bool ordered;          /* the loop has the ordered clause (__kmpc_* dispatch) */
-  const void *codeptr;   /* of the construct, for its work end */
+  bool ordered;            /* the loop has the ordered clause (__kmpc_* dispatch) */
+  const void *codeptr;     /* of the construct, for its work end */
   const void *single_open; /* a single whose executor end is pending, or NULL */
 } mockrt_ws_pos_t;
 
@@ -128,17 +128,17 @@ typedef struct mockrt_ws_pos {
 typedef struct mockrt_task {
   ompt_frame_t frame;
   ompt_data_t task_data;
-  struct mockrt_task *parent;     /* the task that encountered the region */
-  struct mockrt_team *team;       /* the team this task belongs to */
+  struct mockrt_task *parent; /* the task that encountered the region */
+  struct mockrt_team *team;   /* the team this task belongs to */
   int thread_num;
-  int flags;                      /* ompt_task_implicit or ompt_task_initial */
-  int nthreads_var;               /* ICV inherited by nested regions */
-  unsigned long ws_next;          /* number of the next worksharing construct */
-  mockrt_ws_t *ws;                /* the construct the task is inside */
-  mockrt_ws_pos_t pos;            /* where the task is inside ws (ws.c, ordered.c) */
-  mockrt_ws_t *doacross;          /* the slot of the doacross loop it is in (doacross.c) */
+  int flags;             /* ompt_task_implicit or ompt_task_initial */
+  int nthreads_var;      /* ICV inherited by nested regions */
+  unsigned long ws_next; /* number of the next worksharing construct */
+  mockrt_ws_t *ws;       /* the construct the task is inside */
+  mockrt_ws_pos_t pos;   /* where the task is inside ws (ws.c, ordered.c) */
+  mockrt_ws_t *doacross; /* the slot of the doacross loop it is in (doacross.c) */
   /* Explicit tasking (task.c); all zero in a fresh task. */
-  atomic_int children;            /* child tasks not yet complete (taskwait) */
+  atomic_int children;                /* child tasks not yet complete (taskwait) */
   struct mockrt_taskgroup *taskgroup; /* innermost taskgroup this task has open */
   struct mockrt_xtask *dep_children;  /* children with dependences, not yet complete */
 } mockrt_task_t;
@@ -149,10 +149,10 @@ typedef struct mockrt_team {
   void (*fn)(void *);
   void *data;
   const mockrt_microtask_t *micro; /* if set, workers run this instead of fn(data) */
-  void *volatile copyprivate;     /* the single thread's data, for copyprivate */
+  void *volatile copyprivate;      /* the single thread's data, for copyprivate */
   unsigned nthreads;
-  int level;                      /* enclosing parallel regions, this included */
-  int active_level;               /* the same, counting only teams of > 1 */
+  int level;        /* enclosing parallel regions, this included */
+  int active_level; /* the same, counting only teams of > 1 */
   mockrt_task_t *encountering;
   /* nthreads-var of the team's implicit tasks, set at the fork: a worker
    * that read it from the encountering task would share that task's cache
@@ -160,26 +160,26 @@ typedef struct mockrt_team {
   int tasks_nthreads_var;
   const void *codeptr;
   mockrt_barrier_t barrier;
-  atomic_uint left;               /* workers that have finished with the team */
-  bool preset_ws;                 /* slot 0 is a loop every thread starts in */
-  atomic_int cancelled;           /* cancel parallel was activated (cancel.c) */
-  atomic_int ws_cancelled;        /* cancel for/sections, until the construct's barrier */
+  atomic_uint left;                /* workers that have finished with the team */
+  bool preset_ws;                  /* slot 0 is a loop every thread starts in */
+  atomic_int cancelled;            /* cancel parallel was activated (cancel.c) */
+  atomic_int ws_cancelled;         /* cancel for/sections, until the construct's barrier */
   mockrt_barrier_t cancel_barrier; /* cancellable barriers; unused once cancelled */
-  mockrt_team_tasks_t tasks;      /* explicit tasks (task.c) */
+  mockrt_team_tasks_t tasks;       /* explicit tasks (task.c) */
   mockrt_ws_t ws[MOCKRT_WS_SLOTS];
 } mockrt_team_t;
 
 /* Per-thread state; lives in initial-exec TLS so a signal handler can read it. */
 typedef struct mockrt_thread {
-  int kind;                       /* 0 unknown, else ompt_thread_initial/worker/other */
-  int gtid;                       /* global thread number (__kmpc_* ABIs); -1 if none */
-  volatile int state;             /* an ompt_state_t */
+  int kind;           /* 0 unknown, else ompt_thread_initial/worker/other */
+  int gtid;           /* global thread number (__kmpc_* ABIs); -1 if none */
+  volatile int state; /* an ompt_state_t */
   volatile ompt_wait_id_t wait_id;
   ompt_data_t thread_data;
-  mockrt_task_t *volatile task;   /* the current task */
+  mockrt_task_t *volatile task; /* the current task */
   mockrt_task_t initial_task;
-  mockrt_team_t *initial_team;    /* allocated once, never freed */
-  int no_tool;                    /* attached, and no tool is (mockrt_plain_entry) */
+  mockrt_team_t *initial_team; /* allocated once, never freed */
+  int no_tool;                 /* attached, and no tool is (mockrt_plain_entry) */
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
@@ -192,7 +192,10 @@ static inline mockrt_thread_t *mockrt_self(void)
     return &mockrt_self_tls;
   return mockrt_thread_attach_initial();
 }
-static inline mockrt_task_t *mockrt_cur_task(void) { return mockrt_self()->task; }
+static inline mockrt_task_t *mockrt_cur_task(void)
+{
+  return mockrt_self()->task;
+}
 
 /*
  * At a hot entry point, before anything else: true if the calling thread
@@ -236,7 +239,7 @@ void mockrt_personality_stop(void) __attribute__((weak));
  */
 #ifdef MOCKRT_NO_OMPT
 #define MOCKRT_OMPT_ENABLED 0
-#define MOCKRT_OMPT_ON 0
+#define MOCKRT_OMPT_ON      0
 #else
 #define MOCKRT_OMPT_ENABLED 1
 /*
@@ -248,7 +251,7 @@ void mockrt_personality_stop(void) __attribute__((weak));
  * no state it can see was skipped.
  */
 extern MOCKRT_HIDDEN int mockrt_ompt_attached;
-#define MOCKRT_OMPT_ON MOCKRT_UNLIKELY(mockrt_ompt_attached)
+#define MOCKRT_OMPT_ON      MOCKRT_UNLIKELY(mockrt_ompt_attached)
 #endif
 
 /*
@@ -328,12 +331,12 @@ static inline void mockrt_frame_unexit(mockrt_task_t *t)
 
 /* ---- ICVs (icv.c) ---- */
 typedef struct mockrt_icv {
-  int deterministic;   /* MOCKRT_DETERMINISTIC=1: fixed work assignment and task order */
-  int nthreads;        /* OMP_NUM_THREADS or the number of CPUs */
+  int deterministic; /* MOCKRT_DETERMINISTIC=1: fixed work assignment and task order */
+  int nthreads;      /* OMP_NUM_THREADS or the number of CPUs */
   int num_procs;
   int dynamic;
   int thread_limit;
-  int run_sched;       /* OMP_SCHEDULE kind for schedule(runtime) */
+  int run_sched; /* OMP_SCHEDULE kind for schedule(runtime) */
   long run_chunk;
   int max_active_levels; /* OMP_MAX_ACTIVE_LEVELS, OMP_NESTED, omp_set_max_active_levels */
   int cancellation;      /* OMP_CANCELLATION=true */
@@ -385,22 +388,20 @@ static inline bool mockrt_spin(int *spins, int limit)
  * has set the encountering task's enter frame.  On return the caller's
  * implicit task (team->... thread 0) is published as the current task.
  */
-void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task,
-                 void (*fn)(void *), void *data, unsigned requested,
-                 const void *codeptr);
+void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *), void *data,
+                 unsigned requested, const void *codeptr);
 /* Hook run between team setup and the start of the workers. */
 typedef void (*mockrt_team_init_fn)(mockrt_team_t *team, void *arg);
-void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
-                    void (*fn)(void *), void *data, unsigned requested,
-                    const void *codeptr, mockrt_team_init_fn init, void *arg);
+void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *), void *data,
+                    unsigned requested, const void *codeptr, mockrt_team_init_fn init, void *arg);
 /*
  * The _plain variants below are for an entry point that has tested
  * mockrt_ompt_attached itself (once, after mockrt_self()) and found no
  * tool: they do the same minus every OMPT step, and test nothing.
  */
-void mockrt_fork_ex_plain(mockrt_team_t *team, mockrt_task_t *master_task,
-                          void (*fn)(void *), void *data, unsigned requested,
-                          const void *codeptr, mockrt_team_init_fn init, void *arg);
+void mockrt_fork_ex_plain(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *),
+                          void *data, unsigned requested, const void *codeptr,
+                          mockrt_team_init_fn init, void *arg);
 /*
  * The master's side of the end of a region: join barrier (with cfa as the
  * implicit task's enter frame), implicit_task end, wait for the workers to
@@ -551,9 +552,8 @@ uint64_t mockrt_unique_id(void);
 
 /* Async-signal-safe inquiries (ompt_inquiry.c). */
 int mockrt_ompt_get_state(ompt_wait_id_t *wait_id);
-int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data,
-                              ompt_frame_t **frame, ompt_data_t **parallel_data,
-                              int *thread_num);
+int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_frame_t **frame,
+                              ompt_data_t **parallel_data, int *thread_num);
 int mockrt_ompt_get_parallel_info(int level, ompt_data_t **parallel_data, int *team_size);
 ompt_data_t *mockrt_ompt_get_thread_data(void);
 int mockrt_ompt_enumerate_states(int current, int *next, const char **name);

@@ -51,7 +51,8 @@ static ompt_start_tool_result_t *mockrt_try_libraries(const char *list)
   ompt_start_tool_result_t *result = NULL;
   if (!copy)
     return NULL;
-  for (char *path = strtok_r(copy, ":", &save); path && !result; path = strtok_r(NULL, ":", &save)) {
+  for (char *path = strtok_r(copy, ":", &save); path && !result;
+       path = strtok_r(NULL, ":", &save)) {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
       continue;
@@ -215,16 +216,16 @@ ompt_interface_fn_t mockrt_ompt_lookup(const char *name)
     const char *name;
     ompt_interface_fn_t fn;
   } table[] = {
-    { "ompt_set_callback", (ompt_interface_fn_t)mockrt_ompt_set_callback },
-    { "ompt_get_callback", (ompt_interface_fn_t)mockrt_ompt_get_callback },
-    { "ompt_get_state", (ompt_interface_fn_t)mockrt_ompt_get_state },
-    { "ompt_get_parallel_info", (ompt_interface_fn_t)mockrt_ompt_get_parallel_info },
-    { "ompt_get_task_info", (ompt_interface_fn_t)mockrt_ompt_get_task_info },
-    { "ompt_get_thread_data", (ompt_interface_fn_t)mockrt_ompt_get_thread_data },
-    { "ompt_get_unique_id", (ompt_interface_fn_t)mockrt_ompt_get_unique_id },
-    { "ompt_enumerate_states", (ompt_interface_fn_t)mockrt_ompt_enumerate_states },
-    { "ompt_get_num_procs", (ompt_interface_fn_t)mockrt_ompt_get_num_procs },
-    { "ompt_finalize_tool", (ompt_interface_fn_t)mockrt_ompt_finalize_tool },
+      {"ompt_set_callback", (ompt_interface_fn_t)mockrt_ompt_set_callback},
+      {"ompt_get_callback", (ompt_interface_fn_t)mockrt_ompt_get_callback},
+      {"ompt_get_state", (ompt_interface_fn_t)mockrt_ompt_get_state},
+      {"ompt_get_parallel_info", (ompt_interface_fn_t)mockrt_ompt_get_parallel_info},
+      {"ompt_get_task_info", (ompt_interface_fn_t)mockrt_ompt_get_task_info},
+      {"ompt_get_thread_data", (ompt_interface_fn_t)mockrt_ompt_get_thread_data},
+      {"ompt_get_unique_id", (ompt_interface_fn_t)mockrt_ompt_get_unique_id},
+      {"ompt_enumerate_states", (ompt_interface_fn_t)mockrt_ompt_enumerate_states},
+      {"ompt_get_num_procs", (ompt_interface_fn_t)mockrt_ompt_get_num_procs},
+      {"ompt_finalize_tool", (ompt_interface_fn_t)mockrt_ompt_finalize_tool},
   };
   if (!name)
     return NULL;

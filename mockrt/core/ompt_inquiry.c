@@ -39,9 +39,8 @@ static mockrt_task_t *mockrt_task_at(int level)
   return t;
 }
 
-int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data,
-                              ompt_frame_t **frame, ompt_data_t **parallel_data,
-                              int *thread_num)
+int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_frame_t **frame,
+                              ompt_data_t **parallel_data, int *thread_num)
 {
   mockrt_task_t *t = mockrt_task_at(level);
   if (!t)
@@ -103,8 +102,8 @@ int mockrt_ompt_enumerate_states(int current, int *next, const char **name)
     int state;
     const char *name;
   } states[] = {
-#define MOCKRT_STATE(s, v) { v, #s },
-    FOREACH_OMPT_STATE(MOCKRT_STATE)
+#define MOCKRT_STATE(s, v) {v, #s},
+      FOREACH_OMPT_STATE(MOCKRT_STATE)
 #undef MOCKRT_STATE
   };
   const int n = (int)(sizeof states / sizeof states[0]);

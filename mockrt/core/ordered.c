@@ -34,8 +34,9 @@ static void mockrt_ordered_wait(mockrt_task_t *t, const void *codeptr)
   const void *id = &ws->ord;
 
   /* As for every mutex: the wait state is set before the acquire event. */
-  mockrt_set_wait(self, mockrt_fault(MOCKRT_FAULT_ORDERED_STATE_WRONG) ? ompt_state_wait_lock
-                                                                       : ompt_state_wait_ordered,
+  mockrt_set_wait(self,
+                  mockrt_fault(MOCKRT_FAULT_ORDERED_STATE_WRONG) ? ompt_state_wait_lock
+                                                                 : ompt_state_wait_ordered,
                   mockrt_fault(MOCKRT_FAULT_ORDERED_WAIT_ID_WRONG) ? (const char *)id + 8 : id);
   if (codeptr && mockrt_ompt.mutex_acquire)
     mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, 0, MOCKRT_ID(id), codeptr);

@@ -17,10 +17,10 @@
 
 typedef struct mockrt_worker {
   pthread_t tid;
-  atomic_uint go;            /* bumped by the master for each assignment */
-  mockrt_team_t *team;       /* valid from a go bump until the worker leaves */
+  atomic_uint go;      /* bumped by the master for each assignment */
+  mockrt_team_t *team; /* valid from a go bump until the worker leaves */
   int thread_num;
-  bool busy;                 /* protected by mockrt_pool_lock */
+  bool busy; /* protected by mockrt_pool_lock */
   bool shutdown;
 } mockrt_worker_t;
 

@@ -283,13 +283,13 @@ static bool mockrt_task_detach(mockrt_xtask_t *x, mockrt_task_t *prior)
 void mockrt_task_fulfill(mockrt_xtask_t *x)
 {
   if (!x || !x->detachable)
-    return;                     /* not an event of a detach clause: the program's bug */
+    return; /* not an event of a detach clause: the program's bug */
   mockrt_word_lock(&x->event_lock);
   int was = x->event;
   x->event = MOCKRT_EVENT_FULFILLED;
   mockrt_word_unlock(&x->event_lock);
   if (was != MOCKRT_EVENT_DETACHED)
-    return;                     /* the body's end completes it (or a second fulfilment) */
+    return; /* the body's end completes it (or a second fulfilment) */
   if (mockrt_ompt.task_schedule)
     mockrt_ompt.task_schedule(&x->task.task_data, ompt_task_complete, NULL);
   mockrt_task_complete(x);
@@ -420,8 +420,8 @@ mockrt_task_dispatch_create(mockrt_xtask_t *x, int ndeps, const void *codeptr)
 {
   mockrt_task_t *parent = x->task.parent;
   if (mockrt_ompt.task_create)
-    mockrt_ompt.task_create(&parent->task_data, &parent->frame, &x->task.task_data,
-                            x->task.flags, ndeps > 0, codeptr);
+    mockrt_ompt.task_create(&parent->task_data, &parent->frame, &x->task.task_data, x->task.flags,
+                            ndeps > 0, codeptr);
   if (ndeps > 0 && mockrt_ompt.dependences) {
     ompt_dependence_t *d = malloc(sizeof *d * (size_t)ndeps);
     if (!d)
@@ -449,8 +449,8 @@ static void mockrt_task_count_locked(mockrt_xtask_t *x)
 
 /* Compiled twice, as the entry points of team.c are: tool is a constant in each. */
 static inline __attribute__((always_inline)) void
-mockrt_task_submit_body(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
-                        const void *codeptr, const bool tool)
+mockrt_task_submit_body(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps, const void *codeptr,
+                        const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_team_tasks_t *q = &x->task.team->tasks;
@@ -494,9 +494,10 @@ mockrt_task_submit_body(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
   mockrt_task_release(x);
 }
 
-__attribute__((noinline, cold)) static void
-mockrt_task_submit_observed(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
-                            const void *codeptr)
+__attribute__((noinline, cold)) static void mockrt_task_submit_observed(mockrt_xtask_t *x,
+                                                                        const mockrt_dep_t *deps,
+                                                                        int ndeps,
+                                                                        const void *codeptr)
 {
   mockrt_task_submit_body(x, deps, ndeps, codeptr, true);
 }
@@ -507,8 +508,7 @@ void mockrt_task_submit_plain(mockrt_xtask_t *x, const mockrt_dep_t *deps, int n
   mockrt_task_submit_body(x, deps, ndeps, codeptr, false);
 }
 
-void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps,
-                        const void *codeptr)
+void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps, const void *codeptr)
 {
   if (MOCKRT_OMPT_ON)
     mockrt_task_submit_observed(x, deps, ndeps, codeptr);
@@ -620,7 +620,7 @@ void mockrt_task_taskwait(const void *codeptr)
 {
   mockrt_task_t *t = mockrt_self()->task;
   int state = mockrt_fault(MOCKRT_FAULT_TASK_WAIT_STATES_SWAPPED) ? ompt_state_wait_taskgroup
-                                                                 : ompt_state_wait_taskwait;
+                                                                  : ompt_state_wait_taskwait;
   mockrt_task_sync_wait(ompt_sync_region_taskwait, state, mockrt_counter_zero, &t->children,
                         codeptr);
 }
@@ -643,11 +643,11 @@ static bool mockrt_deps_clear(void *arg)
 
 void mockrt_task_wait_deps(const mockrt_dep_t *deps, int ndeps, const void *codeptr)
 {
-  mockrt_deps_wait_t w = { mockrt_self()->task, deps, ndeps };
+  mockrt_deps_wait_t w = {mockrt_self()->task, deps, ndeps};
   if (ndeps <= 0)
     return;
-  mockrt_task_sync_wait(ompt_sync_region_taskwait, ompt_state_wait_taskwait, mockrt_deps_clear,
-                        &w, codeptr);
+  mockrt_task_sync_wait(ompt_sync_region_taskwait, ompt_state_wait_taskwait, mockrt_deps_clear, &w,
+                        codeptr);
 }
 
 void mockrt_task_group_begin(const void *codeptr)
@@ -657,8 +657,8 @@ void mockrt_task_group_begin(const void *codeptr)
   if (!g)
     abort();
   if (mockrt_ompt.sync_region)
-    mockrt_ompt.sync_region(ompt_sync_region_taskgroup, ompt_scope_begin,
-                            &t->team->parallel_data, &t->task_data, codeptr);
+    mockrt_ompt.sync_region(ompt_sync_region_taskgroup, ompt_scope_begin, &t->team->parallel_data,
+                            &t->task_data, codeptr);
   g->outer = t->taskgroup;
   t->taskgroup = g;
 }
@@ -671,9 +671,11 @@ void mockrt_task_group_end(const void *codeptr)
   int prev = self->state;
 
   if (!g)
-    return;                     /* an end without a start: the program's bug */
-  mockrt_set_wait(self, mockrt_fault(MOCKRT_FAULT_TASK_WAIT_STATES_SWAPPED)
-                            ? ompt_state_wait_taskwait : ompt_state_wait_taskgroup, g);
+    return; /* an end without a start: the program's bug */
+  mockrt_set_wait(self,
+                  mockrt_fault(MOCKRT_FAULT_TASK_WAIT_STATES_SWAPPED) ? ompt_state_wait_taskwait
+                                                                      : ompt_state_wait_taskgroup,
+                  g);
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(ompt_sync_region_taskgroup, ompt_scope_begin,
                                  &t->team->parallel_data, &t->task_data, codeptr);
@@ -685,8 +687,8 @@ void mockrt_task_group_end(const void *codeptr)
   t->taskgroup = g->outer;
   free(g);
   if (mockrt_ompt.sync_region)
-    mockrt_ompt.sync_region(ompt_sync_region_taskgroup, ompt_scope_end,
-                            &t->team->parallel_data, &t->task_data, codeptr);
+    mockrt_ompt.sync_region(ompt_sync_region_taskgroup, ompt_scope_end, &t->team->parallel_data,
+                            &t->task_data, codeptr);
 }
 
 void mockrt_task_yield(void)
@@ -706,6 +708,6 @@ void mockrt_task_taskloop_event(mockrt_task_t *enc, int endpoint, unsigned long 
                                 const void *codeptr)
 {
   if (MOCKRT_OMPT_ON && mockrt_ompt.work)
-    mockrt_ompt.work(ompt_work_taskloop, (ompt_scope_endpoint_t)endpoint,
-                     &enc->team->parallel_data, &enc->task_data, (uint64_t)count, codeptr);
+    mockrt_ompt.work(ompt_work_taskloop, (ompt_scope_endpoint_t)endpoint, &enc->team->parallel_data,
+                     &enc->task_data, (uint64_t)count, codeptr);
 }

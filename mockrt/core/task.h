@@ -21,7 +21,7 @@
 /* A taskgroup: the tasks created in it, and their descendants, not yet complete. */
 typedef struct mockrt_taskgroup {
   atomic_int pending;
-  struct mockrt_taskgroup *outer;   /* the group open around it in the same task */
+  struct mockrt_taskgroup *outer; /* the group open around it in the same task */
 } mockrt_taskgroup_t;
 
 /* One dependence: an address and an ompt_dependence_type_t. */
@@ -38,37 +38,37 @@ typedef struct mockrt_xtask mockrt_xtask_t;
 typedef void (*mockrt_task_invoke_t)(mockrt_xtask_t *x);
 
 struct mockrt_xtask {
-  mockrt_task_t task;               /* first: a mockrt_task_t * converts back */
+  mockrt_task_t task; /* first: a mockrt_task_t * converts back */
   mockrt_task_invoke_t invoke;
-  void *fn;                         /* the body, as the personality calls it */
-  void *arg;                        /* its argument */
+  void *fn;                           /* the body, as the personality calls it */
+  void *arg;                          /* its argument */
   void (*release)(mockrt_xtask_t *x); /* optional: free what arg owns */
-  mockrt_xtask_t *next;             /* in the team's ready queue */
-  mockrt_xtask_t *dep_next;         /* in the parent's dep_children list */
-  mockrt_taskgroup_t *group;        /* the group it counts in, or NULL */
-  mockrt_thread_t *owner;           /* the creating thread (deterministic mode) */
-  atomic_int refs;                  /* 1 until complete, plus one per child not freed */
-  int npred;                        /* predecessors not complete (team lock) */
+  mockrt_xtask_t *next;               /* in the team's ready queue */
+  mockrt_xtask_t *dep_next;           /* in the parent's dep_children list */
+  mockrt_taskgroup_t *group;          /* the group it counts in, or NULL */
+  mockrt_thread_t *owner;             /* the creating thread (deterministic mode) */
+  atomic_int refs;                    /* 1 until complete, plus one per child not freed */
+  int npred;                          /* predecessors not complete (team lock) */
   int ndeps;
   mockrt_dep_t *deps;
-  mockrt_xtask_t **succ;            /* tasks that wait for this one (team lock) */
+  mockrt_xtask_t **succ; /* tasks that wait for this one (team lock) */
   int nsucc, capsucc;
-  bool complete;                    /* team lock */
-  bool undeferred;                  /* runs on its creator, never queued */
-  bool again;                       /* the body asked to be called once more (untied parts) */
-  size_t data_size;                 /* bytes of personality data at MOCKRT_XTASK_HDR */
-  int priority;                     /* scheduling hint, 0 .. max-task-priority */
+  bool complete;    /* team lock */
+  bool undeferred;  /* runs on its creator, never queued */
+  bool again;       /* the body asked to be called once more (untied parts) */
+  size_t data_size; /* bytes of personality data at MOCKRT_XTASK_HDR */
+  int priority;     /* scheduling hint, 0 .. max-task-priority */
   /* detach(event): the task completes once its body has ended and the event is fulfilled. */
   bool detachable;
-  int event;                        /* mockrt_event_state, under event_lock */
+  int event; /* mockrt_event_state, under event_lock */
   atomic_int event_lock;
 };
 
 /* Where a detachable task's allow-completion event stands. */
 enum mockrt_event_state {
-  MOCKRT_EVENT_PENDING = 0,   /* neither fulfilled nor waited for */
-  MOCKRT_EVENT_FULFILLED,     /* fulfilled (before or after the body ended) */
-  MOCKRT_EVENT_DETACHED,      /* the body ended first: completion waits for the event */
+  MOCKRT_EVENT_PENDING = 0, /* neither fulfilled nor waited for */
+  MOCKRT_EVENT_FULFILLED,   /* fulfilled (before or after the body ended) */
+  MOCKRT_EVENT_DETACHED,    /* the body ended first: completion waits for the event */
 };
 
 /* Where the personality's data starts: aligned for anything up to 64 bytes. */

@@ -48,9 +48,10 @@ mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), v
  * code a run without a tool never executes still cost it registers saved
  * and restored in every function (bench/ompt_overhead).
  */
-__attribute__((noinline, cold)) static void
-mockrt_parallel_begin_seen(mockrt_team_t *team, mockrt_task_t *enc, unsigned want,
-                           const void *codeptr)
+__attribute__((noinline, cold)) static void mockrt_parallel_begin_seen(mockrt_team_t *team,
+                                                                       mockrt_task_t *enc,
+                                                                       unsigned want,
+                                                                       const void *codeptr)
 {
   if (mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_FLAGS_WRONG))
     enc->frame.enter_frame_flags = ompt_frame_runtime;
@@ -63,25 +64,23 @@ __attribute__((noinline, cold)) static void
 mockrt_parallel_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *enc)
 {
   if (mockrt_ompt.parallel_end && !mockrt_fault(MOCKRT_FAULT_PARALLEL_END_DROPPED))
-    mockrt_ompt.parallel_end(mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH)
-                                 ? &mockrt_fault_stray_data
-                                 : &team->parallel_data,
-                             &enc->task_data,
-                             ompt_parallel_invoker_program | ompt_parallel_team, team->codeptr);
-  mockrt_set_state(self, enc->team->level > 0 ? ompt_state_work_parallel
-                                              : ompt_state_work_serial);
+    mockrt_ompt.parallel_end(
+        mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH) ? &mockrt_fault_stray_data
+                                                          : &team->parallel_data,
+        &enc->task_data, ompt_parallel_invoker_program | ompt_parallel_team, team->codeptr);
+  mockrt_set_state(self, enc->team->level > 0 ? ompt_state_work_parallel : ompt_state_work_serial);
 }
 
-__attribute__((noinline, cold)) static void
-mockrt_implicit_begin_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *task,
-                           int thread_num)
+__attribute__((noinline, cold)) static void mockrt_implicit_begin_seen(mockrt_thread_t *self,
+                                                                       mockrt_team_t *team,
+                                                                       mockrt_task_t *task,
+                                                                       int thread_num)
 {
   if (mockrt_ompt.implicit_task)
-    mockrt_ompt.implicit_task(ompt_scope_begin, &team->parallel_data, &task->task_data,
-                              team->nthreads + mockrt_fault(MOCKRT_FAULT_TEAM_SIZE_WRONG),
-                              mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0
-                                                                        : (unsigned)thread_num,
-                              ompt_task_implicit);
+    mockrt_ompt.implicit_task(
+        ompt_scope_begin, &team->parallel_data, &task->task_data,
+        team->nthreads + mockrt_fault(MOCKRT_FAULT_TEAM_SIZE_WRONG),
+        mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0 : (unsigned)thread_num, ompt_task_implicit);
   mockrt_set_state(self, ompt_state_work_parallel);
 }
 
@@ -100,9 +99,10 @@ mockrt_implicit_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task
  * tool flag: tool is a constant in each, so the copy a run without a tool
  * takes has no OMPT code at all, and the other is out of line (cold).
  */
-static inline __attribute__((always_inline)) void
-mockrt_implicit_begin_body(mockrt_team_t *team, mockrt_task_t *task, int thread_num,
-                           const bool tool)
+static inline __attribute__((always_inline)) void mockrt_implicit_begin_body(mockrt_team_t *team,
+                                                                             mockrt_task_t *task,
+                                                                             int thread_num,
+                                                                             const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_task_t *enc = team->encountering;
@@ -178,7 +178,7 @@ mockrt_implicit_end_worker_observed(mockrt_team_t *team, mockrt_task_t *task, vo
 {
   mockrt_implicit_end(team, task, cfa,
                       mockrt_fault(MOCKRT_FAULT_IDLE_STATE_WRONG) ? ompt_state_wait_barrier_implicit
-                                                                 : ompt_state_idle,
+                                                                  : ompt_state_idle,
                       NULL, true);
 }
 
@@ -243,8 +243,8 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
 
 __attribute__((noinline, cold)) static void
 mockrt_fork_observed(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *),
-                     void *data, unsigned requested, const void *codeptr,
-                     mockrt_team_init_fn init, void *arg)
+                     void *data, unsigned requested, const void *codeptr, mockrt_team_init_fn init,
+                     void *arg)
 {
   mockrt_fork_body(team, master_task, fn, data, requested, codeptr, init, arg, true);
 }
@@ -256,9 +256,8 @@ void mockrt_fork_ex_plain(mockrt_team_t *team, mockrt_task_t *master_task, void 
   mockrt_fork_body(team, master_task, fn, data, requested, codeptr, init, arg, false);
 }
 
-void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
-                    void (*fn)(void *), void *data, unsigned requested,
-                    const void *codeptr, mockrt_team_init_fn init, void *arg)
+void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *), void *data,
+                    unsigned requested, const void *codeptr, mockrt_team_init_fn init, void *arg)
 {
   /* The calling thread is attached (and any tool found) before the test. */
   (void)mockrt_self();
@@ -268,9 +267,8 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task,
     mockrt_fork_body(team, master_task, fn, data, requested, codeptr, init, arg, false);
 }
 
-void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task,
-                 void (*fn)(void *), void *data, unsigned requested,
-                 const void *codeptr)
+void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(void *), void *data,
+                 unsigned requested, const void *codeptr)
 {
   mockrt_fork_ex(team, master_task, fn, data, requested, codeptr, NULL, NULL);
 }

@@ -26,8 +26,8 @@ static void mockrt_end_initial(mockrt_thread_t *self)
 {
   mockrt_task_t *t = &self->initial_task;
   if (mockrt_ompt.implicit_task)
-    mockrt_ompt.implicit_task(ompt_scope_end, &self->initial_team->parallel_data,
-                              &t->task_data, 1, 1, ompt_task_initial);
+    mockrt_ompt.implicit_task(ompt_scope_end, &self->initial_team->parallel_data, &t->task_data, 1,
+                              1, ompt_task_initial);
   if (mockrt_ompt.thread_end)
     mockrt_ompt.thread_end(&self->thread_data);
 }
@@ -113,8 +113,8 @@ mockrt_thread_t *mockrt_thread_attach_initial(void)
   if (mockrt_ompt.thread_begin)
     mockrt_ompt.thread_begin(ompt_thread_initial, &self->thread_data);
   if (mockrt_ompt.implicit_task)
-    mockrt_ompt.implicit_task(ompt_scope_begin, &self->initial_team->parallel_data,
-                              &t->task_data, 1, 1, ompt_task_initial);
+    mockrt_ompt.implicit_task(ompt_scope_begin, &self->initial_team->parallel_data, &t->task_data,
+                              1, 1, ompt_task_initial);
   /* After the initial thread's own events, so a tool sees it first. */
   if (first && mockrt_personality_start)
     mockrt_personality_start();

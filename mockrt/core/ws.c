@@ -59,7 +59,7 @@ static void mockrt_ws_pos_init(mockrt_task_t *t, const void *codeptr)
   t->pos.walk_first = 0;
   t->pos.ord_first = t->pos.ord_end = 0;
   t->pos.ord_held = false;
-  t->pos.ord_passed = true;       /* no unit yet */
+  t->pos.ord_passed = true; /* no unit yet */
   t->pos.ordered = false;
   t->pos.codeptr = codeptr;
 }
@@ -68,8 +68,8 @@ static void mockrt_ws_work(mockrt_task_t *t, int wstype, int endpoint, uint64_t 
                            const void *codeptr)
 {
   if (mockrt_ompt.work)
-    mockrt_ompt.work((ompt_work_t)wstype, (ompt_scope_endpoint_t)endpoint,
-                     &t->team->parallel_data, &t->task_data, count, codeptr);
+    mockrt_ompt.work((ompt_work_t)wstype, (ompt_scope_endpoint_t)endpoint, &t->team->parallel_data,
+                     &t->task_data, count, codeptr);
 }
 
 void mockrt_ws_preset(mockrt_team_t *team, int sched, long start, long end, long incr, long chunk)
@@ -234,8 +234,8 @@ bool mockrt_ws_next(mockrt_task_t *t, long *istart, long *iend)
   *iend = ws->start + (first + n) * ws->incr;
   if (mockrt_ompt.dispatch) {
     /* OMPT 5.0: the logical number of the chunk's first iteration, or the section's number. */
-    ompt_data_t instance = { .value = ws->wstype == ompt_work_sections ? (uint64_t)*istart
-                                                                      : (uint64_t)first };
+    ompt_data_t instance = {.value = ws->wstype == ompt_work_sections ? (uint64_t)*istart
+                                                                      : (uint64_t)first};
     mockrt_ompt.dispatch(&t->team->parallel_data, &t->task_data,
                          ws->wstype == ompt_work_sections ? ompt_dispatch_section
                                                           : ompt_dispatch_iteration,
@@ -253,8 +253,8 @@ bool mockrt_ws_single(mockrt_task_t *t, const void *codeptr)
     mine = t->thread_num == 0;
   } else {
     int expected = 0;
-    mine = atomic_compare_exchange_strong_explicit(&ws->single, &expected, 1,
-                                                   memory_order_acq_rel, memory_order_relaxed);
+    mine = atomic_compare_exchange_strong_explicit(&ws->single, &expected, 1, memory_order_acq_rel,
+                                                   memory_order_relaxed);
   }
   mockrt_ws_release(t, ws);
   if (mine) {
@@ -300,9 +300,8 @@ void mockrt_ws_leave(mockrt_task_t *t)
   if (!(mockrt_fault(MOCKRT_FAULT_WORK_END_DROPPED) && ws->wstype == ompt_work_loop))
     mockrt_ws_work(t, ws->wstype, ompt_scope_end, (uint64_t)ws->count, t->pos.codeptr);
   if (mockrt_fault(MOCKRT_FAULT_DISPATCH_OUTSIDE_WORK) && mockrt_ompt.dispatch) {
-    ompt_data_t instance = { .value = 0 };
-    mockrt_ompt.dispatch(&t->team->parallel_data, &t->task_data, ompt_dispatch_iteration,
-                         instance);
+    ompt_data_t instance = {.value = 0};
+    mockrt_ompt.dispatch(&t->team->parallel_data, &t->task_data, ompt_dispatch_iteration, instance);
   }
   mockrt_ws_release(t, ws);
 }

@@ -6,8 +6,12 @@
  */
 #include "gomp.h"
 
-enum { MOCKRT_GOMP_CANCEL_PARALLEL = 1, MOCKRT_GOMP_CANCEL_LOOP = 2,
-       MOCKRT_GOMP_CANCEL_SECTIONS = 4, MOCKRT_GOMP_CANCEL_TASKGROUP = 8 };
+enum {
+  MOCKRT_GOMP_CANCEL_PARALLEL = 1,
+  MOCKRT_GOMP_CANCEL_LOOP = 2,
+  MOCKRT_GOMP_CANCEL_SECTIONS = 4,
+  MOCKRT_GOMP_CANCEL_TASKGROUP = 8
+};
 
 static int mockrt_gomp_cancel_kind(int which)
 {
@@ -49,8 +53,8 @@ MOCKRT_EXPORT bool GOMP_barrier_cancel(void)
 {
   mockrt_task_t *t = mockrt_cur_task();
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  bool cancelled = mockrt_barrier_wait_cancel(t, ompt_sync_region_barrier_explicit,
-                                              __builtin_return_address(0));
+  bool cancelled =
+      mockrt_barrier_wait_cancel(t, ompt_sync_region_barrier_explicit, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return cancelled;
 }

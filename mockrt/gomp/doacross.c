@@ -56,13 +56,11 @@ mockrt_gomp_doacross_start(unsigned ncounts, const unsigned long *counts, int sc
   return more;
 }
 
-#define MOCKRT_GOMP_DOACROSS_START(name, kind)                                                  \
-  MOCKRT_EXPORT bool name(unsigned ncounts, long *counts, long chunk, long *istart,             \
-                          long *iend)                                                         \
-  {                                                                                           \
-    return mockrt_gomp_doacross_start(ncounts, (const unsigned long *)counts, kind, chunk,    \
-                                      istart, iend, __builtin_dwarf_cfa(),                    \
-                                      __builtin_return_address(0));                           \
+#define MOCKRT_GOMP_DOACROSS_START(name, kind)                                                     \
+  MOCKRT_EXPORT bool name(unsigned ncounts, long *counts, long chunk, long *istart, long *iend)    \
+  {                                                                                                \
+    return mockrt_gomp_doacross_start(ncounts, (const unsigned long *)counts, kind, chunk, istart, \
+                                      iend, __builtin_dwarf_cfa(), __builtin_return_address(0));   \
   }
 
 MOCKRT_GOMP_DOACROSS_START(GOMP_loop_doacross_static_start, MOCKRT_SCHED_STATIC)
@@ -77,9 +75,9 @@ MOCKRT_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *coun
                                     __builtin_return_address(0));
 }
 
-MOCKRT_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
-                                            long chunk, long *istart, long *iend,
-                                            uintptr_t *reductions, void **mem)
+MOCKRT_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
+                                            long *istart, long *iend, uintptr_t *reductions,
+                                            void **mem)
 {
   mockrt_gomp_loop_extras("GOMP_loop_doacross_start", reductions, mem);
   int kind = mockrt_gomp_sched(sched, &chunk);
@@ -99,15 +97,15 @@ mockrt_gomp_doacross_ull_result(bool more, long s, long e, mockrt_ull *istart, m
   return more;
 }
 
-#define MOCKRT_GOMP_DOACROSS_ULL_START(name, kind)                                              \
-  MOCKRT_EXPORT bool name(unsigned ncounts, mockrt_ull *counts, mockrt_ull chunk,               \
-                          mockrt_ull *istart, mockrt_ull *iend)                               \
-  {                                                                                           \
-    long s, e;                                                                                \
-    bool more = mockrt_gomp_doacross_start(ncounts, (const unsigned long *)counts, kind,      \
-                                           (long)chunk, &s, &e, __builtin_dwarf_cfa(),        \
-                                           __builtin_return_address(0));                      \
-    return mockrt_gomp_doacross_ull_result(more, s, e, istart, iend);                         \
+#define MOCKRT_GOMP_DOACROSS_ULL_START(name, kind)                                                 \
+  MOCKRT_EXPORT bool name(unsigned ncounts, mockrt_ull *counts, mockrt_ull chunk,                  \
+                          mockrt_ull *istart, mockrt_ull *iend)                                    \
+  {                                                                                                \
+    long s, e;                                                                                     \
+    bool more =                                                                                    \
+        mockrt_gomp_doacross_start(ncounts, (const unsigned long *)counts, kind, (long)chunk, &s,  \
+                                   &e, __builtin_dwarf_cfa(), __builtin_return_address(0));        \
+    return mockrt_gomp_doacross_ull_result(more, s, e, istart, iend);                              \
   }
 
 MOCKRT_GOMP_DOACROSS_ULL_START(GOMP_loop_ull_doacross_static_start, MOCKRT_SCHED_STATIC)
@@ -126,8 +124,7 @@ MOCKRT_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, mockrt
 
 MOCKRT_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, mockrt_ull *counts, long sched,
                                                 mockrt_ull chunk, mockrt_ull *istart,
-                                                mockrt_ull *iend, uintptr_t *reductions,
-                                                void **mem)
+                                                mockrt_ull *iend, uintptr_t *reductions, void **mem)
 {
   long s, e, c = (long)chunk;
   mockrt_gomp_loop_extras("GOMP_loop_doacross_start", reductions, mem);
@@ -150,26 +147,23 @@ MOCKRT_EXPORT void GOMP_doacross_ull_post(mockrt_ull *counts)
 }
 
 /* One argument per dimension of the loop the thread is in. */
-#define MOCKRT_GOMP_DOACROSS_WAIT(T)                                                            \
-  mockrt_task_t *t = mockrt_cur_task();                                                         \
-  long vec[MOCKRT_DOACROSS_MAX_DIMS];                                                           \
-  int n = mockrt_doacross_dims(t);                                                              \
-  va_list ap;                                                                                   \
-  if (n == 0)                                                                                   \
-    return;                                                                                     \
-  vec[0] = (long)first;                                                                         \
-  va_start(ap, first);                                                                          \
-  for (int i = 1; i < n; i++)                                                                   \
-    vec[i] = (long)va_arg(ap, T);                                                               \
-  va_end(ap);                                                                                   \
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());                                                 \
-  mockrt_doacross_wait(t, vec);                                                                 \
+#define MOCKRT_GOMP_DOACROSS_WAIT(T)                                                               \
+  mockrt_task_t *t = mockrt_cur_task();                                                            \
+  long vec[MOCKRT_DOACROSS_MAX_DIMS];                                                              \
+  int n = mockrt_doacross_dims(t);                                                                 \
+  va_list ap;                                                                                      \
+  if (n == 0)                                                                                      \
+    return;                                                                                        \
+  vec[0] = (long)first;                                                                            \
+  va_start(ap, first);                                                                             \
+  for (int i = 1; i < n; i++)                                                                      \
+    vec[i] = (long)va_arg(ap, T);                                                                  \
+  va_end(ap);                                                                                      \
+  mockrt_frame_enter(t, __builtin_dwarf_cfa());                                                    \
+  mockrt_doacross_wait(t, vec);                                                                    \
   mockrt_frame_leave(t);
 
-MOCKRT_EXPORT void GOMP_doacross_wait(long first, ...)
-{
-  MOCKRT_GOMP_DOACROSS_WAIT(long)
-}
+MOCKRT_EXPORT void GOMP_doacross_wait(long first, ...){MOCKRT_GOMP_DOACROSS_WAIT(long)}
 
 MOCKRT_EXPORT void GOMP_doacross_ull_wait(mockrt_ull first, ...)
 {

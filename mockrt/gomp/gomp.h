@@ -25,8 +25,8 @@ void mockrt_gomp_join_observed(mockrt_team_t *team, mockrt_task_t *task);
  * evaluated by the entry point and passed in for the same reason.
  */
 static inline __attribute__((always_inline)) void
-mockrt_gomp_run_region(void (*fn)(void *), void *data, unsigned nthreads, void *cfa,
-                       const void *ra, mockrt_team_init_fn init, void *arg)
+mockrt_gomp_run_region(void (*fn)(void *), void *data, unsigned nthreads, void *cfa, const void *ra,
+                       mockrt_team_init_fn init, void *arg)
 {
   mockrt_team_t team;
   mockrt_task_t task;

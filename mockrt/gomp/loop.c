@@ -21,7 +21,13 @@
 #include <stdlib.h>
 
 /* libgomp's enum gomp_schedule_type, as GOMP_loop_start receives it. */
-enum { MOCKRT_GFS_RUNTIME, MOCKRT_GFS_STATIC, MOCKRT_GFS_DYNAMIC, MOCKRT_GFS_GUIDED, MOCKRT_GFS_AUTO };
+enum {
+  MOCKRT_GFS_RUNTIME,
+  MOCKRT_GFS_STATIC,
+  MOCKRT_GFS_DYNAMIC,
+  MOCKRT_GFS_GUIDED,
+  MOCKRT_GFS_AUTO
+};
 #define MOCKRT_GFS_MONOTONIC 0x80000000UL
 
 /*
@@ -44,8 +50,8 @@ mockrt_gomp_loop_start(int sched, long start, long end, long incr, long chunk, l
 }
 
 /* The next chunk; an ordered loop first passes the turn of the last one on. */
-static inline __attribute__((always_inline)) bool
-mockrt_gomp_loop_next(long *istart, long *iend, bool ordered, void *cfa)
+static inline __attribute__((always_inline)) bool mockrt_gomp_loop_next(long *istart, long *iend,
+                                                                        bool ordered, void *cfa)
 {
   mockrt_task_t *t = mockrt_cur_task();
   if (!ordered)
@@ -61,27 +67,26 @@ mockrt_gomp_loop_next(long *istart, long *iend, bool ordered, void *cfa)
   return more;
 }
 
-#define MOCKRT_GOMP_LOOP_START(name, kind, ordered)                                            \
-  MOCKRT_EXPORT bool name(long start, long end, long incr, long chunk, long *istart,          \
-                          long *iend)                                                         \
-  {                                                                                           \
-    return mockrt_gomp_loop_start(kind, start, end, incr, chunk, istart, iend, ordered,       \
-                                  __builtin_dwarf_cfa(), __builtin_return_address(0));        \
+#define MOCKRT_GOMP_LOOP_START(name, kind, ordered)                                                \
+  MOCKRT_EXPORT bool name(long start, long end, long incr, long chunk, long *istart, long *iend)   \
+  {                                                                                                \
+    return mockrt_gomp_loop_start(kind, start, end, incr, chunk, istart, iend, ordered,            \
+                                  __builtin_dwarf_cfa(), __builtin_return_address(0));             \
   }
 
 /* schedule(runtime) takes its kind and chunk from OMP_SCHEDULE. */
-#define MOCKRT_GOMP_LOOP_RUNTIME_START(name, ordered)                                          \
-  MOCKRT_EXPORT bool name(long start, long end, long incr, long *istart, long *iend)          \
-  {                                                                                           \
-    return mockrt_gomp_loop_start(mockrt_icv.run_sched, start, end, incr,                     \
-                                  mockrt_icv.run_chunk, istart, iend, ordered,                \
-                                  __builtin_dwarf_cfa(), __builtin_return_address(0));        \
+#define MOCKRT_GOMP_LOOP_RUNTIME_START(name, ordered)                                              \
+  MOCKRT_EXPORT bool name(long start, long end, long incr, long *istart, long *iend)               \
+  {                                                                                                \
+    return mockrt_gomp_loop_start(mockrt_icv.run_sched, start, end, incr, mockrt_icv.run_chunk,    \
+                                  istart, iend, ordered, __builtin_dwarf_cfa(),                    \
+                                  __builtin_return_address(0));                                    \
   }
 
-#define MOCKRT_GOMP_LOOP_NEXT(name, ordered)                                                   \
-  MOCKRT_EXPORT bool name(long *istart, long *iend)                                            \
-  {                                                                                           \
-    return mockrt_gomp_loop_next(istart, iend, ordered, __builtin_dwarf_cfa());               \
+#define MOCKRT_GOMP_LOOP_NEXT(name, ordered)                                                       \
+  MOCKRT_EXPORT bool name(long *istart, long *iend)                                                \
+  {                                                                                                \
+    return mockrt_gomp_loop_next(istart, iend, ordered, __builtin_dwarf_cfa());                    \
   }
 
 MOCKRT_GOMP_LOOP_START(GOMP_loop_static_start, MOCKRT_SCHED_STATIC, false)
@@ -124,36 +129,36 @@ mockrt_gomp_ull_result(bool more, long s, long e, mockrt_ull *istart, mockrt_ull
   return more;
 }
 
-#define MOCKRT_GOMP_ULL_START(name, kind, ordered)                                             \
-  MOCKRT_EXPORT bool name(bool up, mockrt_ull start, mockrt_ull end, mockrt_ull incr,          \
-                          mockrt_ull chunk, mockrt_ull *istart, mockrt_ull *iend)             \
-  {                                                                                           \
-    long s, e;                                                                                \
-    (void)up;                                                                                 \
-    bool more = mockrt_gomp_loop_start(kind, (long)start, (long)end, (long)incr, (long)chunk, \
-                                       &s, &e, ordered, __builtin_dwarf_cfa(),                \
-                                       __builtin_return_address(0));                          \
-    return mockrt_gomp_ull_result(more, s, e, istart, iend);                                  \
+#define MOCKRT_GOMP_ULL_START(name, kind, ordered)                                                 \
+  MOCKRT_EXPORT bool name(bool up, mockrt_ull start, mockrt_ull end, mockrt_ull incr,              \
+                          mockrt_ull chunk, mockrt_ull *istart, mockrt_ull *iend)                  \
+  {                                                                                                \
+    long s, e;                                                                                     \
+    (void)up;                                                                                      \
+    bool more =                                                                                    \
+        mockrt_gomp_loop_start(kind, (long)start, (long)end, (long)incr, (long)chunk, &s, &e,      \
+                               ordered, __builtin_dwarf_cfa(), __builtin_return_address(0));       \
+    return mockrt_gomp_ull_result(more, s, e, istart, iend);                                       \
   }
 
-#define MOCKRT_GOMP_ULL_RUNTIME_START(name, ordered)                                           \
-  MOCKRT_EXPORT bool name(bool up, mockrt_ull start, mockrt_ull end, mockrt_ull incr,          \
-                          mockrt_ull *istart, mockrt_ull *iend)                               \
-  {                                                                                           \
-    long s, e;                                                                                \
-    (void)up;                                                                                 \
-    bool more = mockrt_gomp_loop_start(mockrt_icv.run_sched, (long)start, (long)end,          \
-                                       (long)incr, mockrt_icv.run_chunk, &s, &e, ordered,     \
-                                       __builtin_dwarf_cfa(), __builtin_return_address(0));   \
-    return mockrt_gomp_ull_result(more, s, e, istart, iend);                                  \
+#define MOCKRT_GOMP_ULL_RUNTIME_START(name, ordered)                                               \
+  MOCKRT_EXPORT bool name(bool up, mockrt_ull start, mockrt_ull end, mockrt_ull incr,              \
+                          mockrt_ull *istart, mockrt_ull *iend)                                    \
+  {                                                                                                \
+    long s, e;                                                                                     \
+    (void)up;                                                                                      \
+    bool more = mockrt_gomp_loop_start(mockrt_icv.run_sched, (long)start, (long)end, (long)incr,   \
+                                       mockrt_icv.run_chunk, &s, &e, ordered,                      \
+                                       __builtin_dwarf_cfa(), __builtin_return_address(0));        \
+    return mockrt_gomp_ull_result(more, s, e, istart, iend);                                       \
   }
 
-#define MOCKRT_GOMP_ULL_NEXT(name, ordered)                                                    \
-  MOCKRT_EXPORT bool name(mockrt_ull *istart, mockrt_ull *iend)                                \
-  {                                                                                           \
-    long s, e;                                                                                \
-    bool more = mockrt_gomp_loop_next(&s, &e, ordered, __builtin_dwarf_cfa());                \
-    return mockrt_gomp_ull_result(more, s, e, istart, iend);                                  \
+#define MOCKRT_GOMP_ULL_NEXT(name, ordered)                                                        \
+  MOCKRT_EXPORT bool name(mockrt_ull *istart, mockrt_ull *iend)                                    \
+  {                                                                                                \
+    long s, e;                                                                                     \
+    bool more = mockrt_gomp_loop_next(&s, &e, ordered, __builtin_dwarf_cfa());                     \
+    return mockrt_gomp_ull_result(more, s, e, istart, iend);                                       \
   }
 
 MOCKRT_GOMP_ULL_START(GOMP_loop_ull_static_start, MOCKRT_SCHED_STATIC, false)
@@ -190,9 +195,7 @@ int mockrt_gomp_sched(long sched, long *chunk)
   switch ((unsigned long)sched & ~MOCKRT_GFS_MONOTONIC) {
   case MOCKRT_GFS_STATIC: return MOCKRT_SCHED_STATIC;
   case MOCKRT_GFS_GUIDED: return MOCKRT_SCHED_GUIDED;
-  case MOCKRT_GFS_RUNTIME:
-    *chunk = mockrt_icv.run_chunk;
-    return mockrt_icv.run_sched;
+  case MOCKRT_GFS_RUNTIME: *chunk = mockrt_icv.run_chunk; return mockrt_icv.run_sched;
   default: return MOCKRT_SCHED_DYNAMIC; /* dynamic, auto */
   }
 }
@@ -215,9 +218,9 @@ MOCKRT_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, 
                                 __builtin_dwarf_cfa(), __builtin_return_address(0));
 }
 
-MOCKRT_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
-                                           long chunk, long *istart, long *iend,
-                                           uintptr_t *reductions, void **mem)
+MOCKRT_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
+                                           long *istart, long *iend, uintptr_t *reductions,
+                                           void **mem)
 {
   mockrt_gomp_loop_extras("GOMP_loop_start", reductions, mem);
   int kind = mockrt_gomp_sched(sched, &chunk);
@@ -283,8 +286,8 @@ MOCKRT_EXPORT bool GOMP_loop_end_cancel(void)
   mockrt_ordered_unit_end(t);
   mockrt_ws_leave(t);
   mockrt_doacross_end(t);
-  bool cancelled = mockrt_barrier_wait_cancel(t, ompt_sync_region_barrier_implicit,
-                                              __builtin_return_address(0));
+  bool cancelled =
+      mockrt_barrier_wait_cancel(t, ompt_sync_region_barrier_implicit, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return cancelled;
 }

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 
 __attribute__((noinline, cold)) void
-mockrt_gomp_fork_observed(mockrt_team_t *team, mockrt_task_t *task, void (*fn)(void *),
-                          void *data, unsigned nthreads, void *cfa, const void *ra,
-                          mockrt_team_init_fn init, void *arg)
+mockrt_gomp_fork_observed(mockrt_team_t *team, mockrt_task_t *task, void (*fn)(void *), void *data,
+                          unsigned nthreads, void *cfa, const void *ra, mockrt_team_init_fn init,
+                          void *arg)
 {
   mockrt_frame_enter(mockrt_self()->task, cfa);
   mockrt_fork_ex(team, task, fn, data, nthreads, ra, init, arg);
@@ -28,7 +28,7 @@ mockrt_gomp_fork_observed(mockrt_team_t *team, mockrt_task_t *task, void (*fn)(v
  * in a register across the body in the path without a tool.
  */
 __attribute__((noinline, cold)) void mockrt_gomp_join_observed(mockrt_team_t *team,
-                                                              mockrt_task_t *task)
+                                                               mockrt_task_t *task)
 {
   mockrt_task_t *enc = team->encountering;
   void *cfa = __atomic_load_n(&enc->frame.enter_frame.ptr, __ATOMIC_RELAXED);
@@ -52,19 +52,19 @@ MOCKRT_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_th
                                  unsigned flags)
 {
   (void)flags; /* proc_bind: the mock does not bind threads */
-  mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(),
-                         __builtin_return_address(0), NULL, NULL);
+  mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(), __builtin_return_address(0),
+                         NULL, NULL);
 }
 
 /* The combined forms start every thread inside slot 0's loop. */
-#define MOCKRT_GOMP_PARALLEL_LOOP(name, kind)                                                   \
-  MOCKRT_EXPORT void name(void (*fn)(void *), void *data, unsigned num_threads, long start,   \
-                          long end, long incr, long chunk, unsigned flags)                     \
-  {                                                                                           \
-    mockrt_gomp_loop_args_t a = { kind, start, end, incr, chunk };                            \
-    (void)flags;                                                                              \
-    mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(),                      \
-                           __builtin_return_address(0), mockrt_gomp_preset_loop, &a);         \
+#define MOCKRT_GOMP_PARALLEL_LOOP(name, kind)                                                      \
+  MOCKRT_EXPORT void name(void (*fn)(void *), void *data, unsigned num_threads, long start,        \
+                          long end, long incr, long chunk, unsigned flags)                         \
+  {                                                                                                \
+    mockrt_gomp_loop_args_t a = {kind, start, end, incr, chunk};                                   \
+    (void)flags;                                                                                   \
+    mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(),                           \
+                           __builtin_return_address(0), mockrt_gomp_preset_loop, &a);              \
   }
 
 MOCKRT_GOMP_PARALLEL_LOOP(GOMP_parallel_loop_static, MOCKRT_SCHED_STATIC)
@@ -74,15 +74,14 @@ MOCKRT_GOMP_PARALLEL_LOOP(GOMP_parallel_loop_guided, MOCKRT_SCHED_GUIDED)
 MOCKRT_GOMP_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, MOCKRT_SCHED_GUIDED)
 
 /* schedule(runtime) takes its kind and chunk from OMP_SCHEDULE. */
-#define MOCKRT_GOMP_PARALLEL_LOOP_RUNTIME(name)                                                \
-  MOCKRT_EXPORT void name(void (*fn)(void *), void *data, unsigned num_threads, long start,   \
-                          long end, long incr, unsigned flags)                                 \
-  {                                                                                           \
-    mockrt_gomp_loop_args_t a = { mockrt_icv.run_sched, start, end, incr,                     \
-                                  mockrt_icv.run_chunk };                                     \
-    (void)flags;                                                                              \
-    mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(),                      \
-                           __builtin_return_address(0), mockrt_gomp_preset_loop, &a);         \
+#define MOCKRT_GOMP_PARALLEL_LOOP_RUNTIME(name)                                                    \
+  MOCKRT_EXPORT void name(void (*fn)(void *), void *data, unsigned num_threads, long start,        \
+                          long end, long incr, unsigned flags)                                     \
+  {                                                                                                \
+    mockrt_gomp_loop_args_t a = {mockrt_icv.run_sched, start, end, incr, mockrt_icv.run_chunk};    \
+    (void)flags;                                                                                   \
+    mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(),                           \
+                           __builtin_return_address(0), mockrt_gomp_preset_loop, &a);              \
   }
 
 MOCKRT_GOMP_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
@@ -99,10 +98,10 @@ static void mockrt_gomp_preset_sections(mockrt_team_t *team, void *arg)
 MOCKRT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
                                           unsigned count, unsigned flags)
 {
-  mockrt_gomp_loop_args_t a = { MOCKRT_SCHED_DYNAMIC, 1, (long)count + 1, 1, 1 };
+  mockrt_gomp_loop_args_t a = {MOCKRT_SCHED_DYNAMIC, 1, (long)count + 1, 1, 1};
   (void)flags;
-  mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(),
-                         __builtin_return_address(0), mockrt_gomp_preset_sections, &a);
+  mockrt_gomp_run_region(fn, data, num_threads, __builtin_dwarf_cfa(), __builtin_return_address(0),
+                         mockrt_gomp_preset_sections, &a);
 }
 
 /*

@@ -49,8 +49,8 @@ MOCKRT_EXPORT bool GOMP_sections_end_cancel(void)
   mockrt_task_t *t = mockrt_cur_task();
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_ws_leave(t);
-  bool cancelled = mockrt_barrier_wait_cancel(t, ompt_sync_region_barrier_implicit,
-                                              __builtin_return_address(0));
+  bool cancelled =
+      mockrt_barrier_wait_cancel(t, ompt_sync_region_barrier_implicit, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return cancelled;
 }

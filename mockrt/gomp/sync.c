@@ -21,8 +21,8 @@ MOCKRT_EXPORT void GOMP_critical_start(void)
 {
   mockrt_task_t *t = mockrt_cur_task();
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  mockrt_mutex_acquire(&mockrt_gomp_critical_lock, ompt_mutex_critical,
-                       ompt_state_wait_critical, __builtin_return_address(0));
+  mockrt_mutex_acquire(&mockrt_gomp_critical_lock, ompt_mutex_critical, ompt_state_wait_critical,
+                       __builtin_return_address(0));
   mockrt_frame_leave(t);
 }
 

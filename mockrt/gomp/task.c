@@ -12,20 +12,24 @@
 #include <string.h>
 
 /* gcc's flags argument (gomp-constants.h). */
-#define MOCKRT_GOMP_TASK_UNTIED (1u << 0)
-#define MOCKRT_GOMP_TASK_FINAL (1u << 1)
+#define MOCKRT_GOMP_TASK_UNTIED    (1u << 0)
+#define MOCKRT_GOMP_TASK_FINAL     (1u << 1)
 #define MOCKRT_GOMP_TASK_MERGEABLE (1u << 2)
-#define MOCKRT_GOMP_TASK_DEPEND (1u << 3)
-#define MOCKRT_GOMP_TASK_PRIORITY (1u << 4)
-#define MOCKRT_GOMP_TASK_UP (1u << 8)
+#define MOCKRT_GOMP_TASK_DEPEND    (1u << 3)
+#define MOCKRT_GOMP_TASK_PRIORITY  (1u << 4)
+#define MOCKRT_GOMP_TASK_UP        (1u << 8)
 #define MOCKRT_GOMP_TASK_GRAINSIZE (1u << 9)
-#define MOCKRT_GOMP_TASK_IF (1u << 10)
-#define MOCKRT_GOMP_TASK_NOGROUP (1u << 11)
-#define MOCKRT_GOMP_TASK_DETACH (1u << 13)
+#define MOCKRT_GOMP_TASK_IF        (1u << 10)
+#define MOCKRT_GOMP_TASK_NOGROUP   (1u << 11)
+#define MOCKRT_GOMP_TASK_DETACH    (1u << 13)
 
 /* Kinds in a depobj ({address, kind}), the only place gcc names them. */
-enum { MOCKRT_GOMP_DEP_IN = 1, MOCKRT_GOMP_DEP_OUT = 2, MOCKRT_GOMP_DEP_INOUT = 3,
-       MOCKRT_GOMP_DEP_MUTEXINOUTSET = 4 };
+enum {
+  MOCKRT_GOMP_DEP_IN = 1,
+  MOCKRT_GOMP_DEP_OUT = 2,
+  MOCKRT_GOMP_DEP_INOUT = 3,
+  MOCKRT_GOMP_DEP_MUTEXINOUTSET = 4
+};
 
 /* Dependences small enough to decode on the stack. */
 #define MOCKRT_GOMP_INLINE_DEPS 16
@@ -144,10 +148,9 @@ static int mockrt_gomp_task_flags(unsigned flags)
  * the data, where gcc puts the event of the detach clause.
  */
 static inline __attribute__((always_inline)) void
-mockrt_gomp_task_body(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                      long arg_size, long arg_align, bool if_clause, unsigned flags,
-                      void **depend, int priority, void *detach, void *cfa, const void *ra,
-                      const bool tool)
+mockrt_gomp_task_body(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                      void *detach, void *cfa, const void *ra, const bool tool)
 {
   mockrt_task_t *enc = mockrt_self_tls.task; /* GOMP_task has attached the thread */
   mockrt_dep_t buf[MOCKRT_GOMP_INLINE_DEPS], *deps = buf;
@@ -195,11 +198,10 @@ MOCKRT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
   /* Attached, and any tool found, before the test. */
   if (!mockrt_plain_entry() && ((void)mockrt_self(), MOCKRT_OMPT_ON))
     mockrt_gomp_task_observed(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                              priority, detach, __builtin_dwarf_cfa(),
-                              __builtin_return_address(0));
+                              priority, detach, __builtin_dwarf_cfa(), __builtin_return_address(0));
   else
-    mockrt_gomp_task_body(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                          priority, detach, NULL, __builtin_return_address(0), false);
+    mockrt_gomp_task_body(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+                          detach, NULL, __builtin_return_address(0), false);
 }
 
 MOCKRT_EXPORT void GOMP_taskwait(void)
@@ -267,46 +269,46 @@ static unsigned long long mockrt_gomp_taskloop_ntasks(unsigned flags, unsigned l
  * them), and each task's copy of the data starts with its own [start, end)
  * in the loop's type, which is where gcc's outlined function reads them.
  */
-#define MOCKRT_GOMP_TASKLOOP_BODY(T)                                                            \
-  mockrt_task_t *enc = mockrt_cur_task();                                                       \
-  const void *ra = __builtin_return_address(0);                                                 \
-  int oflags = mockrt_gomp_task_flags(flags);                                                   \
-  unsigned long long n, ntasks, base, rem;                                                      \
-  mockrt_frame_enter(enc, __builtin_dwarf_cfa());                                              \
-  if (!(flags & MOCKRT_GOMP_TASK_IF))                                                           \
-    oflags |= ompt_task_undeferred;                                                             \
-  if (up)                                                                                       \
-    n = start < end ? ((unsigned long long)(end - start) + (unsigned long long)step - 1) /      \
-                          (unsigned long long)step                                              \
-                    : 0;                                                                        \
-  else                                                                                          \
-    n = start > end ? ((unsigned long long)(start - end) - (unsigned long long)step - 1) /      \
-                          (0ull - (unsigned long long)step)                                     \
-                    : 0;                                                                        \
-  if (n == 0) {                                                                                 \
-    mockrt_frame_leave(enc);                                                                    \
-    return;                                                                                     \
-  }                                                                                             \
-  ntasks = mockrt_gomp_taskloop_ntasks(flags, num_tasks, n);                                    \
-  base = n / ntasks;                                                                            \
-  rem = n % ntasks;                                                                             \
-  if (!(flags & MOCKRT_GOMP_TASK_NOGROUP))                                                      \
-    mockrt_task_group_begin(ra);                                                                \
-  mockrt_task_taskloop_event(enc, ompt_scope_begin, n, ra);                                     \
-  T s = start;                                                                                  \
-  for (unsigned long long i = 0; i < ntasks; i++) {                                             \
-    T e = s + (T)(base + (i < rem)) * step;                                                     \
-    mockrt_xtask_t *x = mockrt_gomp_task_new(fn, data, cpyfn, arg_size, arg_align, oflags);     \
-    if (flags & MOCKRT_GOMP_TASK_PRIORITY)                                                      \
-      mockrt_task_set_priority(x, priority);                                                    \
-    ((T *)x->arg)[0] = s;                                                                       \
-    ((T *)x->arg)[1] = e;                                                                       \
-    mockrt_task_submit(x, NULL, 0, ra);                                                         \
-    s = e;                                                                                      \
-  }                                                                                             \
-  mockrt_task_taskloop_event(enc, ompt_scope_end, n, ra);                                       \
-  if (!(flags & MOCKRT_GOMP_TASK_NOGROUP))                                                      \
-    mockrt_task_group_end(ra);                                                                  \
+#define MOCKRT_GOMP_TASKLOOP_BODY(T)                                                               \
+  mockrt_task_t *enc = mockrt_cur_task();                                                          \
+  const void *ra = __builtin_return_address(0);                                                    \
+  int oflags = mockrt_gomp_task_flags(flags);                                                      \
+  unsigned long long n, ntasks, base, rem;                                                         \
+  mockrt_frame_enter(enc, __builtin_dwarf_cfa());                                                  \
+  if (!(flags & MOCKRT_GOMP_TASK_IF))                                                              \
+    oflags |= ompt_task_undeferred;                                                                \
+  if (up)                                                                                          \
+    n = start < end ? ((unsigned long long)(end - start) + (unsigned long long)step - 1) /         \
+                          (unsigned long long)step                                                 \
+                    : 0;                                                                           \
+  else                                                                                             \
+    n = start > end ? ((unsigned long long)(start - end) - (unsigned long long)step - 1) /         \
+                          (0ull - (unsigned long long)step)                                        \
+                    : 0;                                                                           \
+  if (n == 0) {                                                                                    \
+    mockrt_frame_leave(enc);                                                                       \
+    return;                                                                                        \
+  }                                                                                                \
+  ntasks = mockrt_gomp_taskloop_ntasks(flags, num_tasks, n);                                       \
+  base = n / ntasks;                                                                               \
+  rem = n % ntasks;                                                                                \
+  if (!(flags & MOCKRT_GOMP_TASK_NOGROUP))                                                         \
+    mockrt_task_group_begin(ra);                                                                   \
+  mockrt_task_taskloop_event(enc, ompt_scope_begin, n, ra);                                        \
+  T s = start;                                                                                     \
+  for (unsigned long long i = 0; i < ntasks; i++) {                                                \
+    T e = s + (T)(base + (i < rem)) * step;                                                        \
+    mockrt_xtask_t *x = mockrt_gomp_task_new(fn, data, cpyfn, arg_size, arg_align, oflags);        \
+    if (flags & MOCKRT_GOMP_TASK_PRIORITY)                                                         \
+      mockrt_task_set_priority(x, priority);                                                       \
+    ((T *)x->arg)[0] = s;                                                                          \
+    ((T *)x->arg)[1] = e;                                                                          \
+    mockrt_task_submit(x, NULL, 0, ra);                                                            \
+    s = e;                                                                                         \
+  }                                                                                                \
+  mockrt_task_taskloop_event(enc, ompt_scope_end, n, ra);                                          \
+  if (!(flags & MOCKRT_GOMP_TASK_NOGROUP))                                                         \
+    mockrt_task_group_end(ra);                                                                     \
   mockrt_frame_leave(enc);
 
 MOCKRT_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -318,9 +320,9 @@ MOCKRT_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(v
   MOCKRT_GOMP_TASKLOOP_BODY(long)
 }
 
-MOCKRT_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
-                                     void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-                                     unsigned flags, unsigned long num_tasks, int priority,
+MOCKRT_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                                     long arg_size, long arg_align, unsigned flags,
+                                     unsigned long num_tasks, int priority,
                                      unsigned long long start, unsigned long long end,
                                      unsigned long long step)
 {

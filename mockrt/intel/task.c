@@ -13,7 +13,7 @@ MOCKRT_NOINLINE void mockrt_kmpc_task_invoke(mockrt_xtask_t *x)
   /* An untied task's routine may ask to run its next part (kmpc/task.c). */
   do {
     x->again = false;
-    ((int32_t (*)(int32_t, void *))x->fn)(gtid, x->arg);
+    ((int32_t(*)(int32_t, void *))x->fn)(gtid, x->arg);
   } while (x->again);
   mockrt_frame_unexit(&x->task);
 }

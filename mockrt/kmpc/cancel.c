@@ -7,8 +7,12 @@
 #include "kmpc.h"
 
 /* LLVM's kmp_cancel_kind_t. */
-enum { MOCKRT_KMP_CANCEL_PARALLEL = 1, MOCKRT_KMP_CANCEL_LOOP = 2,
-       MOCKRT_KMP_CANCEL_SECTIONS = 3, MOCKRT_KMP_CANCEL_TASKGROUP = 4 };
+enum {
+  MOCKRT_KMP_CANCEL_PARALLEL = 1,
+  MOCKRT_KMP_CANCEL_LOOP = 2,
+  MOCKRT_KMP_CANCEL_SECTIONS = 3,
+  MOCKRT_KMP_CANCEL_TASKGROUP = 4
+};
 
 static int mockrt_kmpc_cancel_kind(int32_t kind)
 {
@@ -53,7 +57,7 @@ MOCKRT_EXPORT int32_t __kmpc_cancel_barrier(mockrt_ident_t *loc, int32_t gtid)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   int kind = loc && (loc->flags & MOCKRT_IDENT_BARRIER_EXPL) ? ompt_sync_region_barrier_explicit
-                                                              : ompt_sync_region_barrier_implicit;
+                                                             : ompt_sync_region_barrier_implicit;
   (void)gtid;
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
   bool cancelled = mockrt_barrier_wait_cancel(t, kind, __builtin_return_address(0));

@@ -47,7 +47,7 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
   mockrt_task_t *enc = self->task;
   mockrt_team_t team;
   mockrt_task_t task;
-  mockrt_microtask_t micro = { mockrt_invoke_microtask, (void (*)(void))fn, argc, argv };
+  mockrt_microtask_t micro = {mockrt_invoke_microtask, (void (*)(void))fn, argc, argv};
   unsigned requested = (unsigned)mockrt_kmpc_pushed_threads;
 
   mockrt_kmpc_pushed_threads = 0;
@@ -70,8 +70,7 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
   mockrt_frame_leave(enc);
 }
 
-MOCKRT_EXPORT void __kmpc_fork_call(mockrt_ident_t *loc, int32_t argc, mockrt_kmpc_micro_t fn,
-                                    ...)
+MOCKRT_EXPORT void __kmpc_fork_call(mockrt_ident_t *loc, int32_t argc, mockrt_kmpc_micro_t fn, ...)
 {
   void *inline_args[MOCKRT_KMPC_INLINE_ARGS];
   void **argv = inline_args;

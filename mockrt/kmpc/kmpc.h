@@ -15,10 +15,10 @@
 /* Source location the compiler passes to every entry point. */
 typedef struct mockrt_ident {
   int32_t reserved_1;
-  int32_t flags;        /* KMP_IDENT_* below */
+  int32_t flags; /* KMP_IDENT_* below */
   int32_t reserved_2;
   int32_t reserved_3;
-  const char *psource;  /* ";file;function;line;column;;" */
+  const char *psource; /* ";file;function;line;column;;" */
 } mockrt_ident_t;
 
 /* Ident flags that choose the kind of a barrier (openmp-abi.md). */
@@ -34,8 +34,8 @@ typedef void (*mockrt_kmpc_micro_t)(int32_t *gtid, int32_t *btid, ...);
  * The personality's trampoline (mockrt_invoke_fn in core): calls fn(gtid,
  * btid, argv[0..argc-1]) after storing its own CFA into *exit_frame.
  */
-void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc,
-                             void **argv, void **exit_frame);
+void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc, void **argv,
+                             void **exit_frame);
 
 /*
  * The personality's way of calling an explicit task's routine

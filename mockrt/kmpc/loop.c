@@ -62,15 +62,14 @@ static void mockrt_kmpc_static_events(const mockrt_ident_t *loc, uint64_t trip, 
   mockrt_task_t *t = mockrt_kmpc_task();
   int wstype = mockrt_kmpc_wstype(loc);
   if (mockrt_ompt.work)
-    mockrt_ompt.work((ompt_work_t)wstype, ompt_scope_begin, &t->team->parallel_data,
-                     &t->task_data, trip, codeptr);
+    mockrt_ompt.work((ompt_work_t)wstype, ompt_scope_begin, &t->team->parallel_data, &t->task_data,
+                     trip, codeptr);
   if (first >= 0 && (uint64_t)first < trip && mockrt_ompt.dispatch) {
-    ompt_data_t instance = { .value = wstype == ompt_work_sections ? (uint64_t)lower
-                                                                   : (uint64_t)first };
-    mockrt_ompt.dispatch(&t->team->parallel_data, &t->task_data,
-                         wstype == ompt_work_sections ? ompt_dispatch_section
-                                                      : ompt_dispatch_iteration,
-                         instance);
+    ompt_data_t instance = {.value =
+                                wstype == ompt_work_sections ? (uint64_t)lower : (uint64_t)first};
+    mockrt_ompt.dispatch(
+        &t->team->parallel_data, &t->task_data,
+        wstype == ompt_work_sections ? ompt_dispatch_section : ompt_dispatch_iteration, instance);
   }
 }
 
@@ -88,74 +87,73 @@ static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
  * iteration.  Unchunked loops are split into balanced blocks, the first
  * trip % nth threads taking one iteration more.
  */
-#define MOCKRT_KMPC_STATIC_INIT(name, T, UT, ST)                                                \
-  static inline __attribute__((always_inline)) uint64_t name##_bounds(                         \
-      mockrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast, T *plower, T *pupper,   \
-      ST *pstride, ST incr, ST chunk)                                                         \
-  {                                                                                           \
-    unsigned tid, nth;                                                                        \
-    T lo = *plower, hi = *pupper;                                                             \
-    UT trip;                                                                                  \
-    (void)loc;                                                                                \
-    (void)gtid;                                                                               \
-    mockrt_kmpc_team_pos(&tid, &nth);                                                         \
-    if (incr == 0 || (incr > 0 ? hi < lo : lo < hi)) {                                        \
-      /* No iterations: the bounds stay empty for the compiler's own test. */                 \
-      if (plast)                                                                              \
-        *plast = 0;                                                                           \
-      *pstride = incr;                                                                        \
-      return 0;                                                                               \
-    }                                                                                         \
-    if (incr > 0)                                                                             \
-      trip = ((UT)hi - (UT)lo) / (UT)incr + 1;                                                \
-    else                                                                                      \
-      trip = ((UT)lo - (UT)hi) / ((UT)0 - (UT)incr) + 1;                                      \
-    if (mockrt_kmpc_static_chunked(sched)) {                                                  \
-      UT c = chunk > 0 ? (UT)chunk : 1;                                                       \
-      UT span = c * (UT)incr;                                                                 \
-      *plower = (T)((UT)lo + span * tid);                                                     \
-      *pupper = (T)((UT)*plower + span - (UT)incr);                                           \
-      *pstride = (ST)(span * nth);                                                            \
-      if (plast)                                                                              \
-        *plast = tid == ((trip - 1) / c) % nth;                                               \
-      return trip;                                                                            \
-    }                                                                                         \
-    if (trip < nth) {                                                                         \
-      /* One iteration each for the first trip threads, none for the rest. */                 \
-      if (tid < trip) {                                                                       \
-        *plower = (T)((UT)lo + (UT)incr * tid);                                               \
-        *pupper = *plower;                                                                    \
-      } else {                                                                                \
-        *plower = (T)((UT)hi + (UT)incr);                                                     \
-        *pupper = hi;                                                                         \
-      }                                                                                       \
-      if (plast)                                                                              \
-        *plast = tid == trip - 1;                                                             \
-    } else {                                                                                  \
-      UT small = trip / nth, extras = trip % nth;                                             \
-      UT before = small * tid + (tid < extras ? tid : extras);                                \
-      *plower = (T)((UT)lo + (UT)incr * before);                                              \
-      *pupper = (T)((UT)*plower + (UT)incr * (small + (tid < extras)) - (UT)incr);            \
-      if (plast)                                                                              \
-        *plast = tid == nth - 1;                                                              \
-    }                                                                                         \
-    *pstride = (ST)(trip * (UT)incr);                                                         \
-    return trip;                                                                              \
-  }                                                                                           \
-  MOCKRT_EXPORT void name(mockrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,    \
-                          T *plower, T *pupper, ST *pstride, ST incr, ST chunk)               \
-  {                                                                                           \
-    T lo = *plower;                                                                           \
-    uint64_t trip = name##_bounds(loc, gtid, sched, plast, plower, pupper, pstride, incr,     \
-                                  chunk);                                                     \
-    if (mockrt_ompt.work || mockrt_ompt.dispatch)                                             \
-      mockrt_kmpc_static_events(loc, trip,                                                    \
-                                (incr > 0 ? *plower <= *pupper : *plower >= *pupper) && trip   \
-                                    ? (int64_t)(incr > 0 ? ((UT)*plower - (UT)lo) / (UT)incr  \
-                                                         : ((UT)lo - (UT)*plower) /           \
-                                                               ((UT)0 - (UT)incr))            \
-                                    : -1,                                                     \
-                                (int64_t)*plower, __builtin_return_address(0));               \
+#define MOCKRT_KMPC_STATIC_INIT(name, T, UT, ST)                                                   \
+  static inline __attribute__((always_inline))                                                     \
+  uint64_t name##_bounds(mockrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,         \
+                         T *plower, T *pupper, ST *pstride, ST incr, ST chunk)                     \
+  {                                                                                                \
+    unsigned tid, nth;                                                                             \
+    T lo = *plower, hi = *pupper;                                                                  \
+    UT trip;                                                                                       \
+    (void)loc;                                                                                     \
+    (void)gtid;                                                                                    \
+    mockrt_kmpc_team_pos(&tid, &nth);                                                              \
+    if (incr == 0 || (incr > 0 ? hi < lo : lo < hi)) {                                             \
+      /* No iterations: the bounds stay empty for the compiler's own test. */                      \
+      if (plast)                                                                                   \
+        *plast = 0;                                                                                \
+      *pstride = incr;                                                                             \
+      return 0;                                                                                    \
+    }                                                                                              \
+    if (incr > 0)                                                                                  \
+      trip = ((UT)hi - (UT)lo) / (UT)incr + 1;                                                     \
+    else                                                                                           \
+      trip = ((UT)lo - (UT)hi) / ((UT)0 - (UT)incr) + 1;                                           \
+    if (mockrt_kmpc_static_chunked(sched)) {                                                       \
+      UT c = chunk > 0 ? (UT)chunk : 1;                                                            \
+      UT span = c * (UT)incr;                                                                      \
+      *plower = (T)((UT)lo + span * tid);                                                          \
+      *pupper = (T)((UT)*plower + span - (UT)incr);                                                \
+      *pstride = (ST)(span * nth);                                                                 \
+      if (plast)                                                                                   \
+        *plast = tid == ((trip - 1) / c) % nth;                                                    \
+      return trip;                                                                                 \
+    }                                                                                              \
+    if (trip < nth) {                                                                              \
+      /* One iteration each for the first trip threads, none for the rest. */                      \
+      if (tid < trip) {                                                                            \
+        *plower = (T)((UT)lo + (UT)incr * tid);                                                    \
+        *pupper = *plower;                                                                         \
+      } else {                                                                                     \
+        *plower = (T)((UT)hi + (UT)incr);                                                          \
+        *pupper = hi;                                                                              \
+      }                                                                                            \
+      if (plast)                                                                                   \
+        *plast = tid == trip - 1;                                                                  \
+    } else {                                                                                       \
+      UT small = trip / nth, extras = trip % nth;                                                  \
+      UT before = small * tid + (tid < extras ? tid : extras);                                     \
+      *plower = (T)((UT)lo + (UT)incr * before);                                                   \
+      *pupper = (T)((UT)*plower + (UT)incr * (small + (tid < extras)) - (UT)incr);                 \
+      if (plast)                                                                                   \
+        *plast = tid == nth - 1;                                                                   \
+    }                                                                                              \
+    *pstride = (ST)(trip * (UT)incr);                                                              \
+    return trip;                                                                                   \
+  }                                                                                                \
+  MOCKRT_EXPORT void name(mockrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
+                          T *plower, T *pupper, ST *pstride, ST incr, ST chunk)                    \
+  {                                                                                                \
+    T lo = *plower;                                                                                \
+    uint64_t trip = name##_bounds(loc, gtid, sched, plast, plower, pupper, pstride, incr, chunk);  \
+    if (mockrt_ompt.work || mockrt_ompt.dispatch)                                                  \
+      mockrt_kmpc_static_events(loc, trip,                                                         \
+                                (incr > 0 ? *plower <= *pupper : *plower >= *pupper) && trip       \
+                                    ? (int64_t)(incr > 0                                           \
+                                                    ? ((UT)*plower - (UT)lo) / (UT)incr            \
+                                                    : ((UT)lo - (UT)*plower) / ((UT)0 - (UT)incr)) \
+                                    : -1,                                                          \
+                                (int64_t)*plower, __builtin_return_address(0));                    \
   }
 
 MOCKRT_KMPC_STATIC_INIT(__kmpc_for_static_init_4, int32_t, uint32_t, int32_t)
@@ -168,10 +166,11 @@ MOCKRT_EXPORT void __kmpc_for_static_fini(mockrt_ident_t *loc, int32_t gtid)
 {
   int wstype = mockrt_kmpc_wstype(loc);
   (void)gtid;
-  if (mockrt_ompt.work && !(mockrt_fault(MOCKRT_FAULT_WORK_END_DROPPED) && wstype == ompt_work_loop)) {
+  if (mockrt_ompt.work &&
+      !(mockrt_fault(MOCKRT_FAULT_WORK_END_DROPPED) && wstype == ompt_work_loop)) {
     mockrt_task_t *t = mockrt_kmpc_task();
-    mockrt_ompt.work((ompt_work_t)wstype, ompt_scope_end, &t->team->parallel_data,
-                     &t->task_data, 0, __builtin_return_address(0));
+    mockrt_ompt.work((ompt_work_t)wstype, ompt_scope_end, &t->team->parallel_data, &t->task_data, 0,
+                     __builtin_return_address(0));
   }
 }
 
@@ -186,17 +185,13 @@ static int mockrt_kmpc_dispatch_kind(int32_t sched, long *chunk, bool *ordered)
   case MOCKRT_KMP_STATIC_CHUNKED:
   case MOCKRT_KMP_STATIC_BALANCED_CHUNKED:
     if (sched == MOCKRT_KMP_STATIC)
-      *chunk = 0;                       /* one block per thread */
+      *chunk = 0; /* one block per thread */
     return MOCKRT_SCHED_STATIC;
   case MOCKRT_KMP_GUIDED_CHUNKED:
-  case MOCKRT_KMP_GUIDED_SIMD:
-    return MOCKRT_SCHED_GUIDED;
+  case MOCKRT_KMP_GUIDED_SIMD: return MOCKRT_SCHED_GUIDED;
   case MOCKRT_KMP_RUNTIME:
-  case MOCKRT_KMP_RUNTIME_SIMD:
-    *chunk = mockrt_icv.run_chunk;
-    return mockrt_icv.run_sched;
-  default:
-    return MOCKRT_SCHED_DYNAMIC;        /* dynamic, auto */
+  case MOCKRT_KMP_RUNTIME_SIMD: *chunk = mockrt_icv.run_chunk; return mockrt_icv.run_sched;
+  default: return MOCKRT_SCHED_DYNAMIC; /* dynamic, auto */
   }
 }
 
@@ -254,34 +249,34 @@ static void mockrt_kmpc_ordered_iteration_end(void *cfa)
   mockrt_ordered_unit(t, t->pos.ord_end, t->pos.ord_end + 1);
 }
 
-#define MOCKRT_KMPC_DISPATCH(sfx, T, ST)                                                        \
-  MOCKRT_EXPORT void __kmpc_dispatch_init_##sfx(mockrt_ident_t *loc, int32_t gtid,             \
-                                                int32_t sched, T lb, T ub, ST st, ST chunk)   \
-  {                                                                                           \
-    (void)loc;                                                                                \
-    (void)gtid;                                                                               \
-    mockrt_kmpc_dispatch_init(sched, (long)lb, (long)ub, (long)st, (long)chunk,               \
-                              __builtin_dwarf_cfa(), __builtin_return_address(0));            \
-  }                                                                                           \
-  MOCKRT_EXPORT int32_t __kmpc_dispatch_next_##sfx(mockrt_ident_t *loc, int32_t gtid,          \
-                                                   int32_t *plast, T *plb, T *pub, ST *pst)   \
-  {                                                                                           \
-    long lb, ub, st;                                                                          \
-    (void)loc;                                                                                \
-    (void)gtid;                                                                               \
-    if (!mockrt_kmpc_dispatch_next(plast, &lb, &ub, &st))                                     \
-      return 0;                                                                               \
-    *plb = (T)lb;                                                                             \
-    *pub = (T)ub;                                                                             \
-    if (pst)                                                                                  \
-      *pst = (ST)st;                                                                          \
-    return 1;                                                                                 \
-  }                                                                                           \
-  MOCKRT_EXPORT void __kmpc_dispatch_fini_##sfx(mockrt_ident_t *loc, int32_t gtid)             \
-  {                                                                                           \
-    (void)loc;                                                                                \
-    (void)gtid;                                                                               \
-    mockrt_kmpc_ordered_iteration_end(__builtin_dwarf_cfa());                                 \
+#define MOCKRT_KMPC_DISPATCH(sfx, T, ST)                                                           \
+  MOCKRT_EXPORT void __kmpc_dispatch_init_##sfx(mockrt_ident_t *loc, int32_t gtid, int32_t sched,  \
+                                                T lb, T ub, ST st, ST chunk)                       \
+  {                                                                                                \
+    (void)loc;                                                                                     \
+    (void)gtid;                                                                                    \
+    mockrt_kmpc_dispatch_init(sched, (long)lb, (long)ub, (long)st, (long)chunk,                    \
+                              __builtin_dwarf_cfa(), __builtin_return_address(0));                 \
+  }                                                                                                \
+  MOCKRT_EXPORT int32_t __kmpc_dispatch_next_##sfx(mockrt_ident_t *loc, int32_t gtid,              \
+                                                   int32_t *plast, T *plb, T *pub, ST *pst)        \
+  {                                                                                                \
+    long lb, ub, st;                                                                               \
+    (void)loc;                                                                                     \
+    (void)gtid;                                                                                    \
+    if (!mockrt_kmpc_dispatch_next(plast, &lb, &ub, &st))                                          \
+      return 0;                                                                                    \
+    *plb = (T)lb;                                                                                  \
+    *pub = (T)ub;                                                                                  \
+    if (pst)                                                                                       \
+      *pst = (ST)st;                                                                               \
+    return 1;                                                                                      \
+  }                                                                                                \
+  MOCKRT_EXPORT void __kmpc_dispatch_fini_##sfx(mockrt_ident_t *loc, int32_t gtid)                 \
+  {                                                                                                \
+    (void)loc;                                                                                     \
+    (void)gtid;                                                                                    \
+    mockrt_kmpc_ordered_iteration_end(__builtin_dwarf_cfa());                                      \
   }
 
 MOCKRT_KMPC_DISPATCH(4, int32_t, int32_t)

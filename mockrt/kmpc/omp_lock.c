@@ -13,7 +13,7 @@
 typedef struct mockrt_kmpc_nest_lock {
   atomic_int lock;
   int count;
-  void *owner;                    /* the task that holds it */
+  void *owner; /* the task that holds it */
 } mockrt_kmpc_nest_lock_t;
 
 /* omp_nest_lock_t as clang's omp.h declares it. */
@@ -70,8 +70,8 @@ MOCKRT_EXPORT int omp_test_lock(void **l)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  int got = mockrt_mutex_try(mockrt_kmpc_word(l), ompt_mutex_test_lock,
-                             __builtin_return_address(0));
+  int got =
+      mockrt_mutex_try(mockrt_kmpc_word(l), ompt_mutex_test_lock, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return got;
 }

@@ -11,7 +11,7 @@
 static int mockrt_kmpc_barrier_kind(const mockrt_ident_t *loc)
 {
   return loc && (loc->flags & MOCKRT_IDENT_BARRIER_EXPL) ? ompt_sync_region_barrier_explicit
-                                                          : ompt_sync_region_barrier_implicit;
+                                                         : ompt_sync_region_barrier_implicit;
 }
 
 MOCKRT_EXPORT void __kmpc_barrier(mockrt_ident_t *loc, int32_t gtid)
@@ -102,8 +102,7 @@ MOCKRT_EXPORT int32_t __kmpc_master(mockrt_ident_t *loc, int32_t gtid)
 {
   (void)loc;
   (void)gtid;
-  return mockrt_kmpc_masked_begin(mockrt_kmpc_task()->thread_num == 0,
-                                  __builtin_return_address(0));
+  return mockrt_kmpc_masked_begin(mockrt_kmpc_task()->thread_num == 0, __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_master(mockrt_ident_t *loc, int32_t gtid)
@@ -209,8 +208,7 @@ MOCKRT_EXPORT int32_t __kmpc_reduce(mockrt_ident_t *loc, int32_t gtid, int32_t n
   return mockrt_kmpc_reduce_begin(lck, __builtin_dwarf_cfa(), __builtin_return_address(0));
 }
 
-MOCKRT_EXPORT void __kmpc_end_reduce(mockrt_ident_t *loc, int32_t gtid,
-                                     mockrt_critical_name_t *lck)
+MOCKRT_EXPORT void __kmpc_end_reduce(mockrt_ident_t *loc, int32_t gtid, mockrt_critical_name_t *lck)
 {
   (void)gtid;
   mockrt_kmpc_reduce_end(lck, true, loc, __builtin_dwarf_cfa(), __builtin_return_address(0));

@@ -25,13 +25,16 @@ typedef struct mockrt_kmp_task {
   void *shareds;
   mockrt_kmp_routine_t routine;
   int32_t part_id;
-  union { int32_t priority; void *destructors; } data1, data2;
+  union {
+    int32_t priority;
+    void *destructors;
+  } data1, data2;
 } mockrt_kmp_task_t;
 
 /* kmp_tasking_flags_t: the bits clang sets in __kmpc_omp_task_alloc's flags. */
-#define MOCKRT_KMP_TASK_TIED 0x1
-#define MOCKRT_KMP_TASK_FINAL 0x2
-#define MOCKRT_KMP_TASK_PRIORITY 0x20   /* data2.priority holds a priority */
+#define MOCKRT_KMP_TASK_TIED       0x1
+#define MOCKRT_KMP_TASK_FINAL      0x2
+#define MOCKRT_KMP_TASK_PRIORITY   0x20 /* data2.priority holds a priority */
 #define MOCKRT_KMP_TASK_DETACHABLE 0x40 /* __kmpc_task_allow_completion_event follows */
 
 /* kmp_depend_info: an address, a length and in/out/mutexinoutset bits. */
@@ -40,7 +43,7 @@ typedef struct mockrt_kmp_depend_info {
   size_t len;
   uint8_t flags;
 } mockrt_kmp_depend_info_t;
-#define MOCKRT_KMP_DEP_IN 0x1
+#define MOCKRT_KMP_DEP_IN  0x1
 #define MOCKRT_KMP_DEP_OUT 0x2
 #define MOCKRT_KMP_DEP_MTX 0x4
 
@@ -312,8 +315,8 @@ static mockrt_xtask_t *mockrt_kmpc_chunk(mockrt_xtask_t *pattern, int flags,
  * passes 1; otherwise the runtime waits for the chunks in a taskgroup.
  */
 MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task, int if_val,
-                                   uint64_t *lb, uint64_t *ub, int64_t st, int nogroup,
-                                   int sched, uint64_t grainsize, void *task_dup)
+                                   uint64_t *lb, uint64_t *ub, int64_t st, int nogroup, int sched,
+                                   uint64_t grainsize, void *task_dup)
 {
   mockrt_xtask_t *pattern = mockrt_task_of_data(task);
   mockrt_task_t *enc = mockrt_kmpc_task();
@@ -348,8 +351,8 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
   for (uint64_t i = 0; tc > 0 && i < ntasks; i++) {
     uint64_t count = base + (i < rem);
     uint64_t e = s + (count - 1) * (uint64_t)st;
-    mockrt_xtask_t *x = mockrt_kmpc_chunk(pattern, flags, (mockrt_kmp_task_dup_t)task_dup,
-                                          i == ntasks - 1);
+    mockrt_xtask_t *x =
+        mockrt_kmpc_chunk(pattern, flags, (mockrt_kmp_task_dup_t)task_dup, i == ntasks - 1);
     *(uint64_t *)((char *)x->arg + lb_off) = s;
     *(uint64_t *)((char *)x->arg + ub_off) = e;
     mockrt_task_submit(x, NULL, 0, ra);

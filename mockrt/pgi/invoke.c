@@ -19,11 +19,11 @@
 /* What ompt_start_tool is told about the runtime. */
 const char *mockrt_runtime_version = "knit mockrt 0.1 (pgi personality, libomp.so.5 ABI)";
 
-void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc,
-                             void **argv, void **exit_frame)
+void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc, void **argv,
+                             void **exit_frame)
 {
   mockrt_pgi_segment_t seg;
-  mockrt_pgi_call_t call = { fn, gtid, btid, argc, argv, exit_frame };
+  mockrt_pgi_call_t call = {fn, gtid, btid, argc, argv, exit_frame};
 
   /*
    * Out of address space, the region still runs correctly on the thread's

@@ -19,8 +19,8 @@
 
 typedef struct mockrt_pgi_cache {
   mockrt_pgi_segment_t seg[MOCKRT_PGI_CACHED];
-  int depth;                    /* segments in use by this thread */
-  int registered;               /* the thread key holds this cache */
+  int depth;      /* segments in use by this thread */
+  int registered; /* the thread key holds this cache */
 } mockrt_pgi_cache_t;
 
 static __thread mockrt_pgi_cache_t mockrt_pgi_cache;
@@ -32,8 +32,7 @@ static int mockrt_pgi_map(mockrt_pgi_segment_t *seg)
   /* The guard is a whole page of the running system (64 KiB on some ppc64le). */
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t len = MOCKRT_PGI_SEGMENT_SIZE + page;
-  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
-                 -1, 0);
+  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (p == MAP_FAILED)
     return 0;
   if (mprotect(p, page, PROT_NONE) != 0) {

@@ -15,9 +15,9 @@
 #define MOCKRT_PGI_SEGMENT_SIZE (256u * 1024u)
 
 typedef struct mockrt_pgi_segment {
-  void *base;   /* the mapping, guard page included */
-  size_t len;   /* the mapping's length */
-  void *top;    /* one past the highest usable byte: where the stack starts */
+  void *base; /* the mapping, guard page included */
+  size_t len; /* the mapping's length */
+  void *top;  /* one past the highest usable byte: where the stack starts */
 } mockrt_pgi_segment_t;
 
 /*
@@ -37,12 +37,12 @@ void mockrt_pgi_segment_give(const mockrt_pgi_segment_t *seg);
  * fit in x86-64's argument registers.  The offsets are the assembly's.
  */
 typedef struct mockrt_pgi_call {
-  void (*fn)(void);     /* offset 0 */
-  int32_t *gtid;        /* 8 */
-  int32_t *btid;        /* 16 */
-  int64_t argc;         /* 24: a full doubleword, so every ISA loads it alike */
-  void **argv;          /* 32 */
-  void **exit_frame;    /* 40 */
+  void (*fn)(void);  /* offset 0 */
+  int32_t *gtid;     /* 8 */
+  int32_t *btid;     /* 16 */
+  int64_t argc;      /* 24: a full doubleword, so every ISA loads it alike */
+  void **argv;       /* 32 */
+  void **exit_frame; /* 40 */
 } mockrt_pgi_call_t;
 
 _Static_assert(sizeof(void *) == 8, "the switch routines assume 64-bit pointers");
@@ -60,7 +60,7 @@ void mockrt_pgi_switch(void *top, const mockrt_pgi_call_t *call);
  * this name (mockrt/CMakeLists.txt renames it), because this library's
  * mockrt_invoke_microtask is the switch.
  */
-void mockrt_pgi_invoke_body(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc,
-                            void **argv, void **exit_frame);
+void mockrt_pgi_invoke_body(void (*fn)(void), int32_t *gtid, int32_t *btid, int argc, void **argv,
+                            void **exit_frame);
 
 #endif

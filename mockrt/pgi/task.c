@@ -17,7 +17,7 @@ static MOCKRT_NOINLINE void mockrt_pgi_task_body(int32_t *gtid, int32_t *btid, m
   /* An untied task's routine may ask to run its next part (kmpc/task.c). */
   do {
     x->again = false;
-    ((int32_t (*)(int32_t, void *))x->fn)(*gtid, x->arg);
+    ((int32_t(*)(int32_t, void *))x->fn)(*gtid, x->arg);
   } while (x->again);
   mockrt_frame_unexit(&x->task);
 }
@@ -25,7 +25,7 @@ static MOCKRT_NOINLINE void mockrt_pgi_task_body(int32_t *gtid, int32_t *btid, m
 void mockrt_kmpc_task_invoke(mockrt_xtask_t *x)
 {
   int32_t gtid = mockrt_self_tls.gtid, btid = x->task.thread_num;
-  void *argv[1] = { x };
+  void *argv[1] = {x};
   void *scratch = NULL;
   mockrt_pgi_segment_t seg;
 
@@ -34,8 +34,7 @@ void mockrt_kmpc_task_invoke(mockrt_xtask_t *x)
     mockrt_pgi_task_body(&gtid, &btid, x);
     return;
   }
-  mockrt_pgi_call_t call = { (void (*)(void))mockrt_pgi_task_body, &gtid, &btid, 1, argv,
-                             &scratch };
+  mockrt_pgi_call_t call = {(void (*)(void))mockrt_pgi_task_body, &gtid, &btid, 1, argv, &scratch};
   mockrt_pgi_switch(seg.top, &call);
   mockrt_pgi_segment_give(&seg);
 }

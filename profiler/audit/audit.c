@@ -55,39 +55,43 @@ struct knit_audit_target {
 };
 
 static const char *const category_names[KNIT_AUDIT_CAT_COUNT] = {
-  [KNIT_AUDIT_CAT_UNCERTAIN] = "analyzer flagged uncertain",
-  [KNIT_AUDIT_CAT_CFI_STATIC] = "CFI without the frame (hand-written)",
-  [KNIT_AUDIT_CAT_UNDECODABLE] = "after undecodable bytes",
-  [KNIT_AUDIT_CAT_AFTER_PATH_END] = "after a path end or noreturn call",
-  [KNIT_AUDIT_CAT_CFA_REGISTER] = "CFA from the other register",
-  [KNIT_AUDIT_CAT_CFA_OFFSET] = "CFA offset",
-  [KNIT_AUDIT_CAT_RETURN_ADDRESS] = "return address location",
+    [KNIT_AUDIT_CAT_UNCERTAIN] = "analyzer flagged uncertain",
+    [KNIT_AUDIT_CAT_CFI_STATIC] = "CFI without the frame (hand-written)",
+    [KNIT_AUDIT_CAT_UNDECODABLE] = "after undecodable bytes",
+    [KNIT_AUDIT_CAT_AFTER_PATH_END] = "after a path end or noreturn call",
+    [KNIT_AUDIT_CAT_CFA_REGISTER] = "CFA from the other register",
+    [KNIT_AUDIT_CAT_CFA_OFFSET] = "CFA offset",
+    [KNIT_AUDIT_CAT_RETURN_ADDRESS] = "return address location",
 };
 
 static const char *const skip_names[KNIT_AUDIT_SKIP_COUNT] = {
-  [KNIT_AUDIT_SKIP_NO_CFI] = "no CFI",
-  [KNIT_AUDIT_SKIP_CFI_FORM] = "rule not expressible",
-  [KNIT_AUDIT_SKIP_JUMP_ENTERED] = "function entered by a jump",
-  [KNIT_AUDIT_SKIP_PADDING] = "padding or data",
-  [KNIT_AUDIT_SKIP_OUTERMOST] = "outermost frame",
-  [KNIT_AUDIT_SKIP_CFI_NOT_EXACT] = "CFI not exact here (synchronous unwind tables)",
+    [KNIT_AUDIT_SKIP_NO_CFI] = "no CFI",
+    [KNIT_AUDIT_SKIP_CFI_FORM] = "rule not expressible",
+    [KNIT_AUDIT_SKIP_JUMP_ENTERED] = "function entered by a jump",
+    [KNIT_AUDIT_SKIP_PADDING] = "padding or data",
+    [KNIT_AUDIT_SKIP_OUTERMOST] = "outermost frame",
+    [KNIT_AUDIT_SKIP_CFI_NOT_EXACT] = "CFI not exact here (synchronous unwind tables)",
 };
 
-const char *knit_audit_category_name(knit_audit_category c) {
+const char *knit_audit_category_name(knit_audit_category c)
+{
   return c < KNIT_AUDIT_CAT_COUNT ? category_names[c] : "?";
 }
 
-const char *knit_audit_skip_name(knit_audit_skip s) {
+const char *knit_audit_skip_name(knit_audit_skip s)
+{
   return s < KNIT_AUDIT_SKIP_COUNT ? skip_names[s] : "?";
 }
 
-double knit_audit_agreement(const knit_audit_result *res) {
+double knit_audit_agreement(const knit_audit_result *res)
+{
   if (res->instructions == 0)
     return 100.0;
   return 100.0 * (double)res->agree / (double)res->instructions;
 }
 
-static void close_decoders(knit_audit_target *t) {
+static void close_decoders(knit_audit_target *t)
+{
   if (t->analyze_insn)
     cs_free(t->analyze_insn, 1);
   if (t->walk_insn)
@@ -100,7 +104,8 @@ static void close_decoders(knit_audit_target *t) {
   t->analyze_open = t->walk_open = false;
 }
 
-static bool open_decoders(knit_audit_target *t, char *err, size_t errlen) {
+static bool open_decoders(knit_audit_target *t, char *err, size_t errlen)
+{
   cs_arch arch = (cs_arch)t->isa->cs_arch;
   cs_mode mode = (cs_mode)t->isa->cs_mode;
   t->analyze_open = cs_open(arch, mode, &t->analyze_cs) == CS_ERR_OK;
@@ -120,7 +125,8 @@ static bool open_decoders(knit_audit_target *t, char *err, size_t errlen) {
   return true;
 }
 
-void knit_audit_close(knit_audit_target *t) {
+void knit_audit_close(knit_audit_target *t)
+{
   if (!t)
     return;
   close_decoders(t);
@@ -140,7 +146,8 @@ void knit_audit_close(knit_audit_target *t) {
 }
 
 /* Checks that the file is an ELF file of an ISA knit knows. */
-static bool check_elf(knit_audit_target *t, char *err, size_t errlen) {
+static bool check_elf(knit_audit_target *t, char *err, size_t errlen)
+{
   if (elf_kind(t->elf) != ELF_K_ELF) {
     snprintf(err, errlen, "%s: not an ELF file", t->path);
     return false;
@@ -166,7 +173,8 @@ static bool check_elf(knit_audit_target *t, char *err, size_t errlen) {
   return true;
 }
 
-knit_audit_target *knit_audit_open(const char *path, char *err, size_t errlen) {
+knit_audit_target *knit_audit_open(const char *path, char *err, size_t errlen)
+{
   knit_audit_target *t = calloc(1, sizeof *t);
   if (!t) {
     snprintf(err, errlen, "%s: out of memory", path);
@@ -212,26 +220,27 @@ knit_audit_target *knit_audit_open(const char *path, char *err, size_t errlen) {
   return t;
 }
 
-const knit_isa_ops *knit_audit_target_isa(const knit_audit_target *t) {
+const knit_isa_ops *knit_audit_target_isa(const knit_audit_target *t)
+{
   return t->isa;
 }
 
-const knit_func_table *knit_audit_target_functions(const knit_audit_target *t) {
+const knit_func_table *knit_audit_target_functions(const knit_audit_target *t)
+{
   return &t->funcs;
 }
 
 /* The bytes of [start, end) as the file holds them, clipped to the end of
  * their section; NULL when no section with contents holds start (a
  * separate debug file, say). */
-static const uint8_t *code_at(knit_audit_target *t, uint64_t start,
-                              uint64_t end, size_t *len) {
+static const uint8_t *code_at(knit_audit_target *t, uint64_t start, uint64_t end, size_t *len)
+{
   if (!(t->sec_bytes && start >= t->sec_addr && start < t->sec_addr + t->sec_size)) {
     t->sec_bytes = NULL;
     for (Elf_Scn *scn = elf_nextscn(t->elf, NULL); scn; scn = elf_nextscn(t->elf, scn)) {
       GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-          !(sh.sh_flags & SHF_ALLOC) || start < sh.sh_addr ||
-          start >= sh.sh_addr + sh.sh_size)
+      if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) ||
+          start < sh.sh_addr || start >= sh.sh_addr + sh.sh_size)
         continue;
       /* Raw bytes: code is never translated, whatever the file's order. */
       Elf_Data *d = elf_rawdata(scn, NULL);
@@ -251,9 +260,9 @@ static const uint8_t *code_at(knit_audit_target *t, uint64_t start,
 }
 
 static void print_disagreement(knit_audit_target *t, uint64_t func, uint64_t at,
-                               const knit_frame_rule *recipe,
-                               const knit_frame_rule *cfi,
-                               knit_audit_category cat, FILE *out) {
+                               const knit_frame_rule *recipe, const knit_frame_rule *cfi,
+                               knit_audit_category cat, FILE *out)
+{
   if (!t->symbols_read) {
     t->symbols_read = true;
     knit_audit_symbols_read(t->elf, &t->symbols); /* no names on failure */
@@ -269,15 +278,13 @@ static void print_disagreement(knit_audit_target *t, uint64_t func, uint64_t at,
     snprintf(where, sizeof where, "fn_%" PRIx64 "+%#" PRIx64, func, at - func);
   knit_audit_rule_format(recipe, t->isa, r, sizeof r);
   knit_audit_rule_format(cfi, t->isa, c, sizeof c);
-  fprintf(out, "  %#" PRIx64 " %s: recipe %s; cfi %s (%s)\n", at, where, r, c,
-          category_names[cat]);
+  fprintf(out, "  %#" PRIx64 " %s: recipe %s; cfi %s (%s)\n", at, where, r, c, category_names[cat]);
 }
 
-static knit_audit_category classify(const knit_recipe *r,
-                                    const knit_frame_rule *recipe,
-                                    const knit_frame_rule *cfi,
-                                    bool cfi_static, bool seen_data,
-                                    unsigned prev_flow, bool cfi_changed) {
+static knit_audit_category classify(const knit_recipe *r, const knit_frame_rule *recipe,
+                                    const knit_frame_rule *cfi, bool cfi_static, bool seen_data,
+                                    unsigned prev_flow, bool cfi_changed)
+{
   if (r->flags & KNIT_RECIPE_UNCERTAIN)
     return KNIT_AUDIT_CAT_UNCERTAIN;
   if (cfi_static)
@@ -286,21 +293,19 @@ static knit_audit_category classify(const knit_recipe *r,
     return KNIT_AUDIT_CAT_UNDECODABLE;
   /* After a path end the state comes from whichever branch leads here;
    * after a call the CFI changes only when the call does not return. */
-  if ((prev_flow & KNIT_FLOW_PATH_END) ||
-      ((prev_flow & KNIT_FLOW_CALL) && cfi_changed))
+  if ((prev_flow & KNIT_FLOW_PATH_END) || ((prev_flow & KNIT_FLOW_CALL) && cfi_changed))
     return KNIT_AUDIT_CAT_AFTER_PATH_END;
   if (recipe->cfa_reg != cfi->cfa_reg)
     return KNIT_AUDIT_CAT_CFA_REGISTER;
-  if (recipe->cfa_offset != cfi->cfa_offset ||
-      recipe->cfa_deref_offset != cfi->cfa_deref_offset)
+  if (recipe->cfa_offset != cfi->cfa_offset || recipe->cfa_deref_offset != cfi->cfa_deref_offset)
     return KNIT_AUDIT_CAT_CFA_OFFSET;
   return KNIT_AUDIT_CAT_RETURN_ADDRESS;
 }
 
-static bool same_rule(const knit_frame_rule *a, const knit_frame_rule *b) {
-  return a->cfa_kind == b->cfa_kind && a->cfa_reg == b->cfa_reg &&
-         a->cfa_offset == b->cfa_offset && a->cfa_deref_offset == b->cfa_deref_offset &&
-         a->ra_kind == b->ra_kind &&
+static bool same_rule(const knit_frame_rule *a, const knit_frame_rule *b)
+{
+  return a->cfa_kind == b->cfa_kind && a->cfa_reg == b->cfa_reg && a->cfa_offset == b->cfa_offset &&
+         a->cfa_deref_offset == b->cfa_deref_offset && a->ra_kind == b->ra_kind &&
          a->ra_offset == b->ra_offset && a->ra_reg == b->ra_reg;
 }
 
@@ -315,9 +320,9 @@ static bool same_rule(const knit_frame_rule *a, const knit_frame_rule *b) {
  * frame from the next instruction on: entered by a jump too.
  * *cfi_static tells whether the CFI's first row spans the whole function:
  * then the CFI never describes a frame. */
-static bool entered_as_assumed(knit_audit_target *t, const uint8_t *code,
-                               uint64_t start, uint64_t end,
-                               const knit_recipe *first, bool *cfi_static) {
+static bool entered_as_assumed(knit_audit_target *t, const uint8_t *code, uint64_t start,
+                               uint64_t end, const knit_recipe *first, bool *cfi_static)
+{
   knit_frame_rule recipe, cfi;
   uint64_t row_end;
   *cfi_static = false;
@@ -343,8 +348,9 @@ static bool entered_as_assumed(knit_audit_target *t, const uint8_t *code,
  * return, gcc's ppc64 TOC restore "ld r2,24(r1)" is the dead fall-through),
  * so the model forgets its state there. False when there is no memory:
  * then the model is not used. */
-static bool find_branch_targets(knit_audit_target *t, const uint8_t *code,
-                                size_t len, uint64_t start) {
+static bool find_branch_targets(knit_audit_target *t, const uint8_t *code, size_t len,
+                                uint64_t start)
+{
   size_t slots = len / 4 + 1;
   if (slots > t->branched_cap) {
     uint8_t *b = realloc(t->branched_to, slots);
@@ -358,14 +364,14 @@ static bool find_branch_targets(knit_audit_target *t, const uint8_t *code,
   size_t left = len;
   uint64_t pc = start, target;
   while (left > 0 && cs_disasm_iter(t->walk_cs, &p, &left, &pc, t->walk_insn))
-    if (knit_audit_branch_target(t->isa, t->walk_insn->mnemonic, t->walk_insn->op_str,
-                                 &target) &&
+    if (knit_audit_branch_target(t->isa, t->walk_insn->mnemonic, t->walk_insn->op_str, &target) &&
         target >= start && target - start < len)
       t->branched_to[(target - start) / 4] = 1;
   return true;
 }
 
-static void skip(knit_audit_result *res, knit_audit_skip why) {
+static void skip(knit_audit_result *res, knit_audit_skip why)
+{
   res->skipped[why]++;
   res->not_comparable++;
 }
@@ -375,8 +381,8 @@ static void skip(knit_audit_result *res, knit_audit_skip why) {
  * as the recipe cache finds it at run time (part_entry in
  * unwind/recipe_cache.c): a parent that is a part itself is analyzed from
  * its own entry state, up to the same depth. */
-static bool jump_entered(knit_audit_target *t, uint64_t start, int depth,
-                         knit_jump_state *entry) {
+static bool jump_entered(knit_audit_target *t, uint64_t start, int depth, knit_jump_state *entry)
+{
   uint64_t pstart, pend;
   size_t plen;
   if (depth >= KNIT_MAX_PART_DEPTH || !t->isa->analyze_entered ||
@@ -387,15 +393,15 @@ static bool jump_entered(knit_audit_target *t, uint64_t start, int depth,
     return false;
   knit_jump_state parent_entry;
   bool parent_is_part = jump_entered(t, pstart, depth + 1, &parent_entry);
-  int n = t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, pcode,
-                                  plen, pstart, parent_is_part ? &parent_entry : NULL,
-                                  start, entry, t->recipes, MAX_RECIPES, t->work);
+  int n = t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, pcode, plen, pstart,
+                                  parent_is_part ? &parent_entry : NULL, start, entry, t->recipes,
+                                  MAX_RECIPES, t->work);
   return n > 0 && entry->found;
 }
 
 bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
-                         const knit_audit_options *opt, knit_audit_result *res,
-                         FILE *disagreements) {
+                         const knit_audit_options *opt, knit_audit_result *res, FILE *disagreements)
+{
   size_t len;
   const uint8_t *code = code_at(t, start, end, &len);
   if (!code || len == 0)
@@ -405,11 +411,10 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
     return false;
   knit_jump_state entry;
   int n = jump_entered(t, start, 0, &entry)
-              ? t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, code,
-                                        len, start, &entry, 0, NULL, t->recipes,
-                                        MAX_RECIPES, t->work)
-              : t->isa->analyze((size_t)t->analyze_cs, t->analyze_insn, code, len,
-                                start, t->recipes, MAX_RECIPES, t->work);
+              ? t->isa->analyze_entered((size_t)t->analyze_cs, t->analyze_insn, code, len, start,
+                                        &entry, 0, NULL, t->recipes, MAX_RECIPES, t->work)
+              : t->isa->analyze((size_t)t->analyze_cs, t->analyze_insn, code, len, start,
+                                t->recipes, MAX_RECIPES, t->work);
   if (n <= 0) {
     res->functions_undecodable++;
     return false;
@@ -442,7 +447,8 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
   while (left > 0 && cs_disasm_iter(t->walk_cs, &p, &left, &pc, insn)) {
     uint64_t at = insn->address;
     /* SKIPDATA gives id 0 to bytes that are not an instruction. */
-    unsigned flow = insn->id == 0 ? KNIT_FLOW_PADDING : knit_audit_flow(t->isa, insn->mnemonic, insn->op_str);
+    unsigned flow =
+        insn->id == 0 ? KNIT_FLOW_PADDING : knit_audit_flow(t->isa, insn->mnemonic, insn->op_str);
     if (have_prev)
       knit_audit_model_step(&model, prev_mn, prev_ops, prev_model_flow);
     if (have_prev && t->branched_to && t->branched_to[(at - start) / 4])
@@ -509,8 +515,7 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
      * still differs is classified on the CFI's register (an offset). */
     knit_frame_rule recipe_eq;
     bool on_other = v == KNIT_RULE_DISAGREE &&
-                    knit_audit_cfa_on_cfi_register(&recipe, &cfi_eq, t->isa,
-                                                   &recipe_eq);
+                    knit_audit_cfa_on_cfi_register(&recipe, &cfi_eq, t->isa, &recipe_eq);
     if (on_other) {
       v = knit_audit_compare(&recipe_eq, &cfi_eq, t->isa);
       res->cfa_other_register += v == KNIT_RULE_AGREE;
@@ -543,10 +548,10 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
       continue;
     }
     res->disagree++;
-    knit_audit_category cat =
-        r == run_recipe ? run_cat
-                        : classify(r, on_other ? &recipe_eq : &recipe, &cfi,
-                                   cfi_static, seen_data, before, cfi_changed);
+    knit_audit_category cat = r == run_recipe
+                                  ? run_cat
+                                  : classify(r, on_other ? &recipe_eq : &recipe, &cfi, cfi_static,
+                                             seen_data, before, cfi_changed);
     run_recipe = r;
     run_cat = cat;
     res->category[cat]++;
@@ -558,8 +563,9 @@ bool knit_audit_function(knit_audit_target *t, uint64_t start, uint64_t end,
   return true;
 }
 
-int knit_audit_file(const char *path, const knit_audit_options *opt,
-                    knit_audit_result *res, FILE *disagreements) {
+int knit_audit_file(const char *path, const knit_audit_options *opt, knit_audit_result *res,
+                    FILE *disagreements)
+{
   memset(res, 0, sizeof *res);
   snprintf(res->path, sizeof res->path, "%s", path);
   knit_audit_target *t = knit_audit_open(path, res->error, sizeof res->error);
@@ -570,8 +576,7 @@ int knit_audit_file(const char *path, const knit_audit_options *opt,
   res->has_cfi = knit_audit_cfi_present(&t->cfi);
   res->has_analyzer = t->isa->analyze != NULL;
   for (size_t i = 0; i < t->funcs.count; i++)
-    knit_audit_function(t, t->funcs.start[i], t->funcs.end[i], opt, res,
-                        disagreements);
+    knit_audit_function(t, t->funcs.start[i], t->funcs.end[i], opt, res, disagreements);
   knit_audit_close(t);
   return 0;
 }

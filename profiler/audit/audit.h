@@ -29,25 +29,25 @@ typedef struct knit_audit_options {
 
 /* Why an instruction was not compared. */
 typedef enum knit_audit_skip {
-  KNIT_AUDIT_SKIP_NO_CFI = 0,     /* no FDE covers the address */
-  KNIT_AUDIT_SKIP_CFI_FORM,       /* CFI uses a rule recipes cannot express
+  KNIT_AUDIT_SKIP_NO_CFI = 0,    /* no FDE covers the address */
+  KNIT_AUDIT_SKIP_CFI_FORM,      /* CFI uses a rule recipes cannot express
                                      (a CFA expression or a CFA register
                                      other than sp and fp, as in longjmp; the
                                      return address in a register other than
                                      lr, x86-64's vfork, unless it is ppc64's
                                      copy of an intact lr) or
                                      the recipe one CFI lacks (a back chain) */
-  KNIT_AUDIT_SKIP_JUMP_ENTERED,   /* the function's CFI at its start is not
+  KNIT_AUDIT_SKIP_JUMP_ENTERED,  /* the function's CFI at its start is not
                                      the entry rule: a hot/cold split part or
                                      _start, entered by a jump; the analyzer
                                      assumes a call */
-  KNIT_AUDIT_SKIP_PADDING,        /* nop/trap after an unconditional end of a
+  KNIT_AUDIT_SKIP_PADDING,       /* nop/trap after an unconditional end of a
                                      path (alignment, never executed), or
                                      bytes that do not decode */
-  KNIT_AUDIT_SKIP_OUTERMOST,      /* CFI says the return address is
+  KNIT_AUDIT_SKIP_OUTERMOST,     /* CFI says the return address is
                                      undefined: the outermost frame (_start,
                                      thread entry), where unwinding ends */
-  KNIT_AUDIT_SKIP_CFI_NOT_EXACT,  /* the CFI is provably not this moment's
+  KNIT_AUDIT_SKIP_CFI_NOT_EXACT, /* the CFI is provably not this moment's
                                      rule (clang's synchronous tables, exact
                                      only at calls: prologues and epilogues)
                                      and the recipe is the state the audit's
@@ -84,32 +84,32 @@ typedef enum knit_audit_category {
 
 typedef struct knit_audit_result {
   char path[512];
-  const knit_isa_ops *isa;    /* NULL when the machine is not supported */
+  const knit_isa_ops *isa; /* NULL when the machine is not supported */
   uint16_t elf_machine;
-  bool has_cfi;               /* .eh_frame or .debug_frame found */
-  bool has_analyzer;          /* isa->analyze != NULL; else nothing compared */
-  size_t functions;           /* functions with code in the file */
+  bool has_cfi;                 /* .eh_frame or .debug_frame found */
+  bool has_analyzer;            /* isa->analyze != NULL; else nothing compared */
+  size_t functions;             /* functions with code in the file */
   size_t functions_undecodable; /* the analyzer could not decode them */
-  size_t instructions;        /* compared: agree + disagree */
+  size_t instructions;          /* compared: agree + disagree */
   size_t agree;
   size_t disagree;
-  size_t not_comparable;      /* sum of skipped[] */
+  size_t not_comparable; /* sum of skipped[] */
   size_t skipped[KNIT_AUDIT_SKIP_COUNT];
   size_t category[KNIT_AUDIT_CAT_COUNT]; /* disagreements by kind */
-  size_t fp_disagree;         /* CFA and RA agree, the fp rule does not */
-  size_t fp_stale;            /* CFI still names a restored fp's slot */
+  size_t fp_disagree;                    /* CFA and RA agree, the fp rule does not */
+  size_t fp_stale;                       /* CFI still names a restored fp's slot */
   /* Agreements where the two sides name different places that both hold
    * the return address (ppc64; see audit_lr.h): */
-  size_t ra_copied;           /* CFI: the GPR mflr copied LR to, LR intact */
-  size_t ra_restored;         /* CFI: the save slot, after mtlr restored LR */
-  size_t ra_saved;            /* CFI: the slot LR's copy was stored in; LR
+  size_t ra_copied;   /* CFI: the GPR mflr copied LR to, LR intact */
+  size_t ra_restored; /* CFI: the save slot, after mtlr restored LR */
+  size_t ra_saved;    /* CFI: the slot LR's copy was stored in; LR
                                  intact since */
   /* Agreements where the CFA comes from the other register (sp against
    * fp) with the same value, as the analyzer knows fp - sp there (clang
    * keeps the CFA on x29/r31 where gcc and the recipes keep it on sp): */
   size_t cfa_other_register;
-  size_t printed;             /* disagreement lines written (for limit) */
-  char error[256];            /* why the file could not be read */
+  size_t printed;  /* disagreement lines written (for limit) */
+  char error[256]; /* why the file could not be read */
 } knit_audit_result;
 
 /* Audits every function of the ELF file at path. Returns 0 when the file
@@ -118,8 +118,8 @@ typedef struct knit_audit_result {
  * res->error when it is not a readable ELF file of a supported ISA.
  * Disagreements go to `disagreements`, one per line, when opt->verbose and
  * the stream is not NULL. */
-int knit_audit_file(const char *path, const knit_audit_options *opt,
-                    knit_audit_result *res, FILE *disagreements);
+int knit_audit_file(const char *path, const knit_audit_options *opt, knit_audit_result *res,
+                    FILE *disagreements);
 
 /* Agreement in percent of the instructions compared (100 when none were). */
 double knit_audit_agreement(const knit_audit_result *res);

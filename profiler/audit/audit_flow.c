@@ -6,15 +6,16 @@
 #include "audit/audit_flow.h"
 #include "audit/audit_isa.h"
 
-static bool listed(const char *const *list, const char *mnemonic) {
+static bool listed(const char *const *list, const char *mnemonic)
+{
   for (; list && *list; list++)
     if (strcmp(*list, mnemonic) == 0)
       return true;
   return false;
 }
 
-unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
-                         const char *op_str) {
+unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic, const char *op_str)
+{
   const knit_audit_isa *a = knit_audit_isa_of(isa);
   if (!a)
     return 0;
@@ -28,13 +29,15 @@ unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
   return flags;
 }
 
-bool knit_audit_branch_target(const knit_isa_ops *isa, const char *mnemonic,
-                              const char *op_str, uint64_t *target) {
+bool knit_audit_branch_target(const knit_isa_ops *isa, const char *mnemonic, const char *op_str,
+                              uint64_t *target)
+{
   const knit_audit_isa *a = knit_audit_isa_of(isa);
   return a && a->branch_target && a->branch_target(mnemonic, op_str, target);
 }
 
-bool knit_audit_hex_operand(const char *op_str, uint64_t *target) {
+bool knit_audit_hex_operand(const char *op_str, uint64_t *target)
+{
   const char *last = strrchr(op_str, ' ');
   last = last ? last + 1 : op_str;
   if (*last == '#')

@@ -14,21 +14,20 @@
 enum {
   KNIT_FLOW_PATH_END = 1, /* return, unconditional jump, trap */
   KNIT_FLOW_CALL = 2,
-  KNIT_FLOW_PADDING = 4,  /* nop or trap, which may be alignment filler */
+  KNIT_FLOW_PADDING = 4, /* nop or trap, which may be alignment filler */
 };
 
 /* Classifies one decoded instruction by its Capstone mnemonic, and for
  * the no-op forms of ordinary instructions by its operand text (op_str,
  * may be NULL): flags above, 0 for an ordinary instruction or an ISA
  * without an audit row. */
-unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic,
-                         const char *op_str);
+unsigned knit_audit_flow(const knit_isa_ops *isa, const char *mnemonic, const char *op_str);
 
 /* The target of a direct branch, from its operand text, by the ISA's audit
  * row (branch_target); false for other instructions and ISAs without one.
  * Used to find where blocks begin (for the frame model). */
-bool knit_audit_branch_target(const knit_isa_ops *isa, const char *mnemonic,
-                              const char *op_str, uint64_t *target);
+bool knit_audit_branch_target(const knit_isa_ops *isa, const char *mnemonic, const char *op_str,
+                              uint64_t *target);
 
 /* For the rows' branch_target: the last operand of op_str as an address in
  * hex ("0x3baa8", or "#0x1f364" with an immediate's '#'); false for any

@@ -25,7 +25,7 @@ typedef struct knit_audit_isa {
   /* --- control flow (audit_flow.h), by mnemonic; NULL-terminated --- */
   /* Capstone's groups do not say this for every ISA (ppc has no call or
    * return group). A trap may be both a path end and padding. */
-  const char *const *ends;    /* return, unconditional jump, trap */
+  const char *const *ends; /* return, unconditional jump, trap */
   const char *const *calls;
   const char *const *padding; /* nop or trap, which may be alignment filler */
   /* No-op forms of ordinary instructions used as padding, by operand text
@@ -49,8 +49,7 @@ typedef struct knit_audit_isa {
   /* --- the return address in a register (audit_lr.h); NULL: not
    * tracked --- */
   /* The state after an instruction that does not end a path. */
-  void (*lr_step)(struct knit_audit_lr *s, const char *mnemonic,
-                  const char *op_str);
+  void (*lr_step)(struct knit_audit_lr *s, const char *mnemonic, const char *op_str);
 } knit_audit_isa;
 
 extern const knit_audit_isa knit_audit_x86_64;

@@ -7,7 +7,8 @@
 #include "audit/audit_isa.h"
 #include "audit/audit_lr.h"
 
-void knit_audit_lr_start(knit_audit_lr *s, const knit_isa_ops *isa) {
+void knit_audit_lr_start(knit_audit_lr *s, const knit_isa_ops *isa)
+{
   const knit_audit_isa *a = knit_audit_isa_of(isa);
   memset(s, 0, sizeof *s);
   s->step = a ? a->lr_step : NULL;
@@ -15,7 +16,8 @@ void knit_audit_lr_start(knit_audit_lr *s, const knit_isa_ops *isa) {
   s->copy_reg = -1;
 }
 
-static void forget(knit_audit_lr *s) {
+static void forget(knit_audit_lr *s)
+{
   s->lr_is_ra = false;
   s->restored = false;
   s->copy_reg = -1;
@@ -23,7 +25,8 @@ static void forget(knit_audit_lr *s) {
   s->slot_saved = false;
 }
 
-void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end) {
+void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end)
+{
   if (!s->step)
     return;
   if (path_end) {
@@ -34,10 +37,9 @@ void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end) {
   s->step(s, insn->mnemonic, insn->op_str);
 }
 
-knit_lr_equiv knit_audit_lr_equivalent(const knit_audit_lr *s,
-                                       const knit_frame_rule *recipe,
-                                       const knit_frame_rule *cfi,
-                                       const knit_isa_ops *isa) {
+knit_lr_equiv knit_audit_lr_equivalent(const knit_audit_lr *s, const knit_frame_rule *recipe,
+                                       const knit_frame_rule *cfi, const knit_isa_ops *isa)
+{
   if (!s->step || !s->lr_is_ra || recipe->ra_kind != KNIT_AUDIT_RA_IN_REG ||
       recipe->ra_reg != isa->dwarf_lr)
     return KNIT_LR_EQUIV_NONE;

@@ -29,12 +29,12 @@ typedef struct knit_audit_lr {
   /* The ISA's audit row's lr_step; NULL: LR is not followed, and no
    * equivalence is accepted. */
   void (*step)(struct knit_audit_lr *s, const char *mnemonic, const char *op_str);
-  bool lr_is_ra;    /* LR holds the return address */
-  bool restored;    /* ... because LR was set from a loaded register */
-  int copy_reg;     /* GPR the return address was copied into, LR
+  bool lr_is_ra;   /* LR holds the return address */
+  bool restored;   /* ... because LR was set from a loaded register */
+  int copy_reg;    /* GPR the return address was copied into, LR
                        unchanged since; -1 when none */
-  uint32_t loaded;  /* GPRs whose last write was a load from memory */
-  bool slot_saved;  /* the copy was stored at sp + slot_off, LR, sp and
+  uint32_t loaded; /* GPRs whose last write was a load from memory */
+  bool slot_saved; /* the copy was stored at sp + slot_off, LR, sp and
                        that word unchanged since */
   int64_t slot_off;
 } knit_audit_lr;
@@ -58,9 +58,7 @@ void knit_audit_lr_step(knit_audit_lr *s, const cs_insn *insn, bool path_end);
 
 /* Before the instruction the state describes: whether the two rules,
  * which differ only in where the return address is, are the same frame. */
-knit_lr_equiv knit_audit_lr_equivalent(const knit_audit_lr *s,
-                                       const knit_frame_rule *recipe,
-                                       const knit_frame_rule *cfi,
-                                       const knit_isa_ops *isa);
+knit_lr_equiv knit_audit_lr_equivalent(const knit_audit_lr *s, const knit_frame_rule *recipe,
+                                       const knit_frame_rule *cfi, const knit_isa_ops *isa);
 
 #endif /* KNIT_AUDIT_LR_H */

@@ -10,7 +10,8 @@
 #include "audit/audit_isa.h"
 #include "audit/audit_model.h"
 
-void knit_audit_model_start(knit_audit_model *m, const knit_isa_ops *isa) {
+void knit_audit_model_start(knit_audit_model *m, const knit_isa_ops *isa)
+{
   const knit_audit_isa *a = knit_audit_isa_of(isa);
   memset(m, 0, sizeof *m);
   m->step = a ? a->model_step : NULL;
@@ -21,15 +22,17 @@ void knit_audit_model_start(knit_audit_model *m, const knit_isa_ops *isa) {
 
 /* The return address must be somewhere the model can name, and a slot
  * below sp may be overwritten by anything (signal frames included). */
-static void settle(knit_audit_model *m) {
+static void settle(knit_audit_model *m)
+{
   if (m->ra_in_slot && m->ra_slot < -m->sp_depth)
     m->ra_in_slot = false;
   if (!m->ra_in_lr && !m->ra_in_slot && m->ra_copy < 0)
     m->known = false;
 }
 
-void knit_audit_model_step(knit_audit_model *m, const char *mnemonic,
-                           const char *op_str, unsigned flow) {
+void knit_audit_model_step(knit_audit_model *m, const char *mnemonic, const char *op_str,
+                           unsigned flow)
+{
   if (!m->known)
     return;
   /* Whatever follows a path end is entered from a state this walk did not
@@ -45,31 +48,32 @@ void knit_audit_model_step(knit_audit_model *m, const char *mnemonic,
   settle(m);
 }
 
-void knit_audit_model_at_return(knit_audit_model *m, const knit_isa_ops *isa,
-                                const char *mnemonic, const char *op_str) {
+void knit_audit_model_at_return(knit_audit_model *m, const knit_isa_ops *isa, const char *mnemonic,
+                                const char *op_str)
+{
   const knit_audit_isa *a = knit_audit_isa_of(isa);
   if (a && a->model_step && a->plain_return && a->plain_return(mnemonic, op_str))
     knit_audit_model_start(m, isa);
 }
 
 bool knit_audit_model_holds(const knit_audit_model *m, const knit_frame_rule *r,
-                            const knit_isa_ops *isa) {
+                            const knit_isa_ops *isa)
+{
   if (!m->known || r->cfa_kind != KNIT_AUDIT_CFA_REG)
     return false;
   bool cfa = (r->cfa_reg == isa->dwarf_sp && r->cfa_offset == m->sp_depth) ||
-             (r->cfa_reg == isa->dwarf_fp && m->fp_known &&
-              r->cfa_offset == m->fp_depth);
+             (r->cfa_reg == isa->dwarf_fp && m->fp_known && r->cfa_offset == m->fp_depth);
   bool ra = false;
   if (r->ra_kind == KNIT_AUDIT_RA_AT_CFA)
     ra = m->ra_in_slot && r->ra_offset == m->ra_slot;
   else if (r->ra_kind == KNIT_AUDIT_RA_IN_REG)
-    ra = (r->ra_reg == isa->dwarf_lr && m->ra_in_lr) ||
-         (m->ra_copy >= 0 && r->ra_reg == m->ra_copy);
+    ra =
+        (r->ra_reg == isa->dwarf_lr && m->ra_in_lr) || (m->ra_copy >= 0 && r->ra_reg == m->ra_copy);
   return cfa && ra;
 }
 
-void knit_audit_model_agreed(knit_audit_model *m, const knit_frame_rule *r,
-                             const knit_isa_ops *isa) {
+void knit_audit_model_agreed(knit_audit_model *m, const knit_frame_rule *r, const knit_isa_ops *isa)
+{
   if (knit_audit_model_holds(m, r, isa))
     return;
   knit_audit_model_step_fn *step = m->step;

@@ -34,16 +34,16 @@
 #include "unwind/isa.h"
 
 typedef struct knit_audit_model {
-  bool known;        /* the rest is valid; false: no claim at all */
+  bool known;                     /* the rest is valid; false: no claim at all */
   knit_audit_model_step_fn *step; /* the ISA's (audit_isa.h); NULL: no
                                      model, never known */
-  int64_t sp_depth;  /* CFA - sp */
-  bool fp_known;     /* fp (x29/r31) = CFA - fp_depth */
+  int64_t sp_depth;               /* CFA - sp */
+  bool fp_known;                  /* fp (x29/r31) = CFA - fp_depth */
   int64_t fp_depth;
-  bool ra_in_lr;     /* LR holds the return address */
-  bool ra_in_slot;   /* so does the word at CFA + ra_slot */
+  bool ra_in_lr;   /* LR holds the return address */
+  bool ra_in_slot; /* so does the word at CFA + ra_slot */
   int64_t ra_slot;
-  int ra_copy;       /* ppc: a GPR holding it (mflr, or ld from the slot) */
+  int ra_copy; /* ppc: a GPR holding it (mflr, or ld from the slot) */
 } knit_audit_model;
 
 /* The state at a function's entry by a call, for ISAs whose audit row has
@@ -58,8 +58,8 @@ void knit_audit_model_agreed(knit_audit_model *m, const knit_frame_rule *r,
 
 /* The state after one instruction (text as Capstone prints it), by the
  * ISA's model_step; flow is its knit_audit_flow classification. */
-void knit_audit_model_step(knit_audit_model *m, const char *mnemonic,
-                           const char *op_str, unsigned flow);
+void knit_audit_model_step(knit_audit_model *m, const char *mnemonic, const char *op_str,
+                           unsigned flow);
 
 /* Before a plain return (the audit row's plain_return: aarch64's ret
  * through x30, ppc64's blr) the state is the entry state whatever led
@@ -69,8 +69,8 @@ void knit_audit_model_step(knit_audit_model *m, const char *mnemonic,
  * had lost it (a ret that branches enter, a shrink-wrapped early return
  * placed after a tail call); clang's synchronous CFI keeps the body rule
  * there. Other instructions leave the model as it is. */
-void knit_audit_model_at_return(knit_audit_model *m, const knit_isa_ops *isa,
-                                const char *mnemonic, const char *op_str);
+void knit_audit_model_at_return(knit_audit_model *m, const knit_isa_ops *isa, const char *mnemonic,
+                                const char *op_str);
 
 /* Whether r (CFA and return address) is a true description of the state:
  * false when the model is unknown. */

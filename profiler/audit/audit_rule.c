@@ -9,7 +9,8 @@
 
 #include "audit/audit_rule.h"
 
-void knit_audit_cfi_open(knit_audit_cfi *cfi, Elf *elf) {
+void knit_audit_cfi_open(knit_audit_cfi *cfi, Elf *elf)
+{
   memset(cfi, 0, sizeof *cfi);
   cfi->eh_frame = dwarf_getcfi_elf(elf);
   /* .debug_frame lives with the DWARF sections: a file without any has no
@@ -19,7 +20,8 @@ void knit_audit_cfi_open(knit_audit_cfi *cfi, Elf *elf) {
     cfi->debug_frame = dwarf_getcfi(cfi->dwarf);
 }
 
-void knit_audit_cfi_close(knit_audit_cfi *cfi) {
+void knit_audit_cfi_close(knit_audit_cfi *cfi)
+{
   /* The .debug_frame CFI belongs to its Dwarf handle and goes with it. */
   if (cfi->dwarf)
     dwarf_end(cfi->dwarf);
@@ -28,12 +30,14 @@ void knit_audit_cfi_close(knit_audit_cfi *cfi) {
   memset(cfi, 0, sizeof *cfi);
 }
 
-bool knit_audit_cfi_present(const knit_audit_cfi *cfi) {
+bool knit_audit_cfi_present(const knit_audit_cfi *cfi)
+{
   return cfi->eh_frame != NULL || cfi->debug_frame != NULL;
 }
 
 /* Reads "at CFA + n" from the location libdw gives for an offset(N) rule. */
-static bool cfa_slot(const Dwarf_Op *ops, size_t n, int64_t *offset) {
+static bool cfa_slot(const Dwarf_Op *ops, size_t n, int64_t *offset)
+{
   if (n < 1 || ops[0].atom != DW_OP_call_frame_cfa)
     return false;
   if (n == 1) {
@@ -52,7 +56,8 @@ static bool cfa_slot(const Dwarf_Op *ops, size_t n, int64_t *offset) {
 }
 
 /* A register-relative operation: bregN or bregx. */
-static bool breg(const Dwarf_Op *op, int *reg, int64_t *offset) {
+static bool breg(const Dwarf_Op *op, int *reg, int64_t *offset)
+{
   if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
     *reg = op->atom - DW_OP_breg0;
     *offset = (int64_t)op->number;
@@ -69,7 +74,8 @@ static bool breg(const Dwarf_Op *op, int *reg, int64_t *offset) {
 /* Reads the CFA rule: register + offset (def_cfa), or the expressions
  * recipes can say: a load, *(reg + k) + offset (a back chain, a saved DRAP
  * register). */
-static void read_cfa(Dwarf_Frame *frame, knit_frame_rule *out) {
+static void read_cfa(Dwarf_Frame *frame, knit_frame_rule *out)
+{
   Dwarf_Op *ops;
   size_t n;
   out->cfa_kind = KNIT_AUDIT_CFA_OTHER;
@@ -98,7 +104,8 @@ static void read_cfa(Dwarf_Frame *frame, knit_frame_rule *out) {
   out->cfa_offset = add;
 }
 
-static void read_ra(Dwarf_Frame *frame, int column, knit_frame_rule *out) {
+static void read_ra(Dwarf_Frame *frame, int column, knit_frame_rule *out)
+{
   Dwarf_Op mem[3], *ops;
   size_t n;
   out->ra_kind = KNIT_AUDIT_RA_OTHER;
@@ -120,7 +127,8 @@ static void read_ra(Dwarf_Frame *frame, int column, knit_frame_rule *out) {
   }
 }
 
-static void read_fp(Dwarf_Frame *frame, int column, knit_frame_rule *out) {
+static void read_fp(Dwarf_Frame *frame, int column, knit_frame_rule *out)
+{
   Dwarf_Op mem[3], *ops;
   size_t n;
   int reg;
@@ -131,16 +139,17 @@ static void read_fp(Dwarf_Frame *frame, int column, knit_frame_rule *out) {
     out->fp_kind = KNIT_AUDIT_FP_SAME;
   else if (cfa_slot(ops, n, &out->fp_offset))
     out->fp_kind = KNIT_AUDIT_FP_AT_CFA;
-  else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
-           breg(&ops[1], &reg, &out->fp_offset) && reg == column)
+  else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && breg(&ops[1], &reg, &out->fp_offset) &&
+           reg == column)
     /* expression(breg fp k): saved at fp + k (libdw puts the CFA first, on
      * the stack the expression starts with, where the expression leaves
      * it unused). */
     out->fp_kind = KNIT_AUDIT_FP_AT_FP;
 }
 
-static bool rule_from(Dwarf_CFI *cfi, const knit_isa_ops *isa, uint64_t pc,
-                      knit_frame_rule *out, uint64_t *row_end) {
+static bool rule_from(Dwarf_CFI *cfi, const knit_isa_ops *isa, uint64_t pc, knit_frame_rule *out,
+                      uint64_t *row_end)
+{
   Dwarf_Frame *frame;
   if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
     return false;
@@ -157,14 +166,16 @@ static bool rule_from(Dwarf_CFI *cfi, const knit_isa_ops *isa, uint64_t pc,
   return true;
 }
 
-bool knit_audit_cfi_at(const knit_audit_cfi *cfi, const knit_isa_ops *isa,
-                       uint64_t pc, knit_frame_rule *out, uint64_t *row_end) {
+bool knit_audit_cfi_at(const knit_audit_cfi *cfi, const knit_isa_ops *isa, uint64_t pc,
+                       knit_frame_rule *out, uint64_t *row_end)
+{
   return rule_from(cfi->eh_frame, isa, pc, out, row_end) ||
          rule_from(cfi->debug_frame, isa, pc, out, row_end);
 }
 
 void knit_audit_rule_from_recipe(const knit_recipe *r, const knit_isa_ops *isa,
-                                 knit_frame_rule *out) {
+                                 knit_frame_rule *out)
+{
   memset(out, 0, sizeof *out);
   switch (r->cfa_base) {
   case KNIT_CFA_SP:
@@ -183,9 +194,7 @@ void knit_audit_rule_from_recipe(const knit_recipe *r, const knit_isa_ops *isa,
     out->cfa_kind = KNIT_AUDIT_CFA_DEREF;
     out->cfa_reg = isa->dwarf_fp;
     break;
-  default:
-    out->cfa_kind = KNIT_AUDIT_CFA_OTHER;
-    break;
+  default: out->cfa_kind = KNIT_AUDIT_CFA_OTHER; break;
   }
   if (r->cfa_base == KNIT_CFA_FP_DEREF)
     out->cfa_deref_offset = r->cfa_offset; /* the load's, nothing added after */
@@ -206,10 +215,9 @@ void knit_audit_rule_from_recipe(const knit_recipe *r, const knit_isa_ops *isa,
   out->fp_sp_delta = r->fp_sp_delta;
 }
 
-bool knit_audit_cfa_on_cfi_register(const knit_frame_rule *recipe,
-                                    const knit_frame_rule *cfi,
-                                    const knit_isa_ops *isa,
-                                    knit_frame_rule *out) {
+bool knit_audit_cfa_on_cfi_register(const knit_frame_rule *recipe, const knit_frame_rule *cfi,
+                                    const knit_isa_ops *isa, knit_frame_rule *out)
+{
   if (!recipe->fp_known || recipe->cfa_kind != KNIT_AUDIT_CFA_REG ||
       cfi->cfa_kind != KNIT_AUDIT_CFA_REG || recipe->cfa_reg == cfi->cfa_reg)
     return false;
@@ -225,7 +233,8 @@ bool knit_audit_cfa_on_cfi_register(const knit_frame_rule *recipe,
 }
 
 /* 0 agree, 1 disagree, 2 not comparable. */
-static int compare_cfa(const knit_frame_rule *a, const knit_frame_rule *b) {
+static int compare_cfa(const knit_frame_rule *a, const knit_frame_rule *b)
+{
   if (a->cfa_kind == KNIT_AUDIT_CFA_OTHER || b->cfa_kind == KNIT_AUDIT_CFA_OTHER)
     return 2;
   /* A back chain and "sp + frame size" both hold in a ppc64 body; neither
@@ -238,7 +247,8 @@ static int compare_cfa(const knit_frame_rule *a, const knit_frame_rule *b) {
              : 1;
 }
 
-static int compare_ra(const knit_frame_rule *a, const knit_frame_rule *b) {
+static int compare_ra(const knit_frame_rule *a, const knit_frame_rule *b)
+{
   if (a->ra_kind >= KNIT_AUDIT_RA_UNDEFINED || b->ra_kind >= KNIT_AUDIT_RA_UNDEFINED)
     return 2;
   if (a->ra_kind != b->ra_kind)
@@ -251,16 +261,17 @@ static int compare_ra(const knit_frame_rule *a, const knit_frame_rule *b) {
 /* Registers a recipe can name: the CFA from sp or fp, the return address
  * in lr. A CFI rule through any other register says something recipes
  * cannot, right or wrong. */
-static bool expressible(const knit_frame_rule *r, const knit_isa_ops *isa) {
+static bool expressible(const knit_frame_rule *r, const knit_isa_ops *isa)
+{
   if (r->cfa_kind != KNIT_AUDIT_CFA_OTHER && r->cfa_reg != isa->dwarf_sp &&
       r->cfa_reg != isa->dwarf_fp)
     return false;
   return r->ra_kind != KNIT_AUDIT_RA_IN_REG || r->ra_reg == isa->dwarf_lr;
 }
 
-knit_rule_verdict knit_audit_compare(const knit_frame_rule *recipe,
-                                     const knit_frame_rule *cfi,
-                                     const knit_isa_ops *isa) {
+knit_rule_verdict knit_audit_compare(const knit_frame_rule *recipe, const knit_frame_rule *cfi,
+                                     const knit_isa_ops *isa)
+{
   if (cfi->ra_kind == KNIT_AUDIT_RA_UNDEFINED || !expressible(cfi, isa))
     return KNIT_RULE_NOT_COMPARABLE;
   int cfa = compare_cfa(recipe, cfi), ra = compare_ra(recipe, cfi);
@@ -273,8 +284,8 @@ knit_rule_verdict knit_audit_compare(const knit_frame_rule *recipe,
   return KNIT_RULE_AGREE;
 }
 
-bool knit_audit_fp_agrees(const knit_frame_rule *recipe,
-                          const knit_frame_rule *cfi, bool *stale) {
+bool knit_audit_fp_agrees(const knit_frame_rule *recipe, const knit_frame_rule *cfi, bool *stale)
+{
   *stale = false;
   if (recipe->fp_kind == KNIT_AUDIT_FP_AT_CFA || recipe->fp_kind == KNIT_AUDIT_FP_AT_FP)
     return cfi->fp_kind == recipe->fp_kind && cfi->fp_offset == recipe->fp_offset;
@@ -288,8 +299,8 @@ bool knit_audit_fp_agrees(const knit_frame_rule *recipe,
   return cfi->fp_kind == KNIT_AUDIT_FP_SAME;
 }
 
-static const char *reg_name(int reg, const knit_isa_ops *isa, char *buf,
-                            size_t len) {
+static const char *reg_name(int reg, const knit_isa_ops *isa, char *buf, size_t len)
+{
   if (reg == isa->dwarf_sp)
     return "sp";
   if (reg == isa->dwarf_fp)
@@ -300,35 +311,28 @@ static const char *reg_name(int reg, const knit_isa_ops *isa, char *buf,
   return buf;
 }
 
-void knit_audit_rule_format(const knit_frame_rule *r, const knit_isa_ops *isa,
-                            char *buf, size_t len) {
+void knit_audit_rule_format(const knit_frame_rule *r, const knit_isa_ops *isa, char *buf,
+                            size_t len)
+{
   char cfa[48], ra[48], fp[48], rn[16];
   switch (r->cfa_kind) {
   case KNIT_AUDIT_CFA_REG:
-    snprintf(cfa, sizeof cfa, "%s%+" PRId64,
-             reg_name(r->cfa_reg, isa, rn, sizeof rn), r->cfa_offset);
+    snprintf(cfa, sizeof cfa, "%s%+" PRId64, reg_name(r->cfa_reg, isa, rn, sizeof rn),
+             r->cfa_offset);
     break;
   case KNIT_AUDIT_CFA_DEREF:
-    snprintf(cfa, sizeof cfa, "[%s%+" PRId64 "]%+" PRId64,
-             reg_name(r->cfa_reg, isa, rn, sizeof rn), r->cfa_deref_offset, r->cfa_offset);
+    snprintf(cfa, sizeof cfa, "[%s%+" PRId64 "]%+" PRId64, reg_name(r->cfa_reg, isa, rn, sizeof rn),
+             r->cfa_deref_offset, r->cfa_offset);
     break;
-  default:
-    snprintf(cfa, sizeof cfa, "expression");
-    break;
+  default: snprintf(cfa, sizeof cfa, "expression"); break;
   }
   switch (r->ra_kind) {
-  case KNIT_AUDIT_RA_AT_CFA:
-    snprintf(ra, sizeof ra, "[cfa%+" PRId64 "]", r->ra_offset);
-    break;
+  case KNIT_AUDIT_RA_AT_CFA: snprintf(ra, sizeof ra, "[cfa%+" PRId64 "]", r->ra_offset); break;
   case KNIT_AUDIT_RA_IN_REG:
     snprintf(ra, sizeof ra, "%s", reg_name(r->ra_reg, isa, rn, sizeof rn));
     break;
-  case KNIT_AUDIT_RA_UNDEFINED:
-    snprintf(ra, sizeof ra, "undefined");
-    break;
-  default:
-    snprintf(ra, sizeof ra, "expression");
-    break;
+  case KNIT_AUDIT_RA_UNDEFINED: snprintf(ra, sizeof ra, "undefined"); break;
+  default: snprintf(ra, sizeof ra, "expression"); break;
   }
   if (r->fp_kind == KNIT_AUDIT_FP_AT_CFA)
     snprintf(fp, sizeof fp, "[cfa%+" PRId64 "]", r->fp_offset);

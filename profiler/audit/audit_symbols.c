@@ -4,8 +4,9 @@
 
 #include "audit/audit_symbols.h"
 
-static int add_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-                     knit_audit_symbols *out, size_t *cap) {
+static int add_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, knit_audit_symbols *out,
+                     size_t *cap)
+{
   Elf_Data *data = elf_getdata(scn, NULL);
   if (!data || sh->sh_entsize == 0)
     return 0;
@@ -36,12 +37,14 @@ static int add_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
   return 0;
 }
 
-static int by_addr(const void *pa, const void *pb) {
+static int by_addr(const void *pa, const void *pb)
+{
   const knit_audit_symbol *a = pa, *b = pb;
   return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-int knit_audit_symbols_read(Elf *elf, knit_audit_symbols *out) {
+int knit_audit_symbols_read(Elf *elf, knit_audit_symbols *out)
+{
   memset(out, 0, sizeof *out);
   size_t cap = 0;
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -58,8 +61,8 @@ int knit_audit_symbols_read(Elf *elf, knit_audit_symbols *out) {
   return 0;
 }
 
-const char *knit_audit_symbols_find(const knit_audit_symbols *s, uint64_t addr,
-                                    uint64_t *offset) {
+const char *knit_audit_symbols_find(const knit_audit_symbols *s, uint64_t addr, uint64_t *offset)
+{
   size_t lo = 0, hi = s->count;
   while (lo < hi) { /* first symbol above addr */
     size_t mid = lo + (hi - lo) / 2;
@@ -74,7 +77,8 @@ const char *knit_audit_symbols_find(const knit_audit_symbols *s, uint64_t addr,
   return s->items[lo - 1].name;
 }
 
-void knit_audit_symbols_free(knit_audit_symbols *s) {
+void knit_audit_symbols_free(knit_audit_symbols *s)
+{
   free(s->items);
   memset(s, 0, sizeof *s);
 }

@@ -22,8 +22,7 @@ typedef struct knit_audit_symbols {
 int knit_audit_symbols_read(Elf *elf, knit_audit_symbols *out);
 
 /* The symbol at or before addr and the distance to it; NULL when none. */
-const char *knit_audit_symbols_find(const knit_audit_symbols *s, uint64_t addr,
-                                    uint64_t *offset);
+const char *knit_audit_symbols_find(const knit_audit_symbols *s, uint64_t addr, uint64_t *offset);
 
 void knit_audit_symbols_free(knit_audit_symbols *s);
 

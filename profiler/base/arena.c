@@ -9,11 +9,14 @@
 
 struct knit_arena_chunk {
   knit_arena_chunk *prev;
-  size_t size;              /* bytes mapped, header included */
-  _Atomic size_t used;      /* bytes handed out, header included */
+  size_t size;         /* bytes mapped, header included */
+  _Atomic size_t used; /* bytes handed out, header included */
 };
 
-static size_t round_up(size_t v, size_t align) { return (v + align - 1) & ~(align - 1); }
+static size_t round_up(size_t v, size_t align)
+{
+  return (v + align - 1) & ~(align - 1);
+}
 
 static knit_arena_chunk *map_chunk(size_t size)
 {
@@ -127,7 +130,10 @@ void *knit_shared_alloc(size_t size, size_t align)
   }
 }
 
-size_t knit_shared_mapped(void) { return atomic_load(&shared_mapped); }
+size_t knit_shared_mapped(void)
+{
+  return atomic_load(&shared_mapped);
+}
 
 /* --- blocks of their own mapping --- */
 
@@ -146,7 +152,10 @@ typedef struct pages_header {
 
 static _Atomic unsigned pages_made;
 
-static pages_header *header_of(void *p) { return (pages_header *)p - 1; }
+static pages_header *header_of(void *p)
+{
+  return (pages_header *)p - 1;
+}
 
 size_t knit_pages_capacity(const void *p)
 {
@@ -166,8 +175,8 @@ static char *map_pages(size_t size, size_t offset, size_t *mapped)
 
 void *knit_pages_alloc(size_t size)
 {
-  unsigned colour = (atomic_fetch_add_explicit(&pages_made, 1, memory_order_relaxed) * 37u) %
-                    PAGES_COLOURS;
+  unsigned colour =
+      (atomic_fetch_add_explicit(&pages_made, 1, memory_order_relaxed) * 37u) % PAGES_COLOURS;
   size_t offset = 64 + (size_t)colour * 64;
   size_t mapped;
   char *m = map_pages(size, offset, &mapped);

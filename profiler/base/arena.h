@@ -33,9 +33,9 @@ typedef struct knit_arena_chunk knit_arena_chunk;
 
 typedef struct knit_arena {
   knit_arena_chunk *current;
-  size_t chunk_size;  /* size of ordinary chunks; larger requests get their own */
-  size_t mapped;      /* bytes mapped so far, all chunks */
-  size_t limit;       /* allocation fails past this many mapped bytes (0: none) */
+  size_t chunk_size; /* size of ordinary chunks; larger requests get their own */
+  size_t mapped;     /* bytes mapped so far, all chunks */
+  size_t limit;      /* allocation fails past this many mapped bytes (0: none) */
 } knit_arena;
 
 /* Prepares an arena; maps nothing yet. */

@@ -19,7 +19,8 @@ bool knit_event_parse(const char *spec, knit_event *out, char *err, size_t errle
 {
   const char *at = strchr(spec, '@');
   size_t name_len = at ? (size_t)(at - spec) : strlen(spec);
-  static const knit_event_kind kinds[] = {KNIT_EVENT_CPUTIME, KNIT_EVENT_REALTIME, KNIT_EVENT_PROBE};
+  static const knit_event_kind kinds[] = {KNIT_EVENT_CPUTIME, KNIT_EVENT_REALTIME,
+                                          KNIT_EVENT_PROBE};
   bool found = false;
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
     const char *name = knit_event_name(kinds[i]);
@@ -57,8 +58,8 @@ bool knit_event_parse(const char *spec, knit_event *out, char *err, size_t errle
   if (rate) {
     if (v > KNIT_MAX_RATE_PER_S) {
       snprintf(err, errlen,
-               "rate %llu/s in '%s' is above the highest rate knit samples at, %llu/s per thread", v,
-               spec, KNIT_MAX_RATE_PER_S);
+               "rate %llu/s in '%s' is above the highest rate knit samples at, %llu/s per thread",
+               v, spec, KNIT_MAX_RATE_PER_S);
       return false;
     }
     out->period_ns = 1000000000ull / v;

@@ -30,7 +30,7 @@ typedef struct knit_event {
  * QEMU (aarch64) 2.5-3.7 us and 3.8 us, 13% at 20 kHz. The benchmarks
  * sample at 10 kHz. At 500 kHz and more the program made no progress. */
 #define KNIT_MAX_RATE_PER_S 20000ull
-#define KNIT_MIN_PERIOD_NS (1000000000ull / KNIT_MAX_RATE_PER_S)
+#define KNIT_MIN_PERIOD_NS  (1000000000ull / KNIT_MAX_RATE_PER_S)
 
 /* The share of a thread's time (percent) knit's sample handler may take
  * before knit lengthens that thread's period (core/sampler.c). */

@@ -171,9 +171,7 @@ int knit_safe_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
       put_padded(&o, s, n, width, left, ' ');
       break;
     }
-    case '%':
-      put(&o, '%');
-      break;
+    case '%': put(&o, '%'); break;
     default:
       /* Unknown conversion: shown as written, so a gap is visible. */
       put(&o, '%');

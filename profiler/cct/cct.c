@@ -71,7 +71,7 @@ uint32_t knit_cct_child(knit_cct *t, uint32_t parent, uint32_t module, uint64_t 
                         uint8_t kind)
 {
   uint32_t h = hash_key(parent, module, offset, kind);
-  for (uint32_t id = t->buckets[h & (t->bucket_count - 1)]; id; ) {
+  for (uint32_t id = t->buckets[h & (t->bucket_count - 1)]; id;) {
     knit_cct_node *n = knit_cct_node_at(t, id);
     if (n->parent == parent && n->offset == offset && n->module == module && n->kind == kind)
       return id;

@@ -19,21 +19,21 @@ typedef struct knit_cct_node {
   uint64_t offset;
   uint32_t module;
   uint32_t parent;
-  uint32_t hash_next;  /* next node in the same bucket, 0 for none */
+  uint32_t hash_next; /* next node in the same bucket, 0 for none */
   uint8_t kind;
   uint64_t metrics[KNIT_METRIC_COUNT];
 } knit_cct_node;
 
 #define KNIT_CCT_CHUNK_NODES 4096u
-#define KNIT_CCT_MAX_CHUNKS 4096u
+#define KNIT_CCT_MAX_CHUNKS  4096u
 
 typedef struct knit_cct {
   knit_arena *arena;
   knit_cct_node *chunks[KNIT_CCT_MAX_CHUNKS];
-  uint32_t count;         /* nodes, the root included */
-  uint32_t *buckets;      /* heads of the bucket chains (node ids; 0 = empty) */
-  uint32_t bucket_count;  /* a power of two */
-  uint64_t dropped;       /* insertions refused for lack of memory */
+  uint32_t count;        /* nodes, the root included */
+  uint32_t *buckets;     /* heads of the bucket chains (node ids; 0 = empty) */
+  uint32_t bucket_count; /* a power of two */
+  uint64_t dropped;      /* insertions refused for lack of memory */
 } knit_cct;
 
 /* Creates the root (id 0, a KNIT_PH_ROOT placeholder). Returns false when the

@@ -11,27 +11,26 @@
 
 static void usage(FILE *out)
 {
-  fprintf(out,
-          "usage: knit audit [--verbose] [--limit=N] FILE...\n"
-          "\n"
-          "For every function of each ELF file (x86-64, aarch64, ppc64le or ppc64, on\n"
-          "any host), at every instruction, compares the recipe that knit's\n"
-          "binary analysis builds (where the CFA and the return address are)\n"
-          "with the DWARF CFI the compiler wrote (.eh_frame, else .debug_frame).\n"
-          "\n"
-          "Per file it prints the ISA, the functions audited, the instructions\n"
-          "compared, the share that agree, the disagreements and the instructions\n"
-          "that could not be compared (no CFI, padding, a rule one side cannot\n"
-          "express, functions entered by a jump such as foo.cold), then the\n"
-          "disagreements by kind; a last line totals the files.\n"
-          "\n"
-          "  -v, --verbose  list each disagreement: address, function, the\n"
-          "                 recipe's rule, the CFI's rule and its kind\n"
-          "  --limit=N      list at most N disagreements per file (0: all)\n"
-          "  -h, --help     print this help\n"
-          "\n"
-          "Exit status: 0 every file was read (whatever the agreement), 1 a file\n"
-          "could not be read, 2 bad usage.\n");
+  fprintf(out, "usage: knit audit [--verbose] [--limit=N] FILE...\n"
+               "\n"
+               "For every function of each ELF file (x86-64, aarch64, ppc64le or ppc64, on\n"
+               "any host), at every instruction, compares the recipe that knit's\n"
+               "binary analysis builds (where the CFA and the return address are)\n"
+               "with the DWARF CFI the compiler wrote (.eh_frame, else .debug_frame).\n"
+               "\n"
+               "Per file it prints the ISA, the functions audited, the instructions\n"
+               "compared, the share that agree, the disagreements and the instructions\n"
+               "that could not be compared (no CFI, padding, a rule one side cannot\n"
+               "express, functions entered by a jump such as foo.cold), then the\n"
+               "disagreements by kind; a last line totals the files.\n"
+               "\n"
+               "  -v, --verbose  list each disagreement: address, function, the\n"
+               "                 recipe's rule, the CFI's rule and its kind\n"
+               "  --limit=N      list at most N disagreements per file (0: all)\n"
+               "  -h, --help     print this help\n"
+               "\n"
+               "Exit status: 0 every file was read (whatever the agreement), 1 a file\n"
+               "could not be read, 2 bad usage.\n");
 }
 
 static int bad_usage(const char *fmt, const char *what)
@@ -45,14 +44,14 @@ static int bad_usage(const char *fmt, const char *what)
 
 static void print_header(void)
 {
-  printf("%-44s %-8s %9s %10s %8s %9s %10s\n", "file", "isa", "functions", "compared",
-         "agree", "disagree", "not-comp");
+  printf("%-44s %-8s %9s %10s %8s %9s %10s\n", "file", "isa", "functions", "compared", "agree",
+         "disagree", "not-comp");
 }
 
 static void print_row(const char *name, const char *isa, const knit_audit_result *r)
 {
-  printf("%-44s %-8s %9zu %10zu %7.3f%% %9zu %10zu\n", name, isa, r->functions,
-         r->instructions, knit_audit_agreement(r), r->disagree, r->not_comparable);
+  printf("%-44s %-8s %9zu %10zu %7.3f%% %9zu %10zu\n", name, isa, r->functions, r->instructions,
+         knit_audit_agreement(r), r->disagree, r->not_comparable);
 }
 
 /* The disagreements by kind and the skipped instructions by reason, on two
@@ -88,7 +87,8 @@ static void print_breakdown(const knit_audit_result *r)
            r->ra_copied, r->ra_restored, r->ra_saved);
   if (r->cfa_other_register)
     printf("    equivalent: %zu CFA from the other register, equal while"
-           " fp == sp + the analyzer's delta\n", r->cfa_other_register);
+           " fp == sp + the analyzer's delta\n",
+           r->cfa_other_register);
   if (r->fp_disagree || r->fp_stale || r->functions_undecodable)
     printf("    frame pointer: %zu differ, %zu restored before the CFI says so;"
            " %zu functions undecodable\n",
@@ -118,9 +118,7 @@ int knit_cmd_audit(int argc, char **argv)
   int c;
   while ((c = getopt_long(argc, argv, "+vh", options, NULL)) != -1) {
     switch (c) {
-    case 'v':
-      opt.verbose = true;
-      break;
+    case 'v': opt.verbose = true; break;
     case 'l': {
       char *end;
       errno = 0;
@@ -130,11 +128,8 @@ int knit_cmd_audit(int argc, char **argv)
       opt.limit = (size_t)n;
       break;
     }
-    case 'h':
-      usage(stdout);
-      return 0;
-    default:
-      return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+    case 'h': usage(stdout); return 0;
+    default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind >= argc)
@@ -158,12 +153,12 @@ int knit_cmd_audit(int argc, char **argv)
       fprintf(stderr, "knit audit: error: %s\n", r->error);
       rc = 1;
     } else if (!r->has_analyzer) {
-      printf("%-44s %-8s %9zu   no analyzer for ISA %s: nothing compared\n", argv[i],
-             r->isa->name, r->functions, r->isa->name);
+      printf("%-44s %-8s %9zu   no analyzer for ISA %s: nothing compared\n", argv[i], r->isa->name,
+             r->functions, r->isa->name);
     } else {
       if (!r->has_cfi)
-        printf("%-44s %-8s   no CFI (.eh_frame or .debug_frame): nothing to compare\n",
-               argv[i], r->isa->name);
+        printf("%-44s %-8s   no CFI (.eh_frame or .debug_frame): nothing to compare\n", argv[i],
+               r->isa->name);
       else
         print_row(argv[i], r->isa->name, r);
       print_breakdown(r);

@@ -16,65 +16,64 @@
 
 static void usage(FILE *out)
 {
-  fprintf(out,
-          "usage: knit check [--update] DIR GOLDEN\n"
-          "\n"
-          "Compares the normalized folded call paths of the measurement in DIR\n"
-          "(as `knit report --format=folded DIR` prints them) with GOLDEN, and\n"
-          "checks GOLDEN's metric shares.\n"
-          "\n"
-          "GOLDEN holds lines \"frame;frame;... count\". Lines starting with '#'\n"
-          "are comments; these are directives:\n"
-          "  # tolerance: 0.05   allowed difference of each path's share (default)\n"
-          "  # min-share: 0.02   see rules 2 and 3 (default)\n"
-          "  # runtime-share: 0.15  see rule 4 (default)\n"
-          "  # mode: exact       or \"shares\": overrides the choice by event\n"
-          "  # paths: ignore     compare no paths, only metric shares (the golden\n"
-          "                      then lists none); \"compare\" is the default\n"
-          "  # metric-share: METRIC PREFIX >= SHARE    (or <= SHARE)\n"
-          "                      of METRIC's total over the whole measurement, the\n"
-          "                      share under the paths that begin with PREFIX must\n"
-          "                      be at least (at most) SHARE, from 0 to 1; any number\n"
-          "                      of them, e.g.\n"
-          "                      # metric-share: OMP_MUTEX_BLAME main;run_locks;hold >= 0.9\n"
-          "\n"
-          "Frames are named as `knit report --format=folded` names them, in their\n"
-          "readable form (physics::Simulation::step(int)); a frame of GOLDEN that\n"
-          "is the symbol of a function of the measurement as compiled (MAIN__,\n"
-          "_ZN7physics10Simulation4stepEi: as --raw-names shows them) stands for\n"
-          "that function too.\n"
-          "\n"
-          "PROBE measurements must match exactly: the same paths, the same counts.\n"
-          "Timer measurements (CPUTIME, REALTIME) are compared by shares:\n"
-          "  1. each golden path's share of the samples on golden paths is within\n"
-          "     +-tolerance of its share of the golden's total;\n"
-          "  2. each golden path with a golden share of at least min-share is\n"
-          "     present;\n"
-          "  3. paths not in the golden hold at most min-share of all samples,\n"
-          "     not counting those of rule 4;\n"
-          "  4. paths that end in one of the runtime's placeholders (<omp-idle>,\n"
-          "     <omp-barrier>, <omp-lock-wait>, <omp-overhead>: the runtime's own\n"
-          "     waiting and work, which timers see) hold at most runtime-share.\n"
-          "\n"
-          "Metric shares are checked in either mode. METRIC is the event's name\n"
-          "(CPUTIME, REALTIME, PROBE), OMP_IDLE, OMP_MUTEX_WAIT or OMP_MUTEX_BLAME\n"
-          "(see `knit report --help`). PREFIX is frames separated by ';', named as\n"
-          "in the folded form (an outlined body as omp.outlined; its compiled name\n"
-          "is normalized too), matched by whole frames. A failing share prints the\n"
-          "share found, the metric's total and its heaviest paths; a metric with a\n"
-          "total of zero (\"no OMP_MUTEX_BLAME in the measurement\") fails whatever\n"
-          "the limit.\n"
-          "\n"
-          "  --update     write the measurement's folded paths to GOLDEN instead,\n"
-          "               keeping GOLDEN's comment lines (UPDATE_GOLDEN=1 runs this);\n"
-          "               a golden that ignores paths keeps its comment lines alone\n"
-          "  -h, --help   print this help\n"
-          "\n"
-          "A mismatch prints one line per difference: '-' a golden path that is\n"
-          "missing (or a metric-share's metric), '+' a path the golden does not\n"
-          "have, '~' a count or share that differs.\n"
-          "Exit status: 0 match (or golden written), 1 mismatch or unreadable\n"
-          "input, 2 bad usage.\n");
+  fprintf(out, "usage: knit check [--update] DIR GOLDEN\n"
+               "\n"
+               "Compares the normalized folded call paths of the measurement in DIR\n"
+               "(as `knit report --format=folded DIR` prints them) with GOLDEN, and\n"
+               "checks GOLDEN's metric shares.\n"
+               "\n"
+               "GOLDEN holds lines \"frame;frame;... count\". Lines starting with '#'\n"
+               "are comments; these are directives:\n"
+               "  # tolerance: 0.05   allowed difference of each path's share (default)\n"
+               "  # min-share: 0.02   see rules 2 and 3 (default)\n"
+               "  # runtime-share: 0.15  see rule 4 (default)\n"
+               "  # mode: exact       or \"shares\": overrides the choice by event\n"
+               "  # paths: ignore     compare no paths, only metric shares (the golden\n"
+               "                      then lists none); \"compare\" is the default\n"
+               "  # metric-share: METRIC PREFIX >= SHARE    (or <= SHARE)\n"
+               "                      of METRIC's total over the whole measurement, the\n"
+               "                      share under the paths that begin with PREFIX must\n"
+               "                      be at least (at most) SHARE, from 0 to 1; any number\n"
+               "                      of them, e.g.\n"
+               "                      # metric-share: OMP_MUTEX_BLAME main;run_locks;hold >= 0.9\n"
+               "\n"
+               "Frames are named as `knit report --format=folded` names them, in their\n"
+               "readable form (physics::Simulation::step(int)); a frame of GOLDEN that\n"
+               "is the symbol of a function of the measurement as compiled (MAIN__,\n"
+               "_ZN7physics10Simulation4stepEi: as --raw-names shows them) stands for\n"
+               "that function too.\n"
+               "\n"
+               "PROBE measurements must match exactly: the same paths, the same counts.\n"
+               "Timer measurements (CPUTIME, REALTIME) are compared by shares:\n"
+               "  1. each golden path's share of the samples on golden paths is within\n"
+               "     +-tolerance of its share of the golden's total;\n"
+               "  2. each golden path with a golden share of at least min-share is\n"
+               "     present;\n"
+               "  3. paths not in the golden hold at most min-share of all samples,\n"
+               "     not counting those of rule 4;\n"
+               "  4. paths that end in one of the runtime's placeholders (<omp-idle>,\n"
+               "     <omp-barrier>, <omp-lock-wait>, <omp-overhead>: the runtime's own\n"
+               "     waiting and work, which timers see) hold at most runtime-share.\n"
+               "\n"
+               "Metric shares are checked in either mode. METRIC is the event's name\n"
+               "(CPUTIME, REALTIME, PROBE), OMP_IDLE, OMP_MUTEX_WAIT or OMP_MUTEX_BLAME\n"
+               "(see `knit report --help`). PREFIX is frames separated by ';', named as\n"
+               "in the folded form (an outlined body as omp.outlined; its compiled name\n"
+               "is normalized too), matched by whole frames. A failing share prints the\n"
+               "share found, the metric's total and its heaviest paths; a metric with a\n"
+               "total of zero (\"no OMP_MUTEX_BLAME in the measurement\") fails whatever\n"
+               "the limit.\n"
+               "\n"
+               "  --update     write the measurement's folded paths to GOLDEN instead,\n"
+               "               keeping GOLDEN's comment lines (UPDATE_GOLDEN=1 runs this);\n"
+               "               a golden that ignores paths keeps its comment lines alone\n"
+               "  -h, --help   print this help\n"
+               "\n"
+               "A mismatch prints one line per difference: '-' a golden path that is\n"
+               "missing (or a metric-share's metric), '+' a path the golden does not\n"
+               "have, '~' a count or share that differs.\n"
+               "Exit status: 0 match (or golden written), 1 mismatch or unreadable\n"
+               "input, 2 bad usage.\n");
 }
 
 static int bad_usage(const char *fmt, const char *what)
@@ -132,8 +131,7 @@ static int compare(const char *dir, const char *golden_path, const knit_profile 
   }
   knit_check_mode mode = golden.mode;
   if (mode == KNIT_CHECK_BY_EVENT)
-    mode = strcmp(profile->measurement.event, "PROBE") == 0 ? KNIT_CHECK_EXACT
-                                                            : KNIT_CHECK_SHARES;
+    mode = strcmp(profile->measurement.event, "PROBE") == 0 ? KNIT_CHECK_EXACT : KNIT_CHECK_SHARES;
   char how[128];
   int n = 0;
   if (golden.paths_ignored)
@@ -156,8 +154,8 @@ static int compare(const char *dir, const char *golden_path, const knit_profile 
   size_t differences = 0;
   if (!golden.paths_ignored)
     differences += knit_golden_compare(&golden, measured, mode, diff_out);
-  differences += knit_metric_shares_check(golden.shares, golden.share_count, profile,
-                                          diff_out, held_out);
+  differences +=
+      knit_metric_shares_check(golden.shares, golden.share_count, profile, diff_out, held_out);
   if (diff_out != NULL)
     fclose(diff_out);
   if (held_out != NULL)
@@ -165,11 +163,11 @@ static int compare(const char *dir, const char *golden_path, const knit_profile 
   if (differences == 0 && golden.paths_ignored) {
     printf("knit check: %s matches %s (%s)\n", dir, golden_path, how);
   } else if (differences == 0) {
-    printf("knit check: %s matches %s (%s; %zu paths, %llu samples)\n", dir, golden_path,
-           how, measured->count, (unsigned long long)measured->total);
+    printf("knit check: %s matches %s (%s; %zu paths, %llu samples)\n", dir, golden_path, how,
+           measured->count, (unsigned long long)measured->total);
   } else {
-    printf("knit check: %s does not match %s (%s): %zu difference%s\n", dir, golden_path,
-           how, differences, differences == 1 ? "" : "s");
+    printf("knit check: %s does not match %s (%s): %zu difference%s\n", dir, golden_path, how,
+           differences, differences == 1 ? "" : "s");
   }
   if (held != NULL)
     fputs(held, stdout);
@@ -194,14 +192,9 @@ int knit_cmd_check(int argc, char **argv)
   int c;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
     switch (c) {
-    case 'u':
-      update = 1;
-      break;
-    case 'h':
-      usage(stdout);
-      return 0;
-    default:
-      return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+    case 'u': update = 1; break;
+    case 'h': usage(stdout); return 0;
+    default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (argc - optind != 2)

@@ -52,7 +52,7 @@ static void usage(FILE *to)
 }
 
 static const char *const all_formats[][2] = {
-  {"md", "md"}, {"json", "json"}, {"junit", "xml"}, {"html", "html"}, {"tsv", "tsv"},
+    {"md", "md"}, {"json", "json"}, {"junit", "xml"}, {"html", "html"}, {"tsv", "tsv"},
 };
 
 /* The output files, opened before anything runs so that a bad -o fails fast. */
@@ -113,7 +113,7 @@ static int summary(const char *dir, const char *format, const char *out)
   char err[512];
   for (int i = 0; i < o.n; i++) {
     if (strcmp(o.format[i], "tsv") == 0)
-      continue;           /* a summary is not a report: no .tsv of its own */
+      continue; /* a summary is not a report: no .tsv of its own */
     if (!knit_conform_summary(dir, o.format[i], o.file[i], err, sizeof err)) {
       fprintf(stderr, "knit conform: %s\n", err);
       close_outputs(&o);
@@ -132,12 +132,15 @@ static int summary(const char *dir, const char *format, const char *out)
 
 int knit_cmd_conform(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    {"runtime", required_argument, NULL, 'r'}, {"isa", required_argument, NULL, 'i'},
-    {"format", required_argument, NULL, 'f'},  {"summary", required_argument, NULL, 's'},
-    {"mutations", no_argument, NULL, 'm'},     {"keep", no_argument, NULL, 'k'},
-    {"abi", required_argument, NULL, 'a'},     {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+  static const struct option opts[] = {{"runtime", required_argument, NULL, 'r'},
+                                       {"isa", required_argument, NULL, 'i'},
+                                       {"format", required_argument, NULL, 'f'},
+                                       {"summary", required_argument, NULL, 's'},
+                                       {"mutations", no_argument, NULL, 'm'},
+                                       {"keep", no_argument, NULL, 'k'},
+                                       {"abi", required_argument, NULL, 'a'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
   const char *runtime = NULL, *isa = NULL, *format = "md", *out = NULL, *summary_dir = NULL;
   const char *abi = NULL;
   bool mutations = false, keep = false;

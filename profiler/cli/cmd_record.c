@@ -122,11 +122,12 @@ static bool print_summary(const char *dir)
     if (*unwritten && strstr(last, " unwritten=0 ") == NULL)
       fprintf(stderr, "knit: the measurement is incomplete: %s", unwritten + 11);
   } else if (full) {
-    fprintf(stderr, "knit: %s has no SUMMARY line: the file system that holds it is full\n",
-            dir);
+    fprintf(stderr, "knit: %s has no SUMMARY line: the file system that holds it is full\n", dir);
   } else {
-    fprintf(stderr, "knit: %s has no SUMMARY line: the program ended before knit could "
-                    "write its data (killed, or knit was not loaded)\n", dir);
+    fprintf(stderr,
+            "knit: %s has no SUMMARY line: the program ended before knit could "
+            "write its data (killed, or knit was not loaded)\n",
+            dir);
   }
   return *last != '\0';
 }
@@ -159,8 +160,10 @@ static void print_processes(const char *dir)
     if (!knit_path_printf(sub, sizeof sub, "%s/%s", dir, e->d_name))
       continue;
     if (strstr(e->d_name, "-image-"))
-      fprintf(stderr, "knit: another image of the program, replaced by exec, measured on its own: "
-                      "%s\n", sub);
+      fprintf(stderr,
+              "knit: another image of the program, replaced by exec, measured on its own: "
+              "%s\n",
+              sub);
     else
       fprintf(stderr, "knit: a process the program started, measured on its own: %s\n", sub);
     print_summary(sub);
@@ -172,7 +175,7 @@ static void print_processes(const char *dir)
 int knit_cmd_record(int argc, char **argv)
 {
   static const struct option opts[] = {
-      {"event", required_argument, NULL, 'e'},  {"output", required_argument, NULL, 'o'},
+      {"event", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
       {"runtime", required_argument, NULL, 'r'}, {"qemu", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
   knit_launch launch;
@@ -238,12 +241,14 @@ int knit_cmd_record(int argc, char **argv)
   print_processes(output);
   if (WIFSIGNALED(status)) {
     if (whole)
-      fprintf(stderr, "knit: the program was killed by signal %d (%s); what was measured is in %s\n",
+      fprintf(stderr,
+              "knit: the program was killed by signal %d (%s); what was measured is in %s\n",
               WTERMSIG(status), strsignal(WTERMSIG(status)), output);
     else
-      fprintf(stderr, "knit: the program was killed by signal %d (%s) before knit could write "
-                      "its data; %u thread files (threads that had ended, and the others' last "
-                      "snapshots, KNIT_FLUSH_MS) are in %s\n",
+      fprintf(stderr,
+              "knit: the program was killed by signal %d (%s) before knit could write "
+              "its data; %u thread files (threads that had ended, and the others' last "
+              "snapshots, KNIT_FLUSH_MS) are in %s\n",
               WTERMSIG(status), strsignal(WTERMSIG(status)), count_thread_files(output), output);
     return 128 + WTERMSIG(status);
   }

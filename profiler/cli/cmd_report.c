@@ -128,8 +128,7 @@ static int newest_measurement(char *buf, size_t len)
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     struct stat st;
-    if (strncmp(e->d_name, "knit-", 5) != 0 || stat(e->d_name, &st) != 0 ||
-        !S_ISDIR(st.st_mode))
+    if (strncmp(e->d_name, "knit-", 5) != 0 || stat(e->d_name, &st) != 0 || !S_ISDIR(st.st_mode))
       continue;
     int newer = !found || st.st_mtim.tv_sec > best.tv_sec ||
                 (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec) ||
@@ -183,21 +182,11 @@ int knit_cmd_report(int argc, char **argv)
       else
         return bad_usage("unknown format '%s' (tree or folded)", optarg);
       break;
-    case 'l':
-      view.tree.lines = 1;
-      break;
-    case 'a':
-      view.tree.all_frames = 1;
-      break;
-    case 'F':
-      view.tree.fold_recursion = 1;
-      break;
-    case 'M':
-      metrics_list = optarg;
-      break;
-    case 'n':
-      folded_metric = optarg;
-      break;
+    case 'l': view.tree.lines = 1; break;
+    case 'a': view.tree.all_frames = 1; break;
+    case 'F': view.tree.fold_recursion = 1; break;
+    case 'M': metrics_list = optarg; break;
+    case 'n': folded_metric = optarg; break;
     case 's':
       if (knit_sort_key_parse(optarg, &sort_key, err, sizeof err) != 0)
         return bad_usage("%s", err);
@@ -211,20 +200,11 @@ int knit_cmd_report(int argc, char **argv)
         return bad_usage("--min wants a percentage from 0 to 100, not '%s'", optarg);
       break;
     }
-    case 't':
-      threads = 1;
-      break;
-    case 'S':
-      steps = 1;
-      break;
-    case 'r':
-      load_options.raw_names = 1;
-      break;
-    case 'h':
-      usage(stdout);
-      return 0;
-    default:
-      return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+    case 't': threads = 1; break;
+    case 'S': steps = 1; break;
+    case 'r': load_options.raw_names = 1; break;
+    case 'h': usage(stdout); return 0;
+    default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (argc - optind > 1)
@@ -233,10 +213,12 @@ int knit_cmd_report(int argc, char **argv)
    * format is a slip worth stopping on, not an option to ignore. */
   if (folded_metric != NULL && format != FORMAT_FOLDED)
     return bad_usage("--metric=%s chooses what --format=folded counts; the tree's "
-                     "columns are chosen with --metrics=LIST", folded_metric);
+                     "columns are chosen with --metrics=LIST",
+                     folded_metric);
   if (metrics_list != NULL && format == FORMAT_FOLDED)
     return bad_usage("--metrics=%s chooses the tree's columns; --format=folded counts "
-                     "one metric, chosen with --metric=NAME", metrics_list);
+                     "one metric, chosen with --metric=NAME",
+                     metrics_list);
   if (view.tree.fold_recursion && (format == FORMAT_FOLDED || view.tree.lines))
     return bad_usage("--fold folds the function tree's recursion; %s",
                      view.tree.lines ? "--lines shows every call site as recorded"
@@ -277,8 +259,7 @@ int knit_cmd_report(int argc, char **argv)
       return bad_metric(&profile, err);
     if (metrics_list == NULL)
       knit_metric_columns_default(&profile, &view.columns);
-    else if (knit_metric_columns_parse(&profile, metrics_list, &view.columns, err,
-                                       sizeof err) != 0)
+    else if (knit_metric_columns_parse(&profile, metrics_list, &view.columns, err, sizeof err) != 0)
       return bad_metric(&profile, err);
     /* The sort metric is shown, in the header as in the tree. */
     knit_metric_columns_add(&view.columns, view.tree.metric);

@@ -12,32 +12,30 @@
 
 static void usage(FILE *to)
 {
-  fprintf(to,
-          "usage: knit run --runtime=NAME [--qemu] -- PROGRAM [ARGS...]\n"
-          "\n"
-          "Runs PROGRAM, unmodified and unprofiled, on the chosen OpenMP runtime\n"
-          "(`knit record` takes the same --runtime):\n");
-  static const char *const names[] = {"system", "mock-gomp", "mock-intel", "mock-pgi",
-                                      "libomp", "libgomp"};
+  fprintf(to, "usage: knit run --runtime=NAME [--qemu] -- PROGRAM [ARGS...]\n"
+              "\n"
+              "Runs PROGRAM, unmodified and unprofiled, on the chosen OpenMP runtime\n"
+              "(`knit record` takes the same --runtime):\n");
+  static const char *const names[] = {"system",   "mock-gomp", "mock-intel",
+                                      "mock-pgi", "libomp",    "libgomp"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     fprintf(to, "  %-11s %s\n", names[i], knit_runtime_find(names[i])->what);
-  fprintf(to,
-          "\n"
-          "A program whose ABI the runtime does not speak (a clang-built program on\n"
-          "mock-gomp, say) is refused with an error.\n"
-          "\n"
-          "  --qemu      run under QEMU user mode for the program's ISA\n"
-          "  -h, --help  this text\n"
-          "\n"
-          "The exit status is the program's.\n");
+  fprintf(to, "\n"
+              "A program whose ABI the runtime does not speak (a clang-built program on\n"
+              "mock-gomp, say) is refused with an error.\n"
+              "\n"
+              "  --qemu      run under QEMU user mode for the program's ISA\n"
+              "  -h, --help  this text\n"
+              "\n"
+              "The exit status is the program's.\n");
 }
 
 int knit_cmd_run(int argc, char **argv)
 {
   static const struct option opts[] = {{"runtime", required_argument, NULL, 'r'},
-                                        {"qemu", no_argument, NULL, 'q'},
-                                        {"help", no_argument, NULL, 'h'},
-                                        {NULL, 0, NULL, 0}};
+                                       {"qemu", no_argument, NULL, 'q'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
   knit_launch launch;
   memset(&launch, 0, sizeof launch);
   launch.runtime = "system";

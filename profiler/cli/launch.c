@@ -95,8 +95,8 @@ static bool is_elf(const char *path)
  * library with the real runtime's soname, put first on the library path. A
  * program must not run on a runtime that does not speak its ABI: it would
  * fail to load, or worse. */
-static bool prepare_named_runtime(knit_launch *l, const char *libdir, const char *isa,
-                                  char *err, size_t errlen)
+static bool prepare_named_runtime(knit_launch *l, const char *libdir, const char *isa, char *err,
+                                  size_t errlen)
 {
   const knit_runtime *rt = knit_runtime_find(l->runtime);
   if (!rt) {
@@ -116,8 +116,8 @@ static bool prepare_named_runtime(knit_launch *l, const char *libdir, const char
   }
   unsigned needs = knit_program_abis(l->program);
   if (rt->abis && needs && (needs & ~rt->abis)) {
-    snprintf(err, errlen,
-             "%s uses the %s ABI, which runtime %s does not speak (it is %s)", l->program,
+    snprintf(err, errlen, "%s uses the %s ABI, which runtime %s does not speak (it is %s)",
+             l->program,
              needs & KNIT_ABI_KMPC ? "__kmpc_* (clang, libomp.so.5)" : "GOMP_* (gcc, libgomp.so.1)",
              rt->name, rt->what);
     return false;
@@ -133,8 +133,7 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
   if (!isa && is_elf(l->program)) {
     char names[128];
     knit_isa_names(names, sizeof names);
-    snprintf(err, errlen, "%s is not an ELF program of an ISA knit knows (%s)", l->program,
-             names);
+    snprintf(err, errlen, "%s is not an ELF program of an ISA knit knows (%s)", l->program, names);
     return false;
   }
   if (!isa && l->qemu) {
@@ -173,8 +172,10 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
     return false;
   }
   if (access(l->tool, R_OK) != 0) {
-    snprintf(err, errlen, "no libknit.so for %s at %s (build that ISA's tree, or set "
-                          "KNIT_LIBDIR)", isa->name, l->tool);
+    snprintf(err, errlen,
+             "no libknit.so for %s at %s (build that ISA's tree, or set "
+             "KNIT_LIBDIR)",
+             isa->name, l->tool);
     return false;
   }
 
@@ -192,8 +193,7 @@ bool knit_launch_prepare(knit_launch *l, char *err, size_t errlen)
     snprintf(l->qemu_sysroot, sizeof l->qemu_sysroot, "%s", isa->sysroot);
     char found[PATH_MAX];
     if (!knit_find_program(l->qemu_binary, found, sizeof found)) {
-      snprintf(err, errlen, "%s is not installed (ci/deps.sh installs qemu-user)",
-               l->qemu_binary);
+      snprintf(err, errlen, "%s is not installed (ci/deps.sh installs qemu-user)", l->qemu_binary);
       return false;
     }
   }

@@ -7,24 +7,24 @@
 #include <stddef.h>
 
 typedef struct knit_launch {
-  const char *event;    /* KNIT_EVENT for the tool */
-  const char *runtime;  /* a name of cli/runtimes.c */
-  bool profile;         /* load libknit.so (record) or not (run) */
-  bool qemu;            /* run under qemu-<isa> */
-  const char *program;  /* resolved path */
-  char **argv;          /* argv[0] as the user wrote it */
-  const char *output;   /* measurement directory */
+  const char *event;        /* KNIT_EVENT for the tool */
+  const char *runtime;      /* a name of cli/runtimes.c */
+  bool profile;             /* load libknit.so (record) or not (run) */
+  bool qemu;                /* run under qemu-<isa> */
+  const char *program;      /* resolved path */
+  char **argv;              /* argv[0] as the user wrote it */
+  const char *output;       /* measurement directory */
   const char *runtime_path; /* a folder holding a runtime under its soname: used
                                instead of runtime's folder, with no ABI check */
-  const char *log;      /* file that takes the program's stdout and stderr, or NULL */
-  unsigned timeout;     /* seconds before the program is killed; 0: none */
+  const char *log;          /* file that takes the program's stdout and stderr, or NULL */
+  unsigned timeout;         /* seconds before the program is killed; 0: none */
 
   /* Filled in by knit_launch_prepare. */
-  const char *isa;             /* the program's ISA */
-  char tool[4096];             /* libknit.so for that ISA */
-  char runtime_dir[4096];      /* prepended to LD_LIBRARY_PATH, or "" */
+  const char *isa;        /* the program's ISA */
+  char tool[4096];        /* libknit.so for that ISA */
+  char runtime_dir[4096]; /* prepended to LD_LIBRARY_PATH, or "" */
   char qemu_binary[64];
-  char qemu_sysroot[256];      /* -L argument, or "" */
+  char qemu_sysroot[256]; /* -L argument, or "" */
 } knit_launch;
 
 /* Resolves name as the shell would (a path, or a search of PATH) to an

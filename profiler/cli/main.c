@@ -6,24 +6,23 @@
 
 static void usage(FILE *to)
 {
-  fprintf(to,
-          "usage: knit <command> [options]\n"
-          "\n"
-          "knit is a sampling call-path profiler for OpenMP programs.\n"
-          "\n"
-          "commands:\n"
-          "  record   run a program under the profiler and write a measurement\n"
-          "  run      run a program on a chosen OpenMP runtime, unprofiled\n"
-          "  report   show where a measurement's time went (top-down or folded)\n"
-          "  check    compare a measurement with a golden calling-context tree\n"
-          "  audit    compare the unwind recipes of ELF files with their CFI\n"
-          "  conform  check a runtime's OMPT and the platform's sampling support\n"
-          "\n"
-          "`knit <command> --help` describes each command's options.\n"
-          "\n"
-          "example:\n"
-          "  knit record -e CPUTIME@1000 -o prof -- ./app arg\n"
-          "  knit report prof\n");
+  fprintf(to, "usage: knit <command> [options]\n"
+              "\n"
+              "knit is a sampling call-path profiler for OpenMP programs.\n"
+              "\n"
+              "commands:\n"
+              "  record   run a program under the profiler and write a measurement\n"
+              "  run      run a program on a chosen OpenMP runtime, unprofiled\n"
+              "  report   show where a measurement's time went (top-down or folded)\n"
+              "  check    compare a measurement with a golden calling-context tree\n"
+              "  audit    compare the unwind recipes of ELF files with their CFI\n"
+              "  conform  check a runtime's OMPT and the platform's sampling support\n"
+              "\n"
+              "`knit <command> --help` describes each command's options.\n"
+              "\n"
+              "example:\n"
+              "  knit record -e CPUTIME@1000 -o prof -- ./app arg\n"
+              "  knit report prof\n");
 }
 
 int main(int argc, char **argv)

@@ -12,11 +12,11 @@
 
 typedef struct knit_runtime {
   const char *name;
-  const char *dir;      /* folder under knit's lib/ put first on the library
+  const char *dir;    /* folder under knit's lib/ put first on the library
                            path, or NULL: the system's own libraries */
-  const char *soname;   /* a library the folder must hold */
-  unsigned abis;        /* KNIT_ABI_* spoken; 0 for "system": not checked */
-  const char *what;     /* for --help and errors */
+  const char *soname; /* a library the folder must hold */
+  unsigned abis;      /* KNIT_ABI_* spoken; 0 for "system": not checked */
+  const char *what;   /* for --help and errors */
 } knit_runtime;
 
 /* The runtime called name, or NULL. */

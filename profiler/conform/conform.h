@@ -15,17 +15,17 @@
 
 /* What to run on: a runtime by name or path, on a tree of one ISA. */
 typedef struct knit_conform_target {
-  const char *runtime;       /* a name of cli/runtimes.c, or NULL */
+  const char *runtime;         /* a name of cli/runtimes.c, or NULL */
   char runtime_path[PATH_MAX]; /* a folder holding the runtime, or "" */
   const char *isa;
-  char tree[PATH_MAX];       /* knit's tree (or install prefix) for that ISA */
-  char helpers[PATH_MAX];    /* its conformance programs and tools */
+  char tree[PATH_MAX];    /* knit's tree (or install prefix) for that ISA */
+  char helpers[PATH_MAX]; /* its conformance programs and tools */
   bool qemu;
-  unsigned abi_wanted;       /* KNIT_ABI_* asked for by --abi, or 0: the runtime's own */
-  unsigned abis;             /* KNIT_ABI_* to run */
-  bool two_abis;             /* the runtime speaks both: reports name the ABI too */
-  char work[PATH_MAX];       /* a private folder for verdict files and logs */
-  unsigned timeout;          /* seconds per program */
+  unsigned abi_wanted; /* KNIT_ABI_* asked for by --abi, or 0: the runtime's own */
+  unsigned abis;       /* KNIT_ABI_* to run */
+  bool two_abis;       /* the runtime speaks both: reports name the ABI too */
+  char work[PATH_MAX]; /* a private folder for verdict files and logs */
+  unsigned timeout;    /* seconds per program */
   bool keep_logs;
 } knit_conform_target;
 
@@ -55,7 +55,6 @@ void knit_conform_explain(knit_conform_report *r);
 bool knit_conform_write(const knit_conform_report *r, const char *format, FILE *out);
 /* The summary of every .tsv report in dir, as md, json, junit or html;
  * returns false with a message. */
-bool knit_conform_summary(const char *dir, const char *format, FILE *out, char *err,
-                          size_t errlen);
+bool knit_conform_summary(const char *dir, const char *format, FILE *out, char *err, size_t errlen);
 
 #endif /* KNIT_CONFORM_CONFORM_H */

@@ -11,7 +11,8 @@
 static void headline(const knit_conform_report *r, char *buf, size_t len)
 {
   if (!r->ompt)
-    snprintf(buf, len, "This runtime offers no OMPT: it never calls ompt_start_tool, so no tool "
+    snprintf(buf, len,
+             "This runtime offers no OMPT: it never calls ompt_start_tool, so no tool "
              "can attach; every OMPT check is \"not supported\".");
   else
     snprintf(buf, len, "OMPT found: runtime version \"%s\", omp_version %s.", r->runtime_version,
@@ -56,9 +57,10 @@ static void write_md(const knit_conform_report *r, FILE *out)
   if (r->mutated) {
     int caught, applicable;
     knit_conform_mutation_score(r, &caught, &applicable);
-    fprintf(out, "\n## mutation score\n\n%d of %d injectable faults caught (%d%%).\n\n"
-            "| fault | result | checks that failed |\n|---|---|---|\n", caught, applicable,
-            applicable ? 100 * caught / applicable : 0);
+    fprintf(out,
+            "\n## mutation score\n\n%d of %d injectable faults caught (%d%%).\n\n"
+            "| fault | result | checks that failed |\n|---|---|---|\n",
+            caught, applicable, applicable ? 100 * caught / applicable : 0);
     for (int i = 0; i < r->n_faults; i++) {
       fputs("| ", out);
       knit_put_md_text(out, r->faults[i].fault);
@@ -83,10 +85,12 @@ static void write_json(const knit_conform_report *r, FILE *out)
   knit_put_json_string(out, r->omp_version);
   fputs(", \"abi\": ", out);
   knit_put_json_string(out, r->abis);
-  fprintf(out, ", \"ompt\": %s, \"counts\": {\"pass\": %d, \"fail\": %d, \"not supported\": %d, "
-          "\"not observable\": %d},\n \"checks\": [", r->ompt ? "true" : "false",
-          knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
-          knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE));
+  fprintf(out,
+          ", \"ompt\": %s, \"counts\": {\"pass\": %d, \"fail\": %d, \"not supported\": %d, "
+          "\"not observable\": %d},\n \"checks\": [",
+          r->ompt ? "true" : "false", knit_conform_count(r, KNIT_V_PASS),
+          knit_conform_count(r, KNIT_V_FAIL), knit_conform_count(r, KNIT_V_UNSUPPORTED),
+          knit_conform_count(r, KNIT_V_UNOBSERVABLE));
   for (int i = 0; i < r->n_checks; i++) {
     const knit_check *k = &r->checks[i];
     fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
@@ -127,12 +131,12 @@ static void write_junit(const knit_conform_report *r, FILE *out)
   for (int i = 0; i < r->n_faults; i++)
     faults_missed += r->faults[i].state == KNIT_FAULT_MISSED;
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-          "<testsuite name=\"knit conform ");
+               "<testsuite name=\"knit conform ");
   knit_put_xml_text(out, knit_conform_label(r));
   fputc(' ', out);
   knit_put_xml_text(out, r->isa);
-  fprintf(out, "\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n",
-          r->n_checks + r->n_faults, knit_conform_count(r, KNIT_V_FAIL) + faults_missed,
+  fprintf(out, "\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n", r->n_checks + r->n_faults,
+          knit_conform_count(r, KNIT_V_FAIL) + faults_missed,
           r->n_checks - knit_conform_count(r, KNIT_V_FAIL) - knit_conform_count(r, KNIT_V_PASS));
   for (int i = 0; i < r->n_checks; i++) {
     const knit_check *k = &r->checks[i];
@@ -184,7 +188,8 @@ static void write_html(const knit_conform_report *r, FILE *out)
   knit_put_xml_text(out, head);
   fputs("</p><p>ABI checked: ", out);
   knit_put_xml_text(out, r->abis);
-  fprintf(out, ". %d pass, %d fail, %d not supported, %d not observable."
+  fprintf(out,
+          ". %d pass, %d fail, %d not supported, %d not observable."
           "</p>\n<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<tr><th>category</th>"
           "<th>check</th><th>verdict</th><th>evidence</th><th>run</th></tr>\n",
           knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
@@ -210,9 +215,11 @@ static void write_html(const knit_conform_report *r, FILE *out)
   if (r->mutated) {
     int caught, applicable;
     knit_conform_mutation_score(r, &caught, &applicable);
-    fprintf(out, "<h2>Mutation score: %d of %d injectable faults caught</h2>\n<table border=\"1\" "
+    fprintf(out,
+            "<h2>Mutation score: %d of %d injectable faults caught</h2>\n<table border=\"1\" "
             "cellspacing=\"0\" cellpadding=\"3\"><tr><th>fault</th><th>result</th><th>checks that "
-            "failed</th></tr>\n", caught, applicable);
+            "failed</th></tr>\n",
+            caught, applicable);
     for (int i = 0; i < r->n_faults; i++) {
       fputs("<tr><td>", out);
       knit_put_xml_text(out, r->faults[i].fault);
@@ -241,4 +248,3 @@ bool knit_conform_write(const knit_conform_report *r, const char *format, FILE *
     return false;
   return true;
 }
-

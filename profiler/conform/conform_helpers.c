@@ -10,8 +10,8 @@
 #include "cli/launch.h"
 #include "cli/paths.h"
 
-bool knit_conform_helper_dir(const char *isa, bool foreign, char *tree, size_t treelen,
-                             char *dir, size_t dirlen, char *err, size_t errlen)
+bool knit_conform_helper_dir(const char *isa, bool foreign, char *tree, size_t treelen, char *dir,
+                             size_t dirlen, char *err, size_t errlen)
 {
   char root[PATH_MAX], where[PATH_MAX], real[PATH_MAX];
   if (!knit_tree_root(root, sizeof root)) {
@@ -38,8 +38,10 @@ bool knit_conform_helper(const char *dir, const char *name, char *out, size_t ou
     return false;
   }
   if (access(out, F_OK) != 0) {
-    snprintf(err, errlen, "helper %s is missing: no %s (knit conform runs its helpers from "
-             "<dir of knit>/../%s)", name, out, KNIT_CONFORM_HELPER_DIR);
+    snprintf(err, errlen,
+             "helper %s is missing: no %s (knit conform runs its helpers from "
+             "<dir of knit>/../%s)",
+             name, out, KNIT_CONFORM_HELPER_DIR);
     return false;
   }
   return true;

@@ -17,8 +17,8 @@
 /* The tree knit runs ISA isa from (foreign: not this machine's ISA) and
  * its helper folder. False with a message when knit cannot tell where it
  * is. */
-bool knit_conform_helper_dir(const char *isa, bool foreign, char *tree, size_t treelen,
-                             char *dir, size_t dirlen, char *err, size_t errlen);
+bool knit_conform_helper_dir(const char *isa, bool foreign, char *tree, size_t treelen, char *dir,
+                             size_t dirlen, char *err, size_t errlen);
 
 /* The path of helper name in dir. False, with a message that names the
  * helper and where knit looked for it, when it is not there. */

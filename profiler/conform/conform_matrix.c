@@ -48,7 +48,8 @@ static void write_md(const knit_conform_report *const *reports, int n, const kni
                      int nrows, FILE *out)
 {
   fputs("\n## Checks by runtime\n\npass, **FAIL**, n/s (not supported), n/o (not observable); "
-        "blank: not run.\n\n| check |", out);
+        "blank: not run.\n\n| check |",
+        out);
   for (int r = 0; r < n; r++) {
     fputc(' ', out);
     knit_put_md_text(out, knit_conform_label(reports[r]));
@@ -72,13 +73,14 @@ static void write_md(const knit_conform_report *const *reports, int n, const kni
   }
 }
 
-static void write_html(const knit_conform_report *const *reports, int n,
-                       const knit_check **rows, int nrows, FILE *out)
+static void write_html(const knit_conform_report *const *reports, int n, const knit_check **rows,
+                       int nrows, FILE *out)
 {
   static const char *const colour[] = {"#ddd", "#cfc", "#ffd", "#fcc"};
   fputs("<h2>Checks by runtime</h2>\n<p>pass, FAIL, n/s (not supported), n/o (not "
         "observable); blank: not run. A cell's tooltip is its evidence.</p>\n<table border=\"1\" "
-        "cellspacing=\"0\" cellpadding=\"3\">\n<tr><th>check</th>", out);
+        "cellspacing=\"0\" cellpadding=\"3\">\n<tr><th>check</th>",
+        out);
   for (int r = 0; r < n; r++) {
     fputs("<th>", out);
     knit_put_xml_text(out, knit_conform_label(reports[r]));

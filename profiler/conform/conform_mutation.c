@@ -22,8 +22,8 @@
 static const struct {
   const char *fault, *callback_check;
 } needs_event[] = {
-  {"masked_end_dropped", "set_callback_masked"},
-  {"atomic_state_wrong", "atomic_wait_state"},
+    {"masked_end_dropped", "set_callback_masked"},
+    {"atomic_state_wrong", "atomic_wait_state"},
 };
 
 static int read_faults(const char *log, char names[][48], int max)
@@ -64,7 +64,8 @@ bool knit_conform_mutations(const knit_conform_target *t, knit_conform_report *r
                             size_t errlen)
 {
   if (t->runtime_path[0] || strncmp(t->runtime, "mock-", 5) != 0) {
-    snprintf(err, errlen, "--mutations needs a mock runtime (mock-gomp, mock-intel, mock-pgi): "
+    snprintf(err, errlen,
+             "--mutations needs a mock runtime (mock-gomp, mock-intel, mock-pgi): "
              "only they inject faults");
     return false;
   }

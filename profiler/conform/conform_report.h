@@ -23,10 +23,10 @@ bool knit_verdict_parse(const char *s, knit_verdict *out);
 
 typedef struct knit_check {
   char name[64];
-  char category[24];    /* a name of conform/checks.def's categories */
+  char category[24]; /* a name of conform/checks.def's categories */
   knit_verdict verdict;
   char evidence[800];
-  char source[40];      /* the program run that gave the verdict */
+  char source[40]; /* the program run that gave the verdict */
 } knit_check;
 
 typedef enum { KNIT_FAULT_CAUGHT, KNIT_FAULT_MISSED, KNIT_FAULT_NOT_APPLICABLE } knit_fault_state;
@@ -37,7 +37,7 @@ const char *knit_fault_state_name(knit_fault_state s);
 typedef struct knit_mutation {
   char fault[48];
   knit_fault_state state;
-  char checks[200];     /* the checks it turned to fail, or why it does not apply */
+  char checks[200]; /* the checks it turned to fail, or why it does not apply */
 } knit_mutation;
 
 #define KNIT_MAX_CHECKS 160
@@ -45,13 +45,13 @@ typedef struct knit_mutation {
 
 typedef struct knit_conform_report {
   char runtime[256];
-  char label[280];      /* its name in a summary: the runtime, "/ABI" where it speaks two */
+  char label[280]; /* its name in a summary: the runtime, "/ABI" where it speaks two */
   char isa[16];
   char runtime_version[160];
   char omp_version[16];
-  char abis[32];        /* "gomp", "kmpc" or both */
-  bool ompt;            /* the runtime called ompt_start_tool */
-  bool mutated;         /* the mutation suite ran */
+  char abis[32]; /* "gomp", "kmpc" or both */
+  bool ompt;     /* the runtime called ompt_start_tool */
+  bool mutated;  /* the mutation suite ran */
   knit_check checks[KNIT_MAX_CHECKS];
   int n_checks;
   knit_mutation faults[KNIT_MAX_FAULTS];

@@ -19,8 +19,8 @@
 
 /* The variables a run sets; every run starts with none of them. */
 static const char *const run_vars[] = {
-  "KNIT_CONFORM_OUT", "OMP_NUM_THREADS", "OMP_CANCELLATION", "MOCKRT_FAULT", "OMP_TOOL",
-  "OMP_TOOL_LIBRARIES", "KNIT_CONFORM_TOOL", "MOCKRT_DETERMINISTIC",
+    "KNIT_CONFORM_OUT", "OMP_NUM_THREADS",    "OMP_CANCELLATION",  "MOCKRT_FAULT",
+    "OMP_TOOL",         "OMP_TOOL_LIBRARIES", "KNIT_CONFORM_TOOL", "MOCKRT_DETERMINISTIC",
 };
 
 static bool exists(const char *path)
@@ -30,8 +30,7 @@ static bool exists(const char *path)
 
 /* A runtime given as a path: a folder holding libgomp.so.1 and/or
  * libomp.so.5, or one such library (its folder is used). */
-static bool prepare_path_runtime(knit_conform_target *t, const char *path, char *err,
-                                 size_t errlen)
+static bool prepare_path_runtime(knit_conform_target *t, const char *path, char *err, size_t errlen)
 {
   struct stat st;
   if (stat(path, &st) != 0) {
@@ -123,9 +122,8 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
     return false;
   char probe[PATH_MAX + 32];
   /* Another ISA's tree without its programs is one not built (yet). */
-  if (t->qemu &&
-      (!knit_path_printf(probe, sizeof probe, "%s/conform_sampling", t->helpers) ||
-       !exists(probe))) {
+  if (t->qemu && (!knit_path_printf(probe, sizeof probe, "%s/conform_sampling", t->helpers) ||
+                  !exists(probe))) {
     snprintf(err, errlen, "the %s tree is not built (no %s; ci/build.sh %s builds it)", t->isa,
              probe, t->isa);
     return false;
@@ -147,8 +145,9 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
     t->abis = rt->abis;
     if (!choose_abi(t, rt->name, err, errlen))
       return false;
-    if (rt->dir && (!knit_path_printf(probe, sizeof probe, "%s/lib/%s/%s", t->tree, rt->dir,
-                                      rt->soname) || !exists(probe))) {
+    if (rt->dir &&
+        (!knit_path_printf(probe, sizeof probe, "%s/lib/%s/%s", t->tree, rt->dir, rt->soname) ||
+         !exists(probe))) {
       snprintf(err, errlen, "runtime %s is missing for %s (no %s)", rt->name, t->isa, probe);
       return false;
     }
@@ -156,14 +155,17 @@ bool knit_conform_prepare(knit_conform_target *t, char *err, size_t errlen)
   if ((t->abis & KNIT_ABI_KMPC) &&
       (!knit_path_printf(probe, sizeof probe, "%s/conform_regions_kmpc", t->helpers) ||
        !exists(probe))) {
-    snprintf(err, errlen, "the %s tree has no clang-built conformance programs (no %s; clang-14 "
-             "is needed)", t->isa, probe);
+    snprintf(err, errlen,
+             "the %s tree has no clang-built conformance programs (no %s; clang-14 "
+             "is needed)",
+             t->isa, probe);
     return false;
   }
   if (!find_helpers(t, err, errlen))
     return false;
   const char *tmp = getenv("TMPDIR");
-  if (!knit_path_printf(t->work, sizeof t->work, "%s/knit-conform-XXXXXX", tmp && *tmp ? tmp : "/tmp") ||
+  if (!knit_path_printf(t->work, sizeof t->work, "%s/knit-conform-XXXXXX",
+                        tmp && *tmp ? tmp : "/tmp") ||
       !mkdtemp(t->work)) {
     snprintf(err, errlen, "cannot make a work folder: %s", strerror(errno));
     return false;
@@ -191,8 +193,8 @@ void knit_conform_cleanup(const knit_conform_target *t)
 
 /* One program run: its name, arguments and extra environment (NAME=value). */
 typedef struct run_spec {
-  const char *source;    /* label in the report */
-  const char *program;   /* in the helper folder */
+  const char *source;  /* label in the report */
+  const char *program; /* in the helper folder */
   const char *args[4];
   const char *env[6];
 } run_spec;
@@ -373,7 +375,8 @@ bool knit_conform_run(const knit_conform_target *t, const char *fault, knit_conf
     if (!knit_path_printf(tool, sizeof tool, "%s/libknit_conform_tool.so", d) ||
         !knit_path_printf(null_tool, sizeof null_tool, "%s/libknit_conform_tool_null.so", d) ||
         !knit_path_printf(libs, sizeof libs, "OMP_TOOL_LIBRARIES=/nonexistent/tool.so:%s", tool) ||
-        !knit_path_printf(null_libs, sizeof null_libs, "OMP_TOOL_LIBRARIES=%s:%s", null_tool, tool) ||
+        !knit_path_printf(null_libs, sizeof null_libs, "OMP_TOOL_LIBRARIES=%s:%s", null_tool,
+                          tool) ||
         !knit_path_printf(only, sizeof only, "OMP_TOOL_LIBRARIES=%s", tool)) {
       snprintf(err, errlen, "path too long");
       return false;
@@ -381,8 +384,8 @@ bool knit_conform_run(const knit_conform_target *t, const char *fault, knit_conf
     size_t used = strlen(r->abis);
     snprintf(r->abis + used, sizeof r->abis - used, "%s%s", used ? ", " : "", suffix);
     const run_spec programs[] = {
-      {abi ? "regions:kmpc" : "regions:gomp", regions, {NULL}, {"OMP_CANCELLATION=true", NULL}},
-      {abi ? "tasks:kmpc" : "tasks:gomp", tasks, {NULL}, {NULL}},
+        {abi ? "regions:kmpc" : "regions:gomp", regions, {NULL}, {"OMP_CANCELLATION=true", NULL}},
+        {abi ? "tasks:kmpc" : "tasks:gomp", tasks, {NULL}, {NULL}},
     };
     for (size_t i = 0; i < 2; i++)
       if (!run_and_merge(t, &programs[i], fault, r, err, errlen))
@@ -391,10 +394,13 @@ bool knit_conform_run(const knit_conform_target *t, const char *fault, knit_conf
     if (fault)
       continue;
     const run_spec finding[] = {
-      {"discovery:libraries", discovery, {"libraries", tool}, {libs, NULL}},
-      {"discovery:after_null", discovery, {"after_null", tool, null_tool}, {null_libs, NULL}},
-      {"discovery:disabled", discovery, {"disabled", tool}, {"OMP_TOOL=disabled", only, NULL}},
-      {"discovery:declines", discovery, {"declines", tool}, {"KNIT_CONFORM_TOOL=decline", only, NULL}},
+        {"discovery:libraries", discovery, {"libraries", tool}, {libs, NULL}},
+        {"discovery:after_null", discovery, {"after_null", tool, null_tool}, {null_libs, NULL}},
+        {"discovery:disabled", discovery, {"disabled", tool}, {"OMP_TOOL=disabled", only, NULL}},
+        {"discovery:declines",
+         discovery,
+         {"declines", tool},
+         {"KNIT_CONFORM_TOOL=decline", only, NULL}},
     };
     for (size_t i = 0; i < sizeof finding / sizeof finding[0]; i++)
       if (!run_and_merge(t, &finding[i], NULL, r, err, errlen))

@@ -20,7 +20,7 @@ typedef struct row {
   const knit_conform_report *r;
   char ompt[200];
   char mutation[32];
-  char failed[600];     /* names of the failed checks */
+  char failed[600]; /* names of the failed checks */
 } row;
 
 static void describe(const knit_conform_report *r, row *w)
@@ -58,7 +58,8 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
 {
   if (strcmp(format, "md") == 0) {
     fputs("# Conformance summary\n\n| runtime | ISA | OMPT | pass | fail | not supported | "
-          "not observable | mutation score | failed checks |\n|---|---|---|---|---|---|---|---|---|\n",
+          "not observable | mutation score | failed checks "
+          "|\n|---|---|---|---|---|---|---|---|---|\n",
           out);
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
@@ -84,17 +85,20 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
       knit_put_json_string(out, r->isa);
       fputs(", \"ompt\": ", out);
       knit_put_json_string(out, rows[i].ompt);
-      fprintf(out, ", \"pass\": %d, \"fail\": %d, \"not supported\": %d, \"not observable\": %d, "
-              "\"mutation\": \"%s\", \"failed\": ", knit_conform_count(r, KNIT_V_PASS),
-              knit_conform_count(r, KNIT_V_FAIL), knit_conform_count(r, KNIT_V_UNSUPPORTED),
-              knit_conform_count(r, KNIT_V_UNOBSERVABLE), rows[i].mutation);
+      fprintf(out,
+              ", \"pass\": %d, \"fail\": %d, \"not supported\": %d, \"not observable\": %d, "
+              "\"mutation\": \"%s\", \"failed\": ",
+              knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
+              knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE),
+              rows[i].mutation);
       knit_put_json_string(out, rows[i].failed);
       fputc('}', out);
     }
     fputs("]\n", out);
   } else if (strcmp(format, "junit") == 0) {
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"knit "
-          "conform summary\">\n", out);
+          "conform summary\">\n",
+          out);
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
       fputs("  <testcase classname=\"summary\" name=\"", out);
@@ -115,7 +119,8 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
           "</title></head><body>\n<h1>Conformance summary</h1>\n<table border=\"1\" "
           "cellspacing=\"0\" cellpadding=\"3\">\n<tr><th>runtime</th><th>ISA</th><th>OMPT</th>"
           "<th>pass</th><th>fail</th><th>not supported</th><th>not observable</th><th>mutation "
-          "score</th><th>failed checks</th></tr>\n", out);
+          "score</th><th>failed checks</th></tr>\n",
+          out);
     for (int i = 0; i < n; i++) {
       const knit_conform_report *r = rows[i].r;
       fputs("<tr><td>", out);
@@ -126,8 +131,8 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
       knit_put_xml_text(out, rows[i].ompt);
       fprintf(out, "</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td>",
               knit_conform_count(r, KNIT_V_PASS), knit_conform_count(r, KNIT_V_FAIL),
-              knit_conform_count(r, KNIT_V_UNSUPPORTED),
-              knit_conform_count(r, KNIT_V_UNOBSERVABLE), rows[i].mutation);
+              knit_conform_count(r, KNIT_V_UNSUPPORTED), knit_conform_count(r, KNIT_V_UNOBSERVABLE),
+              rows[i].mutation);
       knit_put_xml_text(out, rows[i].failed);
       fputs("</td></tr>\n", out);
     }
@@ -135,8 +140,7 @@ static void write_rows(const row *rows, int n, const char *format, FILE *out)
   }
 }
 
-bool knit_conform_summary(const char *dir, const char *format, FILE *out, char *err,
-                          size_t errlen)
+bool knit_conform_summary(const char *dir, const char *format, FILE *out, char *err, size_t errlen)
 {
   DIR *d = opendir(dir);
   if (!d) {

@@ -54,23 +54,28 @@ static void put_tsv_line(FILE *out, int n, const char *const *fields)
 void knit_conform_write_tsv(const knit_conform_report *r, FILE *out)
 {
   const char *const facts[][2] = {
-      {"label", knit_conform_label(r)}, {"runtime", r->runtime},
-      {"isa", r->isa},                  {"runtime_version", r->runtime_version},
-      {"omp_version", r->omp_version},  {"abis", r->abis},
-      {"ompt", r->ompt ? "1" : "0"},    {"mutated", r->mutated ? "1" : "0"},
+      {"label", knit_conform_label(r)},
+      {"runtime", r->runtime},
+      {"isa", r->isa},
+      {"runtime_version", r->runtime_version},
+      {"omp_version", r->omp_version},
+      {"abis", r->abis},
+      {"ompt", r->ompt ? "1" : "0"},
+      {"mutated", r->mutated ? "1" : "0"},
   };
   for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
     put_tsv_line(out, 3, (const char *const[]){"report", facts[i][0], facts[i][1]});
   for (int i = 0; i < r->n_checks; i++) {
     const knit_check *k = &r->checks[i];
-    put_tsv_line(out, 6, (const char *const[]){"check", k->name, k->category,
-                                                knit_verdict_name(k->verdict), k->evidence,
-                                                k->source});
+    put_tsv_line(out, 6,
+                 (const char *const[]){"check", k->name, k->category, knit_verdict_name(k->verdict),
+                                       k->evidence, k->source});
   }
   for (int i = 0; i < r->n_faults; i++)
-    put_tsv_line(out, 4, (const char *const[]){"mutation", r->faults[i].fault,
-                                                knit_fault_state_name(r->faults[i].state),
-                                                r->faults[i].checks});
+    put_tsv_line(out, 4,
+                 (const char *const[]){"mutation", r->faults[i].fault,
+                                       knit_fault_state_name(r->faults[i].state),
+                                       r->faults[i].checks});
 }
 
 /* Splits a tab-separated line in place into at most max fields, each
@@ -112,16 +117,22 @@ bool knit_conform_read_tsv(const char *path, knit_conform_report *r)
     char *x[6] = {0};
     int n = split(line, x, 6);
     if (n == 3 && strcmp(x[0], "report") == 0) {
-      if (strcmp(x[1], "runtime") == 0) snprintf(r->runtime, sizeof r->runtime, "%s", x[2]);
-      else if (strcmp(x[1], "label") == 0) snprintf(r->label, sizeof r->label, "%s", x[2]);
-      else if (strcmp(x[1], "isa") == 0) snprintf(r->isa, sizeof r->isa, "%s", x[2]);
+      if (strcmp(x[1], "runtime") == 0)
+        snprintf(r->runtime, sizeof r->runtime, "%s", x[2]);
+      else if (strcmp(x[1], "label") == 0)
+        snprintf(r->label, sizeof r->label, "%s", x[2]);
+      else if (strcmp(x[1], "isa") == 0)
+        snprintf(r->isa, sizeof r->isa, "%s", x[2]);
       else if (strcmp(x[1], "runtime_version") == 0)
         snprintf(r->runtime_version, sizeof r->runtime_version, "%s", x[2]);
       else if (strcmp(x[1], "omp_version") == 0)
         snprintf(r->omp_version, sizeof r->omp_version, "%s", x[2]);
-      else if (strcmp(x[1], "abis") == 0) snprintf(r->abis, sizeof r->abis, "%s", x[2]);
-      else if (strcmp(x[1], "ompt") == 0) r->ompt = atoi(x[2]) != 0;
-      else if (strcmp(x[1], "mutated") == 0) r->mutated = atoi(x[2]) != 0;
+      else if (strcmp(x[1], "abis") == 0)
+        snprintf(r->abis, sizeof r->abis, "%s", x[2]);
+      else if (strcmp(x[1], "ompt") == 0)
+        r->ompt = atoi(x[2]) != 0;
+      else if (strcmp(x[1], "mutated") == 0)
+        r->mutated = atoi(x[2]) != 0;
     } else if (n == 6 && strcmp(x[0], "check") == 0) {
       knit_verdict v;
       if (knit_verdict_parse(x[3], &v))

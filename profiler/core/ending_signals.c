@@ -16,10 +16,9 @@
  * SIGKILL and SIGSTOP cannot be caught. The real-time signals, whose
  * default also ends the process, are left alone: runtimes and libraries
  * claim them without sigaction's help (glibc's own, timers' signals). */
-static const int ending[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGTRAP, SIGABRT,
-                             SIGFPE,  SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
-                             SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR,
-                             SIGSYS};
+static const int ending[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGILL,  SIGTRAP, SIGABRT,   SIGFPE,
+                             SIGUSR1, SIGUSR2,   SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU,
+                             SIGXFSZ, SIGVTALRM, SIGIO,   SIGPWR,  SIGSYS};
 
 /* held[sig]: knit's handler stands in for the program's default action;
  * the program's own view of its action (a default, with its flags and
@@ -90,8 +89,7 @@ void knit_ending_signals_install(void)
   }
 }
 
-int knit_ending_signals_program_action(int sig, const struct sigaction *act,
-                                       struct sigaction *old)
+int knit_ending_signals_program_action(int sig, const struct sigaction *act, struct sigaction *old)
 {
   if (sig <= 0 || sig >= NSIG || !knit_ending_signals_covers(sig))
     return knit_real_sigaction(sig, act, old);

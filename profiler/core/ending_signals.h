@@ -27,7 +27,6 @@ bool knit_ending_signals_covers(int sig);
 
 /* The program sets (act) or asks for (old) its action for an ending
  * signal. As sigaction: 0, or -1 with errno. */
-int knit_ending_signals_program_action(int sig, const struct sigaction *act,
-                                       struct sigaction *old);
+int knit_ending_signals_program_action(int sig, const struct sigaction *act, struct sigaction *old);
 
 #endif /* KNIT_CORE_ENDING_SIGNALS_H */

@@ -77,8 +77,8 @@ static void before_exec(const char *program, exec_dirs *d)
   knit_safe_snprintf(root, sizeof d->root, "%s", s->output);
   bool made = false;
   for (int n = 1; n < 1000 && !made; n++) {
-    if (knit_safe_snprintf(dir, sizeof d->image, "%s/process-%d-image-%d", root, (int)s->pid,
-                           n) >= (int)sizeof d->image)
+    if (knit_safe_snprintf(dir, sizeof d->image, "%s/process-%d-image-%d", root, (int)s->pid, n) >=
+        (int)sizeof d->image)
       break;
     made = mkdir(dir, 0777) == 0;
     if (!made && errno != EEXIST)
@@ -86,8 +86,8 @@ static void before_exec(const char *program, exec_dirs *d)
   }
   char line[PATH_MAX * 2 + 64];
   if (!made) {
-    knit_safe_snprintf(line, sizeof line,
-                       "exec %s: no directory for this image's data; it is lost", program);
+    knit_safe_snprintf(line, sizeof line, "exec %s: no directory for this image's data; it is lost",
+                       program);
     knit_log_line(line);
     return;
   }
@@ -187,16 +187,16 @@ __attribute__((visibility("default"))) int fexecve(int fd, char *const argv[], c
 
 /* execl, execle and execlp: their arguments gathered into a vector, as the
  * C library does, then the vector forms above. */
-#define GATHER_ARGS(first, last_arg_ap)                                                         \
-  size_t count = 1;                                                                             \
-  va_list probe;                                                                                \
-  va_copy(probe, last_arg_ap);                                                                  \
-  while (va_arg(probe, const char *))                                                           \
-    count++;                                                                                    \
-  va_end(probe);                                                                                \
-  char *args[count + 1];                                                                        \
-  args[0] = (char *)(first);                                                                    \
-  for (size_t i = 1; i <= count; i++)                                                           \
+#define GATHER_ARGS(first, last_arg_ap)                                                            \
+  size_t count = 1;                                                                                \
+  va_list probe;                                                                                   \
+  va_copy(probe, last_arg_ap);                                                                     \
+  while (va_arg(probe, const char *))                                                              \
+    count++;                                                                                       \
+  va_end(probe);                                                                                   \
+  char *args[count + 1];                                                                           \
+  args[0] = (char *)(first);                                                                       \
+  for (size_t i = 1; i <= count; i++)                                                              \
     args[i] = va_arg(last_arg_ap, char *);
 
 __attribute__((visibility("default"))) int execl(const char *path, const char *arg, ...)

@@ -20,7 +20,10 @@ static const int guarded[] = {SIGSEGV, SIGBUS};
 static struct sigaction previous[2];
 static volatile bool installed;
 
-static int slot_of(int sig) { return sig == SIGSEGV ? 0 : 1; }
+static int slot_of(int sig)
+{
+  return sig == SIGSEGV ? 0 : 1;
+}
 
 static bool is_handler(const struct sigaction *act)
 {
@@ -58,8 +61,7 @@ static int install_for(int sig, struct sigaction *old)
 
 /* The program's handler, run as the kernel would have run it (the mask
  * and stack are already the program's: install_for). */
-static void run_program_handler(const struct sigaction *prog, int sig, siginfo_t *info,
-                                void *uc)
+static void run_program_handler(const struct sigaction *prog, int sig, siginfo_t *info, void *uc)
 {
   if (prog->sa_flags & SA_SIGINFO)
     prog->sa_sigaction(sig, info, uc);
@@ -165,7 +167,10 @@ bool knit_fault_guard_install(void)
   return true;
 }
 
-bool knit_fault_guard_keeps(int sig) { return installed && (sig == SIGSEGV || sig == SIGBUS); }
+bool knit_fault_guard_keeps(int sig)
+{
+  return installed && (sig == SIGSEGV || sig == SIGBUS);
+}
 
 int knit_fault_guard_program_action(int sig, const struct sigaction *act, struct sigaction *old)
 {

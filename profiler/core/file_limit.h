@@ -15,9 +15,9 @@
 #include <stdbool.h>
 
 typedef struct knit_file_limit_hold {
-  bool held;            /* SIGXFSZ was blocked by knit_file_limit_enter */
-  bool was_pending;     /* it was pending already: the program's, left alone */
-  sigset_t mask;        /* the thread's mask before */
+  bool held;        /* SIGXFSZ was blocked by knit_file_limit_enter */
+  bool was_pending; /* it was pending already: the program's, left alone */
+  sigset_t mask;    /* the thread's mask before */
 } knit_file_limit_hold;
 
 /* Before knit writes: holds SIGXFSZ off when a file-size limit is set. */

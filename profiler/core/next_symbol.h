@@ -10,12 +10,12 @@
 
 #include <dlfcn.h>
 
-#define KNIT_NEXT_SYMBOL(fn_type, name)                                                          \
-  __extension__({                                                                              \
-    static fn_type next_definition;                                                            \
-    if (!next_definition)                                                                      \
-      next_definition = (fn_type)dlsym(RTLD_NEXT, name);                                       \
-    next_definition;                                                                           \
+#define KNIT_NEXT_SYMBOL(fn_type, name)                                                            \
+  __extension__({                                                                                  \
+    static fn_type next_definition;                                                                \
+    if (!next_definition)                                                                          \
+      next_definition = (fn_type)dlsym(RTLD_NEXT, name);                                           \
+    next_definition;                                                                               \
   })
 
 #endif /* KNIT_CORE_NEXT_SYMBOL_H */

@@ -67,7 +67,10 @@ void knit_sampler_note_claim(int sig)
     atomic_fetch_or(&claimed_signals, 1ull << (sig - 1));
 }
 
-unsigned knit_sampler_slowed_threads(void) { return atomic_load(&slowed_threads); }
+unsigned knit_sampler_slowed_threads(void)
+{
+  return atomic_load(&slowed_threads);
+}
 
 /* Linux checks CPU-time timers only at its scheduler tick (100 to 1000
  * Hz, by how the kernel was built): a CPUTIME period shorter than the tick
@@ -135,7 +138,10 @@ static int install_handler(int sig, struct sigaction *old)
 static uint64_t max_sampling_percent = KNIT_MAX_SAMPLING_PERCENT;
 
 
-static void on_calibration(int sig) { (void)sig; }
+static void on_calibration(int sig)
+{
+  (void)sig;
+}
 
 static uint64_t sample_clock_ns(void);
 
@@ -187,8 +193,8 @@ bool knit_sampler_install(void)
  * Async-signal-safe. */
 static uint64_t sample_clock_ns(void)
 {
-  clockid_t clock = knit_the_session.event.kind == KNIT_EVENT_CPUTIME ? CLOCK_THREAD_CPUTIME_ID
-                                                                      : CLOCK_MONOTONIC;
+  clockid_t clock =
+      knit_the_session.event.kind == KNIT_EVENT_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
   struct timespec ts;
   if (clock_gettime(clock, &ts) != 0)
     return 0;
@@ -203,8 +209,8 @@ static bool arm_timer(knit_thread *t, int sig)
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = sig;
   sev._sigev_un._tid = t->tid;
-  clockid_t clock = knit_the_session.event.kind == KNIT_EVENT_CPUTIME ? CLOCK_THREAD_CPUTIME_ID
-                                                                      : CLOCK_MONOTONIC;
+  clockid_t clock =
+      knit_the_session.event.kind == KNIT_EVENT_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
   timer_t timer;
   if (timer_create(clock, &sev, &timer) != 0)
     return false;
@@ -456,8 +462,8 @@ static void snapshot_if_due(knit_thread *t)
  * left out: that work is done once per function (over 100 ms under QEMU
  * for the first), not at every period. The clock readings are those the
  * handler takes anyway (periods_of). */
-#define COST_WINDOW_SAMPLES 64
-#define COST_WINDOW_NS 20000000ull
+#define COST_WINDOW_SAMPLES  64
+#define COST_WINDOW_NS       20000000ull
 #define MAX_SLOWED_PERIOD_NS 1000000000ull
 
 static void check_cost(knit_thread *t, uint64_t start_ns, uint64_t end_ns, bool built)
@@ -546,8 +552,7 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   /* No mask saved: the fault guard restores it (core/fault_guard.c), and
    * saving it here would cost a system call per sample. */
   if (sigsetjmp(t->fault_jump, 0) == 0) {
-    knit_unwind_limit(&t->unwinder.stop_at, &t->unwinder.stop_is_cfa,
-                      &t->unwinder.stop_module);
+    knit_unwind_limit(&t->unwinder.stop_at, &t->unwinder.stop_is_cfa, &t->unwinder.stop_module);
     n = knit_unwind(&t->unwinder, &regs, frames, MAX_FRAMES, &end);
   } else {
     /* A read faulted: keep the frames found so far as a partial path. The
@@ -563,8 +568,7 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   knit_path_frame path[MAX_FRAMES + 8];
   bool partial = false;
   knit_sample_state state;
-  int len =
-      knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial, &state);
+  int len = knit_attribute_sample(frames, n, end, is_probe, path, MAX_FRAMES + 8, &partial, &state);
   uint64_t periods = periods_of(t, info, now_ns);
   /* Samples kept while their regions' paths were being captured go in
    * first, those whose paths are known now (ompt/region_paths.h). */

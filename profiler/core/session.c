@@ -49,7 +49,10 @@ static void give_up(const char *why)
   knit_the_session.active = false;
 }
 
-static void at_exit(void) { knit_session_finish("exit"); }
+static void at_exit(void)
+{
+  knit_session_finish("exit");
+}
 
 /* After fork, the child is a new process whose threads knit did not see
  * start: it runs unprofiled rather than write into the parent's files. */
@@ -115,13 +118,17 @@ __attribute__((constructor)) static void knit_session_start(void)
     len = knit_safe_snprintf(dir, sizeof dir, "knit-%s-%d", program_invocation_short_name,
                              (int)s->pid);
   if (len >= (int)sizeof dir) {
-    fprintf(stderr, "knit: the measurement directory's name is longer than %d bytes; the "
-                    "program runs without profiling\n", PATH_MAX - 1);
+    fprintf(stderr,
+            "knit: the measurement directory's name is longer than %d bytes; the "
+            "program runs without profiling\n",
+            PATH_MAX - 1);
     return;
   }
   if (!make_output_dir(s, dir)) {
-    fprintf(stderr, "knit: cannot create the directory %s: %s; the program runs without "
-                    "profiling\n", dir, strerror(errno));
+    fprintf(stderr,
+            "knit: cannot create the directory %s: %s; the program runs without "
+            "profiling\n",
+            dir, strerror(errno));
     return;
   }
   if (!knit_log_open(s->output)) {
@@ -246,8 +253,8 @@ void knit_session_finish(const char *why)
   if (sum.unwritten > 0) {
     int err = knit_first_write_error();
     knit_safe_snprintf(line, sizeof line,
-                       "unwritten: %u of %u threads' files could not be written: %s",
-                       sum.unwritten, sum.threads, err ? knit_errno_name(err) : "no tree");
+                       "unwritten: %u of %u threads' files could not be written: %s", sum.unwritten,
+                       sum.threads, err ? knit_errno_name(err) : "no tree");
     knit_log_line(line);
   }
   /* wrong= (unwind steps that followed no call), signal= (what samples

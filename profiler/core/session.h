@@ -14,13 +14,13 @@
 #include "unwind/isa.h"
 
 typedef struct knit_session {
-  bool active;                /* KNIT_EVENT was given and set-up succeeded */
+  bool active; /* KNIT_EVENT was given and set-up succeeded */
   knit_event event;
-  char output[4096];          /* measurement directory, an absolute path */
-  pid_t pid;                  /* the measured process: a vfork child is not it */
+  char output[4096]; /* measurement directory, an absolute path */
+  pid_t pid;         /* the measured process: a vfork child is not it */
   const knit_isa_ops *isa;
-  _Atomic bool stopping;      /* no new samples; data is being written */
-  _Atomic unsigned threads;   /* threads seen */
+  _Atomic bool stopping;    /* no new samples; data is being written */
+  _Atomic unsigned threads; /* threads seen */
   /* KNIT_CHECK_CAPTURES=1: every region path the capture cache answers is
    * walked for too, and the two compared (ompt/call_paths.c); the log says
    * how many differed. For tests: it costs the walk the cache saves. */

@@ -20,7 +20,10 @@
  * left since). */
 static __thread uint64_t program_blocked __attribute__((tls_model("initial-exec")));
 
-static uint64_t bit_of(int sig) { return sig > 0 && sig <= 64 ? 1ull << (sig - 1) : 0; }
+static uint64_t bit_of(int sig)
+{
+  return sig > 0 && sig <= 64 ? 1ull << (sig - 1) : 0;
+}
 
 static void set_of(uint64_t bits, sigset_t *set)
 {
@@ -37,9 +40,15 @@ int knit_real_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
 
-static mask_fn real_pthread_sigmask(void) { return KNIT_NEXT_SYMBOL(mask_fn, "pthread_sigmask"); }
+static mask_fn real_pthread_sigmask(void)
+{
+  return KNIT_NEXT_SYMBOL(mask_fn, "pthread_sigmask");
+}
 
-static mask_fn real_sigprocmask(void) { return KNIT_NEXT_SYMBOL(mask_fn, "sigprocmask"); }
+static mask_fn real_sigprocmask(void)
+{
+  return KNIT_NEXT_SYMBOL(mask_fn, "sigprocmask");
+}
 
 /* Applies for real the signals recorded but no longer knit's. */
 static void apply_left(mask_fn real, int keep)
@@ -77,7 +86,10 @@ static void note_faults(int how, const sigset_t *set)
     faults_blocked = in;
 }
 
-bool knit_masks_block_faults(void) { return faults_blocked != 0; }
+bool knit_masks_block_faults(void)
+{
+  return faults_blocked != 0;
+}
 
 static int change_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old)
 {
@@ -132,8 +144,7 @@ __attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset
   return change_mask(real_pthread_sigmask(), how, set, old);
 }
 
-__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set,
-                                                       sigset_t *old)
+__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
   return change_mask(real_sigprocmask(), how, set, old);
 }
@@ -183,7 +194,10 @@ void knit_masks_restore_left(void *ucontext, int sig)
 
 /* The record carries the fault signals too: knit's sample signal is never
  * SIGSEGV or SIGBUS, so their bits are free. */
-uint64_t knit_masks_record(void) { return program_blocked | faults_blocked; }
+uint64_t knit_masks_record(void)
+{
+  return program_blocked | faults_blocked;
+}
 
 void knit_masks_inherit(uint64_t record)
 {

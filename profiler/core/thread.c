@@ -31,9 +31,15 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 #define THREAD_ARENA_CHUNK (1u << 20)
 #define THREAD_ARENA_LIMIT (512u << 20)
 
-knit_thread *knit_thread_self(void) { return self_state; }
+knit_thread *knit_thread_self(void)
+{
+  return self_state;
+}
 
-knit_thread *knit_thread_list(void) { return atomic_load(&registry); }
+knit_thread *knit_thread_list(void)
+{
+  return atomic_load(&registry);
+}
 
 static void on_thread_exit(void *arg)
 {
@@ -41,7 +47,10 @@ static void on_thread_exit(void *arg)
   knit_thread_detach();
 }
 
-static void make_exit_key(void) { pthread_key_create(&exit_key, on_thread_exit); }
+static void make_exit_key(void)
+{
+  pthread_key_create(&exit_key, on_thread_exit);
+}
 
 /* Threads that ended: their files are written, and their state waits in the
  * registry to be taken by a thread that starts (a program that starts a
@@ -52,7 +61,10 @@ static _Atomic unsigned retired_waiting;
 static knit_thread_totals retired_totals;
 static atomic_flag retired_lock = ATOMIC_FLAG_INIT;
 
-const knit_thread_totals *knit_thread_retired_totals(void) { return &retired_totals; }
+const knit_thread_totals *knit_thread_retired_totals(void)
+{
+  return &retired_totals;
+}
 
 void knit_thread_add_totals(knit_thread_totals *sum, const knit_thread *t)
 {
@@ -219,9 +231,8 @@ static void *thread_trampoline(void *p)
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-__attribute__((visibility("default"))) int pthread_create(pthread_t *thread,
-                                                          const pthread_attr_t *attr,
-                                                          void *(*fn)(void *), void *arg)
+__attribute__((visibility("default"))) int
+pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
   pthread_create_fn real = KNIT_NEXT_SYMBOL(pthread_create_fn, "pthread_create");
   if (!real)

@@ -26,7 +26,7 @@
 
 /* Frames of a synchronous capture (at parallel_begin): kept per thread
  * rather than on the stack or in TLS, which may be small. */
-#define KNIT_CAPTURE_FRAMES 256
+#define KNIT_CAPTURE_FRAMES   256
 #define KNIT_LAST_PATH_FRAMES 512
 
 /* Mutexes a thread holds at once whose holdings blame tracks (blame.c);
@@ -44,10 +44,10 @@ typedef struct knit_held_mutex {
 #define KNIT_STEP_SLOTS (KNIT_MAX_MODULES + 1u)
 
 typedef struct knit_thread {
-  uint32_t index;          /* order of creation, from 0 */
+  uint32_t index; /* order of creation, from 0 */
   pid_t tid;
-  _Atomic uint32_t flags;  /* KNIT_THREAD_* */
-  knit_arena arena;        /* the CCT's memory */
+  _Atomic uint32_t flags; /* KNIT_THREAD_* */
+  knit_arena arena;       /* the CCT's memory */
   knit_cct cct;
   bool cct_ready;
   knit_unwinder unwinder;
@@ -73,8 +73,8 @@ typedef struct knit_thread {
   timer_t timer;
   _Atomic bool has_timer;
   _Atomic bool timer_retired;
-  int timer_signal;        /* the signal the timer sends */
-  uint64_t timer_period_ns;/* its period now */
+  int timer_signal;         /* the signal the timer sends */
+  uint64_t timer_period_ns; /* its period now */
   /* The period the timer should have: the session's, lengthened when
    * sampling takes too large a share of the thread's time. */
   _Atomic uint64_t period_ns;
@@ -104,17 +104,17 @@ typedef struct knit_thread {
   uint64_t stats[KNIT_STAT_COUNT];
   /* What OMPT callbacks (or the GOMP wrappers) say the thread does, for
    * blame (ompt/blame.c); changed by the thread itself only. */
-  int32_t omp_depth;   /* implicit tasks begun and not ended */
-  int32_t omp_waits;   /* barrier, taskwait and taskgroup waits under way */
+  int32_t omp_depth; /* implicit tasks begun and not ended */
+  int32_t omp_waits; /* barrier, taskwait and taskgroup waits under way */
   /* Explicit tasks the thread runs one inside another, and for the
    * innermost 64 of them, a bit each (the innermost lowest): whether the
    * task interrupted a wait, which is suspended while the task runs. */
   uint32_t omp_tasks_run;
   uint64_t omp_task_in_wait;
-  bool omp_initial;    /* runs the initial task: never in the pool */
-  bool omp_counted;    /* counted among the OpenMP threads */
-  bool omp_idle;       /* counted among the idle ones */
-  int32_t omp_slot;    /* its place in blame.c's idleness board; -1: counted in the overflow */
+  bool omp_initial; /* runs the initial task: never in the pool */
+  bool omp_counted; /* counted among the OpenMP threads */
+  bool omp_idle;    /* counted among the idle ones */
+  int32_t omp_slot; /* its place in blame.c's idleness board; -1: counted in the overflow */
   knit_held_mutex held[KNIT_HELD_MUTEXES];
   /* The mutex the thread waits for, as the mutex_acquire callback named
    * it (0: none): runtimes may name it otherwise in the wait state (libomp

@@ -178,8 +178,7 @@ EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
   return rc;
 }
 
-EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                 const sigset_t *mask)
+EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
 {
   MISSING(ppoll);
   sigset_t copy;

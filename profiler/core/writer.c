@@ -105,7 +105,10 @@ void knit_note_write_error(int err)
   atomic_compare_exchange_strong(&first_write_error, &none, err);
 }
 
-int knit_first_write_error(void) { return atomic_load(&first_write_error); }
+int knit_first_write_error(void)
+{
+  return atomic_load(&first_write_error);
+}
 
 const char *knit_errno_name(int err)
 {

@@ -42,9 +42,9 @@ static void (*runtime_code)(void);
 typedef struct region {
   void (*fn)(void *);
   void *data;
-  const void *prefix;   /* the region's path */
-  knit_thread *master;  /* the encountering thread */
-  uintptr_t entry_cfa;  /* CFA of the wrapper it called */
+  const void *prefix;  /* the region's path */
+  knit_thread *master; /* the encountering thread */
+  uintptr_t entry_cfa; /* CFA of the wrapper it called */
   /* What the encountering thread's wait inside the wrapper (the fork, then
    * the end barrier) interrupts: in the wrapper's frame, written by the
    * encountering thread only. */
@@ -173,8 +173,7 @@ void knit_gomp_wait_end(knit_thread *t, knit_gomp_wait outer, bool acquired)
     knit_blame_acquire(t, 0); /* waits for nothing any more */
 }
 
-knit_gomp_saved knit_gomp_task_begin(knit_thread *t, const knit_call_path *path,
-                                     uintptr_t exit_cfa)
+knit_gomp_saved knit_gomp_task_begin(knit_thread *t, const knit_call_path *path, uintptr_t exit_cfa)
 {
   knit_gomp_saved saved = {current.prefix, current.exit_cfa, waiting};
   /* The wait the task interrupts (libgomp runs tasks in barriers, in
@@ -227,8 +226,7 @@ __attribute__((noinline)) static void run_body(void *arg)
   /* It now waits in libgomp's end barrier until the team is done, inside
    * the wrapper it called, which ends the wait. */
   if (master)
-    *r->outer =
-        knit_gomp_wait_begin(t, ompt_state_wait_barrier_implicit_parallel, 0, r->entry_cfa);
+    *r->outer = knit_gomp_wait_begin(t, ompt_state_wait_barrier_implicit_parallel, 0, r->entry_cfa);
   set_task(saved.prefix, saved.exit_cfa);
   knit_blame_implicit_task(t, false);
   /* Keeps the calls above out of tail position. */
@@ -366,25 +364,25 @@ void *knit_gomp_real(void **slot, const char *name)
 
 /* Runs the real entry point with run_body standing in for fn. The entry's
  * own CFA marks where the program's frames end. */
-#define WRAP_REGION(name, params, call_args)                                   \
-  KNIT_GOMP_EXPORT void name params                                            \
-  {                                                                            \
-    KNIT_GOMP_PASS(VOID, name, params, call_args)                              \
-    uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                          \
-    knit_gomp_wait outer = {0};                                                \
-    region want = {fn, data, knit_gomp_region_open(t, cfa, __builtin_return_address(0)), \
-                   t, cfa, &outer};                                            \
-    region fallback;                                                           \
-    region *r = record_for(&want, &fallback);                                  \
-    fn = run_body;                                                             \
-    data = r;                                                                  \
+#define WRAP_REGION(name, params, call_args)                                                       \
+  KNIT_GOMP_EXPORT void name params                                                                \
+  {                                                                                                \
+    KNIT_GOMP_PASS(VOID, name, params, call_args)                                                  \
+    uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                                              \
+    knit_gomp_wait outer = {0};                                                                    \
+    region want = {fn, data, knit_gomp_region_open(t, cfa, __builtin_return_address(0)),           \
+                   t,  cfa,  &outer};                                                              \
+    region fallback;                                                                               \
+    region *r = record_for(&want, &fallback);                                                      \
+    fn = run_body;                                                                                 \
+    data = r;                                                                                      \
     /* Until its body starts, the thread forks the team: the runtime's        \
-     * overhead, as OMPT runtimes call it, neither work nor idleness. */      \
-    outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);              \
-    record_level++;                                                            \
-    real call_args;                                                            \
-    record_level--;                                                            \
-    knit_gomp_wait_end(t, outer, true);                                        \
+     * overhead, as OMPT runtimes call it, neither work nor idleness. */                    \
+    outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);                                  \
+    record_level++;                                                                                \
+    real call_args;                                                                                \
+    record_level--;                                                                                \
+    knit_gomp_wait_end(t, outer, true);                                                            \
   }
 
 WRAP_REGION(GOMP_parallel, (void (*fn)(void *), void *data, unsigned nthreads, unsigned flags),
@@ -394,10 +392,10 @@ WRAP_REGION(GOMP_parallel_sections,
             (void (*fn)(void *), void *data, unsigned nthreads, unsigned count, unsigned flags),
             (fn, data, nthreads, count, flags))
 
-#define WRAP_LOOP(name)                                                         \
-  WRAP_REGION(name,                                                            \
-              (void (*fn)(void *), void *data, unsigned nthreads, long start, long end, \
-               long incr, long chunk, unsigned flags),                         \
+#define WRAP_LOOP(name)                                                                            \
+  WRAP_REGION(name,                                                                                \
+              (void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr, \
+               long chunk, unsigned flags),                                                        \
               (fn, data, nthreads, start, end, incr, chunk, flags))
 
 WRAP_LOOP(GOMP_parallel_loop_static)
@@ -406,10 +404,10 @@ WRAP_LOOP(GOMP_parallel_loop_guided)
 WRAP_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
 WRAP_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
 
-#define WRAP_RUNTIME_LOOP(name)                                                 \
-  WRAP_REGION(name,                                                            \
-              (void (*fn)(void *), void *data, unsigned nthreads, long start, long end, \
-               long incr, unsigned flags),                                     \
+#define WRAP_RUNTIME_LOOP(name)                                                                    \
+  WRAP_REGION(name,                                                                                \
+              (void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr, \
+               unsigned flags),                                                                    \
               (fn, data, nthreads, start, end, incr, flags))
 
 WRAP_RUNTIME_LOOP(GOMP_parallel_loop_runtime)

@@ -50,9 +50,9 @@ typedef struct knit_gomp_view {
   /* ompt_task_implicit in a region body, ompt_task_initial outside any;
    * 0 for a team's worker between bodies, idle in the runtime. */
   int task_flags;
-  ompt_frame_t frame;           /* the body's exit frame (run_body) */
-  const void *prefix;           /* the region's path, in a body */
-  knit_gomp_wait wait;          /* the wrapped wait under way */
+  ompt_frame_t frame;  /* the body's exit frame (run_body) */
+  const void *prefix;  /* the region's path, in a body */
+  knit_gomp_wait wait; /* the wrapped wait under way */
   /* Load map ids of the runtime and of the C library, which libgomp calls
    * to wait (futex, sched_yield): the only code inward of a wrapper while
    * the thread really waits there (KNIT_MODULE_UNKNOWN when not known). */

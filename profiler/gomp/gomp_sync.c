@@ -25,26 +25,25 @@ static const char atomic_lock;
 
 /* An entry point that may wait (a barrier, wait id 0, or a mutex's
  * acquisition), returning ret. */
-#define WRAP_WAIT(ret, name, params, args, state, id)                          \
-  KNIT_GOMP_EXPORT KNIT_GOMP_RESULT_##ret name params                          \
-  {                                                                            \
-    KNIT_GOMP_PASS(ret, name, params, args)                                    \
-    knit_gomp_wait outer =                                                     \
-        knit_gomp_wait_begin(t, state, id, (uintptr_t)__builtin_dwarf_cfa());  \
-    KNIT_GOMP_KEEP_##ret real args;                                            \
-    knit_gomp_wait_end(t, outer, true);                                        \
-    KNIT_GOMP_GIVE_##ret;                                                      \
+#define WRAP_WAIT(ret, name, params, args, state, id)                                              \
+  KNIT_GOMP_EXPORT KNIT_GOMP_RESULT_##ret name params                                              \
+  {                                                                                                \
+    KNIT_GOMP_PASS(ret, name, params, args)                                                        \
+    knit_gomp_wait outer = knit_gomp_wait_begin(t, state, id, (uintptr_t)__builtin_dwarf_cfa());   \
+    KNIT_GOMP_KEEP_##ret real args;                                                                \
+    knit_gomp_wait_end(t, outer, true);                                                            \
+    KNIT_GOMP_GIVE_##ret;                                                                          \
   }
 
 /* A mutex's release: the waits filed under the holding go to the program's
  * call, which this wrapper returns to. */
-#define WRAP_RELEASE(name, params, args, id)                                   \
-  KNIT_GOMP_EXPORT void name params                                            \
-  {                                                                            \
-    KNIT_GOMP_PASS(VOID, name, params, args)                                   \
-    (void)t;                                                                   \
-    real args;                                                                 \
-    knit_blame_release(id, __builtin_return_address(0));                      \
+#define WRAP_RELEASE(name, params, args, id)                                                       \
+  KNIT_GOMP_EXPORT void name params                                                                \
+  {                                                                                                \
+    KNIT_GOMP_PASS(VOID, name, params, args)                                                       \
+    (void)t;                                                                                       \
+    real args;                                                                                     \
+    knit_blame_release(id, __builtin_return_address(0));                                           \
   }
 
 /* Explicit barriers, and the implicit ones that end worksharing loops and
@@ -54,8 +53,7 @@ WRAP_WAIT(BOOL, GOMP_barrier_cancel, (void), (), ompt_state_wait_barrier_explici
 WRAP_WAIT(VOID, GOMP_loop_end, (void), (), ompt_state_wait_barrier_implicit_workshare, 0)
 WRAP_WAIT(BOOL, GOMP_loop_end_cancel, (void), (), ompt_state_wait_barrier_implicit_workshare, 0)
 WRAP_WAIT(VOID, GOMP_sections_end, (void), (), ompt_state_wait_barrier_implicit_workshare, 0)
-WRAP_WAIT(BOOL, GOMP_sections_end_cancel, (void), (),
-          ompt_state_wait_barrier_implicit_workshare, 0)
+WRAP_WAIT(BOOL, GOMP_sections_end_cancel, (void), (), ompt_state_wait_barrier_implicit_workshare, 0)
 
 /* Waits for explicit tasks: for the calling task's children, and for a
  * taskgroup's tasks at its end. libgomp runs queued tasks while the thread

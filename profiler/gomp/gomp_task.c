@@ -65,10 +65,10 @@ enum {
 /* The head of every argument block knit hands libgomp. */
 typedef struct task_head {
   uint64_t words[LIBGOMP_WORDS];
-  void (*fn)(void *);          /* the program's task function */
-  const knit_call_path *path;  /* where the task was created */
-  uint32_t offset;             /* of the program's block, from the head */
-  uint32_t kind;               /* TASK_* */
+  void (*fn)(void *);         /* the program's task function */
+  const knit_call_path *path; /* where the task was created */
+  uint32_t offset;            /* of the program's block, from the head */
+  uint32_t kind;              /* TASK_* */
 } task_head;
 
 /* The data knit passes when the program passed a copy function: the head
@@ -222,8 +222,7 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
   KNIT_GOMP_PASS(VOID, GOMP_task,
                  (void (*)(void *), void *, void (*)(void *, void *), long, long, bool, unsigned,
                   void **, int, void *),
-                 (fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
-                  detach))
+                 (fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach))
   char stack[STACK_BLOCK] __attribute__((aligned(16)));
   task_block b;
   uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
@@ -247,31 +246,30 @@ KNIT_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(vo
  * bounds, which libgomp writes into each task's block. The creator's wait
  * for the taskloop's tasks, in the taskgroup libgomp opens for them, is
  * the same overhead: libgomp calls its own taskgroup functions. */
-#define WRAP_TASKLOOP(name, type)                                                      \
-  KNIT_GOMP_EXPORT void name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), \
-                             long arg_size, long arg_align, unsigned flags,            \
-                             unsigned long num_tasks, int priority, type start, type end, \
-                             type step)                                                \
-  {                                                                                    \
-    KNIT_GOMP_PASS(VOID, name,                                                         \
-                   (void (*)(void *), void *, void (*)(void *, void *), long, long, unsigned, \
-                    unsigned long, int, type, type, type),                             \
-                   (fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, \
-                    end, step))                                                        \
-    _Static_assert(sizeof(type) == sizeof(uint64_t), "a taskloop bound is a word");   \
-    char stack[STACK_BLOCK] __attribute__((aligned(16)));                              \
-    task_block b;                                                                      \
-    uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                                  \
-    knit_gomp_wait outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);       \
-    if (build(&b, stack, knit_gomp_path_here(cfa, false), fn, data, cpyfn, arg_size, arg_align, \
-              TASK_BOUNDS)) {                                                          \
-      real(b.fn, b.data, b.cpyfn, b.size, b.align, flags, num_tasks, priority, start, end, \
-           step);                                                                      \
-      give_block(b.heap);                                                              \
-    } else {                                                                           \
-      real(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step); \
-    }                                                                                  \
-    knit_gomp_wait_end(t, outer, true);                                                \
+#define WRAP_TASKLOOP(name, type)                                                                  \
+  KNIT_GOMP_EXPORT void name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),        \
+                             long arg_size, long arg_align, unsigned flags,                        \
+                             unsigned long num_tasks, int priority, type start, type end,          \
+                             type step)                                                            \
+  {                                                                                                \
+    KNIT_GOMP_PASS(                                                                                \
+        VOID, name,                                                                                \
+        (void (*)(void *), void *, void (*)(void *, void *), long, long, unsigned, unsigned long,  \
+         int, type, type, type),                                                                   \
+        (fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step))      \
+    _Static_assert(sizeof(type) == sizeof(uint64_t), "a taskloop bound is a word");                \
+    char stack[STACK_BLOCK] __attribute__((aligned(16)));                                          \
+    task_block b;                                                                                  \
+    uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();                                              \
+    knit_gomp_wait outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);                   \
+    if (build(&b, stack, knit_gomp_path_here(cfa, false), fn, data, cpyfn, arg_size, arg_align,    \
+              TASK_BOUNDS)) {                                                                      \
+      real(b.fn, b.data, b.cpyfn, b.size, b.align, flags, num_tasks, priority, start, end, step);  \
+      give_block(b.heap);                                                                          \
+    } else {                                                                                       \
+      real(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);    \
+    }                                                                                              \
+    knit_gomp_wait_end(t, outer, true);                                                            \
   }
 
 WRAP_TASKLOOP(GOMP_taskloop, long)

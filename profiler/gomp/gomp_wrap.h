@@ -21,33 +21,33 @@
  * across its own work after the call (KEEP) and returns it (GIVE). */
 #define KNIT_GOMP_RESULT_VOID void
 #define KNIT_GOMP_KEEP_VOID
-#define KNIT_GOMP_GIVE_VOID return
+#define KNIT_GOMP_GIVE_VOID   return
 #define KNIT_GOMP_RESULT_BOOL bool
-#define KNIT_GOMP_KEEP_BOOL bool kept =
-#define KNIT_GOMP_GIVE_BOOL return kept
-#define KNIT_GOMP_RESULT_INT int
-#define KNIT_GOMP_KEEP_INT int kept =
-#define KNIT_GOMP_GIVE_INT return kept
+#define KNIT_GOMP_KEEP_BOOL   bool kept =
+#define KNIT_GOMP_GIVE_BOOL   return kept
+#define KNIT_GOMP_RESULT_INT  int
+#define KNIT_GOMP_KEEP_INT    int kept =
+#define KNIT_GOMP_GIVE_INT    return kept
 
 /* A wrapper's start: `real` is the runtime's entry point and `t` the
  * calling thread. When knit does not stand in for OMPT the call goes
  * straight through, as a tail call where the ISA allows one. */
-#define KNIT_GOMP_PASS(ret, name, params, args)                                \
-  static void *slot;                                                           \
-  void *found_ = __atomic_load_n(&slot, __ATOMIC_RELAXED);                     \
-  if (__builtin_expect(!found_, 0))                                            \
-    found_ = knit_gomp_real(&slot, #name);                                     \
-  KNIT_GOMP_RESULT_##ret(*real) params = (KNIT_GOMP_RESULT_##ret(*) params)found_; \
+#define KNIT_GOMP_PASS(ret, name, params, args)                                                    \
+  static void *slot;                                                                               \
+  void *found_ = __atomic_load_n(&slot, __ATOMIC_RELAXED);                                         \
+  if (__builtin_expect(!found_, 0))                                                                \
+    found_ = knit_gomp_real(&slot, #name);                                                         \
+  KNIT_GOMP_RESULT_##ret(*real) params = (KNIT_GOMP_RESULT_##ret(*) params)found_;                 \
   /* A runtime with OMPT reports to knit's tool itself: one load and the      \
-   * call, in every region of such a runtime. */                              \
-  if (__atomic_load_n(&knit_ompt_runtime.active, __ATOMIC_RELAXED)) {          \
-    KNIT_GOMP_KEEP_##ret real args;                                            \
-    KNIT_GOMP_GIVE_##ret;                                                      \
-  }                                                                            \
-  knit_thread *t = knit_gomp_self();                                           \
-  if (!t) {                                                                    \
-    KNIT_GOMP_KEEP_##ret real args;                                            \
-    KNIT_GOMP_GIVE_##ret;                                                      \
+   * call, in every region of such a runtime. */                    \
+  if (__atomic_load_n(&knit_ompt_runtime.active, __ATOMIC_RELAXED)) {                              \
+    KNIT_GOMP_KEEP_##ret real args;                                                                \
+    KNIT_GOMP_GIVE_##ret;                                                                          \
+  }                                                                                                \
+  knit_thread *t = knit_gomp_self();                                                               \
+  if (!t) {                                                                                        \
+    KNIT_GOMP_KEEP_##ret real args;                                                                \
+    KNIT_GOMP_GIVE_##ret;                                                                          \
   }
 
 /* The runtime's entry point `name`, looked up on first use into *slot

@@ -29,25 +29,25 @@
 
 #include <stdint.h>
 
-#define KNIT_FILE_MAGIC "KNITMEAS"
-#define KNIT_FILE_VERSION 1
+#define KNIT_FILE_MAGIC      "KNITMEAS"
+#define KNIT_FILE_VERSION    1
 #define KNIT_BYTE_ORDER_MARK 0x01020304u
 
 typedef struct knit_file_header {
-  char magic[8];          /* KNIT_FILE_MAGIC, not NUL-terminated */
-  uint32_t version;       /* KNIT_FILE_VERSION */
-  uint32_t byte_order;    /* KNIT_BYTE_ORDER_MARK as written */
-  uint32_t tid;           /* kernel thread id */
-  uint32_t thread_index;  /* order in which threads were seen, from 0 */
-  uint32_t thread_flags;  /* KNIT_THREAD_* */
-  uint32_t elf_machine;   /* ISA of the profiled process */
-  uint64_t period;        /* sampling period in ns (0 for PROBE) */
-  char event[32];         /* "CPUTIME", "REALTIME", "PROBE"; NUL-padded */
+  char magic[8];         /* KNIT_FILE_MAGIC, not NUL-terminated */
+  uint32_t version;      /* KNIT_FILE_VERSION */
+  uint32_t byte_order;   /* KNIT_BYTE_ORDER_MARK as written */
+  uint32_t tid;          /* kernel thread id */
+  uint32_t thread_index; /* order in which threads were seen, from 0 */
+  uint32_t thread_flags; /* KNIT_THREAD_* */
+  uint32_t elf_machine;  /* ISA of the profiled process */
+  uint64_t period;       /* sampling period in ns (0 for PROBE) */
+  char event[32];        /* "CPUTIME", "REALTIME", "PROBE"; NUL-padded */
 } knit_file_header;
 
-#define KNIT_THREAD_MAIN 0x1      /* the process's initial thread */
-#define KNIT_THREAD_OPENMP 0x2    /* announced by OMPT thread_begin */
-#define KNIT_THREAD_RUNTIME 0x4   /* a runtime helper that runs no user code */
+#define KNIT_THREAD_MAIN    0x1 /* the process's initial thread */
+#define KNIT_THREAD_OPENMP  0x2 /* announced by OMPT thread_begin */
+#define KNIT_THREAD_RUNTIME 0x4 /* a runtime helper that runs no user code */
 
 typedef struct knit_section_header {
   uint32_t tag;
@@ -66,7 +66,7 @@ enum knit_section_tag {
 
 /* Module ids index the process's load map. Two ids are reserved: */
 #define KNIT_MODULE_PLACEHOLDER 0xFFFFFFFFu /* offset is a knit_placeholder */
-#define KNIT_MODULE_UNKNOWN 0xFFFFFFFEu     /* offset is an absolute address */
+#define KNIT_MODULE_UNKNOWN     0xFFFFFFFEu /* offset is an absolute address */
 
 /* Placeholder frames: named alike on every runtime. */
 enum knit_placeholder {
@@ -83,23 +83,23 @@ enum knit_placeholder {
 
 /* Node kinds. */
 enum knit_node_kind {
-  KNIT_NODE_CALL = 0,    /* a call site: offset is a return address */
-  KNIT_NODE_SAMPLE = 1,  /* a sampled instruction: offset is the pc */
+  KNIT_NODE_CALL = 0,   /* a call site: offset is a return address */
+  KNIT_NODE_SAMPLE = 1, /* a sampled instruction: offset is the pc */
   KNIT_NODE_PLACEHOLDER = 2,
 };
 
 typedef struct knit_node_record {
   uint32_t id;
-  uint32_t parent;   /* the root's parent is its own id, 0 */
-  uint32_t module;   /* load map id or KNIT_MODULE_* */
-  uint8_t kind;      /* knit_node_kind */
+  uint32_t parent; /* the root's parent is its own id, 0 */
+  uint32_t module; /* load map id or KNIT_MODULE_* */
+  uint8_t kind;    /* knit_node_kind */
   uint8_t pad[3];
-  uint64_t offset;   /* ELF virtual address within the module (pc - base) */
+  uint64_t offset; /* ELF virtual address within the module (pc - base) */
 } knit_node_record;
 
 /* Metric ids. */
 enum knit_metric {
-  KNIT_METRIC_SAMPLES = 0,     /* periods of the event that ended at this node
+  KNIT_METRIC_SAMPLES = 0, /* periods of the event that ended at this node
                                   (exclusive): 1 per probe; for a timer, 1 +
                                   the overruns its signal stood for */
   /* Blame metrics, in milli-periods (KNIT_BLAME_SCALE per period of the
@@ -122,17 +122,17 @@ typedef struct knit_metric_record {
 
 /* Unwind and sampling statistics of one thread. */
 enum knit_stat {
-  KNIT_STAT_SAMPLES = 0,        /* handler invocations that took a sample */
-  KNIT_STAT_PARTIAL = 1,        /* samples whose unwind stopped early */
-  KNIT_STAT_BLOCKED = 2,        /* signals dropped (re-entry, not ready) */
-  KNIT_STAT_FAULTS = 3,         /* faults recovered during unwinding */
-  KNIT_STAT_FRAMES = 4,         /* frames unwound, all samples together */
-  KNIT_STAT_RECIPES_BUILT = 5,  /* functions analyzed by this thread */
-  KNIT_STAT_TRUNCATED = 6,      /* paths longer than the frame limit */
-  KNIT_STAT_BLAME_LOST = 7,     /* milli-periods of mutex wait whose wait id
+  KNIT_STAT_SAMPLES = 0,         /* handler invocations that took a sample */
+  KNIT_STAT_PARTIAL = 1,         /* samples whose unwind stopped early */
+  KNIT_STAT_BLOCKED = 2,         /* signals dropped (re-entry, not ready) */
+  KNIT_STAT_FAULTS = 3,          /* faults recovered during unwinding */
+  KNIT_STAT_FRAMES = 4,          /* frames unwound, all samples together */
+  KNIT_STAT_RECIPES_BUILT = 5,   /* functions analyzed by this thread */
+  KNIT_STAT_TRUNCATED = 6,       /* paths longer than the frame limit */
+  KNIT_STAT_BLAME_LOST = 7,      /* milli-periods of mutex wait whose wait id
                                    found no room in the blame table (its
                                    OMP_MUTEX_WAIT is kept, its blame is lost) */
-  KNIT_STAT_BLAME_UNCLAIMED = 8,/* milli-periods of mutex wait no release
+  KNIT_STAT_BLAME_UNCLAIMED = 8, /* milli-periods of mutex wait no release
                                    claimed: waits while the mutex was free
                                    (handed from one holder to the next), or
                                    not released before the process ended
@@ -152,9 +152,9 @@ typedef struct knit_stat_record {
 typedef struct knit_steps_record {
   uint32_t module;
   uint32_t pad;
-  uint64_t confirmed;  /* a call to the frame's function ends at the RA */
-  uint64_t probable;   /* an indirect call, or a call followed by a tail call */
-  uint64_t wrong;      /* no call ends at the RA */
+  uint64_t confirmed; /* a call to the frame's function ends at the RA */
+  uint64_t probable;  /* an indirect call, or a call followed by a tail call */
+  uint64_t wrong;     /* no call ends at the RA */
 } knit_steps_record;
 
 #endif /* KNIT_MEASURE_FORMAT_H */

@@ -12,21 +12,24 @@
  * swap away from it or after a swap into it). */
 static uint32_t swap32_get(uint8_t *at, bool to_host);
 
-static void swap32(uint8_t *at) {
+static void swap32(uint8_t *at)
+{
   uint32_t v;
   memcpy(&v, at, sizeof v);
   v = __builtin_bswap32(v);
   memcpy(at, &v, sizeof v);
 }
 
-static void swap64(uint8_t *at) {
+static void swap64(uint8_t *at)
+{
   uint64_t v;
   memcpy(&v, at, sizeof v);
   v = __builtin_bswap64(v);
   memcpy(at, &v, sizeof v);
 }
 
-static uint32_t swap32_get(uint8_t *at, bool to_host) {
+static uint32_t swap32_get(uint8_t *at, bool to_host)
+{
   uint32_t v;
   if (to_host)
     swap32(at);
@@ -36,7 +39,8 @@ static uint32_t swap32_get(uint8_t *at, bool to_host) {
   return v;
 }
 
-static uint64_t swap64_get(uint8_t *at, bool to_host) {
+static uint64_t swap64_get(uint8_t *at, bool to_host)
+{
   uint64_t v;
   if (to_host)
     swap64(at);
@@ -54,27 +58,27 @@ typedef struct record_layout {
   int u64[4];
 } record_layout;
 
-static const record_layout node_layout = {
-    sizeof(knit_node_record),
-    {offsetof(knit_node_record, id), offsetof(knit_node_record, parent),
-     offsetof(knit_node_record, module), -1},
-    {offsetof(knit_node_record, offset), -1}};
+static const record_layout node_layout = {sizeof(knit_node_record),
+                                          {offsetof(knit_node_record, id),
+                                           offsetof(knit_node_record, parent),
+                                           offsetof(knit_node_record, module), -1},
+                                          {offsetof(knit_node_record, offset), -1}};
 static const record_layout metric_layout = {
     sizeof(knit_metric_record),
     {offsetof(knit_metric_record, node), offsetof(knit_metric_record, metric), -1},
     {offsetof(knit_metric_record, value), -1}};
-static const record_layout stat_layout = {
-    sizeof(knit_stat_record),
-    {offsetof(knit_stat_record, key), -1},
-    {offsetof(knit_stat_record, value), -1}};
-static const record_layout steps_layout = {
-    sizeof(knit_steps_record),
-    {offsetof(knit_steps_record, module), -1},
-    {offsetof(knit_steps_record, confirmed), offsetof(knit_steps_record, probable),
-     offsetof(knit_steps_record, wrong), -1}};
+static const record_layout stat_layout = {sizeof(knit_stat_record),
+                                          {offsetof(knit_stat_record, key), -1},
+                                          {offsetof(knit_stat_record, value), -1}};
+static const record_layout steps_layout = {sizeof(knit_steps_record),
+                                           {offsetof(knit_steps_record, module), -1},
+                                           {offsetof(knit_steps_record, confirmed),
+                                            offsetof(knit_steps_record, probable),
+                                            offsetof(knit_steps_record, wrong), -1}};
 
 /* A table section: a u32 count, then count records. */
-static void swap_table(uint8_t *body, uint64_t length, const record_layout *l, bool to_host) {
+static void swap_table(uint8_t *body, uint64_t length, const record_layout *l, bool to_host)
+{
   if (length < 4)
     return;
   uint32_t count = swap32_get(body, to_host);
@@ -88,7 +92,8 @@ static void swap_table(uint8_t *body, uint64_t length, const record_layout *l, b
 
 /* MODULES: a u32 count, then per module u32 id, u32 path_len, u64 base and
  * the path's bytes. */
-static void swap_modules(uint8_t *body, uint64_t length, bool to_host) {
+static void swap_modules(uint8_t *body, uint64_t length, bool to_host)
+{
   if (length < 4)
     return;
   uint32_t count = swap32_get(body, to_host);
@@ -104,7 +109,8 @@ static void swap_modules(uint8_t *body, uint64_t length, bool to_host) {
   }
 }
 
-void knit_thread_file_swap(uint8_t *data, size_t len, bool to_host) {
+void knit_thread_file_swap(uint8_t *data, size_t len, bool to_host)
+{
   if (len < sizeof(knit_file_header))
     return;
   static const int header_u32[] = {

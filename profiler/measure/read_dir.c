@@ -139,8 +139,7 @@ static void add_failure(knit_measurement *m, const char *name, const char *reaso
   m->failures[m->failed_count++] = text;
 }
 
-int knit_measurement_read(const char *dir, knit_measurement *m, char *err,
-                          size_t errlen)
+int knit_measurement_read(const char *dir, knit_measurement *m, char *err, size_t errlen)
 {
   memset(m, 0, sizeof *m);
   size_t count = 0;
@@ -154,8 +153,10 @@ int knit_measurement_read(const char *dir, knit_measurement *m, char *err,
     return -1;
   }
   if (count == 0) {
-    snprintf(err, errlen, "%s holds no thread-*.knit files: not a knit measurement "
-             "directory, or the run wrote nothing", knit_printable(dir, shown, sizeof shown));
+    snprintf(err, errlen,
+             "%s holds no thread-*.knit files: not a knit measurement "
+             "directory, or the run wrote nothing",
+             knit_printable(dir, shown, sizeof shown));
     free(names);
     return -1;
   }
@@ -179,8 +180,7 @@ int knit_measurement_read(const char *dir, knit_measurement *m, char *err,
       add_failure(m, names[i], "out of memory");
     } else {
       snprintf(path, plen, "%s/%s", dir, names[i]);
-      if (knit_thread_file_read(path, &m->threads[m->thread_count], reason,
-                                sizeof reason) == 0)
+      if (knit_thread_file_read(path, &m->threads[m->thread_count], reason, sizeof reason) == 0)
         m->thread_count++;
       else
         add_failure(m, names[i], reason);

@@ -77,15 +77,14 @@ static int check_header(parser *p, knit_thread_file *out)
   if (p->len >= 8 && memcmp(p->data, KNIT_FILE_MAGIC, 8) != 0)
     return fail(p, "not a knit measurement file (bad magic)");
   if (p->len < sizeof(knit_file_header))
-    return fail(p, "truncated: %zu bytes, too short for the %zu-byte file header",
-                p->len, sizeof(knit_file_header));
+    return fail(p, "truncated: %zu bytes, too short for the %zu-byte file header", p->len,
+                sizeof(knit_file_header));
   memcpy(&out->header, p->data, sizeof out->header);
   const knit_file_header *h = &out->header;
   if (h->byte_order != KNIT_BYTE_ORDER_MARK)
     return fail(p, "bad byte-order mark 0x%08x", h->byte_order);
   if (h->version != KNIT_FILE_VERSION)
-    return fail(p, "format version %u; this knit reads version %u", h->version,
-                KNIT_FILE_VERSION);
+    return fail(p, "format version %u; this knit reads version %u", h->version, KNIT_FILE_VERSION);
   memcpy(out->event, h->event, sizeof h->event);
   out->event[sizeof h->event] = '\0';
   return 0;
@@ -93,8 +92,8 @@ static int check_header(parser *p, knit_thread_file *out)
 
 /* Reads the count that opens a table section and checks that count records
  * of record_size bytes fit in the section. */
-static int table_count(parser *p, const char *what, const uint8_t *body,
-                       uint64_t length, uint64_t record_size, uint32_t *count)
+static int table_count(parser *p, const char *what, const uint8_t *body, uint64_t length,
+                       uint64_t record_size, uint32_t *count)
 {
   *count = 0;
   if (length < 4)
@@ -103,8 +102,8 @@ static int table_count(parser *p, const char *what, const uint8_t *body,
   *count = get_u32(body);
   /* A u32 times a small record size cannot overflow 64 bits. */
   if ((uint64_t)*count * record_size > length - 4)
-    return fail(p, "%s count %u needs %llu bytes, but the section holds %llu", what,
-                *count, (unsigned long long)((uint64_t)*count * record_size),
+    return fail(p, "%s count %u needs %llu bytes, but the section holds %llu", what, *count,
+                (unsigned long long)((uint64_t)*count * record_size),
                 (unsigned long long)(length - 4));
   return 0;
 }
@@ -147,8 +146,7 @@ static long find_module(const module_ref *refs, size_t n, uint32_t id)
   return -1;
 }
 
-static int parse_modules(parser *p, const uint8_t *body, uint64_t length,
-                         knit_thread_file *out)
+static int parse_modules(parser *p, const uint8_t *body, uint64_t length, knit_thread_file *out)
 {
   uint32_t count;
   if (table_count(p, "MODULES", body, length, MODULE_ENTRY_FIXED, &count) != 0)
@@ -165,8 +163,7 @@ static int parse_modules(parser *p, const uint8_t *body, uint64_t length,
     uint64_t base = get_u64(body + at + 8);
     at += MODULE_ENTRY_FIXED;
     if (path_len > length - at)
-      return fail(p, "MODULES entry %u: path of %u bytes runs past its section", i,
-                  path_len);
+      return fail(p, "MODULES entry %u: path of %u bytes runs past its section", i, path_len);
     if (id == KNIT_MODULE_PLACEHOLDER || id == KNIT_MODULE_UNKNOWN)
       return fail(p, "MODULES entry %u uses the reserved id 0x%x", i, id);
     char *path = malloc((size_t)path_len + 1);
@@ -214,12 +211,11 @@ static long find_node(const knit_node_record *records, size_t n, uint32_t id)
   return -1;
 }
 
-static int resolve_nodes(parser *p, const uint8_t *body, uint32_t count,
-                         knit_node_record *records, const module_ref *by_id,
-                         knit_thread_file *out);
+static int resolve_nodes(parser *p, const uint8_t *body, uint32_t count, knit_node_record *records,
+                         const module_ref *by_id, knit_thread_file *out);
 
-static int parse_nodes(parser *p, const uint8_t *body, uint64_t length,
-                       knit_thread_file *out, knit_node_record **records_out)
+static int parse_nodes(parser *p, const uint8_t *body, uint64_t length, knit_thread_file *out,
+                       knit_node_record **records_out)
 {
   uint32_t count;
   if (table_count(p, "NODES", body, length, sizeof(knit_node_record), &count) != 0)
@@ -237,9 +233,8 @@ static int parse_nodes(parser *p, const uint8_t *body, uint64_t length,
   return rc;
 }
 
-static int resolve_nodes(parser *p, const uint8_t *body, uint32_t count,
-                         knit_node_record *records, const module_ref *by_id,
-                         knit_thread_file *out)
+static int resolve_nodes(parser *p, const uint8_t *body, uint32_t count, knit_node_record *records,
+                         const module_ref *by_id, knit_thread_file *out)
 {
   memcpy(records, body + 4, (size_t)count * sizeof *records);
   /* The format promises parents before children by id; sorting by id makes
@@ -256,12 +251,10 @@ static int resolve_nodes(parser *p, const uint8_t *body, uint32_t count,
       parent = 0;
     } else {
       if (r->parent >= r->id)
-        return fail(p, "node %u has parent %u, which is not smaller than its id",
-                    r->id, r->parent);
+        return fail(p, "node %u has parent %u, which is not smaller than its id", r->id, r->parent);
       parent = find_node(records, i, r->parent);
       if (parent < 0)
-        return fail(p, "node %u has parent %u, which is not in the file", r->id,
-                    r->parent);
+        return fail(p, "node %u has parent %u, which is not in the file", r->id, r->parent);
     }
     if (r->kind > KNIT_NODE_PLACEHOLDER)
       return fail(p, "node %u has unknown kind %u", r->id, r->kind);
@@ -269,8 +262,8 @@ static int resolve_nodes(parser *p, const uint8_t *body, uint32_t count,
     if (module != KNIT_MODULE_PLACEHOLDER && module != KNIT_MODULE_UNKNOWN) {
       long m = find_module(by_id, out->module_count, module);
       if (m < 0)
-        return fail(p, "node %u refers to module id %u, which MODULES does not list",
-                    r->id, module);
+        return fail(p, "node %u refers to module id %u, which MODULES does not list", r->id,
+                    module);
       module = (uint32_t)m;
     }
     out->nodes[i] = (knit_read_node){
@@ -295,15 +288,14 @@ static int parse_metrics(parser *p, const uint8_t *body, uint64_t length,
     long node = find_node(records, out->node_count, r.node);
     if (node < 0)
       return fail(p, "metric %u refers to node %u, which NODES does not hold", i, r.node);
-    out->metrics[i] = (knit_read_metric){
-        .node = (uint32_t)node, .metric = r.metric, .value = r.value};
+    out->metrics[i] =
+        (knit_read_metric){.node = (uint32_t)node, .metric = r.metric, .value = r.value};
   }
   out->metric_count = count;
   return 0;
 }
 
-static int parse_stats(parser *p, const uint8_t *body, uint64_t length,
-                       knit_thread_file *out)
+static int parse_stats(parser *p, const uint8_t *body, uint64_t length, knit_thread_file *out)
 {
   uint32_t count;
   if (table_count(p, "STATS", body, length, sizeof(knit_stat_record), &count) != 0)
@@ -318,8 +310,7 @@ static int parse_stats(parser *p, const uint8_t *body, uint64_t length,
   return 0;
 }
 
-static int parse_steps(parser *p, const uint8_t *body, uint64_t length,
-                       knit_thread_file *out)
+static int parse_steps(parser *p, const uint8_t *body, uint64_t length, knit_thread_file *out)
 {
   uint32_t count;
   if (table_count(p, "STEPS", body, length, sizeof(knit_steps_record), &count) != 0)
@@ -338,13 +329,13 @@ static int parse_steps(parser *p, const uint8_t *body, uint64_t length,
       long m = find_module(by_id, out->module_count, r.module);
       if (m < 0) {
         free(by_id);
-        return fail(p, "STEPS record %u refers to module id %u, which MODULES does not list",
-                    i, r.module);
+        return fail(p, "STEPS record %u refers to module id %u, which MODULES does not list", i,
+                    r.module);
       }
       module = (uint32_t)m;
     }
-    out->steps[i] = (knit_read_steps){.module = module, .confirmed = r.confirmed,
-                                      .probable = r.probable, .wrong = r.wrong};
+    out->steps[i] = (knit_read_steps){
+        .module = module, .confirmed = r.confirmed, .probable = r.probable, .wrong = r.wrong};
   }
   free(by_id);
   out->step_count = count;
@@ -361,8 +352,7 @@ static int parse_sections(parser *p, knit_thread_file *out)
   size_t at = sizeof(knit_file_header);
   for (;;) {
     if (at == p->len)
-      return fail(p, "truncated: the file ends after %zu bytes without an END section",
-                  p->len);
+      return fail(p, "truncated: the file ends after %zu bytes without an END section", p->len);
     if (p->len - at < sizeof(knit_section_header))
       return fail(p, "truncated: a section header at offset %zu is cut off", at);
     knit_section_header sh;
@@ -372,8 +362,8 @@ static int parse_sections(parser *p, knit_thread_file *out)
       return fail(p,
                   "truncated: %s section (tag %u) at offset %zu claims %llu bytes, "
                   "only %zu remain",
-                  section_name(sh.tag), sh.tag, at - sizeof sh,
-                  (unsigned long long)sh.length, p->len - at);
+                  section_name(sh.tag), sh.tag, at - sizeof sh, (unsigned long long)sh.length,
+                  p->len - at);
     if (sh.tag == KNIT_SECTION_END)
       break;
     if (sh.tag <= KNIT_SECTION_STEPS) {
@@ -390,11 +380,9 @@ static int parse_sections(parser *p, knit_thread_file *out)
   if (seen[KNIT_SECTION_MODULES] != NULL)
     rc = parse_modules(p, seen[KNIT_SECTION_MODULES], lengths[KNIT_SECTION_MODULES], out);
   if (rc == 0 && seen[KNIT_SECTION_NODES] != NULL)
-    rc = parse_nodes(p, seen[KNIT_SECTION_NODES], lengths[KNIT_SECTION_NODES], out,
-                     &records);
+    rc = parse_nodes(p, seen[KNIT_SECTION_NODES], lengths[KNIT_SECTION_NODES], out, &records);
   if (rc == 0 && seen[KNIT_SECTION_METRICS] != NULL)
-    rc = parse_metrics(p, seen[KNIT_SECTION_METRICS], lengths[KNIT_SECTION_METRICS],
-                       records, out);
+    rc = parse_metrics(p, seen[KNIT_SECTION_METRICS], lengths[KNIT_SECTION_METRICS], records, out);
   if (rc == 0 && seen[KNIT_SECTION_STATS] != NULL)
     rc = parse_stats(p, seen[KNIT_SECTION_STATS], lengths[KNIT_SECTION_STATS], out);
   if (rc == 0 && seen[KNIT_SECTION_STEPS] != NULL)
@@ -426,8 +414,8 @@ static int other_byte_order(const uint8_t *data, size_t len)
   return mark == __builtin_bswap32(KNIT_BYTE_ORDER_MARK);
 }
 
-int knit_thread_file_parse(const uint8_t *data, size_t len, knit_thread_file *out,
-                           char *err, size_t errlen)
+int knit_thread_file_parse(const uint8_t *data, size_t len, knit_thread_file *out, char *err,
+                           size_t errlen)
 {
   memset(out, 0, sizeof *out);
   uint8_t *swapped = NULL;
@@ -453,8 +441,7 @@ int knit_thread_file_parse(const uint8_t *data, size_t len, knit_thread_file *ou
   return 0;
 }
 
-int knit_thread_file_read(const char *path, knit_thread_file *out, char *err,
-                          size_t errlen)
+int knit_thread_file_read(const char *path, knit_thread_file *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
   /* Only a regular file is read. Opening a FIFO blocks until someone writes

@@ -77,8 +77,8 @@ static void flush(knit_writer *w)
 }
 
 /* Builds dir "/" prefix name suffix into out; 0 or -ENAMETOOLONG. */
-static int build_path(char *out, size_t cap, const char *dir,
-                      const char *prefix, const char *name, const char *suffix)
+static int build_path(char *out, size_t cap, const char *dir, const char *prefix, const char *name,
+                      const char *suffix)
 {
   knit_text t;
   knit_text_init(&t, out, cap);
@@ -95,8 +95,7 @@ uint64_t knit_writer_offset(const knit_writer *w)
   return w->written + w->used;
 }
 
-int knit_writer_open(knit_writer *w, const char *dir, const char *name,
-                     const knit_file_header *h)
+int knit_writer_open(knit_writer *w, const char *dir, const char *name, const knit_file_header *h)
 {
   w->fd = -1;
   w->error = 0;

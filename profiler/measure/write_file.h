@@ -20,13 +20,13 @@
 #include "measure/format.h"
 
 typedef struct knit_writer {
-  int fd;                   /* the temporary file, -1 when not open */
-  int error;                /* 0, or the first -errno */
-  int in_section;           /* 1 between begin_section and end_section */
-  uint64_t section_start;   /* file offset of the open section's header */
-  uint8_t buf[8192];        /* bytes not yet written to fd */
-  size_t used;              /* bytes in buf */
-  uint64_t written;         /* bytes already written to fd */
+  int fd;                 /* the temporary file, -1 when not open */
+  int error;              /* 0, or the first -errno */
+  int in_section;         /* 1 between begin_section and end_section */
+  uint64_t section_start; /* file offset of the open section's header */
+  uint8_t buf[8192];      /* bytes not yet written to fd */
+  size_t used;            /* bytes in buf */
+  uint64_t written;       /* bytes already written to fd */
   /* Room for any path the system takes (PATH_MAX, 4096 bytes, on Linux):
    * a writer is too large for small stacks (a crash handler on an
    * alternate stack), so knit's writers live in pages of their own. */
@@ -38,8 +38,7 @@ typedef struct knit_writer {
  * header. The writer fills in h's magic, version and byte order; the caller
  * fills in the rest. Returns 0, or -errno (-ENAMETOOLONG when a path does not
  * fit); on failure nothing is left open and close need not be called. */
-int knit_writer_open(knit_writer *w, const char *dir, const char *name,
-                     const knit_file_header *h);
+int knit_writer_open(knit_writer *w, const char *dir, const char *name, const knit_file_header *h);
 
 /* Starts a section with the given tag (enum knit_section_tag). Its length is
  * patched in by knit_writer_end_section(). Sections do not nest: beginning

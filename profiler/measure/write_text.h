@@ -12,10 +12,10 @@
 #include <stdint.h>
 
 typedef struct knit_text {
-  char *buf;     /* caller's storage, always NUL-terminated */
-  size_t cap;    /* size of buf in bytes, including the NUL */
-  size_t len;    /* bytes of text, excluding the NUL */
-  int overflow;  /* 1 once anything did not fit */
+  char *buf;    /* caller's storage, always NUL-terminated */
+  size_t cap;   /* size of buf in bytes, including the NUL */
+  size_t len;   /* bytes of text, excluding the NUL */
+  int overflow; /* 1 once anything did not fit */
 } knit_text;
 
 /* Starts an empty text in buf[0..cap). cap may be 0 (everything overflows). */

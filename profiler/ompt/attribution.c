@@ -34,11 +34,13 @@ static uint32_t module_of(const void *addr);
 static uint32_t runtime_module_id(void)
 {
   uint32_t id = knit_ompt_runtime.runtime_module;
-  return id != KNIT_MODULE_UNKNOWN ? id
-                                   : module_of((const void *)knit_ompt_runtime.get_task_info);
+  return id != KNIT_MODULE_UNKNOWN ? id : module_of((const void *)knit_ompt_runtime.get_task_info);
 }
 
-static bool is_knit_frame(const knit_frame *f) { return knit_loadmap_is_self(f->module); }
+static bool is_knit_frame(const knit_frame *f)
+{
+  return knit_loadmap_is_self(f->module);
+}
 
 static uint64_t placeholder_for_state(int state)
 {
@@ -373,12 +375,11 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     }
     if (!v.task_flags && !tf.enter_frame.ptr)
       return append_placeholder(out, len, max, KNIT_PH_OMP_IDLE);
-    len = place_task(frames, n, end, &tf, v.task_flags ? v.task_flags : ompt_task_initial,
-                     prefix_of(v.prefix, may_wait, st), st->state, sample_index, runtime_leaf,
-                     false,
-                     v.runtime_module != KNIT_MODULE_UNKNOWN ? v.runtime_module
-                                                             : runtime_module_id(),
-                     out, max, partial);
+    len =
+        place_task(frames, n, end, &tf, v.task_flags ? v.task_flags : ompt_task_initial,
+                   prefix_of(v.prefix, may_wait, st), st->state, sample_index, runtime_leaf, false,
+                   v.runtime_module != KNIT_MODULE_UNKNOWN ? v.runtime_module : runtime_module_id(),
+                   out, max, partial);
     if (*partial)
       st->pending_slot = NULL;
     return len;
@@ -430,8 +431,8 @@ static int first_after_knit(const knit_frame *frames, int n, bool probe)
 int knit_attribute_sample(const knit_frame *frames, int n, knit_unwind_end end, bool probe,
                           knit_path_frame *out, int max, bool *partial, knit_sample_state *st)
 {
-  return attribute_from(frames, n, end, first_after_knit(frames, n, probe), true, false, out,
-                        max, partial, st);
+  return attribute_from(frames, n, end, first_after_knit(frames, n, probe), true, false, out, max,
+                        partial, st);
 }
 
 int knit_attribute_call(const knit_frame *frames, int n, knit_unwind_end end, uint64_t call_ra,
@@ -494,4 +495,3 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
     *stop_is_cfa = (tf->exit_frame_flags & ompt_frame_cfa) != 0;
   }
 }
-

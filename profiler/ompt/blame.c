@@ -174,13 +174,13 @@ void knit_blame_task_runs(knit_thread *t, bool begin)
  * before the releaser's callback runs (on two cores the woken thread often
  * preempts its waker): a record of its own keeps each holding's waits
  * apart whenever its release is reported. */
-#define BLAME_SLOTS 4096u
+#define BLAME_SLOTS  4096u
 #define BLAME_PROBES 64u
 
 typedef struct blame_slot {
-  _Atomic uint64_t wait_id;               /* 0: free */
-  _Atomic(knit_held_mutex *) holder;      /* the holding under way, or NULL */
-  _Atomic uint64_t orphan;                /* waits with no holder known */
+  _Atomic uint64_t wait_id;          /* 0: free */
+  _Atomic(knit_held_mutex *) holder; /* the holding under way, or NULL */
+  _Atomic uint64_t orphan;           /* waits with no holder known */
 } blame_slot;
 
 static blame_slot blame_table[BLAME_SLOTS];

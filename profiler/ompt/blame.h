@@ -29,9 +29,9 @@ struct knit_cct_node;
 
 /* What the runtime said the sampled thread was doing. */
 typedef struct knit_sample_state {
-  bool openmp;       /* the runtime answered (OMPT is active on this thread) */
-  int state;         /* ompt_state_t */
-  uint64_t wait_id;  /* for wait states */
+  bool openmp;      /* the runtime answered (OMPT is active on this thread) */
+  int state;        /* ompt_state_t */
+  uint64_t wait_id; /* for wait states */
   /* Set when the sample's region path was not known yet (its capture under
    * way, ompt/region_paths.h): the path holds the frames below it only. */
   struct knit_region_slot *pending_slot;

@@ -23,8 +23,7 @@ void knit_blame_release(uint64_t wait_id, const void *codeptr_ra)
   }
   uint32_t runtime_module;
   knit_unwind_end end;
-  int n = knit_walk_here_to_limit(t, t->capture_frames, KNIT_CAPTURE_FRAMES, &end,
-                                  &runtime_module);
+  int n = knit_walk_here_to_limit(t, t->capture_frames, KNIT_CAPTURE_FRAMES, &end, &runtime_module);
   if (n < 0) {
     t->stats[KNIT_STAT_BLAME_LOST] += waited;
     return;
@@ -32,8 +31,8 @@ void knit_blame_release(uint64_t wait_id, const void *codeptr_ra)
   bool partial;
   knit_sample_state state;
   int len = knit_attribute_call(t->capture_frames, n, end, (uint64_t)(uintptr_t)codeptr_ra,
-                                runtime_module, t->capture_path, KNIT_CAPTURE_FRAMES * 2,
-                                &partial, &state);
+                                runtime_module, t->capture_path, KNIT_CAPTURE_FRAMES * 2, &partial,
+                                &state);
   knit_thread_path_node(t, t->capture_path, len)->metrics[KNIT_METRIC_OMP_MUTEX_BLAME] += waited;
   knit_walk_here_done(t);
   knit_take_missed(t);

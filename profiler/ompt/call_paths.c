@@ -45,11 +45,10 @@ struct knit_capture_state {
 
 static uint32_t runtime_module(knit_thread *t, knit_capture_state *st, const knit_loadmap *map)
 {
-  uint32_t kind = 1u +
-                  ((atomic_load_explicit(&t->flags, memory_order_relaxed) & KNIT_THREAD_OPENMP)
-                       ? 1u
-                       : 0u) +
-                  (knit_ompt_runtime.active ? 2u : 0u);
+  uint32_t kind =
+      1u +
+      ((atomic_load_explicit(&t->flags, memory_order_relaxed) & KNIT_THREAD_OPENMP) ? 1u : 0u) +
+      (knit_ompt_runtime.active ? 2u : 0u);
   if (st->module_map != map || st->module_kind != kind) {
     uint64_t unused_at;
     bool unused_is_cfa;
@@ -64,8 +63,7 @@ static uint32_t runtime_module(knit_thread *t, knit_capture_state *st, const kni
  * memory that is gone by now (a stack that was unmapped), and a fault then
  * means only that the entry does not hold. */
 __attribute__((noinline)) static const knit_call_path *
-remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
-           const knit_regs *regs)
+remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k, const knit_regs *regs)
 {
   t->in_unwind = 1;
   volatile bool opened = knit_fault_guard_open_here(); /* core/fault_guard.h */
@@ -86,8 +84,8 @@ remembered(knit_thread *t, knit_capture_cache *c, const knit_capture_key *k,
  * the walk's description, so that the path is remembered. */
 __attribute__((noinline)) static const knit_call_path *
 walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
-       const knit_call_path *outer, const knit_regs *regs, const knit_capture_key *key,
-       bool *stale, bool transient)
+       const knit_call_path *outer, const knit_regs *regs, const knit_capture_key *key, bool *stale,
+       bool transient)
 {
   knit_frame *frames = t->capture_frames;
   int n = 0;
@@ -112,8 +110,8 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
      * published a new one since the key was made), and when no library
      * was unloaded since the key was made, nor is being (core/unloads.h). */
     uint64_t unloads;
-    described = st && knit_loadmap_current() == key->map &&
-                knit_unloads_settled(&unloads) && unloads == key->unloads &&
+    described = st && knit_loadmap_current() == key->map && knit_unloads_settled(&unloads) &&
+                unloads == key->unloads &&
                 knit_walk_deps_of(&t->unwinder, key->map, regs, frames, n, end, &st->deps);
   } else {
     /* A read faulted: the frames found so far are a partial walk. */
@@ -145,8 +143,8 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
    * by module, so that the program's call into the runtime is the path's
    * last frame, as an enter frame would have made it. */
   if (any && !here->enter_frame.ptr && key->stop_module != KNIT_MODULE_UNKNOWN) {
-    while (first <= last && (frames[first].module == key->stop_module ||
-                             knit_loadmap_is_self(frames[first].module)))
+    while (first <= last &&
+           (frames[first].module == key->stop_module || knit_loadmap_is_self(frames[first].module)))
       first++;
     any = first <= last;
   }
@@ -174,8 +172,8 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   }
   /* A task's transient context keeps the segment until the task is done
    * (task_contexts.h); anything else is interned. */
-  const knit_call_path *result = transient ? knit_task_context_make(parent, path, len)
-                                           : knit_path_intern(parent, path, len);
+  const knit_call_path *result =
+      transient ? knit_task_context_make(parent, path, len) : knit_path_intern(parent, path, len);
   if (described && result)
     knit_capture_cache_add(&st->cache, key, regs, &st->deps, result);
   else if (st)
@@ -204,8 +202,7 @@ static bool refresh(knit_thread *t, knit_capture_state *st, knit_capture_key *ke
 }
 
 static const knit_call_path *capture(knit_thread *t, const ompt_frame_t *here,
-                                     const knit_call_path *outer, const void *site,
-                                     bool transient)
+                                     const knit_call_path *outer, const void *site, bool transient)
 {
   /* An interned path hangs only from interned ones; a transient one may
    * hang from either (task_contexts.h). */
@@ -287,8 +284,8 @@ static const knit_call_path *capture(knit_thread *t, const ompt_frame_t *here,
   return result;
 }
 
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer, const void *site)
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here, const knit_call_path *outer,
+                                             const void *site)
 {
   knit_thread *t = knit_thread_self();
   if (!t)
@@ -300,8 +297,7 @@ const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
   return capture(t, here, outer, site, false);
 }
 
-const knit_call_path *knit_capture_task_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer)
+const knit_call_path *knit_capture_task_path(const ompt_frame_t *here, const knit_call_path *outer)
 {
   knit_thread *t = knit_thread_self();
   if (!t)

@@ -6,9 +6,8 @@
 static bool same_key(const knit_capture_key *a, const knit_capture_key *b)
 {
   return a->map == b->map && a->outer == b->outer && a->site == b->site && a->enter == b->enter &&
-         a->exit == b->exit && a->enter_flags == b->enter_flags &&
-         a->exit_flags == b->exit_flags && a->stop_module == b->stop_module &&
-         a->unloads == b->unloads;
+         a->exit == b->exit && a->enter_flags == b->enter_flags && a->exit_flags == b->exit_flags &&
+         a->stop_module == b->stop_module && a->unloads == b->unloads;
 }
 
 /* Whether entry e stands for a capture from regs with key k now. */
@@ -59,9 +58,8 @@ const knit_call_path *knit_capture_cache_find(knit_capture_cache *c, const knit_
   return NULL;
 }
 
-void knit_capture_cache_add(knit_capture_cache *c, const knit_capture_key *k,
-                            const knit_regs *regs, const knit_walk_deps *deps,
-                            const knit_call_path *path)
+void knit_capture_cache_add(knit_capture_cache *c, const knit_capture_key *k, const knit_regs *regs,
+                            const knit_walk_deps *deps, const knit_call_path *path)
 {
   /* An empty way, else the next after the one used last (round robin
    * past it: never the entry that just answered). */

@@ -42,8 +42,8 @@
  * walk. A lookup looks at the entry that answered last and at one set; the
  * entries are in the thread's arena, whose pages cost memory only once an
  * entry is written. */
-#define KNIT_CAPTURE_CACHE_SETS 16
-#define KNIT_CAPTURE_CACHE_WAYS 8
+#define KNIT_CAPTURE_CACHE_SETS    16
+#define KNIT_CAPTURE_CACHE_WAYS    8
 #define KNIT_CAPTURE_CACHE_ENTRIES (KNIT_CAPTURE_CACHE_SETS * KNIT_CAPTURE_CACHE_WAYS)
 
 /* Everything but the registers and the words that decides a capture. */
@@ -70,8 +70,8 @@ typedef struct knit_capture_entry {
 
 typedef struct knit_capture_cache {
   knit_capture_entry entries[KNIT_CAPTURE_CACHE_ENTRIES]; /* set by set */
-  uint8_t recent[KNIT_CAPTURE_CACHE_SETS]; /* per set, the way used last */
-  unsigned last; /* the entry found or added last */
+  uint8_t recent[KNIT_CAPTURE_CACHE_SETS];                /* per set, the way used last */
+  unsigned last;                                          /* the entry found or added last */
 } knit_capture_cache;
 
 /* The path of an entry whose key, registers and words are those of a
@@ -82,8 +82,7 @@ const knit_call_path *knit_capture_cache_find(knit_capture_cache *c, const knit_
 
 /* Remembers path as the capture from regs with key k, whose walk depended
  * on deps, in place of the oldest entry. */
-void knit_capture_cache_add(knit_capture_cache *c, const knit_capture_key *k,
-                            const knit_regs *regs, const knit_walk_deps *deps,
-                            const knit_call_path *path);
+void knit_capture_cache_add(knit_capture_cache *c, const knit_capture_key *k, const knit_regs *regs,
+                            const knit_walk_deps *deps, const knit_call_path *path);
 
 #endif /* KNIT_OMPT_CAPTURE_CACHE_H */

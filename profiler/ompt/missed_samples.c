@@ -20,8 +20,7 @@ __attribute__((noinline)) void knit_take_missed(knit_thread *t)
     return;
   uint32_t runtime_module;
   knit_unwind_end end;
-  int n = knit_walk_here_to_limit(t, t->capture_frames, KNIT_CAPTURE_FRAMES, &end,
-                                  &runtime_module);
+  int n = knit_walk_here_to_limit(t, t->capture_frames, KNIT_CAPTURE_FRAMES, &end, &runtime_module);
   if (n < 0)
     return;
   /* Held now: signals from here on are counted for the next take. */

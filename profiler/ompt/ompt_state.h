@@ -56,15 +56,14 @@ const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t
  * region opened from the same path again costs no memory. site: the
  * construct's call site (codeptr_ra), or NULL: remembered captures are
  * filed by it (capture_cache.h). Not for signal handlers. */
-const knit_call_path *knit_capture_call_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer, const void *site);
+const knit_call_path *knit_capture_call_path(const ompt_frame_t *here, const knit_call_path *outer,
+                                             const void *site);
 
 /* knit_capture_call_path for an explicit task created inside an explicit
  * task: the path as a transient context (task_contexts.h), which the new
  * task holds until knit_task_context_release; outer may be transient too.
  * Never remembered. Not for signal handlers. */
-const knit_call_path *knit_capture_task_path(const ompt_frame_t *here,
-                                             const knit_call_path *outer);
+const knit_call_path *knit_capture_task_path(const ompt_frame_t *here, const knit_call_path *outer);
 
 /* Logs how captures were answered, over every thread: walked, remembered
  * (the capture cache), and in check mode (KNIT_CHECK_CAPTURES) how many

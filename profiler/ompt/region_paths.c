@@ -44,7 +44,10 @@ knit_region_state *knit_region_state_of(knit_thread *t)
   return r;
 }
 
-static bool is_ticket(const void *word) { return ((uintptr_t)word & TICKET_TAG) != 0; }
+static bool is_ticket(const void *word)
+{
+  return ((uintptr_t)word & TICKET_TAG) != 0;
+}
 
 static knit_region_slot *slot_of(const void *word)
 {
@@ -203,7 +206,7 @@ void knit_region_task_begins(knit_thread *t)
   /* The region's data keeps the ticket: writing the path there would take
    * the line from the workers that read it, in every region. */
   publish(s, knit_capture_call_path(&r->pending_here, knit_region_path_wait(r->pending_outer),
-                                     r->pending_site));
+                                    r->pending_site));
 }
 
 void knit_region_task_ends(knit_thread *t)
@@ -221,8 +224,7 @@ bool knit_deferred_keep(knit_thread *t, const knit_sample_state *st, const knit_
                         int len, const uint64_t *metrics)
 {
   knit_region_state *r = __atomic_load_n(&t->regions, __ATOMIC_ACQUIRE);
-  if (!r || r->deferred_count >= KNIT_DEFERRED_SAMPLES || len < 0 ||
-      len > KNIT_DEFERRED_FRAMES)
+  if (!r || r->deferred_count >= KNIT_DEFERRED_SAMPLES || len < 0 || len > KNIT_DEFERRED_FRAMES)
     return false;
   knit_deferred_sample *d = &r->deferred[r->deferred_count];
   d->slot = st->pending_slot;
@@ -312,8 +314,8 @@ void knit_region_settle(void)
   int flags = 0, thread_num = 0;
   ompt_data_t *task_data = NULL, *parallel_data = NULL;
   ompt_frame_t *frame = NULL;
-  if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &frame, &parallel_data,
-                                      &thread_num) != 2)
+  if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &frame, &parallel_data, &thread_num) !=
+      2)
     return;
   const void *word = knit_task_prefix_word(flags, task_data, parallel_data);
   if (is_ticket(word))

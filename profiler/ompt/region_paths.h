@@ -44,10 +44,10 @@
 struct knit_thread;
 struct knit_sample_state;
 
-#define KNIT_REGION_SLOTS 32
+#define KNIT_REGION_SLOTS      32
 #define KNIT_REGION_WARM_SITES 64
-#define KNIT_DEFERRED_SAMPLES 16
-#define KNIT_DEFERRED_FRAMES 128
+#define KNIT_DEFERRED_SAMPLES  16
+#define KNIT_DEFERRED_FRAMES   128
 
 typedef struct knit_region_slot {
   _Atomic uint64_t opened; /* the number of the region it serves, from 1 */
@@ -79,7 +79,7 @@ typedef struct knit_region_state {
    * task; NULL when none waits. */
   knit_region_slot *pending_slot;
   ompt_frame_t pending_here;
-  void *pending_outer; /* the encountering task's prefix: a path or a ticket */
+  void *pending_outer;      /* the encountering task's prefix: a path or a ticket */
   const void *pending_site; /* the region's call site (codeptr_ra) */
   /* Call sites (codeptr_ra) captured before, direct-mapped. */
   const void *warm_sites[KNIT_REGION_WARM_SITES];

@@ -33,9 +33,9 @@ struct context_pool {
 };
 
 #define HEAD_SIZE ((sizeof(context_head) + 15) & ~(size_t)15)
-#define SLOT_SIZE                                                                              \
-  ((HEAD_SIZE + sizeof(knit_call_path) + KNIT_TASK_CONTEXT_FRAMES * sizeof(knit_path_frame) +  \
-    15) &                                                                                      \
+#define SLOT_SIZE                                                                                  \
+  ((HEAD_SIZE + sizeof(knit_call_path) + KNIT_TASK_CONTEXT_FRAMES * sizeof(knit_path_frame) +      \
+    15) &                                                                                          \
    ~(size_t)15)
 /* Slots carved at once when a pool runs dry. */
 #define SLOTS_PER_CHUNK 64
@@ -43,7 +43,10 @@ struct context_pool {
 static context_pool *_Atomic pools;
 static __thread context_pool *my_pool __attribute__((tls_model("initial-exec")));
 
-static knit_call_path *path_of(context_head *h) { return (knit_call_path *)((char *)h + HEAD_SIZE); }
+static knit_call_path *path_of(context_head *h)
+{
+  return (knit_call_path *)((char *)h + HEAD_SIZE);
+}
 
 static context_head *head_of(const knit_call_path *p)
 {
@@ -162,7 +165,8 @@ const knit_call_path *knit_path_resolve(const knit_call_path *p)
   for (;;) {
     const knit_call_path *q = p;
     for (;;) {
-      const knit_call_path *done = atomic_load_explicit(&head_of(q)->resolved, memory_order_acquire);
+      const knit_call_path *done =
+          atomic_load_explicit(&head_of(q)->resolved, memory_order_acquire);
       if (done && q == p)
         return done;
       const knit_call_path *up = q->parent;

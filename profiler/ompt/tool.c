@@ -14,7 +14,10 @@
 /* Not yet initialized: no runtime module (0 would be the program). */
 knit_ompt knit_ompt_runtime = {.runtime_module = KNIT_MODULE_UNKNOWN};
 
-bool knit_ompt_active(void) { return knit_ompt_runtime.active; }
+bool knit_ompt_active(void)
+{
+  return knit_ompt_runtime.active;
+}
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
@@ -262,8 +265,7 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
   }
 }
 
-static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
-                      ompt_data_t *tool_data)
+static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
 {
   (void)initial_device_num;
   (void)tool_data;
@@ -302,13 +304,11 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   /* Blame (blame.h). Without the first three, idleness is not blamed;
    * without mutex_released, waits stay with the waiters. */
   set_callback(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
-  o->implicit_tasks =
-      set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task) ==
-      ompt_set_always;
+  o->implicit_tasks = set_callback(ompt_callback_implicit_task,
+                                   (ompt_callback_t)on_implicit_task) == ompt_set_always;
   bool idleness =
-      o->implicit_tasks &&
-      set_callback(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait) ==
-          ompt_set_always;
+      o->implicit_tasks && set_callback(ompt_callback_sync_region_wait,
+                                        (ompt_callback_t)on_sync_region_wait) == ompt_set_always;
   if (!idleness)
     knit_log_line("ompt: implicit_task or sync_region_wait is not always dispatched; "
                   "OMP_IDLE blame may be wrong");
@@ -325,7 +325,10 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   return 1;
 }
 
-static void finalize(ompt_data_t *tool_data) { (void)tool_data; }
+static void finalize(ompt_data_t *tool_data)
+{
+  (void)tool_data;
+}
 
 static ompt_start_tool_result_t tool_result = {initialize, finalize, {0}};
 

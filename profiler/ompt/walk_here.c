@@ -41,7 +41,10 @@ __attribute__((noinline)) int knit_walk_here(knit_thread *t, uint64_t stop_at, b
   return n;
 }
 
-void knit_walk_here_done(knit_thread *t) { atomic_store(&t->in_handler, 0); }
+void knit_walk_here_done(knit_thread *t)
+{
+  atomic_store(&t->in_handler, 0);
+}
 
 int knit_walk_here_to_limit(knit_thread *t, knit_frame *frames, int max, knit_unwind_end *end,
                             uint32_t *runtime_module)

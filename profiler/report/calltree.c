@@ -29,24 +29,24 @@ typedef struct site {
   const char *file;
   unsigned line;
   uint64_t value;
-  uint32_t next;  /* the node's next site, or NONE */
+  uint32_t next; /* the node's next site, or NONE */
 } site;
 
 typedef struct builder {
   knit_calltree *ct;
   const knit_report_tree *t;
   int lines;
-  int fold;         /* recursion folded (knit_calltree_options) */
-  int metric;       /* the metric sites are weighed by */
-  uint32_t *slots;  /* view node indexes, NONE when empty */
+  int fold;        /* recursion folded (knit_calltree_options) */
+  int metric;      /* the metric sites are weighed by */
+  uint32_t *slots; /* view node indexes, NONE when empty */
   size_t slot_count;
   site *sites;
   size_t site_count;
   size_t site_cap;
-  uint32_t *site_head;  /* per view node; grown with the nodes */
-  uint32_t *path;       /* CCT indexes of the path being inserted */
+  uint32_t *site_head; /* per view node; grown with the nodes */
+  uint32_t *path;      /* CCT indexes of the path being inserted */
   knit_folded_frame *frames;
-  uint32_t *recursion;  /* per kept frame of the path: levels folded into it, 1 + */
+  uint32_t *recursion; /* per kept frame of the path: levels folded into it, 1 + */
   size_t path_cap;
 } builder;
 
@@ -60,8 +60,8 @@ static uint64_t mix64(uint64_t h)
   return h;
 }
 
-static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t offset,
-                         uint8_t kind, const char *function)
+static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t offset, uint8_t kind,
+                         const char *function)
 {
   uint64_t h = mix64((uint64_t)parent << 32 | module);
   if (lines)
@@ -365,9 +365,7 @@ static int compare_children(const void *pa, const void *pb, void *arg)
       c = compare_desc(x->inclusive[m], y->inclusive[m]);
     break;
   case KNIT_SORT_INCLUSIVE:
-  default:
-    c = compare_desc(x->inclusive[m], y->inclusive[m]);
-    break;
+  default: c = compare_desc(x->inclusive[m], y->inclusive[m]); break;
   }
   /* Among equals in the chosen metric, the time metric decides, so that a
    * tree sorted by a sparse blame metric still puts the busy paths first. */
@@ -409,8 +407,8 @@ static int link_children(knit_calltree *ct, knit_calltree_sort sort, int metric)
   }
   sort_context ctx = {.nodes = nodes, .sort = sort, .metric = metric};
   for (size_t i = 0; i < ct->node_count; i++)
-    qsort_r(ct->children + nodes[i].first_child, nodes[i].child_count,
-            sizeof *ct->children, compare_children, &ctx);
+    qsort_r(ct->children + nodes[i].first_child, nodes[i].child_count, sizeof *ct->children,
+            compare_children, &ctx);
   return 0;
 }
 

@@ -30,15 +30,15 @@
 
 /* The order of each node's children, by the options' metric. */
 typedef enum knit_calltree_sort {
-  KNIT_SORT_INCLUSIVE = 0,  /* largest inclusive first */
-  KNIT_SORT_EXCLUSIVE = 1,  /* largest exclusive first, then inclusive */
-  KNIT_SORT_NAME = 2,       /* by function name, then largest inclusive */
+  KNIT_SORT_INCLUSIVE = 0, /* largest inclusive first */
+  KNIT_SORT_EXCLUSIVE = 1, /* largest exclusive first, then inclusive */
+  KNIT_SORT_NAME = 2,      /* by function name, then largest inclusive */
 } knit_calltree_sort;
 
 typedef struct knit_calltree_options {
-  int lines;                /* 1: one node per CCT node, as recorded */
-  int all_frames;           /* 1: keep the frames before the application */
-  knit_calltree_sort sort;  /* the order of each node's children */
+  int lines;               /* 1: one node per CCT node, as recorded */
+  int all_frames;          /* 1: keep the frames before the application */
+  knit_calltree_sort sort; /* the order of each node's children */
   /* The metric (knit_metric) children are ordered by and a merged node's
    * source line is chosen by; 0, the time metric, unless set. */
   int metric;
@@ -51,31 +51,31 @@ typedef struct knit_calltree_options {
 } knit_calltree_options;
 
 typedef struct knit_calltree_node {
-  uint32_t parent;          /* the root (0) is its own */
+  uint32_t parent; /* the root (0) is its own */
   /* What identifies a node among its siblings: (function, module) by
    * default, (module, offset, kind) in lines mode. */
-  const char *function;     /* never NULL; owned by the symbolizer */
-  const char *module_path;  /* NULL for placeholders and unknown modules */
-  uint32_t module;          /* the report tree's module index or KNIT_MODULE_* */
-  uint8_t kind;             /* knit_node_kind of the first CCT node merged in */
+  const char *function;    /* never NULL; owned by the symbolizer */
+  const char *module_path; /* NULL for placeholders and unknown modules */
+  uint32_t module;         /* the report tree's module index or KNIT_MODULE_* */
+  uint8_t kind;            /* knit_node_kind of the first CCT node merged in */
   uint64_t offset;
   /* Every metric, indexed by knit_metric, as stored (format.h's scales). */
   uint64_t inclusive[KNIT_METRIC_COUNT];
   uint64_t exclusive[KNIT_METRIC_COUNT];
-  const char *file;         /* the main source line, file NULL when unknown */
+  const char *file; /* the main source line, file NULL when unknown */
   unsigned line;
-  uint32_t other_sites;     /* distinct source lines merged in besides it */
-  uint32_t recursion;       /* fold_recursion: the most levels folded into it, 1 + */
-  uint32_t first_child;     /* into knit_calltree.children */
+  uint32_t other_sites; /* distinct source lines merged in besides it */
+  uint32_t recursion;   /* fold_recursion: the most levels folded into it, 1 + */
+  uint32_t first_child; /* into knit_calltree.children */
   uint32_t child_count;
 } knit_calltree_node;
 
 typedef struct knit_calltree {
-  knit_calltree_node *nodes;  /* nodes[0] is the root, which is no frame */
+  knit_calltree_node *nodes; /* nodes[0] is the root, which is no frame */
   size_t node_count;
   size_t node_cap;
-  uint32_t *children;         /* each node's children, grouped and sorted */
-  int saturated;              /* 1 when a sum stopped at UINT64_MAX
+  uint32_t *children; /* each node's children, grouped and sorted */
+  int saturated;      /* 1 when a sum stopped at UINT64_MAX
                                  (measure/count.h) */
 } knit_calltree;
 

@@ -13,8 +13,7 @@ static int compare_ranges(const void *pa, const void *pb)
   return a->high < b->high ? -1 : a->high > b->high;
 }
 
-static int add_range(knit_dwarf_units *u, size_t *cap, Dwarf_Addr low, Dwarf_Addr high,
-                     size_t unit)
+static int add_range(knit_dwarf_units *u, size_t *cap, Dwarf_Addr low, Dwarf_Addr high, size_t unit)
 {
   if (u->range_count == *cap) {
     size_t grown_cap = *cap ? 2 * *cap : 64;
@@ -35,10 +34,8 @@ static int is_fortran(int language)
   case DW_LANG_Fortran90:
   case DW_LANG_Fortran95:
   case DW_LANG_Fortran03:
-  case DW_LANG_Fortran08:
-    return 1;
-  default:
-    return 0;
+  case DW_LANG_Fortran08: return 1;
+  default: return 0;
   }
 }
 
@@ -72,8 +69,7 @@ static const char *main_program_of(Dwarf_Die *cudie)
   return NULL;
 }
 
-static int add_unit(knit_dwarf_units *u, size_t *unit_cap, size_t *range_cap,
-                    Dwarf_Die *cudie)
+static int add_unit(knit_dwarf_units *u, size_t *unit_cap, size_t *range_cap, Dwarf_Die *cudie)
 {
   if (u->unit_count == *unit_cap) {
     size_t grown_cap = *unit_cap ? 2 * *unit_cap : 16;
@@ -153,8 +149,7 @@ Dwarf_Die *knit_dwarf_units_find(knit_dwarf_units *u, Dwarf_Addr addr)
   return NULL;
 }
 
-int knit_dwarf_units_line(knit_dwarf_units *u, Dwarf_Addr addr, const char **file,
-                          unsigned *line)
+int knit_dwarf_units_line(knit_dwarf_units *u, Dwarf_Addr addr, const char **file, unsigned *line)
 {
   Dwarf_Die *cudie = knit_dwarf_units_find(u, addr);
   if (cudie == NULL)

@@ -18,17 +18,17 @@
 #include "report/names.h"
 
 typedef struct knit_unit_range {
-  Dwarf_Addr low;   /* first address */
-  Dwarf_Addr high;  /* one past the last */
-  size_t unit;      /* index into units */
+  Dwarf_Addr low;  /* first address */
+  Dwarf_Addr high; /* one past the last */
+  size_t unit;     /* index into units */
 } knit_unit_range;
 
 typedef struct knit_dwarf_units {
-  Dwarf_Die *units;          /* the compile units' DIEs */
+  Dwarf_Die *units; /* the compile units' DIEs */
   size_t unit_count;
-  knit_unit_range *ranges;   /* sorted by low */
+  knit_unit_range *ranges; /* sorted by low */
   size_t range_count;
-  char *main_program;        /* the Fortran main program's name, or NULL */
+  char *main_program; /* the Fortran main program's name, or NULL */
 } knit_dwarf_units;
 
 /* Reads the units of dw (which must outlive the table). Returns 0, or -1
@@ -43,8 +43,7 @@ Dwarf_Die *knit_dwarf_units_find(knit_dwarf_units *u, Dwarf_Addr addr);
 
 /* The source line of addr in its unit's line table: *file (libdw's, valid
  * while dw lives) and *line, and 1; 0 when no line with a number holds it. */
-int knit_dwarf_units_line(knit_dwarf_units *u, Dwarf_Addr addr, const char **file,
-                          unsigned *line);
+int knit_dwarf_units_line(knit_dwarf_units *u, Dwarf_Addr addr, const char **file, unsigned *line);
 
 /* The language of the unit that holds addr, for names (names.h). */
 knit_source_language knit_dwarf_units_language(knit_dwarf_units *u, Dwarf_Addr addr);

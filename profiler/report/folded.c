@@ -201,9 +201,8 @@ int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *ou
     size_t k = depth;
     for (size_t j = i; j != 0; j = t->nodes[j].parent) {
       const knit_report_node *n = &t->nodes[j];
-      frames[--k] = (knit_folded_frame){
-          .function = n->function ? n->function : "?",
-          .module = knit_report_node_module(t, n)};
+      frames[--k] = (knit_folded_frame){.function = n->function ? n->function : "?",
+                                        .module = knit_report_node_module(t, n)};
     }
     char *path = knit_folded_normalize(frames, depth);
     if (path == NULL || knit_folded_add(out, path, count) != 0)

@@ -31,8 +31,8 @@
 
 /* One frame of a path to normalize. */
 typedef struct knit_folded_frame {
-  const char *function;  /* symbolized name */
-  const char *module;    /* module path, or NULL (placeholder, unknown) */
+  const char *function; /* symbolized name */
+  const char *module;   /* module path, or NULL (placeholder, unknown) */
 } knit_folded_frame;
 
 typedef struct knit_folded_line {
@@ -41,11 +41,11 @@ typedef struct knit_folded_line {
 } knit_folded_line;
 
 typedef struct knit_folded {
-  knit_folded_line *lines;  /* sorted by path once finished */
+  knit_folded_line *lines; /* sorted by path once finished */
   size_t count;
   size_t cap;
-  uint64_t total;           /* sum of all counts */
-  int saturated;            /* 1 when total or a merged count stopped at
+  uint64_t total; /* sum of all counts */
+  int saturated;  /* 1 when total or a merged count stopped at
                                UINT64_MAX (measure/count.h) */
 } knit_folded;
 

@@ -13,8 +13,8 @@
 
 /* Paths longer than this do not widen the diff's first column further. */
 #define DIFF_PATH_WIDTH_MAX 72
-#define UNEXPECTED_LABEL "(paths not in the golden)"
-#define RUNTIME_LABEL "(the runtime's placeholders)"
+#define UNEXPECTED_LABEL    "(paths not in the golden)"
+#define RUNTIME_LABEL       "(the runtime's placeholders)"
 
 static int add_metric_share(knit_golden *g, const char *text, char *err, size_t errlen,
                             unsigned lineno)
@@ -93,8 +93,7 @@ static int parse_comment(knit_golden *g, const char *line, char *err, size_t err
 }
 
 /* Handles one "path count" line; line has no trailing white space. */
-static int parse_path_line(knit_golden *g, char *line, char *err, size_t errlen,
-                           unsigned lineno)
+static int parse_path_line(knit_golden *g, char *line, char *err, size_t errlen, unsigned lineno)
 {
   char *space = strrchr(line, ' ');
   char *tab = strrchr(line, '\t');
@@ -161,8 +160,8 @@ int knit_golden_parse(const char *text, knit_golden *g, char *err, size_t errlen
   }
   /* Paths listed under "paths: ignore" would look checked and never be. */
   if (rc == 0 && g->paths_ignored && g->paths.count > 0) {
-    snprintf(err, errlen, "the golden says \"paths: ignore\" but lists %zu path%s",
-             g->paths.count, g->paths.count == 1 ? "" : "s");
+    snprintf(err, errlen, "the golden says \"paths: ignore\" but lists %zu path%s", g->paths.count,
+             g->paths.count == 1 ? "" : "s");
     rc = -1;
   }
   /* Shares are counts over the total: a total that saturated would make
@@ -328,8 +327,8 @@ static char *rename_path(const char *path, const rename_pair *pairs, size_t coun
     if (end != NULL)
       *end = '\0';
     rename_pair key = {.raw = frame};
-    const rename_pair *hit = count ? bsearch(&key, pairs, count, sizeof *pairs, compare_pairs)
-                                   : NULL;
+    const rename_pair *hit =
+        count ? bsearch(&key, pairs, count, sizeof *pairs, compare_pairs) : NULL;
     const char *name = hit != NULL ? hit->shown : frame;
     if (len > 0)
       out[len++] = ';';
@@ -394,8 +393,8 @@ static int path_width(const knit_golden *g, const knit_folded *m)
 typedef void (*visit_fn)(void *ctx, const char *path, const knit_folded_line *golden,
                          const knit_folded_line *measured);
 
-static void walk_union(const knit_folded *golden, const knit_folded *measured,
-                       visit_fn visit, void *ctx)
+static void walk_union(const knit_folded *golden, const knit_folded *measured, visit_fn visit,
+                       void *ctx)
 {
   size_t i = 0, j = 0;
   while (i < golden->count || j < measured->count) {
@@ -507,12 +506,12 @@ static void visit_shares(void *ctx, const char *path, const knit_folded_line *go
   if (measured == NULL && (off || gs >= st->g->min_share))
     say(st, '-', path, "missing: golden share %.1f%%", 100.0 * gs);
   else if (off)
-    say(st, '~', path, "share: golden %.1f%%, measured %.1f%% (tolerance %.1f%%)",
-        100.0 * gs, 100.0 * ms, 100.0 * st->g->tolerance);
+    say(st, '~', path, "share: golden %.1f%%, measured %.1f%% (tolerance %.1f%%)", 100.0 * gs,
+        100.0 * ms, 100.0 * st->g->tolerance);
 }
 
-size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured,
-                           knit_check_mode mode, FILE *out)
+size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured, knit_check_mode mode,
+                           FILE *out)
 {
   compare_state st = {.g = g, .out = out, .width = path_width(g, measured)};
   if (mode == KNIT_CHECK_EXACT) {
@@ -531,9 +530,8 @@ size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured,
     st.width = (int)strlen(UNEXPECTED_LABEL);
   walk_union(&g->paths, measured, visit_shares, &st);
   if (st.list_unexpected)
-    say(&st, '+', UNEXPECTED_LABEL,
-        "together %.1f%% of all samples (min-share %.1f%%)", 100.0 * unexpected_share,
-        100.0 * g->min_share);
+    say(&st, '+', UNEXPECTED_LABEL, "together %.1f%% of all samples (min-share %.1f%%)",
+        100.0 * unexpected_share, 100.0 * g->min_share);
   double runtime_share = (double)st.runtime / (double)measured->total;
   if (runtime_share > g->runtime_share + 1e-9)
     say(&st, '+', RUNTIME_LABEL, "together %.1f%% of all samples (runtime-share %.1f%%)",
@@ -541,8 +539,8 @@ size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured,
   return st.differences;
 }
 
-int knit_golden_write(const char *path, const knit_golden *old,
-                      const knit_folded *measured, char *err, size_t errlen)
+int knit_golden_write(const char *path, const knit_golden *old, const knit_folded *measured,
+                      char *err, size_t errlen)
 {
   size_t len = strlen(path) + sizeof ".tmp";
   char *tmp = malloc(len);

@@ -53,27 +53,27 @@
 #include "report/metric_share.h"
 #include "report/tree.h"
 
-#define KNIT_GOLDEN_DEFAULT_TOLERANCE 0.05
-#define KNIT_GOLDEN_DEFAULT_MIN_SHARE 0.02
+#define KNIT_GOLDEN_DEFAULT_TOLERANCE     0.05
+#define KNIT_GOLDEN_DEFAULT_MIN_SHARE     0.02
 #define KNIT_GOLDEN_DEFAULT_RUNTIME_SHARE 0.15
 
 typedef enum knit_check_mode {
-  KNIT_CHECK_BY_EVENT = 0,  /* no "# mode:" directive */
+  KNIT_CHECK_BY_EVENT = 0, /* no "# mode:" directive */
   KNIT_CHECK_EXACT = 1,
   KNIT_CHECK_SHARES = 2,
 } knit_check_mode;
 
 typedef struct knit_golden {
-  knit_folded paths;        /* finished: sorted, no duplicates */
+  knit_folded paths; /* finished: sorted, no duplicates */
   double tolerance;
   double min_share;
-  double runtime_share;  /* timer runs: most of all samples the runtime's
+  double runtime_share; /* timer runs: most of all samples the runtime's
                             placeholders (<omp-...> leaves) may hold */
   knit_check_mode mode;
-  int paths_ignored;        /* "# paths: ignore": only metric shares count */
+  int paths_ignored;         /* "# paths: ignore": only metric shares count */
   knit_metric_share *shares; /* "# metric-share:" directives, in order */
   size_t share_count;
-  char **comments;          /* every '#' line, verbatim, in order */
+  char **comments; /* every '#' line, verbatim, in order */
   size_t comment_count;
 } knit_golden;
 
@@ -97,14 +97,14 @@ int knit_golden_use_names(knit_golden *g, const knit_report_tree *t);
  * "- path" for a path missing from the measurement, "+ path" for an
  * unexpected one, "~ path" for a count or share that differs. Returns the
  * number of differences: 0 means the measurement matches. */
-size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured,
-                           knit_check_mode mode, FILE *out);
+size_t knit_golden_compare(const knit_golden *g, const knit_folded *measured, knit_check_mode mode,
+                           FILE *out);
 
 /* Writes measured as the new golden at path, keeping the comment lines of
  * old (may be NULL) at the top; when old ignores paths, the comment lines
  * alone. Written whole and renamed into place. Returns 0, or -1 with the
  * reason in err. */
-int knit_golden_write(const char *path, const knit_golden *old,
-                      const knit_folded *measured, char *err, size_t errlen);
+int knit_golden_write(const char *path, const knit_golden *old, const knit_folded *measured,
+                      char *err, size_t errlen);
 
 #endif /* KNIT_REPORT_GOLDEN_H */

@@ -11,7 +11,10 @@ int knit_sort_key_parse(const char *text, knit_sort_key *out, char *err, size_t 
 {
   memset(out, 0, sizeof *out);
   /* The three keys of old sort by the time metric. */
-  static const struct { const char *word; knit_calltree_sort sort; } plain[] = {
+  static const struct {
+    const char *word;
+    knit_calltree_sort sort;
+  } plain[] = {
       {"incl", KNIT_SORT_INCLUSIVE}, {"excl", KNIT_SORT_EXCLUSIVE}, {"name", KNIT_SORT_NAME}};
   for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
     if (strcmp(text, plain[i].word) == 0) {
@@ -22,8 +25,7 @@ int knit_sort_key_parse(const char *text, knit_sort_key *out, char *err, size_t 
   const char *colon = strchr(text, ':');
   size_t name_len = colon != NULL ? (size_t)(colon - text) : strlen(text);
   if (name_len == 0 || name_len >= sizeof out->metric) {
-    snprintf(err, errlen, "unknown sort key '%s' (incl, excl, name, or METRIC[:incl|excl])",
-             text);
+    snprintf(err, errlen, "unknown sort key '%s' (incl, excl, name, or METRIC[:incl|excl])", text);
     return -1;
   }
   memcpy(out->metric, text, name_len);
@@ -73,8 +75,8 @@ void knit_metric_columns_default(const knit_profile *p, knit_metric_columns *out
       knit_metric_columns_add(out, metric);
 }
 
-int knit_metric_columns_parse(const knit_profile *p, const char *list,
-                              knit_metric_columns *out, char *err, size_t errlen)
+int knit_metric_columns_parse(const knit_profile *p, const char *list, knit_metric_columns *out,
+                              char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
   if (strcasecmp(list, "all") == 0) {

@@ -20,13 +20,13 @@
 
 /* The metric columns of a tree view, in the order shown. */
 typedef struct knit_metric_columns {
-  int metric[KNIT_METRIC_COUNT];  /* knit_metric ids, no repeats */
-  size_t count;                   /* 0: not chosen; views take the default */
+  int metric[KNIT_METRIC_COUNT]; /* knit_metric ids, no repeats */
+  size_t count;                  /* 0: not chosen; views take the default */
 } knit_metric_columns;
 
 /* A --sort key as parsed, before its metric name is resolved. */
 typedef struct knit_sort_key {
-  char metric[KNIT_METRIC_NAME_MAX];  /* "": the time metric */
+  char metric[KNIT_METRIC_NAME_MAX]; /* "": the time metric */
   knit_calltree_sort sort;
 } knit_sort_key;
 
@@ -45,8 +45,8 @@ void knit_metric_columns_default(const knit_profile *p, knit_metric_columns *out
 
 /* The columns a --metrics value names in p's measurement. Returns 0, or -1
  * with the reason in err (an unknown name: the valid ones are listed). */
-int knit_metric_columns_parse(const knit_profile *p, const char *list,
-                              knit_metric_columns *out, char *err, size_t errlen);
+int knit_metric_columns_parse(const knit_profile *p, const char *list, knit_metric_columns *out,
+                              char *err, size_t errlen);
 
 /* Appends metric unless the columns hold it already. */
 void knit_metric_columns_add(knit_metric_columns *c, int metric);

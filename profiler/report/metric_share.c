@@ -64,8 +64,7 @@ static char *normalize_prefix(const char *prefix, char *err, size_t errlen)
   return out;
 }
 
-int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err,
-                            size_t errlen)
+int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
   static const char FORM[] = "expected \"METRIC PREFIX >= SHARE\" or \"... <= SHARE\"";
@@ -77,8 +76,7 @@ int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err,
   /* Folded paths hold no white space, so the four parts are four words. */
   char *words[5] = {NULL}, *save = NULL;
   size_t n = 0;
-  for (char *w = strtok_r(copy, " \t", &save); w != NULL && n < 5;
-       w = strtok_r(NULL, " \t", &save))
+  for (char *w = strtok_r(copy, " \t", &save); w != NULL && n < 5; w = strtok_r(NULL, " \t", &save))
     words[n++] = w;
   int rc = -1;
   double limit = 0.0;
@@ -143,8 +141,7 @@ static int heavier_first(const void *a, const void *b)
 }
 
 /* The metric's heaviest paths, "  SHARE  VALUE UNIT  path", one a line. */
-static void write_top_paths(const knit_profile *p, int metric, const knit_folded *f,
-                            FILE *out)
+static void write_top_paths(const knit_profile *p, int metric, const knit_folded *f, FILE *out)
 {
   const knit_folded_line **order = malloc((f->count ? f->count : 1) * sizeof *order);
   if (order == NULL)
@@ -157,9 +154,8 @@ static void write_top_paths(const knit_profile *p, int metric, const knit_folded
   for (size_t i = 0; i < f->count && i < KNIT_METRIC_SHARE_TOP_PATHS; i++) {
     char value[48];
     knit_metric_format(m, metric, order[i]->count, value, sizeof value);
-    fprintf(out, "    %5.1f%%  %10s %s  %s\n",
-            100.0 * (double)order[i]->count / (double)f->total, value, knit_metric_unit(m),
-            order[i]->path);
+    fprintf(out, "    %5.1f%%  %10s %s  %s\n", 100.0 * (double)order[i]->count / (double)f->total,
+            value, knit_metric_unit(m), order[i]->path);
   }
   if (f->count > KNIT_METRIC_SHARE_TOP_PATHS)
     fprintf(out, "    (%zu more)\n", f->count - KNIT_METRIC_SHARE_TOP_PATHS);
@@ -167,8 +163,7 @@ static void write_top_paths(const knit_profile *p, int metric, const knit_folded
 }
 
 /* Checks one directive; returns 1 for a difference, 0 when it holds. */
-static int check_one(const knit_metric_share *s, const knit_profile *p, FILE *diff,
-                     FILE *passed)
+static int check_one(const knit_metric_share *s, const knit_profile *p, FILE *diff, FILE *passed)
 {
   const knit_measurement *m = &p->measurement;
   char err[256];
@@ -191,15 +186,13 @@ static int check_one(const knit_metric_share *s, const knit_profile *p, FILE *di
               knit_metric_name(m, metric));
   } else {
     double share = share_under(&f, s->prefix);
-    failed = s->at_most ? share > s->limit + SHARE_EPSILON
-                        : share < s->limit - SHARE_EPSILON;
+    failed = s->at_most ? share > s->limit + SHARE_EPSILON : share < s->limit - SHARE_EPSILON;
     char total[48];
     knit_metric_format(m, metric, f.total, total, sizeof total);
     FILE *out = failed ? diff : passed;
     if (out != NULL)
-      fprintf(out, "%c metric-share %s: measured %.1f%% of the %s %s of %s\n",
-              failed ? '~' : ' ', s->text, 100.0 * share, total, knit_metric_unit(m),
-              knit_metric_name(m, metric));
+      fprintf(out, "%c metric-share %s: measured %.1f%% of the %s %s of %s\n", failed ? '~' : ' ',
+              s->text, 100.0 * share, total, knit_metric_unit(m), knit_metric_name(m, metric));
     if (failed && diff != NULL)
       write_top_paths(p, metric, &f, diff);
   }

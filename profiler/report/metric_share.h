@@ -24,11 +24,11 @@
 #include "report/profile.h"
 
 typedef struct knit_metric_share {
-  char *metric;  /* as written; resolved against the measurement it checks */
-  char *prefix;  /* normalized frames separated by ';' */
-  int at_most;   /* 0: share >= limit; 1: share <= limit */
-  double limit;  /* 0 to 1 */
-  char *text;    /* the directive's value as written, for messages */
+  char *metric; /* as written; resolved against the measurement it checks */
+  char *prefix; /* normalized frames separated by ';' */
+  int at_most;  /* 0: share >= limit; 1: share <= limit */
+  double limit; /* 0 to 1 */
+  char *text;   /* the directive's value as written, for messages */
 } knit_metric_share;
 
 /* A share as golden files write it: a number from 0 to 1, white space
@@ -41,8 +41,7 @@ int knit_share_parse(const char *text, double *out);
 /* Parses the value of a metric-share directive ("METRIC PREFIX >= 0.9").
  * Returns 0 (free with knit_metric_share_free), or -1 with the reason in
  * err. */
-int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err,
-                            size_t errlen);
+int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err, size_t errlen);
 
 void knit_metric_share_free(knit_metric_share *s);
 

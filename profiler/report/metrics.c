@@ -33,16 +33,15 @@ void knit_metric_names(const knit_measurement *m, char *buf, size_t len)
   size_t used = 0;
   buf[0] = '\0';
   for (int metric = 0; metric < KNIT_METRIC_COUNT && used < len; metric++) {
-    int n = snprintf(buf + used, len - used, "%s%s", metric ? ", " : "",
-                     knit_metric_name(m, metric));
+    int n =
+        snprintf(buf + used, len - used, "%s%s", metric ? ", " : "", knit_metric_name(m, metric));
     if (n < 0)
       break;
     used += (size_t)n;
   }
 }
 
-int knit_metric_resolve(const knit_measurement *m, const char *name, char *err,
-                        size_t errlen)
+int knit_metric_resolve(const knit_measurement *m, const char *name, char *err, size_t errlen)
 {
   int metric = knit_metric_find(m, name);
   if (metric < 0) {
@@ -56,8 +55,7 @@ int knit_metric_resolve(const knit_measurement *m, const char *name, char *err,
 int knit_metric_shows_time(const knit_measurement *m)
 {
   /* A PROBE fires once per probe: its period is no time. */
-  return m->period > 0 &&
-         (strcmp(m->event, "CPUTIME") == 0 || strcmp(m->event, "REALTIME") == 0);
+  return m->period > 0 && (strcmp(m->event, "CPUTIME") == 0 || strcmp(m->event, "REALTIME") == 0);
 }
 
 const char *knit_metric_unit(const knit_measurement *m)
@@ -90,15 +88,12 @@ int knit_metric_format(const knit_measurement *m, int metric, uint64_t stored, c
 const char *knit_metric_description(int metric)
 {
   switch (metric) {
-  case KNIT_METRIC_SAMPLES:
-    return "charged where each sample was taken";
-  case KNIT_METRIC_OMP_IDLE:
-    return "idle threads' share, charged to the working threads' samples";
+  case KNIT_METRIC_SAMPLES: return "charged where each sample was taken";
+  case KNIT_METRIC_OMP_IDLE: return "idle threads' share, charged to the working threads' samples";
   case KNIT_METRIC_OMP_MUTEX_WAIT:
     return "waiting for a lock, critical, ordered or atomic, charged to the waiter";
   case KNIT_METRIC_OMP_MUTEX_BLAME:
     return "that waiting, charged where the holder released the mutex";
-  default:
-    return "";
+  default: return "";
   }
 }

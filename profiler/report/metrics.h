@@ -32,8 +32,7 @@ void knit_metric_names(const knit_measurement *m, char *buf, size_t len);
 
 /* As knit_metric_find, but a name m does not have is an error: returns -1
  * with "unknown metric 'NAME' (this measurement has: ...)" in err. */
-int knit_metric_resolve(const knit_measurement *m, const char *name, char *err,
-                        size_t errlen);
+int knit_metric_resolve(const knit_measurement *m, const char *name, char *err, size_t errlen);
 
 /* Whether m's values are shown as time: a timer event with a period. */
 int knit_metric_shows_time(const knit_measurement *m);

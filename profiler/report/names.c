@@ -70,8 +70,7 @@ static char *readable_base(const char *name, size_t len, const knit_name_context
           memmove(dot, dot + 1 + digits, strlen(dot + 1 + digits) + 1);
       }
     }
-    if (strcmp(base, "MAIN__") == 0 && ctx->main_program != NULL &&
-        ctx->main_program[0] != '\0')
+    if (strcmp(base, "MAIN__") == 0 && ctx->main_program != NULL && ctx->main_program[0] != '\0')
       out = strdup(ctx->main_program);
     else
       out = fortran_module_procedure(base);

@@ -29,15 +29,15 @@
 #define KNIT_REPORT_NAMES_H
 
 typedef enum knit_source_language {
-  KNIT_LANGUAGE_UNKNOWN = 0,  /* no debug information covers the code */
+  KNIT_LANGUAGE_UNKNOWN = 0, /* no debug information covers the code */
   KNIT_LANGUAGE_FORTRAN,
   KNIT_LANGUAGE_OTHER,
 } knit_source_language;
 
 /* What the debug information says about the code a symbol names. */
 typedef struct knit_name_context {
-  knit_source_language language;  /* of the compile unit holding the code */
-  const char *main_program;        /* the module's Fortran main program's
+  knit_source_language language; /* of the compile unit holding the code */
+  const char *main_program;      /* the module's Fortran main program's
                                       name, or NULL */
 } knit_name_context;
 

@@ -46,8 +46,8 @@ static const knit_isa_ops *writer_isa(const knit_thread_file *f)
                           writer_big ? ELFDATA2MSB : ELFDATA2LSB);
 }
 
-static int load(knit_profile *p, const char *dir_name, const char *dir, const char *who,
-                FILE *diag, const knit_profile_options *options)
+static int load(knit_profile *p, const char *dir_name, const char *dir, const char *who, FILE *diag,
+                const knit_profile_options *options)
 {
   char err[1200];
   if (knit_measurement_read(dir_name, &p->measurement, err, sizeof err) != 0) {
@@ -66,15 +66,15 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
     return -1;
   }
   if (m->failed_count > 0)
-    fprintf(diag, "%s: warning: %zu of %zu thread files could not be read\n", who,
-            m->failed_count,
+    fprintf(diag, "%s: warning: %zu of %zu thread files could not be read\n", who, m->failed_count,
             m->failed_count + m->thread_count);
   if (m->mixed_events)
-    fprintf(diag, "%s: warning: the thread files of %s were recorded with different "
-            "events; the first thread's (%s) is shown\n", who, dir, m->event);
+    fprintf(diag,
+            "%s: warning: the thread files of %s were recorded with different "
+            "events; the first thread's (%s) is shown\n",
+            who, dir, m->event);
 
-  if (knit_report_tree_init(&p->tree) != 0 ||
-      (p->symbolizer = knit_symbolizer_new()) == NULL) {
+  if (knit_report_tree_init(&p->tree) != 0 || (p->symbolizer = knit_symbolizer_new()) == NULL) {
     fprintf(diag, "%s: error: out of memory\n", who);
     knit_profile_free(p);
     return -1;

@@ -13,7 +13,7 @@
 typedef struct knit_profile {
   knit_measurement measurement;
   knit_report_tree tree;
-  knit_symbolizer *symbolizer;  /* owns the names in the tree */
+  knit_symbolizer *symbolizer; /* owns the names in the tree */
   /* 1 when a sum of the measurement's counts (metrics, statistics, unwind
    * steps) passed UINT64_MAX and stopped there (measure/count.h): the
    * views show it as UINT64_MAX and say so. */
@@ -21,8 +21,8 @@ typedef struct knit_profile {
 } knit_profile;
 
 /* What the views say of a profile whose counts saturated. */
-#define KNIT_SATURATED_TEXT                                                 \
-  "counts of this measurement add up past 2^64-1: those sums are shown "   \
+#define KNIT_SATURATED_TEXT                                                                        \
+  "counts of this measurement add up past 2^64-1: those sums are shown "                           \
   "saturated, as 18446744073709551615, not wrapped around"
 
 /* Loads dir. Every thread file that cannot be read is named on diag as
@@ -34,7 +34,7 @@ int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *d
 
 /* How knit_profile_load_with names the tree. */
 typedef struct knit_profile_options {
-  int raw_names;  /* functions by their symbols as they are (symbolize.h) */
+  int raw_names; /* functions by their symbols as they are (symbolize.h) */
 } knit_profile_options;
 
 /* knit_profile_load with options (NULL: the defaults). */

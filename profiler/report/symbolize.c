@@ -32,19 +32,19 @@
 
 typedef struct module_entry {
   char *path;
-  const char *base_name;   /* last component of path */
-  Dwfl *dwfl;              /* NULL when the file could not be opened */
+  const char *base_name; /* last component of path */
+  Dwfl *dwfl;            /* NULL when the file could not be opened */
   Dwfl_Module *module;
-  Dwarf_Addr bias;         /* added to ELF addresses to get Dwfl addresses */
+  Dwarf_Addr bias; /* added to ELF addresses to get Dwfl addresses */
   /* The DWARF, read on first use (in the file or in its separate debug
    * file), and its units by address. */
   bool dwarf_read;
-  Dwarf_Addr dwarf_bias;   /* subtracted from Dwfl addresses for DWARF's */
+  Dwarf_Addr dwarf_bias; /* subtracted from Dwfl addresses for DWARF's */
   knit_dwarf_units units;
 } module_entry;
 
 typedef struct cache_entry {
-  uint32_t module;         /* index into modules; UINT32_MAX marks empty */
+  uint32_t module; /* index into modules; UINT32_MAX marks empty */
   uint64_t addr;
   uint64_t fallback_offset; /* part of the key: it shows in fallback names */
   knit_symbol symbol;
@@ -54,10 +54,10 @@ typedef struct cache_entry {
  * address in libdwfl's string table, which is the same for every address
  * the symbol covers. */
 typedef struct name_entry {
-  uint32_t module;         /* UINT32_MAX marks empty */
-  const char *symbol;      /* libdwfl's */
-  const char *raw;         /* printable, version cut off */
-  const char *shown;       /* what the report shows */
+  uint32_t module;    /* UINT32_MAX marks empty */
+  const char *symbol; /* libdwfl's */
+  const char *raw;    /* printable, version cut off */
+  const char *shown;  /* what the report shows */
 } name_entry;
 
 typedef struct owned_string {
@@ -76,7 +76,7 @@ struct knit_symbolizer {
   size_t name_used;
   owned_string *strings;
   const knit_isa_ops *isa; /* the measurement's ISA, NULL if unknown */
-  int raw_names;     /* show symbols as they are */
+  int raw_names;           /* show symbols as they are */
   /* Where separate debug files are looked for: NULL is libdwfl's default
    * (".debug" beside the file, /usr/lib/debug, by build ID in
    * /usr/lib/debug/.build-id). Every session points at it. */
@@ -317,8 +317,7 @@ static void grow_names(knit_symbolizer *s)
 
 /* The raw and shown names of libdwfl's symbol name, which covers the
  * Dwfl address a of module index mi. */
-static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol,
-                           Dwarf_Addr a)
+static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol, Dwarf_Addr a)
 {
   if (2 * (s->name_used + 1) > s->name_slots)
     grow_names(s);
@@ -361,8 +360,8 @@ static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol,
   return e;
 }
 
-static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr,
-                    uint64_t fallback_offset, knit_symbol *out)
+static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fallback_offset,
+                    knit_symbol *out)
 {
   memset(out, 0, sizeof *out);
   module_entry *m = &s->modules[mi];
@@ -391,8 +390,7 @@ static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr,
   }
   if (out->function == NULL) {
     char text[600];
-    snprintf(text, sizeof text, "%s+0x%llx", m->base_name,
-             (unsigned long long)fallback_offset);
+    snprintf(text, sizeof text, "%s+0x%llx", m->base_name, (unsigned long long)fallback_offset);
     out->function = keep_string(s, text);
   }
 }

@@ -24,12 +24,12 @@
 typedef struct knit_symbolizer knit_symbolizer;
 
 typedef struct knit_symbol {
-  const char *function;  /* never NULL; valid until knit_symbolizer_free */
-  const char *raw;       /* the symbol as the file has it, when function
+  const char *function; /* never NULL; valid until knit_symbolizer_free */
+  const char *raw;      /* the symbol as the file has it, when function
                             shows it otherwise (names.h); else NULL */
-  const char *file;      /* source file, or NULL when no line is known */
-  unsigned line;         /* 0 when file is NULL */
-  int resolved;          /* 1 when a symbol covered the address */
+  const char *file;     /* source file, or NULL when no line is known */
+  unsigned line;        /* 0 when file is NULL */
+  int resolved;         /* 1 when a symbol covered the address */
 } knit_symbol;
 
 knit_symbolizer *knit_symbolizer_new(void);

@@ -71,8 +71,8 @@ int knit_report_tree_init(knit_report_tree *t)
 
 /* The merged child of parent with this key, created when missing; returns
  * its index, or EMPTY_SLOT when out of memory. */
-static uint32_t find_or_add(knit_report_tree *t, uint32_t parent, uint32_t module,
-                            uint64_t offset, uint8_t kind)
+static uint32_t find_or_add(knit_report_tree *t, uint32_t parent, uint32_t module, uint64_t offset,
+                            uint8_t kind)
 {
   /* Keep the table at most half full so probe chains stay short. */
   if (2 * (t->node_count + 1) > t->slot_count && grow_slots(t) != 0)
@@ -80,8 +80,7 @@ static uint32_t find_or_add(knit_report_tree *t, uint32_t parent, uint32_t modul
   size_t s = (size_t)hash_key(parent, module, offset, kind) & (t->slot_count - 1);
   for (; t->slots[s] != EMPTY_SLOT; s = (s + 1) & (t->slot_count - 1)) {
     const knit_report_node *n = &t->nodes[t->slots[s]];
-    if (n->parent == parent && n->module == module && n->offset == offset &&
-        n->kind == kind)
+    if (n->parent == parent && n->module == module && n->offset == offset && n->kind == kind)
       return t->slots[s];
   }
   if (t->node_count == t->node_cap) {
@@ -92,8 +91,8 @@ static uint32_t find_or_add(knit_report_tree *t, uint32_t parent, uint32_t modul
     t->node_cap *= 2;
   }
   uint32_t index = (uint32_t)t->node_count++;
-  t->nodes[index] = (knit_report_node){
-      .parent = parent, .module = module, .kind = kind, .offset = offset};
+  t->nodes[index] =
+      (knit_report_node){.parent = parent, .module = module, .kind = kind, .offset = offset};
   t->slots[s] = index;
   return index;
 }
@@ -200,8 +199,8 @@ int knit_report_tree_link(knit_report_tree *t)
     t->children[p->first_child + p->child_count++] = (uint32_t)i;
   }
   for (size_t i = 0; i < t->node_count; i++)
-    qsort_r(t->children + nodes[i].first_child, nodes[i].child_count,
-            sizeof *t->children, compare_children, nodes);
+    qsort_r(t->children + nodes[i].first_child, nodes[i].child_count, sizeof *t->children,
+            compare_children, nodes);
   return 0;
 }
 

@@ -20,13 +20,13 @@
 #include "measure/read_file.h"
 
 typedef struct knit_report_node {
-  uint32_t parent;        /* index of the parent; the root (0) is its own */
-  uint32_t module;        /* index into the tree's modules, or KNIT_MODULE_* */
-  uint8_t kind;           /* knit_node_kind */
+  uint32_t parent; /* index of the parent; the root (0) is its own */
+  uint32_t module; /* index into the tree's modules, or KNIT_MODULE_* */
+  uint8_t kind;    /* knit_node_kind */
   uint64_t offset;
   uint64_t exclusive[KNIT_METRIC_COUNT];
   uint64_t inclusive[KNIT_METRIC_COUNT]; /* set by knit_report_tree_link */
-  uint32_t first_child;   /* into knit_report_tree.children; set by link */
+  uint32_t first_child;                  /* into knit_report_tree.children; set by link */
   uint32_t child_count;
   /* Names, set by knit_report_tree_symbolize: function is never NULL after
    * it; raw_function is the symbol as the file has it when function shows
@@ -39,15 +39,15 @@ typedef struct knit_report_node {
 } knit_report_node;
 
 typedef struct knit_report_tree {
-  knit_report_node *nodes;   /* nodes[0] is the root */
+  knit_report_node *nodes; /* nodes[0] is the root */
   size_t node_count;
   size_t node_cap;
-  char **modules;            /* interned module paths */
+  char **modules; /* interned module paths */
   size_t module_count;
-  uint32_t *children;        /* children of each node, grouped; set by link */
-  uint32_t *slots;           /* hash of (parent, module, offset, kind) */
+  uint32_t *children; /* children of each node, grouped; set by link */
+  uint32_t *slots;    /* hash of (parent, module, offset, kind) */
   size_t slot_count;
-  int saturated;             /* 1 when a metric's sum stopped at UINT64_MAX
+  int saturated; /* 1 when a metric's sum stopped at UINT64_MAX
                                 (measure/count.h) */
 } knit_report_tree;
 
@@ -65,7 +65,6 @@ int knit_report_tree_link(knit_report_tree *t);
 void knit_report_tree_free(knit_report_tree *t);
 
 /* The module path of a node, or NULL for placeholder and unknown modules. */
-const char *knit_report_node_module(const knit_report_tree *t,
-                                    const knit_report_node *n);
+const char *knit_report_node_module(const knit_report_tree *t, const knit_report_node *n);
 
 #endif /* KNIT_REPORT_TREE_H */

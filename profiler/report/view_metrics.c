@@ -5,8 +5,7 @@
 
 #include "report/metrics.h"
 
-void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *shown,
-                             FILE *out)
+void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *shown, FILE *out)
 {
   if (shown->count == 0 || knit_metric_columns_plain(shown))
     return;
@@ -16,8 +15,7 @@ void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *s
   int name_width = 0, value_width = 0;
   for (size_t i = 0; i < shown->count; i++) {
     int metric = shown->metric[i];
-    int w = knit_metric_format(m, metric, totals ? totals[metric] : 0, values[i],
-                               sizeof values[i]);
+    int w = knit_metric_format(m, metric, totals ? totals[metric] : 0, values[i], sizeof values[i]);
     if (w > value_width)
       value_width = w;
     w = (int)strlen(knit_metric_name(m, metric));
@@ -26,8 +24,8 @@ void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *s
   }
   for (size_t i = 0; i < shown->count; i++) {
     int metric = shown->metric[i];
-    fprintf(out, "metric %-*s  %*s %s  %s\n", name_width, knit_metric_name(m, metric),
-            value_width, values[i], knit_metric_unit(m), knit_metric_description(metric));
+    fprintf(out, "metric %-*s  %*s %s  %s\n", name_width, knit_metric_name(m, metric), value_width,
+            values[i], knit_metric_unit(m), knit_metric_description(metric));
   }
 }
 
@@ -49,7 +47,8 @@ void knit_view_blame_line(const knit_profile *p, FILE *out)
   }
   if (unclaimed != 0) {
     knit_metric_format(m, KNIT_METRIC_OMP_MUTEX_WAIT, unclaimed, value, sizeof value);
-    fprintf(out, "%s %s of mutex wait unclaimed (the mutex was free, or not released before the end)",
+    fprintf(out,
+            "%s %s of mutex wait unclaimed (the mutex was free, or not released before the end)",
             value, unit);
   }
   fputs("; counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n", out);

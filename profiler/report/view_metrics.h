@@ -11,8 +11,7 @@
 /* One line per shown metric, "metric NAME  TOTAL UNIT  what it measures",
  * the names and totals aligned; nothing when the columns are the time
  * metric alone, whose total the event line gives already. */
-void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *shown,
-                             FILE *out);
+void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *shown, FILE *out);
 
 /* "blame: X UNIT of mutex wait lost (...), Y UNIT unclaimed (...); ..." from
  * the threads' KNIT_STAT_BLAME_LOST and KNIT_STAT_BLAME_UNCLAIMED, so that

@@ -12,7 +12,7 @@
 
 /* The steps of one module, merged over threads by the module's path. */
 typedef struct knit_steps_row {
-  const char *path;  /* the module's path, or "<unknown>" (borrowed) */
+  const char *path; /* the module's path, or "<unknown>" (borrowed) */
   uint64_t confirmed, probable, wrong;
 } knit_steps_row;
 

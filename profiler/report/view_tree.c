@@ -19,7 +19,7 @@
 /* Function cells wider than this push their source column further right
  * instead of widening the column for every row. */
 #define FUNCTION_COLUMN_MAX 64
-#define INDENT 2
+#define INDENT              2
 
 typedef struct row {
   uint32_t node;
@@ -30,8 +30,8 @@ typedef struct row {
 typedef struct columns {
   const knit_measurement *m;
   knit_metric_columns shown;
-  int sort_metric;           /* its inclusive value is followed by its share */
-  int grouped;               /* 1: a line of metric names heads the columns */
+  int sort_metric;              /* its inclusive value is followed by its share */
+  int grouped;                  /* 1: a line of metric names heads the columns */
   int width[KNIT_METRIC_COUNT]; /* of each shown metric's two value columns */
   const char *incl_title;
   const char *excl_title;
@@ -39,7 +39,7 @@ typedef struct columns {
 
 /* The share column, "100.0%", and the space between columns. */
 #define SHARE_WIDTH 6
-#define GAP 2
+#define GAP         2
 
 static const char *base_name(const char *path)
 {
@@ -110,8 +110,8 @@ void knit_view_header(const knit_profile *p, FILE *out)
       fprintf(out, ", %.1f ms", knit_metric_value(m, KNIT_METRIC_SAMPLES, periods));
     fputc(')', out);
   }
-  fprintf(out, ", %zu thread%s, %llu partial unwind%s\n", m->thread_count,
-          plural(m->thread_count), (unsigned long long)partial, plural(partial));
+  fprintf(out, ", %zu thread%s, %llu partial unwind%s\n", m->thread_count, plural(m->thread_count),
+          (unsigned long long)partial, plural(partial));
   lost_line(p, out);
   if (p->saturated)
     fprintf(out, "saturated: %s\n", KNIT_SATURATED_TEXT);
@@ -121,8 +121,8 @@ void knit_view_header(const knit_profile *p, FILE *out)
   fprintf(out, "dir: %s\n", dir != NULL ? dir : "?");
   free(dir);
   if (m->failed_count > 0)
-    fprintf(out, "(%zu thread file%s could not be read and %s left out)\n",
-            m->failed_count, plural(m->failed_count), m->failed_count == 1 ? "is" : "are");
+    fprintf(out, "(%zu thread file%s could not be read and %s left out)\n", m->failed_count,
+            plural(m->failed_count), m->failed_count == 1 ? "is" : "are");
   if (m->summary != NULL)
     fprintf(out, "log: %s\n", m->summary);
   ending_lines(m, out);
@@ -131,7 +131,10 @@ void knit_view_header(const knit_profile *p, FILE *out)
 static void thread_kind(uint32_t flags, char *buf, size_t len)
 {
   buf[0] = '\0';
-  static const struct { uint32_t flag; const char *name; } kinds[] = {
+  static const struct {
+    uint32_t flag;
+    const char *name;
+  } kinds[] = {
       {KNIT_THREAD_MAIN, "main"},
       {KNIT_THREAD_OPENMP, "openmp"},
       {KNIT_THREAD_RUNTIME, "runtime"},
@@ -182,8 +185,8 @@ void knit_view_threads(const knit_profile *p, FILE *out)
 
 /* Collects the rows to print; returns their number (the caller frees *rows)
  * and the number of subtrees hidden below the threshold of the metric. */
-static size_t collect_rows(const knit_calltree *t, int metric, uint64_t threshold,
-                           row **rows_out, size_t *hidden)
+static size_t collect_rows(const knit_calltree *t, int metric, uint64_t threshold, row **rows_out,
+                           size_t *hidden)
 {
   row *rows = malloc(t->node_count * sizeof *rows);
   row *stack = malloc(t->node_count * sizeof *stack);
@@ -232,8 +235,7 @@ static columns layout_columns(const knit_profile *p, const knit_view_options *o,
   for (size_t i = 0; i < c.shown.count; i++) {
     int metric = c.shown.metric[i];
     char value[64];
-    int w = knit_metric_format(c.m, metric, t->nodes[0].inclusive[metric], value,
-                               sizeof value);
+    int w = knit_metric_format(c.m, metric, t->nodes[0].inclusive[metric], value, sizeof value);
     if (w < (int)strlen(c.incl_title))
       w = (int)strlen(c.incl_title);
     int share = metric == c.sort_metric ? GAP + SHARE_WIDTH : 0;
@@ -294,8 +296,8 @@ static int recursion_width(const knit_calltree_node *n)
   return snprintf(buf, sizeof buf, " [x%u]", n->recursion);
 }
 
-static void print_rows(const knit_calltree *t, const row *rows, size_t count,
-                       const columns *c, FILE *out)
+static void print_rows(const knit_calltree *t, const row *rows, size_t count, const columns *c,
+                       FILE *out)
 {
   int fn_width = 8;
   for (size_t i = 0; i < count; i++) {
@@ -364,8 +366,10 @@ void knit_view_top_down(const knit_profile *p, const knit_view_options *options,
     char of[64] = "the total";
     if (metric != KNIT_METRIC_SAMPLES)
       snprintf(of, sizeof of, "the %s total", knit_metric_name(&p->measurement, metric));
-    fprintf(out, "(%zu node%s below %.2g%% of %s hidden with their callees; "
-            "--min=0 shows all)\n", hidden, plural(hidden), o->min_percent, of);
+    fprintf(out,
+            "(%zu node%s below %.2g%% of %s hidden with their callees; "
+            "--min=0 shows all)\n",
+            hidden, plural(hidden), o->min_percent, of);
   }
   free(rows);
   knit_calltree_free(&t);

@@ -19,26 +19,30 @@ _Static_assert(sizeof(target_head) == 8, "KNIT_ANALYZE_TARGET_BYTES counts 8 byt
 
 #define STATE_OFFSET sizeof(target_head)
 
-static target_head *target_at(const knit_analysis *an, int i) {
+static target_head *target_at(const knit_analysis *an, int i)
+{
   return (target_head *)(void *)(an->targets + (size_t)i * an->target_stride);
 }
 
-static void *target_state(const knit_analysis *an, int i) {
+static void *target_state(const knit_analysis *an, int i)
+{
   return an->targets + (size_t)i * an->target_stride + STATE_OFFSET;
 }
 
-static void copy_state(const knit_analysis *an, void *to, const void *from) {
+static void copy_state(const knit_analysis *an, void *to, const void *from)
+{
   memcpy(to, from, an->az->state_size);
 }
 
-bool knit_recipe_same_rule(const knit_recipe *a, const knit_recipe *b) {
-  return a->cfa_base == b->cfa_base && a->cfa_offset == b->cfa_offset &&
-         a->ra_rule == b->ra_rule && a->ra_offset == b->ra_offset &&
-         a->fp_rule == b->fp_rule && a->fp_offset == b->fp_offset &&
+bool knit_recipe_same_rule(const knit_recipe *a, const knit_recipe *b)
+{
+  return a->cfa_base == b->cfa_base && a->cfa_offset == b->cfa_offset && a->ra_rule == b->ra_rule &&
+         a->ra_offset == b->ra_offset && a->fp_rule == b->fp_rule && a->fp_offset == b->fp_offset &&
          a->flags == b->flags && a->fp_sp_delta == b->fp_sp_delta;
 }
 
-const uint8_t *knit_analysis_code_at(const knit_analysis *an, uint64_t addr, size_t *left) {
+const uint8_t *knit_analysis_code_at(const knit_analysis *an, uint64_t addr, size_t *left)
+{
   *left = (size_t)(an->func_end - addr);
   return an->code + (addr - an->func_start);
 }
@@ -46,7 +50,8 @@ const uint8_t *knit_analysis_code_at(const knit_analysis *an, uint64_t addr, siz
 /* ---- Branch targets and calls that do not return ------------------------ */
 
 /* The index of the first recorded target at or after off. */
-static int target_lower_bound(const knit_analysis *an, uint32_t off) {
+static int target_lower_bound(const knit_analysis *an, uint32_t off)
+{
   int lo = 0, hi = an->target_count;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
@@ -58,7 +63,8 @@ static int target_lower_bound(const knit_analysis *an, uint32_t off) {
   return lo;
 }
 
-static const void *target_find(const knit_analysis *an, uint64_t addr) {
+static const void *target_find(const knit_analysis *an, uint64_t addr)
+{
   uint32_t off = (uint32_t)(addr - an->func_start);
   int i = target_lower_bound(an, off);
   return i < an->target_count && target_at(an, i)->addr == off ? target_state(an, i) : NULL;
@@ -69,8 +75,8 @@ static const void *target_find(const knit_analysis *an, uint64_t addr) {
  * deciding branch updates its own record when a later pass knows better
  * what reaches it. News for a target this pass has passed calls for
  * another pass; a target ahead is still to be swept in this one. */
-void knit_analysis_record_target(knit_analysis *an, uint64_t at, uint64_t target,
-                                 const void *s) {
+void knit_analysis_record_target(knit_analysis *an, uint64_t at, uint64_t target, const void *s)
+{
   const knit_analyzer *az = an->az;
   if (!knit_analysis_in_function(an, target))
     return;
@@ -103,7 +109,8 @@ void knit_analysis_record_target(knit_analysis *an, uint64_t at, uint64_t target
   an->changed |= off <= from;
 }
 
-static bool noreturn_find(const knit_analysis *an, uint64_t next) {
+static bool noreturn_find(const knit_analysis *an, uint64_t next)
+{
   uint32_t off = (uint32_t)(next - an->func_start);
   for (int i = 0; i < an->noreturn_count; i++)
     if (an->noreturn[i] == off)
@@ -111,7 +118,8 @@ static bool noreturn_find(const knit_analysis *an, uint64_t next) {
   return false;
 }
 
-static void noreturn_record(knit_analysis *an, uint64_t next) {
+static void noreturn_record(knit_analysis *an, uint64_t next)
+{
   if (noreturn_find(an, next) || an->noreturn_count == KNIT_ANALYZE_NORETURN_MAX)
     return;
   an->noreturn[an->noreturn_count++] = (uint32_t)(next - an->func_start);
@@ -124,7 +132,8 @@ static void noreturn_record(knit_analysis *an, uint64_t next) {
  * when the rule is the same. When out is full, the last interval is
  * stretched over the rest and flagged, so that the function stays
  * covered. guess flags the recipe (bytes that do not decode). */
-static void emit(knit_analysis *an, const void *s, bool guess, uint64_t start, uint64_t end) {
+static void emit(knit_analysis *an, const void *s, bool guess, uint64_t start, uint64_t end)
+{
   knit_recipe r;
   an->az->recipe(s, &r);
   r.start = start;
@@ -168,8 +177,8 @@ typedef struct canonical_search {
  * real path end is found: it often includes an alignment push of the
  * error path rather than being the body's frame, so it does not end the
  * search. */
-static void canonical_provisional(const knit_analysis *an, canonical_search *c,
-                                  const void *s) {
+static void canonical_provisional(const knit_analysis *an, canonical_search *c, const void *s)
+{
   if (c->found || c->provisional)
     return;
   copy_state(an, c->state.b, c->in_run ? c->before_run.b : s);
@@ -178,8 +187,8 @@ static void canonical_provisional(const knit_analysis *an, canonical_search *c,
 }
 
 static void canonical_step(const knit_analysis *an, canonical_search *c, const void *before,
-                           const void *after, const knit_insn_head *rec,
-                           knit_flow_kind flow) {
+                           const void *after, const knit_insn_head *rec, knit_flow_kind flow)
+{
   const knit_analyzer *az = an->az;
   if (c->found)
     return;
@@ -202,7 +211,8 @@ static void canonical_step(const knit_analysis *an, canonical_search *c, const v
  * an earlier pass, or decoded (and kept when there is room). slot holds
  * one record when there is none. */
 static const knit_insn_head *fetch(knit_analysis *an, int i, const uint8_t *p, size_t left,
-                                   uint64_t pc, void *slot) {
+                                   uint64_t pc, void *slot)
+{
   const knit_analyzer *az = an->az;
   if (i < an->records_filled)
     return (const knit_insn_head *)(void *)(an->records + (size_t)i * az->insn_size);
@@ -226,7 +236,8 @@ static const knit_insn_head *fetch(knit_analysis *an, int i, const uint8_t *p, s
 
 /* One linear pass over the function with the targets recorded so far,
  * writing its recipes from scratch. Returns the instructions decoded. */
-static int sweep(knit_analysis *an, const void *start, int pass) {
+static int sweep(knit_analysis *an, const void *start, int pass)
+{
   const knit_analyzer *az = an->az;
   bool learned = az->call_policy == KNIT_CALLS_LEARNED;
   state_buf cur, before;
@@ -277,8 +288,8 @@ static int sweep(knit_analysis *an, const void *start, int pass) {
       /* Only a branch gets here: its state, else a guess. A branch state
        * spoiled by an unmodeled instruction is a worse guess than the
        * canonical one, unless that is spoiled too. */
-      bool use_known = known && (!az->spoiled || !az->spoiled(known) ||
-                                 az->spoiled(canonical.state.b));
+      bool use_known =
+          known && (!az->spoiled || !az->spoiled(known) || az->spoiled(canonical.state.b));
       if (use_known) {
         copy_state(an, cur.b, known);
       } else {
@@ -370,7 +381,8 @@ static int sweep(knit_analysis *an, const void *start, int pass) {
  * after a path end and entered only by a later backward branch gets the
  * branch's state on the next pass). Returns the number of recipes, or -1
  * when nothing decodes. */
-static int run(knit_analysis *an, const void *start) {
+static int run(knit_analysis *an, const void *start)
+{
   an->target_count = 0;
   an->noreturn_count = 0;
   for (int pass = 0;; pass++) {
@@ -381,7 +393,8 @@ static int run(knit_analysis *an, const void *start) {
   }
 }
 
-static int analyze(knit_analysis *an, const void *start) {
+static int analyze(knit_analysis *an, const void *start)
+{
   int n;
   do {
     n = run(an, start);
@@ -392,7 +405,8 @@ static int analyze(knit_analysis *an, const void *start) {
 /* Without a workspace: the target table on this function's own frame,
  * which exists only on this path, so that a caller with a workspace does
  * not pay for it on its stack. */
-static __attribute__((noinline)) int analyze_on_stack(knit_analysis *an, const void *start) {
+static __attribute__((noinline)) int analyze_on_stack(knit_analysis *an, const void *start)
+{
   _Alignas(8) unsigned char targets[KNIT_ANALYZE_STACK_TARGET_BYTES];
   an->targets = targets;
   an->targets_max = an->az->targets_stack;
@@ -401,11 +415,11 @@ static __attribute__((noinline)) int analyze_on_stack(knit_analysis *an, const v
   return analyze(an, start);
 }
 
-int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle,
-                          void *insn, const uint8_t *code, size_t len, uint64_t addr,
-                          const knit_jump_state *entry, uint64_t jump_to,
-                          knit_jump_state *at_jump, knit_recipe *out, int max,
-                          knit_analyze_work *work) {
+int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle, void *insn,
+                          const uint8_t *code, size_t len, uint64_t addr,
+                          const knit_jump_state *entry, uint64_t jump_to, knit_jump_state *at_jump,
+                          knit_recipe *out, int max, knit_analyze_work *work)
+{
   if (az->state_size > KNIT_ANALYZE_STATE_MAX || az->insn_size > KNIT_ANALYZE_INSN_MAX ||
       az->insn_size < sizeof(knit_insn_head))
     return -1;

@@ -66,21 +66,25 @@ typedef struct knit_insn_head {
   uint8_t size;         /* bytes taken, or skipped when it did not decode */
 } knit_insn_head;
 
-#define KNIT_INSN_UNDECODED 0x01  /* Capstone decoded nothing here */
-#define KNIT_INSN_PADDING 0x02    /* alignment padding (nop and the like) */
-#define KNIT_INSN_RETURN 0x04     /* a return: the state is the entry's */
-#define KNIT_INSN_CALL 0x08       /* a call whose fall-through may be
+#define KNIT_INSN_UNDECODED 0x01 /* Capstone decoded nothing here */
+#define KNIT_INSN_PADDING   0x02 /* alignment padding (nop and the like) */
+#define KNIT_INSN_RETURN    0x04 /* a return: the state is the entry's */
+#define KNIT_INSN_CALL                                                                             \
+  0x08 /* a call whose fall-through may be
                                      dead (knit_call_policy) */
-#define KNIT_INSN_BREAKS_RUN 0x10 /* a call or branch: no epilogue runs
+#define KNIT_INSN_BREAKS_RUN                                                                       \
+  0x10 /* a call or branch: no epilogue runs
                                      across it (the canonical search) */
-#define KNIT_INSN_CALL_SEQ 0x20   /* still part of the call before it
+#define KNIT_INSN_CALL_SEQ                                                                         \
+  0x20 /* still part of the call before it
                                      (KNIT_CALLS_SEQUENCE) */
-#define KNIT_INSN_JUMPS 0x40      /* a direct jump or conditional jump to
+#define KNIT_INSN_JUMPS                                                                            \
+  0x40 /* a direct jump or conditional jump to
                                      jump_target */
 
 /* Largest frame state and instruction record an ISA may have. */
 #define KNIT_ANALYZE_STATE_MAX 64
-#define KNIT_ANALYZE_INSN_MAX 128
+#define KNIT_ANALYZE_INSN_MAX  128
 
 /* Passes over the function at most. Each pass but the last learns a state
  * for a target already passed; well under ten passes suffice for every
@@ -188,8 +192,7 @@ typedef struct knit_analyzer {
   /* --- code entered by a jump (NULL where the ISA does not model it) --- */
   /* The state at the start of the analysis: entry (from the parent's
    * jump), or NULL for a call (NULL hook: entry_state). */
-  void (*start_state)(const uint8_t *code, size_t len, const knit_jump_state *entry,
-                      void *state);
+  void (*start_state)(const uint8_t *code, size_t len, const knit_jump_state *entry, void *state);
   void (*to_jump)(const void *state, knit_jump_state *j);
 } knit_analyzer;
 
@@ -202,16 +205,16 @@ typedef struct knit_analyzer {
 
 /* An ISA's state and record fit the driver's room, and so do its target
  * tables (with and without a workspace). */
-#define KNIT_ANALYZER_FITS(state, record, targets_stack, targets_work)                          \
-  _Static_assert(sizeof(state) <= KNIT_ANALYZE_STATE_MAX, "the state fits the driver's");     \
-  _Static_assert(sizeof(record) <= KNIT_ANALYZE_INSN_MAX &&                                   \
-                     sizeof(record) >= sizeof(knit_insn_head),                                \
-                 "the record fits the driver's");                                             \
-  _Static_assert((targets_stack) * KNIT_ANALYZE_TARGET_BYTES(sizeof(state)) <=                \
-                     KNIT_ANALYZE_STACK_TARGET_BYTES,                                         \
-                 "the target table fits the driver's stack room");                            \
-  _Static_assert((targets_work) * KNIT_ANALYZE_TARGET_BYTES(sizeof(state)) <                  \
-                     KNIT_ANALYZE_WORK_BYTES,                                                 \
+#define KNIT_ANALYZER_FITS(state, record, targets_stack, targets_work)                             \
+  _Static_assert(sizeof(state) <= KNIT_ANALYZE_STATE_MAX, "the state fits the driver's");          \
+  _Static_assert(sizeof(record) <= KNIT_ANALYZE_INSN_MAX &&                                        \
+                     sizeof(record) >= sizeof(knit_insn_head),                                     \
+                 "the record fits the driver's");                                                  \
+  _Static_assert((targets_stack)*KNIT_ANALYZE_TARGET_BYTES(sizeof(state)) <=                       \
+                     KNIT_ANALYZE_STACK_TARGET_BYTES,                                              \
+                 "the target table fits the driver's stack room");                                 \
+  _Static_assert((targets_work)*KNIT_ANALYZE_TARGET_BYTES(sizeof(state)) <                         \
+                     KNIT_ANALYZE_WORK_BYTES,                                                      \
                  "the target table leaves the workspace room for records")
 
 /* One analysis. The ISA's hooks read the function's bounds and code, and
@@ -251,16 +254,16 @@ struct knit_analysis {
 /* Analyzes the function [addr, addr+len) at code (isa.h, analyze and
  * analyze_entered: the same arguments and contract). model is the ISA's
  * context, which its hooks find in the analysis. */
-int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle,
-                          void *insn, const uint8_t *code, size_t len, uint64_t addr,
-                          const knit_jump_state *entry, uint64_t jump_to,
-                          knit_jump_state *at_jump, knit_recipe *out, int max,
-                          knit_analyze_work *work);
+int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle, void *insn,
+                          const uint8_t *code, size_t len, uint64_t addr,
+                          const knit_jump_state *entry, uint64_t jump_to, knit_jump_state *at_jump,
+                          knit_recipe *out, int max, knit_analyze_work *work);
 
 /* For the ISAs' hooks: */
 
 /* Whether target lies inside the function analysed. */
-static inline bool knit_analysis_in_function(const knit_analysis *an, uint64_t target) {
+static inline bool knit_analysis_in_function(const knit_analysis *an, uint64_t target)
+{
   return target >= an->func_start && target < an->func_end;
 }
 

@@ -22,8 +22,8 @@
 #include "bounds_source.h"
 #include "isa.h"
 
-int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end,
-                    int rank) {
+int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end, int rank)
+{
   if (start == 0 || (end != 0 && end <= start))
     return 0; /* undefined, or a function of no size: nothing to find */
   if (c->count == c->capacity) {
@@ -42,7 +42,8 @@ int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end,
 }
 
 /* Where a symbol of size 0 must end at the latest: the end of its section. */
-static uint64_t section_end(Elf *elf, size_t shndx) {
+static uint64_t section_end(Elf *elf, size_t shndx)
+{
   Elf_Scn *scn = elf_getscn(elf, shndx);
   GElf_Shdr sh;
   if (!scn || !gelf_getshdr(scn, &sh))
@@ -51,7 +52,8 @@ static uint64_t section_end(Elf *elf, size_t shndx) {
 }
 
 static int add_symbols(Elf *elf, const knit_isa_ops *isa, Elf_Scn *scn, const GElf_Shdr *sh,
-                       knit_bounds_candidates *c) {
+                       knit_bounds_candidates *c)
+{
   Elf_Data *data = elf_getdata(scn, NULL);
   if (!data || sh->sh_entsize == 0)
     return 0;
@@ -72,17 +74,14 @@ static int add_symbols(Elf *elf, const knit_isa_ops *isa, Elf_Scn *scn, const GE
       uint64_t code;
       if (!isa->symbol_code(elf, sym.st_shndx, sym.st_value, &code) || code == 0)
         continue;
-      rc = sym.st_size > 0
-               ? knit_bounds_add(c, code, code + sym.st_size, KNIT_RANK_SIZED_SYMBOL)
-               : knit_bounds_add(c, code, 0, KNIT_RANK_OPEN_START);
+      rc = sym.st_size > 0 ? knit_bounds_add(c, code, code + sym.st_size, KNIT_RANK_SIZED_SYMBOL)
+                           : knit_bounds_add(c, code, 0, KNIT_RANK_OPEN_START);
     } else if (sym.st_size > 0) {
-      rc = knit_bounds_add(c, sym.st_value, sym.st_value + sym.st_size,
-                           KNIT_RANK_SIZED_SYMBOL);
+      rc = knit_bounds_add(c, sym.st_value, sym.st_value + sym.st_size, KNIT_RANK_SIZED_SYMBOL);
     } else {
       /* The end is the next start; the section end bounds the last one. */
       uint64_t limit = section_end(elf, sym.st_shndx);
-      rc = knit_bounds_add(c, sym.st_value, limit > sym.st_value ? limit : 0,
-                           KNIT_RANK_OPEN_START);
+      rc = knit_bounds_add(c, sym.st_value, limit > sym.st_value ? limit : 0, KNIT_RANK_OPEN_START);
     }
     if (rc != 0)
       return -1;
@@ -92,13 +91,15 @@ static int add_symbols(Elf *elf, const knit_isa_ops *isa, Elf_Scn *scn, const GE
 
 /* The code-carrying PLT sections. ppc64's .plt is a data table (its stubs
  * are in .text and named by symbols), which the SHF_EXECINSTR test skips. */
-static bool is_plt_name(const char *name) {
+static bool is_plt_name(const char *name)
+{
   return strcmp(name, ".plt") == 0 || strcmp(name, ".plt.sec") == 0 ||
          strcmp(name, ".plt.got") == 0 || strcmp(name, ".iplt") == 0;
 }
 
 static int add_plt(uint16_t machine, const char *name, const GElf_Shdr *sh,
-                   knit_bounds_candidates *c) {
+                   knit_bounds_candidates *c)
+{
   uint64_t entry = sh->sh_entsize;
   if (entry == 0 || entry > sh->sh_size)
     entry = 16;
@@ -119,8 +120,8 @@ static int add_plt(uint16_t machine, const char *name, const GElf_Shdr *sh,
   return 0;
 }
 
-static int collect(Elf *elf, const knit_isa_ops *isa, uint16_t machine,
-                   knit_bounds_candidates *c) {
+static int collect(Elf *elf, const knit_isa_ops *isa, uint16_t machine, knit_bounds_candidates *c)
+{
   size_t shstrndx;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0; /* no section headers: nothing to read */
@@ -136,8 +137,7 @@ static int collect(Elf *elf, const knit_isa_ops *isa, uint16_t machine,
     if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
       if (add_symbols(elf, isa, scn, &sh, c) != 0)
         return -1;
-    } else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
-               is_plt_name(name)) {
+    } else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && is_plt_name(name)) {
       if (add_plt(machine, name, &sh, c) != 0)
         return -1;
     } else if ((sh.sh_type == SHT_PROGBITS || sh.sh_type == SHT_X86_64_UNWIND) &&
@@ -155,7 +155,8 @@ static int collect(Elf *elf, const knit_isa_ops *isa, uint16_t machine,
   return knit_bounds_add_eh_frame(elf, &eh, c);
 }
 
-static int by_start_then_rank(const void *pa, const void *pb) {
+static int by_start_then_rank(const void *pa, const void *pb)
+{
   const knit_bounds_candidate *a = pa, *b = pb;
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
@@ -167,7 +168,8 @@ static int by_start_then_rank(const void *pa, const void *pb) {
 
 /* Sorts the candidates and writes one function per start into t, each
  * clipped at the next start. */
-static int merge(knit_bounds_candidates *c, knit_func_table *t) {
+static int merge(knit_bounds_candidates *c, knit_func_table *t)
+{
   qsort(c->items, c->count, sizeof *c->items, by_start_then_rank);
   t->start = knit_pages_alloc((c->count ? c->count : 1) * sizeof *t->start);
   t->end = knit_pages_alloc((c->count ? c->count : 1) * sizeof *t->end);
@@ -186,8 +188,7 @@ static int merge(knit_bounds_candidates *c, knit_func_table *t) {
     uint64_t limit = 0; /* a section end, from an open start */
     for (size_t k = i; k < j; k++)
       if (c->items[k].rank == KNIT_RANK_OPEN_START && c->items[k].end != 0)
-        limit = limit ? (c->items[k].end < limit ? c->items[k].end : limit)
-                      : c->items[k].end;
+        limit = limit ? (c->items[k].end < limit ? c->items[k].end : limit) : c->items[k].end;
     uint64_t next = j < c->count ? c->items[j].start : 0;
     if (end == 0)
       end = next ? (limit && limit < next ? limit : next) : limit;
@@ -205,15 +206,16 @@ static int merge(knit_bounds_candidates *c, knit_func_table *t) {
 }
 
 /* The bounds of an open ELF handle; what names it in messages. */
-static int read_elf(Elf *elf, const char *what, knit_func_table *out, char *err,
-                    size_t errlen) {
+static int read_elf(Elf *elf, const char *what, knit_func_table *out, char *err, size_t errlen)
+{
   GElf_Ehdr eh;
   if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
     snprintf(err, errlen, "%s: not an ELF file", what);
     return -1;
   }
   out->elf_machine = eh.e_machine;
-  const knit_isa_ops *isa = knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
+  const knit_isa_ops *isa =
+      knit_isa_for_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
   knit_bounds_candidates c = {0};
   int rc = collect(elf, isa, eh.e_machine, &c);
   if (rc == 0)
@@ -232,15 +234,16 @@ static int read_elf(Elf *elf, const char *what, knit_func_table *out, char *err,
   return rc;
 }
 
-static bool libelf_ready(char *err, size_t errlen) {
+static bool libelf_ready(char *err, size_t errlen)
+{
   if (elf_version(EV_CURRENT) != EV_NONE)
     return true;
   snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
   return false;
 }
 
-int knit_bounds_read(const char *path, knit_func_table *out, char *err,
-                     size_t errlen) {
+int knit_bounds_read(const char *path, knit_func_table *out, char *err, size_t errlen)
+{
   memset(out, 0, sizeof *out);
   if (!libelf_ready(err, errlen))
     return -1;
@@ -257,8 +260,9 @@ int knit_bounds_read(const char *path, knit_func_table *out, char *err,
   return rc;
 }
 
-int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out,
-                           char *err, size_t errlen) {
+int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out, char *err,
+                           size_t errlen)
+{
   memset(out, 0, sizeof *out);
   if (!libelf_ready(err, errlen))
     return -1;
@@ -278,8 +282,8 @@ int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out,
   return rc;
 }
 
-bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
-                        uint64_t *start, uint64_t *end) {
+bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
   /* The last function starting at or below vaddr is the only candidate. */
   size_t lo = 0, hi = t->count;
   while (lo < hi) {
@@ -298,7 +302,8 @@ bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
   return true;
 }
 
-size_t knit_bounds_index_of_start(const knit_func_table *t, uint64_t vaddr) {
+size_t knit_bounds_index_of_start(const knit_func_table *t, uint64_t vaddr)
+{
   size_t lo = 0, hi = t->count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -310,8 +315,9 @@ size_t knit_bounds_index_of_start(const knit_func_table *t, uint64_t vaddr) {
   return lo < t->count && t->start[lo] == vaddr ? lo : t->count;
 }
 
-bool knit_bounds_parent(const knit_func_table *t, uint64_t start,
-                        uint64_t *parent_start, uint64_t *parent_end) {
+bool knit_bounds_parent(const knit_func_table *t, uint64_t start, uint64_t *parent_start,
+                        uint64_t *parent_end)
+{
   if (!t->parent)
     return false;
   size_t i = knit_bounds_index_of_start(t, start);
@@ -320,7 +326,8 @@ bool knit_bounds_parent(const knit_func_table *t, uint64_t start,
   return knit_bounds_lookup(t, t->parent[i], parent_start, parent_end);
 }
 
-void knit_bounds_free(knit_func_table *t) {
+void knit_bounds_free(knit_func_table *t)
+{
   knit_pages_free(t->start);
   knit_pages_free(t->end);
   knit_pages_free(t->parent);

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 typedef struct knit_func_table {
-  uint64_t *start;  /* sorted ascending, ELF virtual addresses */
-  uint64_t *end;    /* one past the end; end[i] <= start[i+1] */
+  uint64_t *start; /* sorted ascending, ELF virtual addresses */
+  uint64_t *end;   /* one past the end; end[i] <= start[i+1] */
   size_t count;
   uint16_t elf_machine;
   /* The span of the code-carrying PLT sections (ELF virtual addresses;
@@ -30,17 +30,15 @@ typedef struct knit_func_table {
 /* Reads the bounds of the ELF file at path into *out (malloc'd arrays).
  * Returns 0, or -1 with a message in err (size errlen) when the file is not
  * a readable ELF file. A file with no symbols and no FDEs gives count 0. */
-int knit_bounds_read(const char *path, knit_func_table *out, char *err,
-                     size_t errlen);
+int knit_bounds_read(const char *path, knit_func_table *out, char *err, size_t errlen);
 
 /* The same from an ELF image in memory (size bytes at image, headers
  * included): the vdso, which no file holds. */
-int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out,
-                           char *err, size_t errlen);
+int knit_bounds_read_image(const void *image, size_t size, knit_func_table *out, char *err,
+                           size_t errlen);
 
 /* Finds the function containing vaddr. Async-signal-safe (binary search). */
-bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr,
-                        uint64_t *start, uint64_t *end);
+bool knit_bounds_lookup(const knit_func_table *t, uint64_t vaddr, uint64_t *start, uint64_t *end);
 
 /* The index of the function starting exactly at vaddr, or t->count.
  * Async-signal-safe (binary search). */
@@ -53,8 +51,8 @@ size_t knit_bounds_index_of_start(const knit_func_table *t, uint64_t vaddr);
 
 /* The parent of the function that starts at start (see parent above), with
  * its bounds. Async-signal-safe (binary searches). */
-bool knit_bounds_parent(const knit_func_table *t, uint64_t start,
-                        uint64_t *parent_start, uint64_t *parent_end);
+bool knit_bounds_parent(const knit_func_table *t, uint64_t start, uint64_t *parent_start,
+                        uint64_t *parent_end);
 
 void knit_bounds_free(knit_func_table *t);
 

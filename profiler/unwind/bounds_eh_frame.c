@@ -11,12 +11,22 @@
 #include "bounds_source.h"
 
 enum {
-  PE_ABSPTR = 0x00, PE_ULEB128 = 0x01, PE_UDATA2 = 0x02, PE_UDATA4 = 0x03,
-  PE_UDATA8 = 0x04, PE_SLEB128 = 0x09, PE_SDATA2 = 0x0a, PE_SDATA4 = 0x0b,
+  PE_ABSPTR = 0x00,
+  PE_ULEB128 = 0x01,
+  PE_UDATA2 = 0x02,
+  PE_UDATA4 = 0x03,
+  PE_UDATA8 = 0x04,
+  PE_SLEB128 = 0x09,
+  PE_SDATA2 = 0x0a,
+  PE_SDATA4 = 0x0b,
   PE_SDATA8 = 0x0c,
-  PE_PCREL = 0x10, PE_TEXTREL = 0x20, PE_DATAREL = 0x30, PE_FUNCREL = 0x40,
+  PE_PCREL = 0x10,
+  PE_TEXTREL = 0x20,
+  PE_DATAREL = 0x30,
+  PE_FUNCREL = 0x40,
   PE_ALIGNED = 0x50,
-  PE_INDIRECT = 0x80, PE_OMIT = 0xff,
+  PE_INDIRECT = 0x80,
+  PE_OMIT = 0xff,
 };
 
 /* A cursor over section bytes that knows the virtual address of each byte
@@ -25,13 +35,14 @@ typedef struct reader {
   const uint8_t *base; /* first byte of the section */
   size_t size;
   size_t pos;
-  uint64_t vaddr;      /* virtual address of base */
+  uint64_t vaddr; /* virtual address of base */
   bool big_endian;
-  int addr_size;       /* 8 for ELFCLASS64, 4 for ELFCLASS32 */
-  bool failed;         /* a read ran past the end */
+  int addr_size; /* 8 for ELFCLASS64, 4 for ELFCLASS32 */
+  bool failed;   /* a read ran past the end */
 } reader;
 
-static bool has(reader *r, size_t n) {
+static bool has(reader *r, size_t n)
+{
   if (r->failed || r->size - r->pos < n || r->pos > r->size) {
     r->failed = true;
     return false;
@@ -39,7 +50,8 @@ static bool has(reader *r, size_t n) {
   return true;
 }
 
-static uint64_t read_uint(reader *r, int n) {
+static uint64_t read_uint(reader *r, int n)
+{
   if (!has(r, (size_t)n))
     return 0;
   uint64_t v = 0;
@@ -51,12 +63,14 @@ static uint64_t read_uint(reader *r, int n) {
   return v;
 }
 
-static int64_t sign_extend(uint64_t v, int bits) {
+static int64_t sign_extend(uint64_t v, int bits)
+{
   uint64_t m = 1ull << (bits - 1);
   return (int64_t)((v ^ m) - m);
 }
 
-static uint64_t read_uleb(reader *r) {
+static uint64_t read_uleb(reader *r)
+{
   uint64_t v = 0;
   for (int shift = 0; has(r, 1); shift += 7) {
     uint8_t b = r->base[r->pos++];
@@ -68,7 +82,8 @@ static uint64_t read_uleb(reader *r) {
   return v;
 }
 
-static int64_t read_sleb(reader *r) {
+static int64_t read_sleb(reader *r)
+{
   uint64_t v = 0;
   int shift = 0;
   uint8_t b = 0;
@@ -86,7 +101,8 @@ static int64_t read_sleb(reader *r) {
 }
 
 /* Reads the value part of an encoded pointer (no base applied). */
-static uint64_t read_encoded_value(reader *r, uint8_t enc) {
+static uint64_t read_encoded_value(reader *r, uint8_t enc)
+{
   switch (enc & 0x0f) {
   case PE_ABSPTR: return read_uint(r, r->addr_size);
   case PE_ULEB128: return read_uleb(r);
@@ -97,17 +113,15 @@ static uint64_t read_encoded_value(reader *r, uint8_t enc) {
   case PE_SDATA2: return (uint64_t)sign_extend(read_uint(r, 2), 16);
   case PE_SDATA4: return (uint64_t)sign_extend(read_uint(r, 4), 32);
   case PE_SDATA8: return read_uint(r, 8);
-  default:
-    r->failed = true;
-    return 0;
+  default: r->failed = true; return 0;
   }
 }
 
 /* Reads a whole encoded pointer. Returns false when it cannot be resolved
  * from the file alone (indirect, text- or function-relative, or datarel
  * without a data base); the bytes are consumed all the same. */
-static bool read_encoded(reader *r, uint8_t enc, uint64_t data_base,
-                         uint64_t *out) {
+static bool read_encoded(reader *r, uint8_t enc, uint64_t data_base, uint64_t *out)
+{
   if ((enc & 0x70) == PE_ALIGNED) {
     size_t a = (size_t)r->addr_size;
     uint64_t here = r->vaddr + r->pos;
@@ -119,18 +133,14 @@ static bool read_encoded(reader *r, uint8_t enc, uint64_t data_base,
     return false;
   switch (enc & 0x70) {
   case 0:
-  case PE_ALIGNED:
-    break;
-  case PE_PCREL:
-    v += field;
-    break;
+  case PE_ALIGNED: break;
+  case PE_PCREL: v += field; break;
   case PE_DATAREL:
     if (data_base == 0)
       return false;
     v += data_base;
     break;
-  default:
-    return false;
+  default: return false;
   }
   if (enc & PE_INDIRECT)
     return false; /* the pointer is in memory of the running process */
@@ -140,7 +150,8 @@ static bool read_encoded(reader *r, uint8_t enc, uint64_t data_base,
 
 /* Reads a CIE's FDE pointer encoding. Returns false for a CIE whose
  * augmentation is not understood: its FDEs are then skipped. */
-static bool parse_cie(reader r, uint8_t *fde_enc) {
+static bool parse_cie(reader r, uint8_t *fde_enc)
+{
   uint64_t len = read_uint(&r, 4);
   int id_size = 4;
   if (len == 0xffffffffu) {
@@ -162,7 +173,7 @@ static bool parse_cie(reader r, uint8_t *fde_enc) {
   if (version == 1)
     read_uint(&r, 1);
   else
-    read_uleb(&r);                /* return address register */
+    read_uleb(&r); /* return address register */
   *fde_enc = PE_ABSPTR;
   if (aug[0] == '\0')
     return !r.failed;
@@ -172,27 +183,24 @@ static bool parse_cie(reader r, uint8_t *fde_enc) {
   for (const char *a = aug + 1; *a && !r.failed; a++) {
     uint64_t ignored;
     switch (*a) {
-    case 'R':
-      *fde_enc = (uint8_t)read_uint(&r, 1);
-      return !r.failed;
-    case 'L':
-      read_uint(&r, 1);
-      break;
+    case 'R': *fde_enc = (uint8_t)read_uint(&r, 1); return !r.failed;
+    case 'L': read_uint(&r, 1); break;
     case 'P': {
       uint8_t penc = (uint8_t)read_uint(&r, 1);
       read_encoded(&r, penc & 0x7f, 0, &ignored);
       break;
     }
-    case 'S': case 'B': case 'G':
-      break;
-    default:
-      return !r.failed; /* no 'R' seen: absptr */
+    case 'S':
+    case 'B':
+    case 'G': break;
+    default: return !r.failed; /* no 'R' seen: absptr */
     }
   }
   return !r.failed;
 }
 
-static int walk_eh_frame(reader r, knit_bounds_candidates *c) {
+static int walk_eh_frame(reader r, knit_bounds_candidates *c)
+{
   size_t cached_cie = (size_t)-1;
   uint8_t cached_enc = PE_OMIT;
   while (r.pos < r.size && !r.failed) {
@@ -222,8 +230,7 @@ static int walk_eh_frame(reader r, knit_bounds_candidates *c) {
       uint64_t start, range;
       if (cached_enc != PE_OMIT && read_encoded(&r, cached_enc, 0, &start)) {
         range = read_encoded_value(&r, cached_enc & 0x0f);
-        if (!r.failed && range != 0 &&
-            knit_bounds_add(c, start, start + range, KNIT_RANK_FDE) != 0)
+        if (!r.failed && range != 0 && knit_bounds_add(c, start, start + range, KNIT_RANK_FDE) != 0)
           return -1;
       }
     }
@@ -236,7 +243,8 @@ static int walk_eh_frame(reader r, knit_bounds_candidates *c) {
 /* The binary search table of .eh_frame_hdr: sorted initial locations, each
  * with the address of its FDE. Only the starts are used; the FDE walk gives
  * the ranges, and this table still gives starts if that walk fails. */
-static int walk_eh_frame_hdr(reader r, knit_bounds_candidates *c) {
+static int walk_eh_frame_hdr(reader r, knit_bounds_candidates *c)
+{
   uint64_t hdr = r.vaddr;
   uint8_t version = (uint8_t)read_uint(&r, 1);
   uint8_t ptr_enc = (uint8_t)read_uint(&r, 1);
@@ -259,8 +267,8 @@ static int walk_eh_frame_hdr(reader r, knit_bounds_candidates *c) {
   return 0;
 }
 
-static bool section_reader(Elf *elf, Elf_Scn *scn, uint64_t vaddr,
-                           reader *r) {
+static bool section_reader(Elf *elf, Elf_Scn *scn, uint64_t vaddr, reader *r)
+{
   Elf_Data *d = elf_rawdata(scn, NULL);
   if (!d || !d->d_buf)
     return false;
@@ -274,14 +282,13 @@ static bool section_reader(Elf *elf, Elf_Scn *scn, uint64_t vaddr,
   return true;
 }
 
-int knit_bounds_add_eh_frame(Elf *elf, const knit_eh_sections *eh,
-                             knit_bounds_candidates *c) {
+int knit_bounds_add_eh_frame(Elf *elf, const knit_eh_sections *eh, knit_bounds_candidates *c)
+{
   reader r;
   if (eh->eh_frame && section_reader(elf, eh->eh_frame, eh->eh_frame_addr, &r) &&
       walk_eh_frame(r, c) != 0)
     return -1;
-  if (eh->eh_frame_hdr &&
-      section_reader(elf, eh->eh_frame_hdr, eh->eh_frame_hdr_addr, &r) &&
+  if (eh->eh_frame_hdr && section_reader(elf, eh->eh_frame_hdr, eh->eh_frame_hdr_addr, &r) &&
       walk_eh_frame_hdr(r, c) != 0)
     return -1;
   return 0;

@@ -30,8 +30,7 @@ typedef struct knit_bounds_candidates {
 } knit_bounds_candidates;
 
 /* Appends one candidate; ignores empty ones. Returns -1 when out of memory. */
-int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end,
-                    int rank);
+int knit_bounds_add(knit_bounds_candidates *c, uint64_t start, uint64_t end, int rank);
 
 typedef struct knit_eh_sections {
   Elf_Scn *eh_frame;
@@ -43,7 +42,6 @@ typedef struct knit_eh_sections {
 /* Adds every FDE of .eh_frame (start and range) and every start of the
  * .eh_frame_hdr search table. Malformed data ends the walk quietly: what was
  * read stays. Returns -1 only when out of memory. */
-int knit_bounds_add_eh_frame(Elf *elf, const knit_eh_sections *eh,
-                             knit_bounds_candidates *c);
+int knit_bounds_add_eh_frame(Elf *elf, const knit_eh_sections *eh, knit_bounds_candidates *c);
 
 #endif /* KNIT_UNWIND_BOUNDS_SOURCE_H */

@@ -44,7 +44,10 @@ static void *safe_realloc(void *p, size_t size)
 
 /* Memory is never returned: Capstone frees only at cs_close and on errors,
  * and the amounts are small and bounded by the number of threads. */
-static void safe_free(void *p) { (void)p; }
+static void safe_free(void *p)
+{
+  (void)p;
+}
 
 /* Decodes isa's warm_code as an analyzer would (each instruction, then its
  * registers), so that Capstone's first uses of that architecture happen

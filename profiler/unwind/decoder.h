@@ -18,8 +18,8 @@
 #include "unwind/isa.h"
 
 typedef struct knit_decoder {
-  size_t handle;  /* csh */
-  void *insn;     /* cs_insn from cs_malloc */
+  size_t handle; /* csh */
+  void *insn;    /* cs_insn from cs_malloc */
   const knit_isa_ops *isa;
   bool open;
 } knit_decoder;

@@ -12,7 +12,7 @@
 
 #include "recipe.h"
 
-struct Elf; /* libelf's */
+struct Elf;             /* libelf's */
 struct knit_func_table; /* bounds.h */
 
 /* The frame state at a direct jump that enters another function: a part of
@@ -21,10 +21,10 @@ struct knit_func_table; /* bounds.h */
  * below the CFA when the analyzer knows it (after a frame set-up the rule
  * computes the CFA from fp, and the distance would be lost). */
 typedef struct knit_jump_state {
-  knit_recipe rule;   /* start and end unused */
-  int32_t sp_depth;   /* CFA - sp, when sp_known */
+  knit_recipe rule; /* start and end unused */
+  int32_t sp_depth; /* CFA - sp, when sp_known */
   bool sp_known;
-  bool found;         /* a jump to the address asked for was seen */
+  bool found; /* a jump to the address asked for was seen */
 } knit_jump_state;
 
 /* Caller-provided room for an analysis (unwind/analyze.c): the branch
@@ -46,15 +46,15 @@ typedef struct knit_analyze_work {
 } knit_analyze_work;
 
 typedef struct knit_isa_ops {
-  const char *name;      /* the ISA's name, as knit record --qemu and knit conform --isa say it */
-  uint16_t elf_machine;  /* its ELF e_machine */
-  uint8_t elf_class;     /* ELFCLASS64 */
-  uint8_t elf_data;      /* ELFDATA2LSB: its byte order */
-  int cs_arch;           /* Capstone architecture */
-  int cs_mode;           /* Capstone mode */
+  const char *name;     /* the ISA's name, as knit record --qemu and knit conform --isa say it */
+  uint16_t elf_machine; /* its ELF e_machine */
+  uint8_t elf_class;    /* ELFCLASS64 */
+  uint8_t elf_data;     /* ELFDATA2LSB: its byte order */
+  int cs_arch;          /* Capstone architecture */
+  int cs_mode;          /* Capstone mode */
   /* --- running its programs on another host (knit record --qemu) --- */
-  const char *qemu;      /* QEMU user mode's program for it */
-  const char *sysroot;   /* where Debian's cross packages put its libraries,
+  const char *qemu;    /* QEMU user mode's program for it */
+  const char *sysroot; /* where Debian's cross packages put its libraries,
                             "" where the host's own serve */
   /* The resolver stub that heads .plt, in bytes; 0: one entry, as on
    * x86-64 (16), where aarch64's takes two (32). */
@@ -89,8 +89,8 @@ typedef struct knit_isa_ops {
    * and, on link-register ISAs, in leaf code that never touches the stack;
    * a guess everywhere else). work: the caller's workspace, or NULL (see
    * knit_analyze_work); it holds nothing between calls. */
-  int (*analyze)(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
-                 uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work);
+  int (*analyze)(size_t cs_handle, void *insn, const uint8_t *code, size_t len, uint64_t addr,
+                 knit_recipe *out, int max, knit_analyze_work *work);
 
   /* The recipe that holds at the first instruction of any function: the
    * return address where the call put it. Used for code whose bounds are
@@ -101,8 +101,8 @@ typedef struct knit_isa_ops {
    * recipes can be compared with the compiler's CFI (knit audit). */
   int dwarf_sp;
   int dwarf_fp;
-  int dwarf_ra;  /* the return-address column of the CFI */
-  int dwarf_lr;  /* the link register, or -1 (x86-64 has none) */
+  int dwarf_ra; /* the return-address column of the CFI */
+  int dwarf_lr; /* the link register, or -1 (x86-64 has none) */
 
   /* --- signal trampolines (sigreturn_step) --- */
   /* Recognizes the signal trampoline by its code at pc (the handler's
@@ -112,8 +112,8 @@ typedef struct knit_isa_ops {
    * exact, lr from the saved context) from the signal frame at here->sp,
    * and returns true. Pure and allocation-free: it runs in the handler and
    * in host tests from recorded bytes. Defined in <isa>/<isa>_sigframe.c. */
-  bool (*sigreturn_step)(uint64_t pc, knit_read_word_fn read, void *ctx,
-                         const knit_regs *here, knit_regs *interrupted);
+  bool (*sigreturn_step)(uint64_t pc, knit_read_word_fn read, void *ctx, const knit_regs *here,
+                         knit_regs *interrupted);
 
   /* --- step classes (unwind/step_class.h) --- */
   /* Decodes the instruction that ends at the return address ra from the n
@@ -134,9 +134,8 @@ typedef struct knit_isa_ops {
    * to jump_to, preferring one the analysis followed from the entry over a
    * guessed one; at_jump->found says whether there was one. NULL on ISAs
    * that do not model such parts yet. */
-  int (*analyze_entered)(size_t cs_handle, void *insn, const uint8_t *code,
-                         size_t len, uint64_t addr,
-                         const knit_jump_state *entry, uint64_t jump_to,
+  int (*analyze_entered)(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
+                         uint64_t addr, const knit_jump_state *entry, uint64_t jump_to,
                          knit_jump_state *at_jump, knit_recipe *out, int max,
                          knit_analyze_work *work);
 } knit_isa_ops;
@@ -190,17 +189,17 @@ void knit_native_regs_here(knit_regs *out);
 _Static_assert(offsetof(knit_regs, pc) == 0 && offsetof(knit_regs, sp) == 8 &&
                    offsetof(knit_regs, fp) == 16 && offsetof(knit_regs, lr) == 24,
                "knit_native_regs_here stores knit_regs at offsets 0, 8, 16 and 24");
-#define KNIT_REGS_HERE_BEGIN                                                                     \
-  ".pushsection .text\n"                                                                        \
-  ".globl knit_native_regs_here\n"                                                              \
-  ".hidden knit_native_regs_here\n"                                                             \
-  ".type knit_native_regs_here, %function\n"                                                    \
-  ".p2align 4\n"                                                                                \
-  "knit_native_regs_here:\n"                                                                    \
+#define KNIT_REGS_HERE_BEGIN                                                                       \
+  ".pushsection .text\n"                                                                           \
+  ".globl knit_native_regs_here\n"                                                                 \
+  ".hidden knit_native_regs_here\n"                                                                \
+  ".type knit_native_regs_here, %function\n"                                                       \
+  ".p2align 4\n"                                                                                   \
+  "knit_native_regs_here:\n"                                                                       \
   ".cfi_startproc\n"
-#define KNIT_REGS_HERE_END                                                                       \
-  ".cfi_endproc\n"                                                                              \
-  ".size knit_native_regs_here, .-knit_native_regs_here\n"                                      \
+#define KNIT_REGS_HERE_END                                                                         \
+  ".cfi_endproc\n"                                                                                 \
+  ".size knit_native_regs_here, .-knit_native_regs_here\n"                                         \
   ".popsection\n"
 
 /* The ops for an ELF e_machine value, or NULL. */

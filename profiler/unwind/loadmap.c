@@ -22,8 +22,8 @@ static _Atomic(const knit_loadmap *) current_map;
 
 /* Functions in which stacks begin. Stepping out of them reads whatever lies
  * above the stack (argc on the initial thread), so the unwind stops there. */
-static const char *const root_names[] = {"_start", "clone", "__clone", "clone3", "__clone3",
-                                         "__clone_internal"};
+static const char *const root_names[] = {"_start", "clone",    "__clone",
+                                         "clone3", "__clone3", "__clone_internal"};
 
 static void find_roots(knit_module *m)
 {
@@ -83,8 +83,8 @@ static knit_module *existing(const char *path, uint64_t base)
 static const void *vdso_image(const struct dl_phdr_info *info, size_t *size)
 {
   const void *image = knit_vdso_image(size);
-  if (!image || (uintptr_t)info->dlpi_phdr !=
-                    (uintptr_t)image + ((const ElfW(Ehdr) *)image)->e_phoff)
+  if (!image ||
+      (uintptr_t)info->dlpi_phdr != (uintptr_t)image + ((const ElfW(Ehdr) *)image)->e_phoff)
     return NULL;
   return image;
 }
@@ -149,7 +149,10 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* Reading a new library's function bounds allocates (libelf, qsort):
  * done aside, off the program's heap. */
-static void scan_all(void *st) { dl_iterate_phdr(visit, st); }
+static void scan_all(void *st)
+{
+  dl_iterate_phdr(visit, st);
+}
 
 static int by_text_lo(const void *a, const void *b)
 {
@@ -231,7 +234,10 @@ const knit_module *knit_loadmap_find(const knit_loadmap *map, uint64_t pc)
   return NULL;
 }
 
-uint32_t knit_loadmap_module_count(void) { return atomic_load(&module_count); }
+uint32_t knit_loadmap_module_count(void)
+{
+  return atomic_load(&module_count);
+}
 
 const knit_module *knit_loadmap_module(uint32_t id)
 {

@@ -14,21 +14,21 @@
 
 #include "unwind/bounds.h"
 
-#define KNIT_MAX_MODULES 4096u
+#define KNIT_MAX_MODULES    4096u
 #define KNIT_MAX_ROOT_FUNCS 6u
 
 typedef struct knit_module {
   uint32_t id;
-  const char *path;        /* file path as the process sees it */
-  uint64_t base;           /* load bias: runtime address - ELF vaddr */
-  uint64_t text_lo;        /* executable segments, runtime addresses */
+  const char *path; /* file path as the process sees it */
+  uint64_t base;    /* load bias: runtime address - ELF vaddr */
+  uint64_t text_lo; /* executable segments, runtime addresses */
   uint64_t text_hi;
-  knit_func_table funcs;   /* ELF virtual addresses */
+  knit_func_table funcs; /* ELF virtual addresses */
   /* Runtime start addresses of functions where every stack begins (_start,
    * clone, clone3): unwinding ends successfully in them. */
   uint64_t roots[KNIT_MAX_ROOT_FUNCS];
   unsigned root_count;
-  bool is_self;            /* the module that holds knit's own code */
+  bool is_self; /* the module that holds knit's own code */
 } knit_module;
 
 typedef struct knit_loadmap {

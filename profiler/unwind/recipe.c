@@ -1,8 +1,8 @@
 /* Finding unwind recipes (applying one is inline, in recipe.h). */
 #include "recipe.h"
 
-const knit_recipe *knit_recipe_find(const knit_recipe *recipes, size_t count,
-                                    uint64_t pc) {
+const knit_recipe *knit_recipe_find(const knit_recipe *recipes, size_t count, uint64_t pc)
+{
   /* Find the last recipe whose start is <= pc, then check its end. */
   size_t lo = 0, hi = count;
   while (lo < hi) {

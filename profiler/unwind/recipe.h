@@ -41,15 +41,15 @@ typedef enum knit_fp_rule {
 } knit_fp_rule;
 
 typedef struct knit_recipe {
-  uint64_t start;     /* first address covered */
-  uint64_t end;       /* one past the last address covered */
+  uint64_t start; /* first address covered */
+  uint64_t end;   /* one past the last address covered */
   int32_t cfa_offset;
   int32_t ra_offset;
   int32_t fp_offset;
-  uint8_t cfa_base;   /* knit_cfa_base */
-  uint8_t ra_rule;    /* knit_ra_rule */
-  uint8_t fp_rule;    /* knit_fp_rule */
-  uint8_t flags;      /* KNIT_RECIPE_* */
+  uint8_t cfa_base; /* knit_cfa_base */
+  uint8_t ra_rule;  /* knit_ra_rule */
+  uint8_t fp_rule;  /* knit_fp_rule */
+  uint8_t flags;    /* KNIT_RECIPE_* */
   /* --- frame pointer relative to sp (for knit audit) --- */
   /* fp == sp + fp_sp_delta over the whole interval, when flags has
    * KNIT_RECIPE_FP_KNOWN. The step does not need it; the audit does, to
@@ -102,8 +102,7 @@ __attribute__((no_sanitize("address"))) static inline uint64_t knit_load_own_wor
   return *(const volatile uint64_t *)(uintptr_t)addr;
 }
 
-static inline bool knit_read_word_(knit_read_word_fn read, void *ctx, uint64_t addr,
-                                   uint64_t *out)
+static inline bool knit_read_word_(knit_read_word_fn read, void *ctx, uint64_t addr, uint64_t *out)
 {
   if (read == knit_read_own_memory) {
     if (addr == 0 || (addr & 7) != 0)
@@ -117,24 +116,21 @@ static inline bool knit_read_word_(knit_read_word_fn read, void *ctx, uint64_t a
 /* Outcome of one step. */
 typedef enum knit_step_result {
   KNIT_STEP_OK = 0,
-  KNIT_STEP_BAD_READ = 1,   /* a memory read failed */
-  KNIT_STEP_BAD_FRAME = 2,  /* the result is implausible (sp did not grow) */
-  KNIT_STEP_END = 3,        /* the return address is 0: by the ABIs'
+  KNIT_STEP_BAD_READ = 1,  /* a memory read failed */
+  KNIT_STEP_BAD_FRAME = 2, /* the result is implausible (sp did not grow) */
+  KNIT_STEP_END = 3,       /* the return address is 0: by the ABIs'
                                convention the outermost frame of a stack */
 } knit_step_result;
 
 /* Computes the CFA of the frame described by r. Returns false when the base
  * is a memory word (ppc64 back chain, a saved DRAP) that cannot be read. */
 static inline bool knit_recipe_cfa_(const knit_recipe *r, const knit_regs *callee,
-                        knit_read_word_fn read, void *ctx, uint64_t *cfa) {
+                                    knit_read_word_fn read, void *ctx, uint64_t *cfa)
+{
   uint64_t base;
   switch (r->cfa_base) {
-  case KNIT_CFA_SP:
-    base = callee->sp;
-    break;
-  case KNIT_CFA_FP:
-    base = callee->fp;
-    break;
+  case KNIT_CFA_SP: base = callee->sp; break;
+  case KNIT_CFA_FP: base = callee->fp; break;
   case KNIT_CFA_SP_DEREF:
     if (!knit_read_word_(read, ctx, callee->sp, &base))
       return false;
@@ -142,8 +138,7 @@ static inline bool knit_recipe_cfa_(const knit_recipe *r, const knit_regs *calle
   case KNIT_CFA_FP_DEREF:
     /* The offset is where the CFA is saved, not added to it. */
     return knit_read_word_(read, ctx, callee->fp + (uint64_t)(int64_t)r->cfa_offset, cfa);
-  default:
-    return false;
+  default: return false;
   }
   /* Offsets are signed; unsigned wrap-around gives the right sum. */
   *cfa = base + (uint64_t)(int64_t)r->cfa_offset;
@@ -158,8 +153,9 @@ static inline bool knit_recipe_cfa_(const knit_recipe *r, const knit_regs *calle
  * results came back through memory in a way that stalled the loads after
  * it (two 8-byte stores read back as one 16-byte load). */
 static inline knit_step_result knit_recipe_apply(const knit_recipe *r, const knit_regs *callee,
-                                   knit_read_word_fn read, void *ctx,
-                                   knit_regs *caller, uint64_t *cfa) {
+                                                 knit_read_word_fn read, void *ctx,
+                                                 knit_regs *caller, uint64_t *cfa)
+{
   uint64_t frame_cfa;
   if (!knit_recipe_cfa_(r, callee, read, ctx, &frame_cfa))
     return KNIT_STEP_BAD_READ;
@@ -210,7 +206,6 @@ static inline knit_step_result knit_recipe_apply(const knit_recipe *r, const kni
 
 
 /* Finds the recipe covering pc in a sorted array; NULL when none does. */
-const knit_recipe *knit_recipe_find(const knit_recipe *recipes, size_t count,
-                                    uint64_t pc);
+const knit_recipe *knit_recipe_find(const knit_recipe *recipes, size_t count, uint64_t pc);
 
 #endif /* KNIT_UNWIND_RECIPE_H */

@@ -12,12 +12,12 @@ typedef struct cached_function {
 } cached_function;
 
 typedef struct slot {
-  _Atomic uint64_t start;              /* key: start | module << 48; 0: free */
-  _Atomic(cached_function *) recipes;  /* NULL: being analyzed */
+  _Atomic uint64_t start;             /* key: start | module << 48; 0: free */
+  _Atomic(cached_function *) recipes; /* NULL: being analyzed */
 } slot;
 
 #define CACHE_SLOTS (1u << 16)
-#define MAX_PROBES 64u
+#define MAX_PROBES  64u
 static slot table[CACHE_SLOTS];
 
 static uint32_t hash_addr(uint64_t a)
@@ -87,8 +87,7 @@ static cached_function *publish(slot *claimed, const knit_recipe *r, int n)
 
 static bool analyzable(const knit_decoder *dec, uint64_t start, uint64_t end)
 {
-  return dec->open && dec->isa->analyze && end > start &&
-         end - start <= KNIT_MAX_FUNCTION_BYTES;
+  return dec->open && dec->isa->analyze && end > start && end - start <= KNIT_MAX_FUNCTION_BYTES;
 }
 
 /* The state at which the function at start is entered, when it is a part
@@ -113,10 +112,10 @@ static bool part_entry(knit_decoder *dec, knit_recipe_scratch *scratch, uint32_t
   knit_jump_state parent_entry;
   bool parent_is_part =
       part_entry(dec, scratch, module, funcs, base, pstart, depth + 1, &parent_entry, built);
-  int n = dec->isa->analyze_entered(dec->handle, dec->insn,
-                                    (const uint8_t *)(uintptr_t)pstart, pend - pstart, pstart,
-                                    parent_is_part ? &parent_entry : NULL, start, entry,
-                                    scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
+  int n =
+      dec->isa->analyze_entered(dec->handle, dec->insn, (const uint8_t *)(uintptr_t)pstart,
+                                pend - pstart, pstart, parent_is_part ? &parent_entry : NULL, start,
+                                entry, scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
   if (n <= 0)
     return false;
   (*built)++;
@@ -142,12 +141,11 @@ const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scrat
     bool jumped = part_entry(dec, scratch, module, funcs, base, start, 0, &entry, built);
     const uint8_t *code = (const uint8_t *)(uintptr_t)start;
     if (jumped)
-      n = dec->isa->analyze_entered(dec->handle, dec->insn, code, end - start, start,
-                                    &entry, 0, NULL, scratch->recipes,
-                                    KNIT_RECIPE_SCRATCH, &scratch->work);
+      n = dec->isa->analyze_entered(dec->handle, dec->insn, code, end - start, start, &entry, 0,
+                                    NULL, scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
     else
-      n = dec->isa->analyze(dec->handle, dec->insn, code, end - start, start,
-                            scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
+      n = dec->isa->analyze(dec->handle, dec->insn, code, end - start, start, scratch->recipes,
+                            KNIT_RECIPE_SCRATCH, &scratch->work);
   }
   if (n <= 0) {
     publish(claimed, NULL, 0);
@@ -161,8 +159,8 @@ const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scrat
 }
 
 const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch *scratch,
-                                         uint32_t module, uint64_t start, uint64_t end,
-                                         uint64_t pc, uint64_t *built)
+                                         uint32_t module, uint64_t start, uint64_t end, uint64_t pc,
+                                         uint64_t *built)
 {
   return knit_recipe_cache_get_in(dec, scratch, module, NULL, 0, start, end, pc, built);
 }

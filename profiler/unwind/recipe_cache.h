@@ -35,8 +35,8 @@ typedef struct knit_recipe_scratch {
  * an unloaded one was gets a new id, so its functions never find the old
  * one's recipes. Async-signal-safe. */
 const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch *scratch,
-                                         uint32_t module, uint64_t start, uint64_t end,
-                                         uint64_t pc, uint64_t *built);
+                                         uint32_t module, uint64_t start, uint64_t end, uint64_t pc,
+                                         uint64_t *built);
 
 /* knit_recipe_cache_get for a function of the bounds table funcs, loaded
  * at base (runtime address - ELF vaddr). When the function is a part

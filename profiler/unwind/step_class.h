@@ -53,9 +53,9 @@ int knit_aarch64_call_before(const uint8_t *bytes, size_t n, uint64_t ra, uint64
 
 /* What a frame's pc tells about the steps into and out of it. */
 typedef struct knit_step_facts {
-  uint64_t func;    /* start of the frame's function; 0 when unknown */
-  uint64_t target;  /* KNIT_CALL_DIRECT: the call's target */
-  uint8_t call;     /* knit_call_kind of the instruction that ends at pc */
+  uint64_t func;   /* start of the frame's function; 0 when unknown */
+  uint64_t target; /* KNIT_CALL_DIRECT: the call's target */
+  uint8_t call;    /* knit_call_kind of the instruction that ends at pc */
 } knit_step_facts;
 
 /* Decodes the call that ends at the return address ra, which lies in
@@ -71,8 +71,8 @@ void knit_step_read_call(const struct knit_isa_ops *isa, knit_read_word_fn read,
  * caller (call and target). ppc64le's direct calls within a module enter a
  * function at its local entry point, a few instructions past its start:
  * slack (isa.h: call_entry_slack) says how far past still counts. */
-static inline knit_step_class knit_step_classify(uint64_t callee_func, unsigned slack,
-                                                 uint8_t call, uint64_t target)
+static inline knit_step_class knit_step_classify(uint64_t callee_func, unsigned slack, uint8_t call,
+                                                 uint64_t target)
 {
   /* Without branches: it runs for every frame of every sample, and the mix
    * of call kinds along a path defeats branch prediction (a switch here
@@ -80,8 +80,8 @@ static inline knit_step_class knit_step_classify(uint64_t callee_func, unsigned 
    * probable unless its target is the callee's function: then one better. */
   static const uint8_t by_call[4] = {KNIT_STEP_WRONG, KNIT_STEP_PROBABLE, KNIT_STEP_PROBABLE,
                                      KNIT_STEP_CONFIRMED};
-  unsigned match = (call == KNIT_CALL_DIRECT) & (callee_func != 0) &
-                   (target - callee_func <= slack);
+  unsigned match =
+      (call == KNIT_CALL_DIRECT) & (callee_func != 0) & (target - callee_func <= slack);
   return (knit_step_class)(by_call[call & 3] - match);
 }
 

@@ -19,8 +19,8 @@ static bool is_root(const knit_module *m, uint64_t func_start)
  * recipe. Returns false when the pc's code cannot be placed (the walk is
  * then partial). *root says the function is one where stacks begin. */
 static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bool innermost,
-                      const knit_module **module, knit_recipe *recipe, bool *root,
-                      bool *cacheable, uint64_t *func)
+                      const knit_module **module, knit_recipe *recipe, bool *root, bool *cacheable,
+                      uint64_t *func)
 {
   /* A return address belongs to the call before it: look the function up
    * by the byte before, so a call at a function's very end still counts as
@@ -43,8 +43,8 @@ static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bo
       *cacheable = true;
       return true;
     }
-    r = knit_recipe_cache_get_in(&u->decoder, u->scratch, m->id, &m->funcs, m->base,
-                                 fstart, fend, pc, &u->recipes_built);
+    r = knit_recipe_cache_get_in(&u->decoder, u->scratch, m->id, &m->funcs, m->base, fstart, fend,
+                                 pc, &u->recipes_built);
     *cacheable = r != NULL;
   }
   /* Without bounds or recipes, only the innermost frame has a safe guess:
@@ -106,9 +106,8 @@ static bool signal_step(knit_unwinder *u, const knit_loadmap *map, const knit_re
  * target. Called on both paths of the walk (cache hit and miss) with the
  * entry's fields directly: holding them in a struct across the paths made
  * the compiler spill the walk's registers (bench_unwind_cost). */
-static inline uint32_t classify_step(unsigned slack, knit_frame *frames, int i,
-                                     bool innermost, uint64_t callee_func, uint8_t call,
-                                     uint64_t target)
+static inline uint32_t classify_step(unsigned slack, knit_frame *frames, int i, bool innermost,
+                                     uint64_t callee_func, uint8_t call, uint64_t target)
 {
   unsigned cls;
   if (i == 0)
@@ -142,20 +141,19 @@ static inline unsigned entry_slack(const knit_unwinder *u)
  * that the loop over cached steps stays small enough for its values to live
  * in registers. */
 typedef struct slow_step {
-  bool signal;            /* the pc is a signal trampoline: see interrupted */
+  bool signal; /* the pc is a signal trampoline: see interrupted */
   knit_regs interrupted;
   bool found, root;
   uint32_t module_id;
   uint64_t base;
   knit_recipe recipe;
   uint32_t step_bits;
-  uint64_t func;          /* the frame's function start, 0 if unknown */
+  uint64_t func; /* the frame's function start, 0 if unknown */
 } slow_step;
 
 __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_loadmap *map,
-                                                   knit_frame *frames, int i,
-                                                   const knit_regs *cur, bool innermost,
-                                                   uint64_t callee_func,
+                                                   knit_frame *frames, int i, const knit_regs *cur,
+                                                   bool innermost, uint64_t callee_func,
                                                    knit_step_cache_entry *e, uint64_t key,
                                                    slow_step *out)
 {
@@ -172,8 +170,8 @@ __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_
   }
   bool cacheable;
   knit_step_facts facts = {0, 0, KNIT_CALL_NONE}; /* step classes */
-  out->found = find_step(u, map, cur->pc, innermost, &m, &out->recipe, &out->root, &cacheable,
-                         &facts.func);
+  out->found =
+      find_step(u, map, cur->pc, innermost, &m, &out->recipe, &out->root, &cacheable, &facts.func);
   if (m) {
     out->module_id = m->id;
     out->base = m->base;
@@ -187,8 +185,8 @@ __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_
   cacheable = cacheable && r->ra_offset == (int16_t)r->ra_offset &&
               r->fp_offset == (int16_t)r->fp_offset && r->ra_rule < 4 && r->fp_rule < 4 &&
               cur->pc - out->base <= UINT32_MAX && (int64_t)call_delta == (int32_t)call_delta;
-  out->step_bits = classify_step(entry_slack(u), frames, i, innermost, callee_func, facts.call,
-                                 facts.target);
+  out->step_bits =
+      classify_step(entry_slack(u), frames, i, innermost, callee_func, facts.call, facts.target);
   out->func = facts.func;
   if (e && out->found && cacheable) {
     e->key = key;
@@ -222,8 +220,8 @@ __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_
 __attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *cache,
                                                  knit_frame *frames, int i, int max,
                                                  knit_regs *regs, uint64_t *callee_func_io,
-                                                 unsigned slack, uint64_t stop_from,
-                                                 bool limit_set, volatile int *progress)
+                                                 unsigned slack, uint64_t stop_from, bool limit_set,
+                                                 volatile int *progress)
 {
   uint64_t pc = regs->pc, sp = regs->sp, fp = regs->fp;
   uint64_t callee_func = *callee_func_io;
@@ -244,8 +242,7 @@ __attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *ca
     } else {
       /* KNIT_CFA_FP_DEREF: the CFA saved in a realigned frame. */
       if (e->cfa_base != KNIT_CFA_FP_DEREF ||
-          !knit_read_word_(knit_read_own_memory, NULL, fp + (uint64_t)(int64_t)e->cfa_offset,
-                           &cfa))
+          !knit_read_word_(knit_read_own_memory, NULL, fp + (uint64_t)(int64_t)e->cfa_offset, &cfa))
         break;
     }
     uint64_t ra, caller_fp = fp;
@@ -260,8 +257,7 @@ __attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *ca
       break;
     if (e->fp_rule != KNIT_FP_SAME &&
         !knit_read_word_(knit_read_own_memory, NULL,
-                         (e->fp_rule == KNIT_FP_AT_FP ? fp : cfa) +
-                             (uint64_t)(int64_t)e->fp_offset,
+                         (e->fp_rule == KNIT_FP_AT_FP ? fp : cfa) + (uint64_t)(int64_t)e->fp_offset,
                          &caller_fp))
       break;
     knit_frame *f = &frames[i];
@@ -303,22 +299,19 @@ __attribute__((noinline)) static int walk_cached(const knit_step_cache_entry *ca
  * of the runtime whose recipe is a guess and whose stack pointer is at or
  * below the limit is taken to be it. Frames of other modules never end the
  * walk this way. */
-__attribute__((noinline)) static bool walk_ends_here(const knit_recipe *recipe,
-                                                     const knit_regs *cur, knit_read_word_fn read,
-                                                     void *read_ctx, uint64_t stop_at,
-                                                     bool stop_is_cfa, bool in_stop_module,
-                                                     knit_step_result step, uint64_t step_cfa,
-                                                     knit_frame *f, knit_unwind_end *end)
+__attribute__((noinline)) static bool
+walk_ends_here(const knit_recipe *recipe, const knit_regs *cur, knit_read_word_fn read,
+               void *read_ctx, uint64_t stop_at, bool stop_is_cfa, bool in_stop_module,
+               knit_step_result step, uint64_t step_cfa, knit_frame *f, knit_unwind_end *end)
 {
   if (stop_at) {
     uint64_t frame_cfa = 0;
     bool have_cfa = step == KNIT_STEP_OK
                         ? (frame_cfa = step_cfa, true)
                         : knit_recipe_cfa_(recipe, cur, read, read_ctx, &frame_cfa);
-    bool reached =
-        (have_cfa && (frame_cfa > stop_at || (stop_is_cfa && frame_cfa == stop_at))) ||
-        (!stop_is_cfa && in_stop_module && (recipe->flags & KNIT_RECIPE_UNCERTAIN) &&
-         cur->sp <= stop_at);
+    bool reached = (have_cfa && (frame_cfa > stop_at || (stop_is_cfa && frame_cfa == stop_at))) ||
+                   (!stop_is_cfa && in_stop_module && (recipe->flags & KNIT_RECIPE_UNCERTAIN) &&
+                    cur->sp <= stop_at);
     if (reached) {
       f->flags |= KNIT_FRAME_AT_LIMIT;
       f->cfa = have_cfa ? frame_cfa : UINT64_MAX;

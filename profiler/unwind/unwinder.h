@@ -10,24 +10,24 @@
 #include "unwind/recipe_cache.h"
 
 typedef struct knit_frame {
-  uint64_t pc;      /* frame 0: the interrupted pc; others: a return address */
-  uint64_t cfa;     /* the frame's CFA (its caller's sp); UINT64_MAX if unknown */
-  uint32_t module;  /* load map id, or KNIT_MODULE_UNKNOWN */
-  uint32_t flags;   /* KNIT_FRAME_* */
-  uint64_t offset;  /* pc - module base, or pc when the module is unknown */
+  uint64_t pc;     /* frame 0: the interrupted pc; others: a return address */
+  uint64_t cfa;    /* the frame's CFA (its caller's sp); UINT64_MAX if unknown */
+  uint32_t module; /* load map id, or KNIT_MODULE_UNKNOWN */
+  uint32_t flags;  /* KNIT_FRAME_* */
+  uint64_t offset; /* pc - module base, or pc when the module is unknown */
 } knit_frame;
 
 /* --- signal frames --- */
 /* The frame is a signal trampoline (a signal handler returns to it): the
  * next frame is the code the signal interrupted. */
-#define KNIT_FRAME_SIGNAL 0x1u
+#define KNIT_FRAME_SIGNAL      0x1u
 /* The frame is the one a signal interrupted: its pc is the exact next
  * instruction, not a return address (as for the innermost frame). */
 #define KNIT_FRAME_INTERRUPTED 0x2u
 /* The walk stopped at this frame because it is the function the caller's
  * limit names (knit_unwinder.stop_at): the runtime function that called the
  * task. */
-#define KNIT_FRAME_AT_LIMIT 0x4u
+#define KNIT_FRAME_AT_LIMIT    0x4u
 
 /* --- step classes --- */
 /* Bits 8-9 of flags: the knit_step_class (step_class.h) of the step that
@@ -35,7 +35,7 @@ typedef struct knit_frame {
  * innermost frame. Kept with the caller so that the walk writes it with the
  * frame's other fields instead of going back to the frame before. */
 #define KNIT_FRAME_STEP_SHIFT 8
-#define KNIT_FRAME_STEP_MASK (3u << KNIT_FRAME_STEP_SHIFT)
+#define KNIT_FRAME_STEP_MASK  (3u << KNIT_FRAME_STEP_SHIFT)
 static inline unsigned knit_frame_step_class(const knit_frame *f)
 {
   return (f->flags & KNIT_FRAME_STEP_MASK) >> KNIT_FRAME_STEP_SHIFT;
@@ -56,12 +56,12 @@ typedef enum knit_unwind_end {
  * id in 16 bits (KNIT_MAX_MODULES). Steps whose values do not fit are not
  * cached. */
 typedef struct knit_step_cache_entry {
-  uint64_t key;          /* pc, with bit 0 set for the innermost frame */
-  uint32_t offset;       /* pc - the module's load bias */
+  uint64_t key;    /* pc, with bit 0 set for the innermost frame */
+  uint32_t offset; /* pc - the module's load bias */
   int32_t cfa_offset;
-  uint32_t func_delta;   /* pc - start of its function; UINT32_MAX: unknown */
-  int32_t call_delta;    /* KNIT_CALL_DIRECT before pc: its target - pc */
-  uint16_t module;       /* load map id + 1; 0: empty */
+  uint32_t func_delta; /* pc - start of its function; UINT32_MAX: unknown */
+  int32_t call_delta;  /* KNIT_CALL_DIRECT before pc: its target - pc */
+  uint16_t module;     /* load map id + 1; 0: empty */
   int16_t ra_offset;
   int16_t fp_offset;
   uint8_t cfa_base;
@@ -92,11 +92,11 @@ typedef struct knit_unwinder {
    * whose stack lies below the value. Set by the caller before each walk. */
   uint64_t stop_at;
   bool stop_is_cfa;
-  uint32_t stop_module;  /* the runtime's load map id, for the guess above */
+  uint32_t stop_module; /* the runtime's load map id, for the guess above */
   /* Optional (NULL: none): KNIT_STEP_CACHE_SIZE entries owned by the
    * unwinder's thread, remembering the steps of recent return addresses. */
   knit_step_cache_entry *cache;
-  const knit_loadmap *cache_map;  /* the load map the cache was filled under */
+  const knit_loadmap *cache_map; /* the load map the cache was filled under */
 } knit_unwinder;
 
 /* Unwinds from regs into frames[0..max) and returns the number of frames;

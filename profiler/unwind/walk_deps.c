@@ -14,9 +14,15 @@
 
 /* The words knit_read_word_ refuses without reading: the walk's step then
  * failed there, and it ended. */
-static bool readable(uint64_t addr) { return addr != 0 && (addr & 7) == 0; }
+static bool readable(uint64_t addr)
+{
+  return addr != 0 && (addr & 7) == 0;
+}
 
-static uint64_t read_word(uint64_t addr) { return *(const volatile uint64_t *)(uintptr_t)addr; }
+static uint64_t read_word(uint64_t addr)
+{
+  return *(const volatile uint64_t *)(uintptr_t)addr;
+}
 
 static bool keep(knit_walk_deps *out, uint64_t addr, uint64_t value)
 {
@@ -52,8 +58,7 @@ static bool use_fp(knit_walk_deps *out, fp_source *src)
 }
 
 bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_regs *regs,
-                       const knit_frame *frames, int n, knit_unwind_end end,
-                       knit_walk_deps *out)
+                       const knit_frame *frames, int n, knit_unwind_end end, knit_walk_deps *out)
 {
   out->needs_fp = false;
   out->needs_lr = false;

@@ -50,8 +50,7 @@ typedef struct knit_walk_deps {
  * words the walk read, directly: call it right after the walk, under the
  * same fault guard, while those frames are live. Async-signal-safe. */
 bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_regs *regs,
-                       const knit_frame *frames, int n, knit_unwind_end end,
-                       knit_walk_deps *out);
+                       const knit_frame *frames, int n, knit_unwind_end end, knit_walk_deps *out);
 
 /* Whether memory still holds the words of d. Reads them directly: a word
  * whose page is gone faults, so call it under the fault guard. */

@@ -62,31 +62,29 @@
 
 #include "unwind/aarch64/aarch64_analyze_internal.h"
 
-static bool shrinks(const void *b, const void *a) {
+static bool shrinks(const void *b, const void *a)
+{
   const frame_state *before = b, *after = a;
-  return (before->sp_known && after->sp_known &&
-          after->sp_depth < before->sp_depth) ||
-         (before->fp_saved && !after->fp_saved) ||
-         (before->ra_saved && !after->ra_saved) ||
+  return (before->sp_known && after->sp_known && after->sp_depth < before->sp_depth) ||
+         (before->fp_saved && !after->fp_saved) || (before->ra_saved && !after->ra_saved) ||
          (before->cfa_on_fp && !after->cfa_on_fp);
 }
 
-static bool grows(const void *b, const void *a) {
+static bool grows(const void *b, const void *a)
+{
   const frame_state *before = b, *after = a;
-  return (before->sp_known && after->sp_known &&
-          after->sp_depth > before->sp_depth) ||
-         (after->fp_saved && !before->fp_saved) ||
-         (after->ra_saved && !before->ra_saved) ||
+  return (before->sp_known && after->sp_known && after->sp_depth > before->sp_depth) ||
+         (after->fp_saved && !before->fp_saved) || (after->ra_saved && !before->ra_saved) ||
          (after->cfa_on_fp && !before->cfa_on_fp);
 }
 
 /* Equal as far as recipes and the model go (the guessed mark aside);
  * fields that are not valid are not compared. */
-static bool same_state(const void *a, const void *b) {
+static bool same_state(const void *a, const void *b)
+{
   const frame_state *x = a, *y = b;
   return x->sp_known == y->sp_known && (!x->sp_known || x->sp_depth == y->sp_depth) &&
-         x->fp_is_frame == y->fp_is_frame &&
-         (!x->fp_is_frame || x->fp_depth == y->fp_depth) &&
+         x->fp_is_frame == y->fp_is_frame && (!x->fp_is_frame || x->fp_depth == y->fp_depth) &&
          x->fp_saved == y->fp_saved && (!x->fp_saved || x->fp_slot == y->fp_slot) &&
          x->ra_saved == y->ra_saved && (!x->ra_saved || x->ra_slot == y->ra_slot) &&
          x->fp_reloaded == y->fp_reloaded && x->ra_reloaded == y->ra_reloaded &&
@@ -94,14 +92,24 @@ static bool same_state(const void *a, const void *b) {
          x->cfa_on_fp == y->cfa_on_fp && x->uncertain == y->uncertain;
 }
 
-static bool is_guessed(const void *s) { return ((const frame_state *)s)->guessed; }
+static bool is_guessed(const void *s)
+{
+  return ((const frame_state *)s)->guessed;
+}
 
-static void mark_guessed(void *s) { ((frame_state *)s)->guessed = true; }
+static void mark_guessed(void *s)
+{
+  ((frame_state *)s)->guessed = true;
+}
 
 /* A followed state beats a guessed one. */
-static int state_rank(const void *s) { return is_guessed(s) ? 0 : 1; }
+static int state_rank(const void *s)
+{
+  return is_guessed(s) ? 0 : 1;
+}
 
-static void recipe_from_state(const void *state, knit_recipe *r) {
+static void recipe_from_state(const void *state, knit_recipe *r)
+{
   const frame_state *s = state;
   memset(r, 0, sizeof *r);
   if (s->cfa_on_fp) {
@@ -138,7 +146,8 @@ static void recipe_from_state(const void *state, knit_recipe *r) {
 /* The fall-through of a call gives another recipe than a branch here: the
  * callee does not return (bl __chk_fail at the end of a block) and the
  * branch's state is the one that holds. */
-static bool call_conflict(const void *known, const void *fell) {
+static bool call_conflict(const void *known, const void *fell)
+{
   knit_recipe rk, rf;
   recipe_from_state(known, &rk);
   recipe_from_state(fell, &rf);
@@ -150,7 +159,8 @@ static bool call_conflict(const void *known, const void *fell) {
  * x30 at the load; when other reloads follow, at the add, as for every
  * reload whose slot is not at [sp]. Both are right (the slot holds the
  * value until then); the audit measures against gcc's. */
-static void prepare(knit_analysis *an, void *state, const void *rec) {
+static void prepare(knit_analysis *an, void *state, const void *rec)
+{
   (void)an;
   frame_state *cur = state;
   const a64_record *d = rec;
@@ -166,19 +176,24 @@ static void prepare(knit_analysis *an, void *state, const void *rec) {
 
 /* Constants are known along one path, and from the start of a pass; any
  * pass of a run may find that x29 is needed. */
-static void begin_pass(knit_analysis *an, int pass) {
+static void begin_pass(knit_analysis *an, int pass)
+{
   a64_model *m = an->model;
   m->const_known = 0;
   if (pass == 0)
     m->wants_fp = false;
 }
 
-static void join(knit_analysis *an) { ((a64_model *)an->model)->const_known = 0; }
+static void join(knit_analysis *an)
+{
+  ((a64_model *)an->model)->const_known = 0;
+}
 
 /* sp moves by amounts only x29 can undo: as in gcc's CFI, the CFA is on
  * x29 from the frame set-up on, which a linear pass sees only after the
  * fact: the function is analyzed again. */
-static bool run_again(knit_analysis *an) {
+static bool run_again(knit_analysis *an)
+{
   a64_model *m = an->model;
   if (m->cfa_from_fp || !m->wants_fp)
     return false;
@@ -187,36 +202,36 @@ static bool run_again(knit_analysis *an) {
 }
 
 static const knit_analyzer analyzer = {
-  .state_size = sizeof(frame_state),
-  .insn_size = sizeof(a64_record),
-  .undecoded_skip = 4,
-  .entry_state = &entry_state,
-  .targets_work = TARGETS_MAX,
-  .targets_stack = TARGETS_MAX,
-  .call_policy = KNIT_CALLS_SEQUENCE,
-  .target_padding_is_code = true,
-  .classify = knit_aarch64_classify,
-  .apply = knit_aarch64_apply,
-  .prepare = prepare,
-  .begin_pass = begin_pass,
-  .join = join,
-  .run_again = run_again,
-  .recipe = recipe_from_state,
-  .same = same_state,
-  .rank = state_rank,
-  .guessed = is_guessed,
-  .mark_guessed = mark_guessed,
-  .grows = grows,
-  .shrinks = shrinks,
-  .call_conflict = call_conflict,
+    .state_size = sizeof(frame_state),
+    .insn_size = sizeof(a64_record),
+    .undecoded_skip = 4,
+    .entry_state = &entry_state,
+    .targets_work = TARGETS_MAX,
+    .targets_stack = TARGETS_MAX,
+    .call_policy = KNIT_CALLS_SEQUENCE,
+    .target_padding_is_code = true,
+    .classify = knit_aarch64_classify,
+    .apply = knit_aarch64_apply,
+    .prepare = prepare,
+    .begin_pass = begin_pass,
+    .join = join,
+    .run_again = run_again,
+    .recipe = recipe_from_state,
+    .same = same_state,
+    .rank = state_rank,
+    .guessed = is_guessed,
+    .mark_guessed = mark_guessed,
+    .grows = grows,
+    .shrinks = shrinks,
+    .call_conflict = call_conflict,
 };
 
 KNIT_ANALYZER_FITS(frame_state, a64_record, TARGETS_MAX, TARGETS_MAX);
 
-int knit_aarch64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
-                         size_t len, uint64_t addr, knit_recipe *out, int max,
-                         knit_analyze_work *work) {
+int knit_aarch64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code, size_t len,
+                         uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work)
+{
   a64_model m = {.cfa_from_fp = false};
-  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0,
-                               NULL, out, max, work);
+  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0, NULL,
+                               out, max, work);
 }

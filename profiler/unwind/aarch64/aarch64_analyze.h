@@ -13,8 +13,7 @@
  * stored, and give the CFA from sp, or from x29 in functions whose stack
  * pointer moves by amounts only the frame pointer can undo (alloca, VLAs),
  * as gcc's CFI does. */
-int knit_aarch64_analyze(size_t cs_handle, void *insn, const uint8_t *code,
-                         size_t len, uint64_t addr, knit_recipe *out, int max,
-                         knit_analyze_work *work);
+int knit_aarch64_analyze(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
+                         uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work);
 
 #endif /* KNIT_UNWIND_AARCH64_ANALYZE_H */

@@ -11,20 +11,24 @@
 
 #include "unwind/aarch64/aarch64_analyze_internal.h"
 
-static bool is_sp(unsigned reg) {
+static bool is_sp(unsigned reg)
+{
   return reg == ARM64_REG_SP || reg == ARM64_REG_WSP;
 }
 
-static bool is_fp(unsigned reg) {
+static bool is_fp(unsigned reg)
+{
   return reg == ARM64_REG_X29 || reg == ARM64_REG_W29;
 }
 
-static bool is_lr(unsigned reg) {
+static bool is_lr(unsigned reg)
+{
   return reg == ARM64_REG_X30 || reg == ARM64_REG_W30;
 }
 
 /* The index of a general register (x or w view), or -1. */
-static int gpr_index(unsigned reg) {
+static int gpr_index(unsigned reg)
+{
   if (reg >= ARM64_REG_X0 && reg <= ARM64_REG_X28)
     return (int)(reg - ARM64_REG_X0);
   if (reg >= ARM64_REG_W0 && reg <= ARM64_REG_W30)
@@ -36,13 +40,15 @@ static int gpr_index(unsigned reg) {
   return -1;
 }
 
-static void const_forget(a64_model *a, unsigned reg) {
+static void const_forget(a64_model *a, unsigned reg)
+{
   int i = gpr_index(reg);
   if (i >= 0)
     a->const_known &= ~(1u << i);
 }
 
-static void const_set(a64_model *a, unsigned reg, int64_t value) {
+static void const_set(a64_model *a, unsigned reg, int64_t value)
+{
   int i = gpr_index(reg);
   if (i < 0)
     return;
@@ -54,7 +60,8 @@ static void const_set(a64_model *a, unsigned reg, int64_t value) {
 }
 
 /* An immediate operand with its optional "lsl #12" (or movk's lsl #16..). */
-static bool imm_value(const a64_operand *op, int64_t *v) {
+static bool imm_value(const a64_operand *op, int64_t *v)
+{
   if (op->type != ARM64_OP_IMM)
     return false;
   if (op->shift_type == ARM64_SFT_LSL)
@@ -67,7 +74,8 @@ static bool imm_value(const a64_operand *op, int64_t *v) {
 }
 
 /* An immediate, or a 64-bit register known to hold a constant. */
-static bool const_value(const a64_model *a, const a64_operand *op, int64_t *v) {
+static bool const_value(const a64_model *a, const a64_operand *op, int64_t *v)
+{
   if (imm_value(op, v))
     return true;
   if (op->type != ARM64_OP_REG)
@@ -76,8 +84,7 @@ static bool const_value(const a64_model *a, const a64_operand *op, int64_t *v) {
   if (i < 0 || !(a->const_known & (1u << i)) ||
       (op->reg >= ARM64_REG_W0 && op->reg <= ARM64_REG_W30))
     return false;
-  if (op->ext != ARM64_EXT_INVALID && op->ext != ARM64_EXT_UXTX &&
-      op->ext != ARM64_EXT_SXTX)
+  if (op->ext != ARM64_EXT_INVALID && op->ext != ARM64_EXT_UXTX && op->ext != ARM64_EXT_SXTX)
     return false;
   uint64_t x = (uint64_t)a->const_value[i];
   if (op->shift_type == ARM64_SFT_LSL)
@@ -91,7 +98,8 @@ static bool const_value(const a64_model *a, const a64_operand *op, int64_t *v) {
 /* sp changed in a way the model does not follow. That only matters when
  * the CFA is computed from sp; an x29 recipe stays right. Under a frame
  * record it is also the sign that gcc's CFI uses x29 (alloca). */
-static void lose_sp(a64_model *a, frame_state *s) {
+static void lose_sp(a64_model *a, frame_state *s)
+{
   s->sp_known = false;
   if (s->fp_is_frame)
     a->wants_fp = true;
@@ -100,7 +108,8 @@ static void lose_sp(a64_model *a, frame_state *s) {
 }
 
 /* x29 no longer holds the frame address: the CFA must come from sp. */
-static void lose_frame(frame_state *s) {
+static void lose_frame(frame_state *s)
+{
   s->fp_is_frame = false;
   if (s->cfa_on_fp) {
     s->cfa_on_fp = false;
@@ -112,7 +121,8 @@ static void lose_frame(frame_state *s) {
 /* x29 = sp + offset. It becomes the frame pointer only when it then points
  * at the saved caller's x29 (the frame record); otherwise optimized code
  * uses x29 as a general register. */
-static void set_frame(const a64_model *a, frame_state *s, int64_t offset) {
+static void set_frame(const a64_model *a, frame_state *s, int64_t offset)
+{
   if (!s->sp_known) {
     lose_frame(s);
     return;
@@ -129,7 +139,8 @@ static void set_frame(const a64_model *a, frame_state *s, int64_t offset) {
 }
 
 /* sp = x29 + offset: known again when x29 is the frame. */
-static void sp_from_fp(a64_model *a, frame_state *s, int64_t offset) {
+static void sp_from_fp(a64_model *a, frame_state *s, int64_t offset)
+{
   a->wants_fp = true;
   if (!s->fp_is_frame) {
     lose_sp(a, s);
@@ -148,8 +159,8 @@ static void sp_from_fp(a64_model *a, frame_state *s, int64_t offset) {
  * of x29 before it becomes a frame saves the caller's value; the first
  * store of x30 saves the return address. Stores of x29/x30 elsewhere than
  * the stack (setjmp's buffer) save nothing. */
-static void store_reg(frame_state *s, unsigned reg, bool on_stack, bool placed,
-                      int32_t slot) {
+static void store_reg(frame_state *s, unsigned reg, bool on_stack, bool placed, int32_t slot)
+{
   if (!on_stack)
     return;
   if (reg == ARM64_REG_X29 && !s->fp_saved && !s->fp_is_frame) {
@@ -174,8 +185,8 @@ static void store_reg(frame_state *s, unsigned reg, bool on_stack, bool placed,
  * them, and gcc's CFI keeps naming them until then (see
  * finish_restores), so the recipe does too. Loading x30 from anywhere
  * else while the return address is still in it loses the return address. */
-static void load_reg(a64_model *a, frame_state *s, unsigned reg, bool placed,
-                     int32_t slot) {
+static void load_reg(a64_model *a, frame_state *s, unsigned reg, bool placed, int32_t slot)
+{
   if (is_fp(reg)) {
     if (reg == ARM64_REG_X29 && placed && s->fp_saved && s->fp_slot == slot)
       s->fp_reloaded = true;
@@ -190,7 +201,8 @@ static void load_reg(a64_model *a, frame_state *s, unsigned reg, bool placed,
 }
 
 /* Completes the restores of x29 and x30 that were reloaded. */
-void knit_aarch64_complete_restores(frame_state *s) {
+void knit_aarch64_complete_restores(frame_state *s)
+{
   if (s->fp_reloaded)
     s->fp_saved = false;
   if (s->ra_reloaded)
@@ -200,7 +212,8 @@ void knit_aarch64_complete_restores(frame_state *s) {
 
 /* Completes the restores of x29 and x30 whose slots sp has moved past:
  * from there on the registers are the only copies. */
-static void finish_restores(frame_state *s) {
+static void finish_restores(frame_state *s)
+{
   if (!s->sp_known)
     return;
   int32_t sp = -s->sp_depth;
@@ -219,8 +232,8 @@ static void finish_restores(frame_state *s) {
 /* Loads and stores (single and pair; offset, pre-index and post-index).
  * Capstone gives the transferred registers first, then the memory operand,
  * then, for post-index, the increment as an immediate. */
-static void model_mem(a64_model *a, frame_state *s, const a64_record *d,
-                      bool is_store) {
+static void model_mem(a64_model *a, frame_state *s, const a64_record *d, bool is_store)
+{
   int m = d->mem_at;
   if (m < 0)
     return; /* pc-relative literal load: writes only its register */
@@ -233,8 +246,7 @@ static void model_mem(a64_model *a, frame_state *s, const a64_record *d,
       !(d->op[0].type == ARM64_OP_REG && d->op[0].reg == ARM64_REG_X29))
     a->wants_fp = true;
   bool placed = mem->index == ARM64_REG_INVALID &&
-                ((is_sp(mem->reg) && s->sp_known) ||
-                 (is_fp(mem->reg) && s->fp_is_frame));
+                ((is_sp(mem->reg) && s->sp_known) || (is_fp(mem->reg) && s->fp_is_frame));
   int32_t base = is_sp(mem->reg) ? -s->sp_depth : -s->fp_depth;
   int32_t addr = base + (post ? 0 : mem->imm);
   bool fp_was_saved = s->fp_saved;
@@ -259,22 +271,20 @@ static void model_mem(a64_model *a, frame_state *s, const a64_record *d,
     }
     const_forget(a, mem->reg);
   }
-  if (is_store && !fp_was_saved && s->fp_saved && d->writeback && !post &&
-      is_sp(mem->reg))
+  if (is_store && !fp_was_saved && s->fp_saved && d->writeback && !post && is_sp(mem->reg))
     s->record_pushed = true;
-  if (!is_store && (s->fp_reloaded || s->ra_reloaded) && is_sp(mem->reg) &&
-      !d->writeback && mem->imm == 0)
+  if (!is_store && (s->fp_reloaded || s->ra_reloaded) && is_sp(mem->reg) && !d->writeback &&
+      mem->imm == 0)
     s->restore_soon = true;
   finish_restores(s);
 }
 
 /* add/sub with sp or x29 as destination; sign is +1 for add, -1 for sub. */
-static void model_add_sub(a64_model *a, frame_state *s, const a64_record *d,
-                          int sign) {
+static void model_add_sub(a64_model *a, frame_state *s, const a64_record *d, int sign)
+{
   const a64_operand *dst = &d->op[0], *src = &d->op[1];
   int64_t v = 0;
-  bool known = d->op_count == 3 && src->type == ARM64_OP_REG &&
-               const_value(a, &d->op[2], &v);
+  bool known = d->op_count == 3 && src->type == ARM64_OP_REG && const_value(a, &d->op[2], &v);
   if (is_sp(dst->reg)) {
     if (known && is_sp(src->reg)) {
       if (s->sp_known)
@@ -292,7 +302,8 @@ static void model_add_sub(a64_model *a, frame_state *s, const a64_record *d,
   }
 }
 
-static void model_mov(a64_model *a, frame_state *s, const a64_record *d) {
+static void model_mov(a64_model *a, frame_state *s, const a64_record *d)
+{
   const a64_operand *dst = &d->op[0], *src = &d->op[1];
   int64_t v;
   if (is_sp(dst->reg)) {
@@ -301,8 +312,7 @@ static void model_mov(a64_model *a, frame_state *s, const a64_record *d) {
     else
       lose_sp(a, s);
   } else if (is_fp(dst->reg)) {
-    if (dst->reg == ARM64_REG_X29 && src->type == ARM64_OP_REG &&
-        is_sp(src->reg))
+    if (dst->reg == ARM64_REG_X29 && src->type == ARM64_OP_REG && is_sp(src->reg))
       set_frame(a, s, 0);
     else
       lose_frame(s);
@@ -317,11 +327,12 @@ static void model_mov(a64_model *a, frame_state *s, const a64_record *d) {
 }
 
 /* movz, movn, movk: the forms gcc builds large frame sizes with. */
-static void model_mov_wide(a64_model *a, frame_state *s, const a64_record *d) {
+static void model_mov_wide(a64_model *a, frame_state *s, const a64_record *d)
+{
   const a64_operand *dst = &d->op[0];
   int64_t v;
-  if (is_sp(dst->reg) || is_fp(dst->reg) || is_lr(dst->reg) ||
-      d->op_count != 2 || !imm_value(&d->op[1], &v)) {
+  if (is_sp(dst->reg) || is_fp(dst->reg) || is_lr(dst->reg) || d->op_count != 2 ||
+      !imm_value(&d->op[1], &v)) {
     if (is_fp(dst->reg))
       lose_frame(s);
     else if (is_lr(dst->reg) && !s->ra_saved)
@@ -335,8 +346,7 @@ static void model_mov_wide(a64_model *a, frame_state *s, const a64_record *d) {
   } else if (d->id == ARM64_INS_MOVN) {
     const_set(a, dst->reg, ~v);
   } else if (i >= 0 && (a->const_known & (1u << i))) {
-    unsigned shift = d->op[1].shift_type == ARM64_SFT_LSL
-                         ? d->op[1].shift_value : 0;
+    unsigned shift = d->op[1].shift_type == ARM64_SFT_LSL ? d->op[1].shift_value : 0;
     uint64_t mask = (uint64_t)0xffff << shift;
     uint64_t x = ((uint64_t)a->const_value[i] & ~mask) | ((uint64_t)v & mask);
     const_set(a, dst->reg, (int64_t)x);
@@ -347,7 +357,8 @@ static void model_mov_wide(a64_model *a, frame_state *s, const a64_record *d) {
 
 /* Any other instruction: what it writes is no longer a known constant, and
  * a write of sp, x29 or an unsaved x30 loses track of the frame. */
-static void model_other(a64_model *a, frame_state *s, const a64_record *d) {
+static void model_other(a64_model *a, frame_state *s, const a64_record *d)
+{
   /* In the order Capstone lists them: losing sp first notes whether x29
    * was the frame still (wants_fp). */
   if ((d->writes & A64_WRITES_SP) && (d->writes & A64_SP_FIRST))
@@ -364,18 +375,17 @@ static void model_other(a64_model *a, frame_state *s, const a64_record *d) {
 /* x29, while it is the frame, used as a source: the address of a local
  * or __builtin_frame_address. As with locals addressed through x29, gcc
  * does that only in functions whose CFI has the CFA on x29. */
-static void note_frame_use(a64_model *a, const frame_state *s,
-                           const a64_record *d) {
-  if (s->fp_is_frame && d->op_count >= 2 &&
-      d->op[1].type == ARM64_OP_REG &&
-      d->op[1].reg == ARM64_REG_X29 &&
-      !(d->op[0].type == ARM64_OP_REG && is_sp(d->op[0].reg)))
+static void note_frame_use(a64_model *a, const frame_state *s, const a64_record *d)
+{
+  if (s->fp_is_frame && d->op_count >= 2 && d->op[1].type == ARM64_OP_REG &&
+      d->op[1].reg == ARM64_REG_X29 && !(d->op[0].type == ARM64_OP_REG && is_sp(d->op[0].reg)))
     a->wants_fp = true;
 }
 
 /* ---- Classifying: what the model reads of an instruction ---- */
 
-static void classify_operand(const cs_arm64_op *op, a64_operand *out) {
+static void classify_operand(const cs_arm64_op *op, a64_operand *out)
+{
   out->type = (uint8_t)op->type;
   out->shift_type = (uint8_t)op->shift.type;
   out->shift_value = (uint8_t)op->shift.value;
@@ -391,12 +401,14 @@ static void classify_operand(const cs_arm64_op *op, a64_operand *out) {
   }
 }
 
-static uint32_t gpr_bit(unsigned reg) {
+static uint32_t gpr_bit(unsigned reg)
+{
   int i = gpr_index(reg);
   return i < 0 ? 0 : 1u << i;
 }
 
-void knit_aarch64_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
+void knit_aarch64_classify(size_t cs_handle, const cs_insn *insn, void *rec)
+{
   a64_record *d = rec;
   memset(d, 0, sizeof *d);
   const cs_arm64 *c = &insn->detail->arm64;
@@ -458,9 +470,8 @@ void knit_aarch64_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
     d->head.flags |= KNIT_INSN_PADDING;
   /* A ret through x30 (the plain ret): the only return the state resets
    * at. */
-  if (insn->id == ARM64_INS_RET &&
-      (c->op_count == 0 ||
-       (c->operands[0].type == ARM64_OP_REG && c->operands[0].reg == ARM64_REG_X30)))
+  if (insn->id == ARM64_INS_RET && (c->op_count == 0 || (c->operands[0].type == ARM64_OP_REG &&
+                                                         c->operands[0].reg == ARM64_REG_X30)))
     d->head.flags |= KNIT_INSN_RETURN;
   if (insn->id == ARM64_INS_BL || insn->id == ARM64_INS_BLR)
     d->head.flags |= KNIT_INSN_CALL | KNIT_INSN_BREAKS_RUN;
@@ -469,7 +480,8 @@ void knit_aarch64_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
 /* ---- Applying a record to a state ---- */
 
 knit_flow_kind knit_aarch64_apply(knit_analysis *an, void *state, const void *rec, uint64_t at,
-                                  uint64_t *target) {
+                                  uint64_t *target)
+{
   (void)at;
   a64_model *a = an->model;
   frame_state *s = state;
@@ -483,9 +495,7 @@ knit_flow_kind knit_aarch64_apply(knit_analysis *an, void *state, const void *re
   case ARM64_INS_STRB:
   case ARM64_INS_STRH:
   case ARM64_INS_STURB:
-  case ARM64_INS_STURH:
-    model_mem(a, s, d, true);
-    return FLOW_NEXT;
+  case ARM64_INS_STURH: model_mem(a, s, d, true); return FLOW_NEXT;
   case ARM64_INS_LDP:
   case ARM64_INS_LDNP:
   case ARM64_INS_LDPSW:
@@ -508,8 +518,7 @@ knit_flow_kind knit_aarch64_apply(knit_analysis *an, void *state, const void *re
     return FLOW_NEXT;
   case ARM64_INS_ADD:
   case ARM64_INS_SUB:
-    if (d->op_count >= 2 && op0->type == ARM64_OP_REG &&
-        (is_sp(op0->reg) || is_fp(op0->reg))) {
+    if (d->op_count >= 2 && op0->type == ARM64_OP_REG && (is_sp(op0->reg) || is_fp(op0->reg))) {
       model_add_sub(a, s, d, d->id == ARM64_INS_ADD ? 1 : -1);
       return FLOW_NEXT;
     }
@@ -541,8 +550,7 @@ knit_flow_kind knit_aarch64_apply(knit_analysis *an, void *state, const void *re
   case ARM64_INS_BR:
   case ARM64_INS_BRK:
   case ARM64_INS_HLT:
-  case ARM64_INS_ERET:
-    return FLOW_END;
+  case ARM64_INS_ERET: return FLOW_END;
   case ARM64_INS_B:
     if (!d->has_target)
       return FLOW_END;
@@ -564,8 +572,7 @@ knit_flow_kind knit_aarch64_apply(knit_analysis *an, void *state, const void *re
   case ARM64_INS_HINT:
     /* bti, paciasp, autiasp and friends. */
     return FLOW_NEXT;
-  default:
-    break;
+  default: break;
   }
   model_other(a, s, d);
   return FLOW_NEXT;

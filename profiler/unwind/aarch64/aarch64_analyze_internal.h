@@ -16,22 +16,22 @@
 
 /* What the analyzer knows about the frame before one instruction. */
 typedef struct frame_state {
-  int32_t sp_depth;  /* CFA - sp, valid when sp_known */
-  int32_t fp_depth;  /* CFA - x29, valid when fp_is_frame */
-  int32_t fp_slot;   /* the caller's x29 is at CFA + fp_slot, when fp_saved */
-  int32_t ra_slot;   /* the return address is at CFA + ra_slot, when ra_saved */
-  bool sp_known;     /* sp is a known distance below the CFA */
-  bool fp_is_frame;  /* x29 points at this function's saved x29 */
-  bool fp_saved;     /* the caller's x29 is in memory */
-  bool ra_saved;     /* the return address is in memory, not in x30 */
-  bool fp_reloaded;  /* x29 was loaded back from its slot, still allocated */
-  bool ra_reloaded;  /* x30 was loaded back from its slot, still allocated */
+  int32_t sp_depth;   /* CFA - sp, valid when sp_known */
+  int32_t fp_depth;   /* CFA - x29, valid when fp_is_frame */
+  int32_t fp_slot;    /* the caller's x29 is at CFA + fp_slot, when fp_saved */
+  int32_t ra_slot;    /* the return address is at CFA + ra_slot, when ra_saved */
+  bool sp_known;      /* sp is a known distance below the CFA */
+  bool fp_is_frame;   /* x29 points at this function's saved x29 */
+  bool fp_saved;      /* the caller's x29 is in memory */
+  bool ra_saved;      /* the return address is in memory, not in x30 */
+  bool fp_reloaded;   /* x29 was loaded back from its slot, still allocated */
+  bool ra_reloaded;   /* x30 was loaded back from its slot, still allocated */
   bool record_pushed; /* x29 was saved by a pre-index store that also
                          allocated the frame (stp x29, x30, [sp, #-n]!) */
-  bool restore_soon; /* x29/x30 were reloaded from [sp]: see prepare() */
-  bool cfa_on_fp;    /* the recipe computes the CFA from x29 */
-  bool uncertain;    /* an instruction that was not modeled moved sp or x30 */
-  bool guessed;      /* derived from the canonical state, not along a
+  bool restore_soon;  /* x29/x30 were reloaded from [sp]: see prepare() */
+  bool cfa_on_fp;     /* the recipe computes the CFA from x29 */
+  bool uncertain;     /* an instruction that was not modeled moved sp or x30 */
+  bool guessed;       /* derived from the canonical state, not along a
                         followed path: gives way to a branch's state */
 } frame_state;
 
@@ -45,21 +45,21 @@ typedef struct frame_state {
 
 /* What one analysis keeps besides the frame state (knit_analysis.model). */
 typedef struct a64_model {
-  bool cfa_from_fp;   /* this run moves the CFA to x29 at the frame set-up */
-  bool wants_fp;      /* sp was restored from x29 or lost under a frame */
-  uint32_t const_known;          /* bit i: x_i holds const_value[i] */
+  bool cfa_from_fp;     /* this run moves the CFA to x29 at the frame set-up */
+  bool wants_fp;        /* sp was restored from x29 or lost under a frame */
+  uint32_t const_known; /* bit i: x_i holds const_value[i] */
   int64_t const_value[GPR_COUNT];
 } a64_model;
 
 /* An operand as the model reads it. */
 typedef struct a64_operand {
-  int64_t imm;          /* ARM64_OP_IMM: the immediate; ARM64_OP_MEM: disp */
-  uint16_t reg;         /* ARM64_OP_REG: the register; ARM64_OP_MEM: base */
-  uint16_t index;       /* ARM64_OP_MEM */
-  uint8_t type;         /* arm64_op_type */
-  uint8_t shift_type;   /* arm64_shifter */
+  int64_t imm;        /* ARM64_OP_IMM: the immediate; ARM64_OP_MEM: disp */
+  uint16_t reg;       /* ARM64_OP_REG: the register; ARM64_OP_MEM: base */
+  uint16_t index;     /* ARM64_OP_MEM */
+  uint8_t type;       /* arm64_op_type */
+  uint8_t shift_type; /* arm64_shifter */
   uint8_t shift_value;
-  uint8_t ext;          /* arm64_extender */
+  uint8_t ext; /* arm64_extender */
 } a64_operand;
 
 /* Operands kept of an instruction: enough for every form the model reads
@@ -69,7 +69,7 @@ typedef struct a64_operand {
 #define A64_WRITES_SP 0x01
 #define A64_WRITES_FP 0x02
 #define A64_WRITES_LR 0x04
-#define A64_SP_FIRST 0x08 /* sp comes before x29 in the written list */
+#define A64_SP_FIRST  0x08 /* sp comes before x29 in the written list */
 
 /* One instruction, classified once (knit_aarch64_classify): what the model
  * reads of it. */
@@ -85,11 +85,11 @@ typedef struct a64_record {
   int8_t mem_at;        /* the index of the memory operand, or -1 */
   uint8_t writes;       /* A64_WRITES_*, A64_SP_FIRST */
   bool writeback;
-  bool post_index;      /* writeback, with the increment after the memory
+  bool post_index;  /* writeback, with the increment after the memory
                            operand */
-  bool has_target;      /* target: the last operand is an immediate */
-  bool stack_load;      /* a load from the stack: an epilogue's restore */
-  bool frees_stack;     /* add sp, sp, #n: frees a frame */
+  bool has_target;  /* target: the last operand is an immediate */
+  bool stack_load;  /* a load from the stack: an epilogue's restore */
+  bool frees_stack; /* add sp, sp, #n: frees a frame */
   uint64_t target;
 } a64_record;
 

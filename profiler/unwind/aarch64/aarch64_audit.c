@@ -13,7 +13,7 @@
 
 /* "b" alone is unconditional ("b.eq" is not); "blr" is a call. Traps count
  * both as path ends and as padding. */
-static const char *const a64_ends[] = {"ret", "b", "br", "brk", "udf",
+static const char *const a64_ends[] = {"ret",   "b",     "br",  "brk", "udf",
                                        "retaa", "retab", "hlt", NULL};
 static const char *const a64_calls[] = {"bl", "blr", "blraa", "blrab", NULL};
 static const char *const a64_padding[] = {"nop", "udf", "brk", NULL};
@@ -21,25 +21,28 @@ static const char *const a64_padding[] = {"nop", "udf", "brk", NULL};
 /* Direct branches print their target last, "#0x1f364" (b, b.ne, bl, cbz,
  * tbz). Other mnemonics that begin with b (bic, bfi) give a false target
  * now and then; the audit only becomes more careful for it. */
-static bool a64_branch_target(const char *mnemonic, const char *op_str, uint64_t *target) {
-  if (mnemonic[0] != 'b' && strncmp(mnemonic, "cb", 2) != 0 &&
-      strncmp(mnemonic, "tb", 2) != 0)
+static bool a64_branch_target(const char *mnemonic, const char *op_str, uint64_t *target)
+{
+  if (mnemonic[0] != 'b' && strncmp(mnemonic, "cb", 2) != 0 && strncmp(mnemonic, "tb", 2) != 0)
     return false;
   return knit_audit_hex_operand(op_str, target);
 }
 
 /* ---- the frame model (audit/audit_model.h) ---- */
 
-static bool starts(const char *s, const char *prefix) {
+static bool starts(const char *s, const char *prefix)
+{
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static bool a64_is(const char *tok, const char *x, const char *w) {
+static bool a64_is(const char *tok, const char *x, const char *w)
+{
   return strcmp(tok, x) == 0 || strcmp(tok, w) == 0;
 }
 
 /* Copies the comma-separated operand at *p into tok and moves past it. */
-static void a64_token(const char **p, char *tok, size_t len) {
+static void a64_token(const char **p, char *tok, size_t len)
+{
   while (**p == ' ')
     (*p)++;
   size_t n = 0;
@@ -51,7 +54,8 @@ static void a64_token(const char **p, char *tok, size_t len) {
 }
 
 /* "#imm" or "#imm, lsl #n" at p; false for anything else (a register). */
-static bool a64_imm(const char *p, int64_t *v) {
+static bool a64_imm(const char *p, int64_t *v)
+{
   while (*p == ' ')
     p++;
   if (*p != '#')
@@ -71,8 +75,8 @@ static bool a64_imm(const char *p, int64_t *v) {
 /* Loads and stores: registers before '[', base and offset inside,
  * pre-index "]!", post-index "], #n". Only x29, x30 and the base's
  * write-back matter here. */
-static void a64_mem(knit_audit_model *m, const char *mn, const char *ops,
-                    const char *bracket) {
+static void a64_mem(knit_audit_model *m, const char *mn, const char *ops, const char *bracket)
+{
   char base[16];
   const char *p = bracket + 1;
   a64_token(&p, base, sizeof base);
@@ -120,10 +124,11 @@ static void a64_mem(knit_audit_model *m, const char *mn, const char *ops,
 }
 
 /* Instructions whose first operand is only read. */
-static bool a64_writes_first(const char *mn) {
-  static const char *const readers[] = {
-      "b", "bl", "blr", "br", "cbz", "cbnz", "tbz", "tbnz", "ret", "cmp",
-      "cmn", "tst", "ccmp", "ccmn", "fcmp", "fcmpe", "prfm", NULL};
+static bool a64_writes_first(const char *mn)
+{
+  static const char *const readers[] = {"b",    "bl",   "blr",  "br",    "cbz",  "cbnz",
+                                        "tbz",  "tbnz", "ret",  "cmp",   "cmn",  "tst",
+                                        "ccmp", "ccmn", "fcmp", "fcmpe", "prfm", NULL};
   if (starts(mn, "st") || starts(mn, "b."))
     return false;
   for (size_t i = 0; readers[i]; i++)
@@ -132,7 +137,8 @@ static bool a64_writes_first(const char *mn) {
   return true;
 }
 
-static void a64_model_step(knit_audit_model *m, const char *mn, const char *ops) {
+static void a64_model_step(knit_audit_model *m, const char *mn, const char *ops)
+{
   const char *bracket = strchr(ops, '[');
   if (bracket && (starts(mn, "st") || starts(mn, "ld"))) {
     a64_mem(m, mn, ops, bracket);
@@ -164,17 +170,18 @@ static void a64_model_step(knit_audit_model *m, const char *mn, const char *ops)
 }
 
 /* ret through x30 (the default operand). */
-static bool a64_plain_return(const char *mnemonic, const char *op_str) {
+static bool a64_plain_return(const char *mnemonic, const char *op_str)
+{
   return strcmp(mnemonic, "ret") == 0 &&
          (!op_str || op_str[0] == '\0' || strcmp(op_str, "x30") == 0);
 }
 
 const knit_audit_isa knit_audit_aarch64 = {
-  .isa = &knit_isa_aarch64,
-  .ends = a64_ends,
-  .calls = a64_calls,
-  .padding = a64_padding,
-  .branch_target = a64_branch_target,
-  .model_step = a64_model_step,
-  .plain_return = a64_plain_return,
+    .isa = &knit_isa_aarch64,
+    .ends = a64_ends,
+    .calls = a64_calls,
+    .padding = a64_padding,
+    .branch_target = a64_branch_target,
+    .model_step = a64_model_step,
+    .plain_return = a64_plain_return,
 };

@@ -9,8 +9,8 @@ int knit_aarch64_call_before(const uint8_t *bytes, size_t n, uint64_t ra, uint64
   if (n < 4)
     return KNIT_CALL_NONE;
   const uint8_t *p = bytes + n - 4;
-  uint32_t insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                  (uint32_t)p[3] << 24;
+  uint32_t insn =
+      (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
   if ((insn & 0xfc000000u) == 0x94000000u) { /* bl */
     /* imm26 counts words from the bl itself; shifting it to the top and
      * back sign-extends it. */

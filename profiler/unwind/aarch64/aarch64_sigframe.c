@@ -20,14 +20,14 @@
 #include "unwind/aarch64/aarch64_sigframe.h"
 
 #define A64_MOV_X8_139 0xd2801168u
-#define A64_SVC_0 0xd4000001u
+#define A64_SVC_0      0xd4000001u
 
 #define A64_SIGINFO_SIZE 128u
-#define A64_UC_MCONTEXT 176u       /* offsetof(ucontext_t, uc_mcontext) */
-#define A64_SC_REGS 8u             /* after fault_address */
-#define A64_SC_SP (A64_SC_REGS + 31u * 8u)
-#define A64_SC_PC (A64_SC_SP + 8u)
-#define A64_MCONTEXT (A64_SIGINFO_SIZE + A64_UC_MCONTEXT) /* from sp */
+#define A64_UC_MCONTEXT  176u /* offsetof(ucontext_t, uc_mcontext) */
+#define A64_SC_REGS      8u   /* after fault_address */
+#define A64_SC_SP        (A64_SC_REGS + 31u * 8u)
+#define A64_SC_PC        (A64_SC_SP + 8u)
+#define A64_MCONTEXT     (A64_SIGINFO_SIZE + A64_UC_MCONTEXT) /* from sp */
 
 /* Reads the (little-endian) instruction word at a 4-aligned addr through
  * the 8-byte aligned reads the read function accepts. */

@@ -16,7 +16,8 @@ typedef struct knit_power_abi {
 } knit_power_abi;
 
 /* The instruction word at p, in the ABI's byte order. */
-static inline uint32_t knit_power_word(const knit_power_abi *abi, const uint8_t *p) {
+static inline uint32_t knit_power_word(const knit_power_abi *abi, const uint8_t *p)
+{
   if (abi->big_endian)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

@@ -60,14 +60,16 @@
 #include "unwind/power/power_analyze_internal.h"
 
 /* True when the instruction took down part of the frame. */
-static bool tears_down(const void *before, const void *after) {
+static bool tears_down(const void *before, const void *after)
+{
   const frame_state *b = before, *a = after;
   return (b->sp_known && a->sp_known && a->sp_depth < b->sp_depth) ||
          (b->fp_saved && !a->fp_saved) || (b->ra_saved && !a->ra_saved) ||
          (b->cfa_on_fp && !a->cfa_on_fp) || (!b->lr_has_ra && a->lr_has_ra);
 }
 
-static bool builds_up(const void *before, const void *after) {
+static bool builds_up(const void *before, const void *after)
+{
   const frame_state *b = before, *a = after;
   return (b->sp_known && a->sp_known && a->sp_depth > b->sp_depth) ||
          (a->fp_saved && !b->fp_saved) || (a->ra_saved && !b->ra_saved) ||
@@ -76,7 +78,8 @@ static bool builds_up(const void *before, const void *after) {
 
 /* Equal as far as recipes and the model go (the guessed mark aside);
  * fields that are not valid are not compared. */
-static bool same_state(const void *a, const void *b) {
+static bool same_state(const void *a, const void *b)
+{
   const frame_state *x = a, *y = b;
   return x->sp_known == y->sp_known && (!x->sp_known || x->sp_depth == y->sp_depth) &&
          x->fp_frame == y->fp_frame && (!x->fp_frame || x->fp_depth == y->fp_depth) &&
@@ -93,23 +96,34 @@ static bool same_state(const void *a, const void *b) {
          x->fp_pending == y->fp_pending && x->r31_caller == y->r31_caller;
 }
 
-static bool is_guessed(const void *s) { return ((const frame_state *)s)->guessed; }
+static bool is_guessed(const void *s)
+{
+  return ((const frame_state *)s)->guessed;
+}
 
-static void mark_guessed(void *s) { ((frame_state *)s)->guessed = 1; }
+static void mark_guessed(void *s)
+{
+  ((frame_state *)s)->guessed = 1;
+}
 
 /* A followed state beats a guessed one. */
-static int state_rank(const void *s) { return is_guessed(s) ? 0 : 1; }
+static int state_rank(const void *s)
+{
+  return is_guessed(s) ? 0 : 1;
+}
 
 /* Where a branch joins the fall-through of a call, the frames of both
  * must agree in a correct program; whatever the states, only the branch
  * enters: the call does not return. */
-static bool call_conflict(const void *known, const void *fell) {
+static bool call_conflict(const void *known, const void *fell)
+{
   (void)known;
   (void)fell;
   return true;
 }
 
-void knit_power_recipe(const void *state, knit_recipe *r) {
+void knit_power_recipe(const void *state, knit_recipe *r)
+{
   const frame_state *s = state;
   bool guess = false;
   memset(r, 0, sizeof *r);
@@ -160,13 +174,14 @@ void knit_power_recipe(const void *state, knit_recipe *r) {
 /* gcc reports queued saves before a branch and before an instruction that
  * overwrites a register whose save is queued (or LR's copy); the model
  * reports them with the next change of the CFA (knit_power_apply). */
-static void prepare(knit_analysis *an, void *state, const void *rec) {
+static void prepare(knit_analysis *an, void *state, const void *rec)
+{
   (void)an;
   frame_state *cur = state;
   const ppc_record *r = rec;
   uint32_t written = r->written;
-  bool lr_home_written = cur->lr_queued && cur->lr_home != NO_REG &&
-                         (written & (1u << cur->lr_home));
+  bool lr_home_written =
+      cur->lr_queued && cur->lr_home != NO_REG && (written & (1u << cur->lr_home));
   bool lr_written = cur->lr_queued && r->kind == PPC_MTLR;
   if ((cur->queued || cur->lr_queued) &&
       (r->branch.is_branch || (written & cur->queued) || lr_home_written || lr_written ||
@@ -177,7 +192,8 @@ static void prepare(knit_analysis *an, void *state, const void *rec) {
 /* After a path end, where no branch is recorded: the state at a jump
  * through a table, else the canonical state, else (when that has LR
  * unsaved) the state at the last call made with LR saved. */
-static void resume_guess(knit_analysis *an, const void *canonical, void *out) {
+static void resume_guess(knit_analysis *an, const void *canonical, void *out)
+{
   const ppc_model *m = an->model;
   frame_state *cur = out;
   *cur = m->have_table ? m->table_state : *(const frame_state *)canonical;
@@ -185,12 +201,14 @@ static void resume_guess(knit_analysis *an, const void *canonical, void *out) {
     *cur = m->call_state;
 }
 
-static void join(knit_analysis *an) {
+static void join(knit_analysis *an)
+{
   ppc_model *m = an->model;
   memset(m->regs, 0, sizeof m->regs); /* values are known along one path */
 }
 
-static void begin_pass(knit_analysis *an, int pass) {
+static void begin_pass(knit_analysis *an, int pass)
+{
   (void)pass;
   ppc_model *m = an->model;
   memset(m->regs, 0, sizeof m->regs);
@@ -201,38 +219,39 @@ static void begin_pass(knit_analysis *an, int pass) {
 }
 
 static const knit_analyzer analyzer = {
-  .state_size = sizeof(frame_state),
-  .insn_size = sizeof(ppc_record),
-  .undecoded_skip = 4,
-  .entry_state = &entry_state,
-  .targets_work = TARGETS_WORK_MAX,
-  .targets_stack = TARGETS_MAX,
-  .call_policy = KNIT_CALLS_SEQUENCE,
-  .target_padding_is_code = true,
-  .target_undecoded_is_code = true,
-  .classify = knit_power_classify,
-  .apply = knit_power_apply,
-  .prepare = prepare,
-  .begin_pass = begin_pass,
-  .join = join,
-  .recipe = knit_power_recipe,
-  .same = same_state,
-  .rank = state_rank,
-  .guessed = is_guessed,
-  .mark_guessed = mark_guessed,
-  .grows = builds_up,
-  .shrinks = tears_down,
-  .call_conflict = call_conflict,
-  .resume_guess = resume_guess,
+    .state_size = sizeof(frame_state),
+    .insn_size = sizeof(ppc_record),
+    .undecoded_skip = 4,
+    .entry_state = &entry_state,
+    .targets_work = TARGETS_WORK_MAX,
+    .targets_stack = TARGETS_MAX,
+    .call_policy = KNIT_CALLS_SEQUENCE,
+    .target_padding_is_code = true,
+    .target_undecoded_is_code = true,
+    .classify = knit_power_classify,
+    .apply = knit_power_apply,
+    .prepare = prepare,
+    .begin_pass = begin_pass,
+    .join = join,
+    .recipe = knit_power_recipe,
+    .same = same_state,
+    .rank = state_rank,
+    .guessed = is_guessed,
+    .mark_guessed = mark_guessed,
+    .grows = builds_up,
+    .shrinks = tears_down,
+    .call_conflict = call_conflict,
+    .resume_guess = resume_guess,
 };
 
 KNIT_ANALYZER_FITS(frame_state, ppc_record, TARGETS_MAX, TARGETS_WORK_MAX);
 
-int knit_power_analyze(const knit_power_abi *abi, size_t cs_handle, void *insn_buf, const uint8_t *code,
-                         size_t len, uint64_t addr, knit_recipe *out, int max,
-                         knit_analyze_work *work) {
+int knit_power_analyze(const knit_power_abi *abi, size_t cs_handle, void *insn_buf,
+                       const uint8_t *code, size_t len, uint64_t addr, knit_recipe *out, int max,
+                       knit_analyze_work *work)
+{
   ppc_model m;
   m.abi = abi;
-  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0,
-                               NULL, out, max, work);
+  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0, NULL,
+                               out, max, work);
 }

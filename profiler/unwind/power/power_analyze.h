@@ -15,7 +15,7 @@
  * gcc's CFI does (r1+N or r31+N, the return address at CFA+16 once saved),
  * so that knit audit can compare them with the compiler's. */
 int knit_power_analyze(const knit_power_abi *abi, size_t cs_handle, void *insn, const uint8_t *code,
-                         size_t len, uint64_t addr, knit_recipe *out, int max,
-                         knit_analyze_work *work);
+                       size_t len, uint64_t addr, knit_recipe *out, int max,
+                       knit_analyze_work *work);
 
 #endif /* KNIT_UNWIND_POWER_ANALYZE_H */

@@ -13,7 +13,8 @@
 /* ---- Decoding helpers ---------------------------------------------------- */
 
 /* The GPR number of a Capstone register, or NO_REG. */
-static int gpr(unsigned reg) {
+static int gpr(unsigned reg)
+{
   if (reg >= PPC_REG_R0 && reg <= PPC_REG_R31)
     return (int)(reg - PPC_REG_R0);
   if (reg == PPC_REG_X2) /* r2 under its TOC-pointer name */
@@ -21,40 +22,49 @@ static int gpr(unsigned reg) {
   return NO_REG;
 }
 
-static int op_gpr(const cs_ppc *p, int i) {
+static int op_gpr(const cs_ppc *p, int i)
+{
   if (i >= p->op_count || p->operands[i].type != PPC_OP_REG)
     return NO_REG;
   return gpr(p->operands[i].reg);
 }
 
-static bool op_imm(const cs_ppc *p, int i, int64_t *imm) {
+static bool op_imm(const cs_ppc *p, int i, int64_t *imm)
+{
   if (i >= p->op_count || p->operands[i].type != PPC_OP_IMM)
     return false;
   *imm = p->operands[i].imm;
   return true;
 }
 
-static bool starts(const char *s, const char *prefix) {
+static bool starts(const char *s, const char *prefix)
+{
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static bool is_store(const char *mn) { return starts(mn, "st"); }
+static bool is_store(const char *mn)
+{
+  return starts(mn, "st");
+}
 
 /* Update forms (stdu, stdux, ldu, lwzux, ...) also write their base. None
  * of the other loads and stores has a 'u' in its name. */
-static bool is_update_form(const char *mn) {
+static bool is_update_form(const char *mn)
+{
   return (mn[0] == 'l' || is_store(mn)) && strchr(mn + 1, 'u') != NULL;
 }
 
 /* Instructions whose first operand is a source, not a destination. */
-static bool writes_no_gpr(const char *mn) {
-  return mn[0] == 'b' || starts(mn, "cmp") || starts(mn, "tw") ||
-         starts(mn, "td") || starts(mn, "trap") || starts(mn, "dcb") ||
-         starts(mn, "icb") || starts(mn, "mt") || (is_store(mn) && !is_update_form(mn));
+static bool writes_no_gpr(const char *mn)
+{
+  return mn[0] == 'b' || starts(mn, "cmp") || starts(mn, "tw") || starts(mn, "td") ||
+         starts(mn, "trap") || starts(mn, "dcb") || starts(mn, "icb") || starts(mn, "mt") ||
+         (is_store(mn) && !is_update_form(mn));
 }
 
 /* The base register an update form writes. */
-static int update_base(const cs_ppc *p) {
+static int update_base(const cs_ppc *p)
+{
   for (int i = 1; i < p->op_count; i++) {
     if (p->operands[i].type == PPC_OP_MEM)
       return gpr(p->operands[i].mem.base);
@@ -63,7 +73,8 @@ static int update_base(const cs_ppc *p) {
 }
 
 /* Collects the GPRs an instruction writes, as a mask. */
-static uint32_t gprs_written(const cs_insn *insn) {
+static uint32_t gprs_written(const cs_insn *insn)
+{
   const cs_ppc *p = &insn->detail->ppc;
   const char *mn = insn->mnemonic;
   uint32_t mask = 0;
@@ -84,7 +95,8 @@ static uint32_t gprs_written(const cs_insn *insn) {
 
 /* Classifies by mnemonic: Capstone 4 gives PPC branches neither groups nor
  * a consistent id for the many conditional aliases (ble, bdnz, beqlr+...). */
-static branch_info classify_branch(const cs_insn *insn) {
+static branch_info classify_branch(const cs_insn *insn)
+{
   branch_info b = {0};
   const char *mn = insn->mnemonic;
   if (mn[0] != 'b' || starts(mn, "brinc"))
@@ -100,12 +112,12 @@ static branch_info classify_branch(const cs_insn *insn) {
     name[--n] = '\0'; /* prediction hints */
   b.links = n > 1 && (name[n - 1] == 'l' || (n > 2 && name[n - 2] == 'l' && name[n - 1] == 'a'));
   b.to_ctr = strstr(name, "ctr") != NULL;
-  b.to_lr = !b.to_ctr && n >= 3 &&
-            (strcmp(name + n - 2, "lr") == 0 || strcmp(name + n - 3, "lrl") == 0);
-  b.conditional = !(strcmp(name, "b") == 0 || strcmp(name, "ba") == 0 ||
-                    strcmp(name, "bl") == 0 || strcmp(name, "bla") == 0 ||
-                    strcmp(name, "blr") == 0 || strcmp(name, "blrl") == 0 ||
-                    strcmp(name, "bctr") == 0 || strcmp(name, "bctrl") == 0);
+  b.to_lr =
+      !b.to_ctr && n >= 3 && (strcmp(name + n - 2, "lr") == 0 || strcmp(name + n - 3, "lrl") == 0);
+  b.conditional =
+      !(strcmp(name, "b") == 0 || strcmp(name, "ba") == 0 || strcmp(name, "bl") == 0 ||
+        strcmp(name, "bla") == 0 || strcmp(name, "blr") == 0 || strcmp(name, "blrl") == 0 ||
+        strcmp(name, "bctr") == 0 || strcmp(name, "bctrl") == 0);
   const cs_ppc *p = &insn->detail->ppc;
   if (!b.to_lr && !b.to_ctr && p->op_count > 0) {
     int64_t imm;
@@ -121,7 +133,8 @@ static branch_info classify_branch(const cs_insn *insn) {
 
 /* Reports the queued saves (see the file comment). As in gcc, a copy of LR
  * in a GPR that is reported makes that GPR LR's home until LR is saved. */
-void knit_power_publish(frame_state *s) {
+void knit_power_publish(frame_state *s)
+{
   if (s->lr_queued)
     s->lr_home = s->ra_saved ? NO_REG : s->ra_reg;
   s->lr_queued = 0;
@@ -132,32 +145,37 @@ void knit_power_publish(frame_state *s) {
 
 /* The word at r1 after r1 moved: the frame's own back chain when r1 is back
  * at the depth where it was stored, else unknown. */
-static void chain_after_move(frame_state *s) {
+static void chain_after_move(frame_state *s)
+{
   s->chain_known = s->sp_known && s->alloc_known && s->sp_depth == s->alloc_depth;
   if (s->chain_known)
     s->chain_depth = s->alloc_chain;
 }
 
-static void set_sp(frame_state *s, int32_t depth) {
+static void set_sp(frame_state *s, int32_t depth)
+{
   s->sp_depth = depth;
   s->sp_known = 1;
   chain_after_move(s);
 }
 
-static void lose_sp(frame_state *s) {
+static void lose_sp(frame_state *s)
+{
   s->sp_known = 0;
   s->chain_known = 0;
 }
 
 /* r31 is overwritten by something other than its restore. */
-static void clobber_fp(frame_state *s) {
+static void clobber_fp(frame_state *s)
+{
   s->fp_frame = 0;
   s->cfa_on_fp = 0;
   s->r31_caller = 0;
 }
 
 /* The distance below the CFA of the address held by register r, if known. */
-static bool cfa_rel(const ppc_model *a, const frame_state *s, int r, int32_t *depth) {
+static bool cfa_rel(const ppc_model *a, const frame_state *s, int r, int32_t *depth)
+{
   if (r == GPR_SP && s->sp_known) {
     *depth = s->sp_depth;
     return true;
@@ -173,14 +191,16 @@ static bool cfa_rel(const ppc_model *a, const frame_state *s, int r, int32_t *de
   return false;
 }
 
-static bool const_of(const ppc_model *a, int r, int64_t *c) {
+static bool const_of(const ppc_model *a, int r, int64_t *c)
+{
   if (r == NO_REG || r == GPR_SP || r == GPR_FP || a->regs[r].kind != VAL_CONST)
     return false;
   *c = a->regs[r].v;
   return true;
 }
 
-static void set_reg(ppc_model *a, int r, value_kind kind, int64_t v) {
+static void set_reg(ppc_model *a, int r, value_kind kind, int64_t v)
+{
   if (r != NO_REG) {
     a->regs[r].kind = (uint8_t)kind;
     a->regs[r].v = v;
@@ -188,7 +208,8 @@ static void set_reg(ppc_model *a, int r, value_kind kind, int64_t v) {
 }
 
 /* Any write of a GPR not modeled above. */
-static void clobber(ppc_model *a, frame_state *s, uint32_t written) {
+static void clobber(ppc_model *a, frame_state *s, uint32_t written)
+{
   for (int r = 0; r < 32; r++) {
     if (!(written & (1u << r)))
       continue;
@@ -204,8 +225,9 @@ static void clobber(ppc_model *a, frame_state *s, uint32_t written) {
 }
 
 /* The frame is allocated at r1 + delta, the old r1 stored as back chain. */
-static void allocate(frame_state *s, int64_t delta, bool chain_is_old_sp,
-                     bool chain_known, int32_t chain_depth) {
+static void allocate(frame_state *s, int64_t delta, bool chain_is_old_sp, bool chain_known,
+                     int32_t chain_depth)
+{
   int32_t old_depth = s->sp_depth;
   bool old_known = s->sp_known;
   if (chain_is_old_sp) {
@@ -225,8 +247,8 @@ static void allocate(frame_state *s, int64_t delta, bool chain_is_old_sp,
 }
 
 /* A store of register src at CFA - depth + disp. */
-static void model_store_slot(frame_state *s, int src, int32_t slot,
-                             bool is_doubleword) {
+static void model_store_slot(frame_state *s, int src, int32_t slot, bool is_doubleword)
+{
   if (!is_doubleword)
     return;
   if (src != NO_REG && src == s->ra_reg) {
@@ -257,7 +279,8 @@ static void model_store_slot(frame_state *s, int src, int32_t slot,
   }
 }
 
-static void model_store(ppc_model *a, frame_state *s, const ppc_record *r) {
+static void model_store(ppc_model *a, frame_state *s, const ppc_record *r)
+{
   uint32_t written = r->written;
   int src = r->gpr[0];
   bool dword = (r->form & PPC_STORE_DWORD) != 0;
@@ -308,7 +331,8 @@ static void model_store(ppc_model *a, frame_state *s, const ppc_record *r) {
 /* ld rD,d(rB): restores, back chain loads, copies of the return address.
  * What the load means is decided on the state before it; the write itself
  * is then applied like any other. */
-static void model_load(ppc_model *a, frame_state *s, const ppc_record *r) {
+static void model_load(ppc_model *a, frame_state *s, const ppc_record *r)
+{
   uint32_t written = r->written;
   int dst = r->gpr[0];
   bool chain = false, fp_restore = false, ra_copy = false;
@@ -342,8 +366,9 @@ static void model_load(ppc_model *a, frame_state *s, const ppc_record *r) {
 
 /* addi rD,rS,imm (and mr, an addi of 0 here): moves of r1 and r31, copies
  * of addresses in the frame, constants. */
-static void model_addi(ppc_model *a, frame_state *s, int dst, int src,
-                       int64_t imm, uint32_t written) {
+static void model_addi(ppc_model *a, frame_state *s, int dst, int src, int64_t imm,
+                       uint32_t written)
+{
   int32_t depth = 0;
   int64_t c = 0;
   bool rel = cfa_rel(a, s, src, &depth);
@@ -371,8 +396,8 @@ static void model_addi(ppc_model *a, frame_state *s, int dst, int src,
 }
 
 /* mr rD,rS. */
-static void model_mr(ppc_model *a, frame_state *s, int dst, int src,
-                     uint32_t written) {
+static void model_mr(ppc_model *a, frame_state *s, int dst, int src, uint32_t written)
+{
   bool sp_known = s->sp_known;
   int32_t depth = s->sp_depth;
   if (dst == GPR_FP && src == GPR_SP && sp_known) {
@@ -392,7 +417,8 @@ static void model_mr(ppc_model *a, frame_state *s, int dst, int src,
 }
 
 /* add rD,rA,rB: frame sizes beyond 16 bits come in a register. */
-static void model_add(ppc_model *a, frame_state *s, const ppc_record *r) {
+static void model_add(ppc_model *a, frame_state *s, const ppc_record *r)
+{
   uint32_t written = r->written;
   int dst = r->gpr[0], x = r->gpr[1], y = r->gpr[2];
   int64_t cx, cy;
@@ -411,7 +437,8 @@ static void model_add(ppc_model *a, frame_state *s, const ppc_record *r) {
 }
 
 /* Updates s for one instruction other than a branch. */
-static void model_insn(ppc_model *a, frame_state *s, const ppc_record *rec) {
+static void model_insn(ppc_model *a, frame_state *s, const ppc_record *rec)
+{
   int d = rec->gpr[0], r = rec->gpr[1];
   int64_t imm, c;
   uint32_t written = rec->written;
@@ -491,14 +518,14 @@ static void model_insn(ppc_model *a, frame_state *s, const ppc_record *rec) {
  * the table. Anything else (clang's tables are in .rodata, and the code
  * after them begins with an instruction; a traceback table begins with a
  * zero word, an offset into itself) records nothing. */
-static void record_jump_table(const knit_power_abi *abi, knit_analysis *an, uint64_t at, const uint8_t *p, size_t left,
-                              uint64_t base, const frame_state *s) {
+static void record_jump_table(const knit_power_abi *abi, knit_analysis *an, uint64_t at,
+                              const uint8_t *p, size_t left, uint64_t base, const frame_state *s)
+{
   size_t n = 0;
   while (n + 4 <= left) {
     uint32_t w = knit_power_word(abi, p + n);
     uint64_t target = base + (uint64_t)(int64_t)(int32_t)w;
-    if ((w >> 26 != 0 && w >> 26 != 63) || (w & 3) != 0 ||
-        !knit_analysis_in_function(an, target))
+    if ((w >> 26 != 0 && w >> 26 != 63) || (w & 3) != 0 || !knit_analysis_in_function(an, target))
       break;
     n += 4;
   }
@@ -517,8 +544,8 @@ static void record_jump_table(const knit_power_abi *abi, knit_analysis *an, uint
 }
 
 /* The control flow of a branch, and its effect on LR. */
-static knit_flow_kind branch_flow(const knit_analysis *an, frame_state *s,
-                                  const branch_info *b) {
+static knit_flow_kind branch_flow(const knit_analysis *an, frame_state *s, const branch_info *b)
+{
   if (b->links) {
     s->lr_has_ra = 0; /* a call (or bcl to read the pc) overwrites LR */
     return FLOW_NEXT;
@@ -539,14 +566,16 @@ static knit_flow_kind branch_flow(const knit_analysis *an, frame_state *s,
  * bytes (0x80 0x00 0x00 0x00 and the like) decode as lwz r0,0(0) where
  * instruction words are big-endian (ppc64); little-endian, the same bytes
  * decode as nothing. */
-static bool is_absolute_access(const cs_insn *insn) {
+static bool is_absolute_access(const cs_insn *insn)
+{
   size_t n = strlen(insn->op_str);
   return n > 3 && strcmp(insn->op_str + n - 3, "(0)") == 0;
 }
 
 /* gcc's alignment nops ("nop", "ori r2,r2,0") are never executed after the
  * end of a path, nor are data words that decode as impossible accesses. */
-static bool is_padding(const cs_insn *insn) {
+static bool is_padding(const cs_insn *insn)
+{
   return strcmp(insn->mnemonic, "nop") == 0 ||
          (strcmp(insn->mnemonic, "ori") == 0 && strcmp(insn->op_str, "r2, r2, 0") == 0) ||
          is_absolute_access(insn);
@@ -559,12 +588,14 @@ static bool is_padding(const cs_insn *insn) {
  * Both slots are accepted under both ABIs: r2 is the TOC pointer under
  * either, never allocated to anything else, so a load of it from the stack
  * is a TOC restore wherever it comes from. */
-static bool is_toc_restore(const cs_insn *insn) {
-  return strcmp(insn->mnemonic, "ld") == 0 && (strcmp(insn->op_str, "r2, 0x18(r1)") == 0 ||
-                                               strcmp(insn->op_str, "r2, 0x28(r1)") == 0);
+static bool is_toc_restore(const cs_insn *insn)
+{
+  return strcmp(insn->mnemonic, "ld") == 0 &&
+         (strcmp(insn->op_str, "r2, 0x18(r1)") == 0 || strcmp(insn->op_str, "r2, 0x28(r1)") == 0);
 }
 
-static ppc_kind kind_of(const char *mn) {
+static ppc_kind kind_of(const char *mn)
+{
   static const struct {
     const char *mn;
     ppc_kind kind;
@@ -579,7 +610,8 @@ static ppc_kind kind_of(const char *mn) {
   return is_store(mn) ? PPC_STORE : PPC_OTHER;
 }
 
-void knit_power_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
+void knit_power_classify(size_t cs_handle, const cs_insn *insn, void *rec)
+{
   (void)cs_handle;
   ppc_record *r = rec;
   memset(r, 0, sizeof *r);
@@ -631,8 +663,9 @@ void knit_power_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
 
 /* ---- Applying a record to a state ----------------------------------------- */
 
-knit_flow_kind knit_power_apply(knit_analysis *an, void *state, const void *rec,
-                                  uint64_t at, uint64_t *target) {
+knit_flow_kind knit_power_apply(knit_analysis *an, void *state, const void *rec, uint64_t at,
+                                uint64_t *target)
+{
   ppc_model *a = an->model;
   frame_state *cur = state;
   const ppc_record *r = rec;

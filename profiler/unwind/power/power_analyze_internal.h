@@ -32,18 +32,18 @@ typedef struct frame_state {
   int8_t ra_reg;       /* a GPR holding the return address, or NO_REG */
   int8_t lr_home;      /* the GPR gcc's CFI last named as LR's copy */
   unsigned sp_known : 1;
-  unsigned fp_frame : 1;    /* r31 = CFA - fp_depth */
-  unsigned cfa_on_fp : 1;   /* the recipe computes the CFA from r31 */
+  unsigned fp_frame : 1;  /* r31 = CFA - fp_depth */
+  unsigned cfa_on_fp : 1; /* the recipe computes the CFA from r31 */
   unsigned chain_known : 1;
   unsigned alloc_known : 1;
-  unsigned lr_has_ra : 1;   /* LR still holds the return address */
+  unsigned lr_has_ra : 1; /* LR still holds the return address */
   unsigned ra_saved : 1;
-  unsigned ra_pending : 1;  /* saved, but not reported yet (see above) */
-  unsigned lr_queued : 1;   /* a copy or save of LR is not reported yet */
+  unsigned ra_pending : 1; /* saved, but not reported yet (see above) */
+  unsigned lr_queued : 1;  /* a copy or save of LR is not reported yet */
   unsigned fp_saved : 1;
   unsigned fp_pending : 1;
-  unsigned r31_caller : 1;  /* r31 still holds the caller's value */
-  unsigned guessed : 1;     /* derived from the canonical state, not along
+  unsigned r31_caller : 1; /* r31 still holds the caller's value */
+  unsigned guessed : 1;    /* derived from the canonical state, not along
                                control flow from the entry: gives way to a
                                followed state at a branch target */
 } frame_state;
@@ -68,7 +68,7 @@ typedef struct reg_value {
  * itself when entries took 44 bytes; more than any function of libc,
  * libstdc++ or libgomp needs) and, without one, on the analyzer's stack,
  * where it must stay small (about 12 KiB, within a signal stack). */
-#define TARGETS_MAX 256
+#define TARGETS_MAX      256
 #define TARGETS_WORK_MAX 4468
 
 /* What one analysis keeps besides the frame state (knit_analysis.model).
@@ -97,17 +97,20 @@ typedef struct ppc_model {
 } ppc_model;
 
 static const frame_state entry_state = {
-  .sp_known = 1, .lr_has_ra = 1, .r31_caller = 1, .ra_reg = NO_REG,
-  .lr_home = NO_REG,
+    .sp_known = 1,
+    .lr_has_ra = 1,
+    .r31_caller = 1,
+    .ra_reg = NO_REG,
+    .lr_home = NO_REG,
 };
 
 /* A branch as the model needs it (classified by mnemonic). */
 typedef struct branch_info {
   bool is_branch;
-  bool links;        /* writes LR (a call, or bcl to get the pc) */
+  bool links; /* writes LR (a call, or bcl to get the pc) */
   bool conditional;
-  bool to_lr;        /* blr and its conditional forms */
-  bool to_ctr;       /* bctr and its conditional forms */
+  bool to_lr;  /* blr and its conditional forms */
+  bool to_ctr; /* bctr and its conditional forms */
   bool has_target;
   uint64_t target;
 } branch_info;
@@ -129,9 +132,9 @@ typedef enum ppc_kind {
   PPC_TRAP, /* trap itself */
 } ppc_kind;
 
-#define PPC_TRAP_FORM 0x01   /* the mnemonic begins with "trap" */
+#define PPC_TRAP_FORM   0x01 /* the mnemonic begins with "trap" */
 #define PPC_STORE_DWORD 0x02 /* std, stdu, stdx, stdux */
-#define PPC_STORE_STDU 0x04
+#define PPC_STORE_STDU  0x04
 #define PPC_STORE_STDUX 0x08
 
 /* One instruction, classified once (knit_power_classify): what the
@@ -139,13 +142,13 @@ typedef enum ppc_kind {
 typedef struct ppc_record {
   knit_insn_head head;
   branch_info branch;
-  int64_t imm1, imm2;  /* operands 1 and 2, when immediates (imm*_ok) */
-  int32_t mem_disp;    /* operand 1, when a memory operand (mem1) */
-  uint32_t written;    /* the GPRs it writes (knit_power_gprs_written) */
-  int8_t gpr[3];       /* operands 0 to 2 as GPRs, or NO_REG */
-  int8_t mem_base;     /* operand 1's base as a GPR, or NO_REG */
-  uint8_t kind;        /* ppc_kind */
-  uint8_t form;        /* PPC_TRAP_FORM, PPC_STORE_* */
+  int64_t imm1, imm2; /* operands 1 and 2, when immediates (imm*_ok) */
+  int32_t mem_disp;   /* operand 1, when a memory operand (mem1) */
+  uint32_t written;   /* the GPRs it writes (knit_power_gprs_written) */
+  int8_t gpr[3];      /* operands 0 to 2 as GPRs, or NO_REG */
+  int8_t mem_base;    /* operand 1's base as a GPR, or NO_REG */
+  uint8_t kind;       /* ppc_kind */
+  uint8_t form;       /* PPC_TRAP_FORM, PPC_STORE_* */
   uint8_t op_count;
   bool mem1;
   bool imm1_ok, imm2_ok;
@@ -167,6 +170,6 @@ void knit_power_classify(size_t cs_handle, const cs_insn *insn, void *rec);
 /* Updates s for one instruction and says how control continues
  * (knit_analyzer.apply). */
 knit_flow_kind knit_power_apply(knit_analysis *an, void *s, const void *rec, uint64_t at,
-                                  uint64_t *target);
+                                uint64_t *target);
 
 #endif /* KNIT_UNWIND_POWER_ANALYZE_INTERNAL_H */

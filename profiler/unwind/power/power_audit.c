@@ -26,7 +26,8 @@ const char *const knit_power_audit_padding[] = {"nop", "trap", NULL};
  * the first 32 KiB, never mapped) is data that decodes: the flag bytes of
  * gcc's traceback table after a function, on big-endian ppc64 (the
  * analyzer's is_absolute_access). */
-bool knit_power_audit_nop_form(const char *mnemonic, const char *op_str) {
+bool knit_power_audit_nop_form(const char *mnemonic, const char *op_str)
+{
   if (!op_str)
     return false;
   size_t n = strlen(op_str);
@@ -36,7 +37,8 @@ bool knit_power_audit_nop_form(const char *mnemonic, const char *op_str) {
 
 /* Direct branches print their target last, "0x3baa8" (b, bl, beq cr7,
  * bdnz); every branch mnemonic begins with b. */
-bool knit_power_audit_branch_target(const char *mnemonic, const char *op_str, uint64_t *target) {
+bool knit_power_audit_branch_target(const char *mnemonic, const char *op_str, uint64_t *target)
+{
   return mnemonic[0] == 'b' && knit_audit_hex_operand(op_str, target);
 }
 
@@ -46,7 +48,8 @@ bool knit_power_audit_branch_target(const char *mnemonic, const char *op_str, ui
 #define PPC_VOLATILE_GPRS (UINT32_C(1) | (((UINT32_C(1) << 10) - 1) << 3))
 
 /* The GPR number of operand text "rN..." at p, or -1. */
-static int ppc_gpr(const char *p) {
+static int ppc_gpr(const char *p)
+{
   if (p[0] != 'r' || p[1] < '0' || p[1] > '9')
     return -1;
   char *end;
@@ -56,14 +59,16 @@ static int ppc_gpr(const char *p) {
   return (int)n;
 }
 
-static bool starts(const char *s, const char *prefix) {
+static bool starts(const char *s, const char *prefix)
+{
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 /* A branch that writes LR: bl, bla, bcl, bctrl, blrl, beql, bdnzl... The
  * link bit shows as a final 'l' (before an 'a' for absolute targets), after
  * the prediction hint is set aside. */
-static bool ppc_links(const char *mn) {
+static bool ppc_links(const char *mn)
+{
   if (mn[0] != 'b')
     return false;
   size_t n = strlen(mn);
@@ -76,9 +81,9 @@ static bool ppc_links(const char *mn) {
 
 /* Whether an instruction whose first operand is a GPR writes it: stores,
  * compares, traps, branches and moves to special registers only read. */
-static bool ppc_writes_first(const char *mn) {
-  static const char *const readers[] = {"st", "cmp", "tw", "td", "b", "mt",
-                                        "dcb", "icb", NULL};
+static bool ppc_writes_first(const char *mn)
+{
+  static const char *const readers[] = {"st", "cmp", "tw", "td", "b", "mt", "dcb", "icb", NULL};
   for (size_t i = 0; readers[i]; i++)
     if (starts(mn, readers[i]))
       return false;
@@ -96,7 +101,8 @@ static bool ppc_writes_first(const char *mn) {
  * another store to the slot's word overwrites it. Stores through other
  * registers are not followed (code does not address its own LR save slot
  * that way). */
-static void track_slot(knit_audit_lr *s, const char *mn, const char *ops, int reg) {
+static void track_slot(knit_audit_lr *s, const char *mn, const char *ops, int reg)
+{
   if (!starts(mn, "st"))
     return;
   const char *comma = strchr(ops, ',');
@@ -119,7 +125,8 @@ static void track_slot(knit_audit_lr *s, const char *mn, const char *ops, int re
   }
 }
 
-void knit_power_audit_lr_step(knit_audit_lr *s, const char *mn, const char *ops) {
+void knit_power_audit_lr_step(knit_audit_lr *s, const char *mn, const char *ops)
+{
   int reg = ppc_gpr(ops);
   if (ppc_links(mn)) {
     s->lr_is_ra = false;
@@ -158,7 +165,8 @@ void knit_power_audit_lr_step(knit_audit_lr *s, const char *mn, const char *ops)
 /* ---- the frame model (audit/audit_model.h) ---- */
 
 /* The displacement and base GPR of "d(rN)" in the second operand. */
-static bool ppc_mem(const char *ops, int64_t *disp, int *base) {
+static bool ppc_mem(const char *ops, int64_t *disp, int *base)
+{
   const char *p = strchr(ops, ',');
   if (!p)
     return false;
@@ -175,7 +183,8 @@ static bool ppc_mem(const char *ops, int64_t *disp, int *base) {
 }
 
 /* The second and third operands of "rD, rA[, imm]". */
-static int ppc_second(const char *ops, int64_t *imm, bool *has_imm) {
+static int ppc_second(const char *ops, int64_t *imm, bool *has_imm)
+{
   const char *p = strchr(ops, ',');
   *has_imm = false;
   if (!p)
@@ -192,7 +201,8 @@ static int ppc_second(const char *ops, int64_t *imm, bool *has_imm) {
   return r;
 }
 
-void knit_power_audit_model_step(knit_audit_model *m, const char *mn, const char *ops) {
+void knit_power_audit_model_step(knit_audit_model *m, const char *mn, const char *ops)
+{
   int reg = ppc_gpr(ops);
   if (ppc_links(mn)) { /* bcl 20,31 and conditional calls */
     m->known = false;
@@ -235,8 +245,7 @@ void knit_power_audit_model_step(knit_audit_model *m, const char *mn, const char
   }
   bool has_imm;
   int src = ppc_second(ops, &imm, &has_imm);
-  bool simple = (strcmp(mn, "mr") == 0 && !has_imm) ||
-                (strcmp(mn, "addi") == 0 && has_imm);
+  bool simple = (strcmp(mn, "mr") == 0 && !has_imm) || (strcmp(mn, "addi") == 0 && has_imm);
   if (reg == 1 && simple && src == 1) {
     m->sp_depth -= imm;
   } else if (reg == 1 && simple && src == 31 && m->fp_known) {
@@ -254,7 +263,8 @@ void knit_power_audit_model_step(knit_audit_model *m, const char *mn, const char
   }
 }
 
-bool knit_power_audit_plain_return(const char *mnemonic, const char *op_str) {
+bool knit_power_audit_plain_return(const char *mnemonic, const char *op_str)
+{
   (void)op_str;
   return strcmp(mnemonic, "blr") == 0;
 }

@@ -16,13 +16,12 @@ bool knit_power_audit_plain_return(const char *mnemonic, const char *op_str);
 void knit_power_audit_lr_step(struct knit_audit_lr *s, const char *mnemonic, const char *op_str);
 
 /* The initializer of a POWER ISA's audit row for its unwinder row. */
-#define KNIT_POWER_AUDIT_ROW(unwinder_row)                                                        \
-  {                                                                                               \
-    .isa = (unwinder_row), .ends = knit_power_audit_ends, .calls = knit_power_audit_calls,        \
-    .padding = knit_power_audit_padding, .also_padding = knit_power_audit_nop_form,               \
-    .branch_target = knit_power_audit_branch_target,                                              \
-    .model_step = knit_power_audit_model_step, .plain_return = knit_power_audit_plain_return,     \
-    .lr_step = knit_power_audit_lr_step,                                                          \
+#define KNIT_POWER_AUDIT_ROW(unwinder_row)                                                         \
+  {                                                                                                \
+    .isa = (unwinder_row), .ends = knit_power_audit_ends, .calls = knit_power_audit_calls,         \
+    .padding = knit_power_audit_padding, .also_padding = knit_power_audit_nop_form,                \
+    .branch_target = knit_power_audit_branch_target, .model_step = knit_power_audit_model_step,    \
+    .plain_return = knit_power_audit_plain_return, .lr_step = knit_power_audit_lr_step,            \
   }
 
 #endif /* KNIT_UNWIND_POWER_AUDIT_H */

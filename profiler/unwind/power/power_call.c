@@ -8,8 +8,8 @@
 #include "unwind/power/power_call.h"
 #include "unwind/step_class.h"
 
-int knit_power_call_before(const knit_power_abi *abi, const uint8_t *bytes, size_t n,
-                           uint64_t ra, uint64_t *target)
+int knit_power_call_before(const knit_power_abi *abi, const uint8_t *bytes, size_t n, uint64_t ra,
+                           uint64_t *target)
 {
   if (n < 4)
     return KNIT_CALL_NONE;

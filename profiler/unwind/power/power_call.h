@@ -8,7 +8,7 @@
 
 #include "unwind/power/power_abi.h"
 
-int knit_power_call_before(const knit_power_abi *abi, const uint8_t *bytes, size_t n,
-                           uint64_t ra, uint64_t *target);
+int knit_power_call_before(const knit_power_abi *abi, const uint8_t *bytes, size_t n, uint64_t ra,
+                           uint64_t *target);
 
 #endif /* KNIT_UNWIND_POWER_CALL_H */

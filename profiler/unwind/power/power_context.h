@@ -15,7 +15,8 @@ enum {
   KNIT_POWER_REG_LINK = 36 /* the link register */
 };
 
-static inline void knit_power_regs_from_ucontext(const void *ucontext, knit_regs *out) {
+static inline void knit_power_regs_from_ucontext(const void *ucontext, knit_regs *out)
+{
   const ucontext_t *uc = ucontext;
   out->pc = uc->uc_mcontext.gp_regs[KNIT_POWER_REG_NIP];
   out->sp = uc->uc_mcontext.gp_regs[KNIT_POWER_REG_R1];

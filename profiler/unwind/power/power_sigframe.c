@@ -28,24 +28,24 @@
 #include "unwind/power/power_sigframe.h"
 
 #define PPC_ADDI_R1_R1_128 0x38210080u
-#define PPC_LI_R0_172 0x380000acu
-#define PPC_SC 0x44000002u
+#define PPC_LI_R0_172      0x380000acu
+#define PPC_SC             0x44000002u
 
 #define PPC_SIGNAL_FRAMESIZE 128u
-#define PPC_QEMU_FRAMESIZE (PPC_SIGNAL_FRAMESIZE + 16u)
-#define PPC_UC_GP_REGS (168u + 64u) /* offsetof(ucontext_t, uc_mcontext.gp_regs) */
-#define PPC_GPR(i) (PPC_UC_GP_REGS + 8u * (i))
-#define PPC_REG_R1 1u
-#define PPC_REG_R31 31u
-#define PPC_REG_NIP 32u
-#define PPC_REG_LINK 36u
+#define PPC_QEMU_FRAMESIZE   (PPC_SIGNAL_FRAMESIZE + 16u)
+#define PPC_UC_GP_REGS       (168u + 64u) /* offsetof(ucontext_t, uc_mcontext.gp_regs) */
+#define PPC_GPR(i)           (PPC_UC_GP_REGS + 8u * (i))
+#define PPC_REG_R1           1u
+#define PPC_REG_R31          31u
+#define PPC_REG_NIP          32u
+#define PPC_REG_LINK         36u
 
 /* Reads the instruction word at a 4-aligned addr through the 8-byte
  * aligned reads the read function accepts: a word in the ABI's byte order,
  * so the word at the lower address is the low half on little-endian and the
  * high half on big-endian. */
-static bool read_insn(const knit_power_abi *abi, knit_read_word_fn read, void *ctx,
-                      uint64_t addr, uint32_t *out)
+static bool read_insn(const knit_power_abi *abi, knit_read_word_fn read, void *ctx, uint64_t addr,
+                      uint32_t *out)
 {
   uint64_t w;
   if ((addr & 3u) != 0 || !knit_read_word_(read, ctx, addr & ~7ull, &w))
@@ -57,7 +57,8 @@ static bool read_insn(const knit_power_abi *abi, knit_read_word_fn read, void *c
 
 /* The address of the ucontext, from the code at pc and the stack; 0 when
  * pc is not a trampoline. A real frame is never at address 0. */
-static uint64_t find_ucontext(const knit_power_abi *abi, uint64_t pc, knit_read_word_fn read, void *ctx, uint64_t sp)
+static uint64_t find_ucontext(const knit_power_abi *abi, uint64_t pc, knit_read_word_fn read,
+                              void *ctx, uint64_t sp)
 {
   uint32_t insn, next;
   if (!read_insn(abi, read, ctx, pc, &insn))
@@ -74,8 +75,7 @@ static uint64_t find_ucontext(const knit_power_abi *abi, uint64_t pc, knit_read_
     /* A timer sample between li and sc: decide as for li, from there. */
     if (!read_insn(abi, read, ctx, pc - 4, &next) || next != PPC_LI_R0_172)
       return 0;
-  } else if (insn != PPC_LI_R0_172 || !read_insn(abi, read, ctx, pc + 4, &next) ||
-             next != PPC_SC) {
+  } else if (insn != PPC_LI_R0_172 || !read_insn(abi, read, ctx, pc + 4, &next) || next != PPC_SC) {
     return 0;
   }
   /* At li: qemu's trampoline, where r1 still has its 144-byte frame, or the

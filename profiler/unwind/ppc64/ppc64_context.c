@@ -3,15 +3,20 @@
 #include "unwind/isa.h"
 #include "unwind/power/power_context.h"
 
-const knit_isa_ops *knit_isa_native(void) { return &knit_isa_ppc64; }
+const knit_isa_ops *knit_isa_native(void)
+{
+  return &knit_isa_ppc64;
+}
 
 /* A function pointer is the address of its descriptor, whose first
  * doubleword is the code's address. */
-uint64_t knit_native_code_of(void (*fn)(void)) {
+uint64_t knit_native_code_of(void (*fn)(void))
+{
   return fn ? *(const uint64_t *)(const void *)fn : 0;
 }
 
-void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out) {
+void knit_native_regs_from_ucontext(const void *ucontext, knit_regs *out)
+{
   knit_power_regs_from_ucontext(ucontext, out);
 }
 

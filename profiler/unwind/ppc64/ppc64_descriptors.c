@@ -9,7 +9,8 @@
 
 #include "unwind/ppc64/ppc64_descriptors.h"
 
-bool knit_ppc64_symbol_code(Elf *elf, size_t shndx, uint64_t value, uint64_t *code) {
+bool knit_ppc64_symbol_code(Elf *elf, size_t shndx, uint64_t value, uint64_t *code)
+{
   size_t shstrndx;
   Elf_Scn *scn = elf_getscn(elf, shndx);
   GElf_Shdr sh;

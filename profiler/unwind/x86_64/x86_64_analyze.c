@@ -52,27 +52,26 @@
 
 /* True when the instruction took down part of the frame (pop, add rsp,
  * leave, ...): possibly part of an epilogue. */
-static bool tears_down(const void *b, const void *a) {
+static bool tears_down(const void *b, const void *a)
+{
   const frame_state *before = b, *after = a;
-  return (before->sp_known && after->sp_known &&
-          after->sp_depth < before->sp_depth) ||
-         (before->fp_saved && !after->fp_saved) ||
-         (before->cfa_on_fp && !after->cfa_on_fp);
+  return (before->sp_known && after->sp_known && after->sp_depth < before->sp_depth) ||
+         (before->fp_saved && !after->fp_saved) || (before->cfa_on_fp && !after->cfa_on_fp);
 }
 
-static bool builds_up(const void *b, const void *a) {
+static bool builds_up(const void *b, const void *a)
+{
   const frame_state *before = b, *after = a;
-  return (after->sp_known && before->sp_known &&
-          after->sp_depth > before->sp_depth) ||
-         (after->fp_saved && !before->fp_saved) ||
-         (after->cfa_on_fp && !before->cfa_on_fp);
+  return (after->sp_known && before->sp_known && after->sp_depth > before->sp_depth) ||
+         (after->fp_saved && !before->fp_saved) || (after->cfa_on_fp && !before->cfa_on_fp);
 }
 
 /* The lazy-binding stub PLT0 (push [rip+GOT+8]; jmp [rip+GOT+16], maybe
  * after endbr64 and with a bnd prefix) is entered by a jmp from a PLT stub
  * that pushed the relocation index over the return address: its CFA is
  * rsp+16 on entry, not rsp+8. */
-static bool is_plt0(const uint8_t *code, size_t len) {
+static bool is_plt0(const uint8_t *code, size_t len)
+{
   static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
   if (len >= 4 && memcmp(code, endbr64, 4) == 0) {
     code += 4;
@@ -88,14 +87,12 @@ static bool is_plt0(const uint8_t *code, size_t len) {
 
 /* Equal as far as recipes and the model go (the guessed mark aside);
  * fields that are not valid are not compared. */
-static bool same_state(const void *a, const void *b) {
+static bool same_state(const void *a, const void *b)
+{
   const frame_state *x = a, *y = b;
-  return x->sp_known == y->sp_known &&
-         (!x->sp_known || x->sp_depth == y->sp_depth) &&
-         x->fp_is_frame == y->fp_is_frame &&
-         (!x->fp_is_frame || x->fp_depth == y->fp_depth) &&
-         x->fp_saved == y->fp_saved &&
-         (!x->fp_saved || x->fp_slot == y->fp_slot) &&
+  return x->sp_known == y->sp_known && (!x->sp_known || x->sp_depth == y->sp_depth) &&
+         x->fp_is_frame == y->fp_is_frame && (!x->fp_is_frame || x->fp_depth == y->fp_depth) &&
+         x->fp_saved == y->fp_saved && (!x->fp_saved || x->fp_slot == y->fp_slot) &&
          x->cfa_on_fp == y->cfa_on_fp && x->uncertain == y->uncertain &&
          x->realigned == y->realigned && x->drap_saved == y->drap_saved &&
          (!x->drap_saved || x->drap_slot == y->drap_slot) &&
@@ -109,23 +106,34 @@ static bool same_state(const void *a, const void *b) {
 
 /* How much a state can be trusted: followed from the entry beats guessed,
  * and a state that no unmodeled rsp change spoiled beats one that it did. */
-static int state_rank(const void *state) {
+static int state_rank(const void *state)
+{
   const frame_state *s = state;
   return (s->guessed ? 0 : 2) + (s->uncertain ? 0 : 1);
 }
 
-static bool is_guessed(const void *s) { return ((const frame_state *)s)->guessed; }
+static bool is_guessed(const void *s)
+{
+  return ((const frame_state *)s)->guessed;
+}
 
-static void mark_guessed(void *s) { ((frame_state *)s)->guessed = true; }
+static void mark_guessed(void *s)
+{
+  ((frame_state *)s)->guessed = true;
+}
 
-static bool is_spoiled(const void *s) { return ((const frame_state *)s)->uncertain; }
+static bool is_spoiled(const void *s)
+{
+  return ((const frame_state *)s)->uncertain;
+}
 
 /* A state followed from the entry that falls through from a call meets a
  * branch's other state, at least as well founded: the call did not
  * return. A guessed state is no evidence: a loop body placed after a jump
  * into its condition is guessed on the first pass and gets its branch's
  * state on the next (the call in it returns). */
-static bool call_conflict(const void *known, const void *fell) {
+static bool call_conflict(const void *known, const void *fell)
+{
   return !same_state(known, fell) && !is_guessed(fell) && state_rank(known) >= state_rank(fell);
 }
 
@@ -134,7 +142,8 @@ static bool call_conflict(const void *known, const void *fell) {
  * return address where the call left it. Before the copy is saved, and
  * after rbp is restored, the CFA is only in a register, which no recipe
  * can name: a flagged guess then, as before the realignment was modeled. */
-static void recipe_realigned(const frame_state *s, knit_recipe *r) {
+static void recipe_realigned(const frame_state *s, knit_recipe *r)
+{
   r->ra_rule = KNIT_RA_AT_CFA;
   r->ra_offset = -8;
   r->fp_rule = KNIT_FP_SAME;
@@ -153,7 +162,8 @@ static void recipe_realigned(const frame_state *s, knit_recipe *r) {
   r->flags = s->uncertain ? KNIT_RECIPE_UNCERTAIN : 0;
 }
 
-static void recipe_from_state(const void *state, knit_recipe *r) {
+static void recipe_from_state(const void *state, knit_recipe *r)
+{
   const frame_state *s = state;
   memset(r, 0, sizeof *r);
   if (s->realigned) {
@@ -182,7 +192,8 @@ static void recipe_from_state(const void *state, knit_recipe *r) {
 
 /* The ISA-neutral form of a state at a jump, and back. The rule keeps
  * what recipes say; sp_depth keeps rsp's distance when the CFA is on rbp. */
-static void state_to_jump(const void *state, knit_jump_state *j) {
+static void state_to_jump(const void *state, knit_jump_state *j)
+{
   const frame_state *s = state;
   recipe_from_state(s, &j->rule);
   j->sp_depth = s->sp_depth;
@@ -190,7 +201,8 @@ static void state_to_jump(const void *state, knit_jump_state *j) {
   j->found = true;
 }
 
-static frame_state state_from_jump(const knit_jump_state *j) {
+static frame_state state_from_jump(const knit_jump_state *j)
+{
   frame_state s = {0};
   if (j->rule.cfa_base == KNIT_CFA_FP_DEREF) {
     /* A realigned frame, measured from rbp (its aligned point is no
@@ -228,8 +240,8 @@ static frame_state state_from_jump(const knit_jump_state *j) {
 
 /* The state the code is entered with: its parent's at the jump into it,
  * PLT0's, or a call's. */
-static void start_state(const uint8_t *code, size_t len, const knit_jump_state *entry,
-                        void *state) {
+static void start_state(const uint8_t *code, size_t len, const knit_jump_state *entry, void *state)
+{
   frame_state *s = state;
   *s = entry_state;
   if (entry)
@@ -239,42 +251,42 @@ static void start_state(const uint8_t *code, size_t len, const knit_jump_state *
 }
 
 static const knit_analyzer analyzer = {
-  .state_size = sizeof(frame_state),
-  .insn_size = sizeof(x86_record),
-  .undecoded_skip = 1,
-  .entry_state = &entry_state,
-  .targets_work = TARGETS_MAX,
-  .targets_stack = TARGETS_MAX,
-  .call_policy = KNIT_CALLS_LEARNED,
-  .classify = knit_x86_64_classify,
-  .apply = knit_x86_64_apply,
-  .recipe = recipe_from_state,
-  .same = same_state,
-  .rank = state_rank,
-  .guessed = is_guessed,
-  .mark_guessed = mark_guessed,
-  .spoiled = is_spoiled,
-  .grows = builds_up,
-  .shrinks = tears_down,
-  .call_conflict = call_conflict,
-  .start_state = start_state,
-  .to_jump = state_to_jump,
+    .state_size = sizeof(frame_state),
+    .insn_size = sizeof(x86_record),
+    .undecoded_skip = 1,
+    .entry_state = &entry_state,
+    .targets_work = TARGETS_MAX,
+    .targets_stack = TARGETS_MAX,
+    .call_policy = KNIT_CALLS_LEARNED,
+    .classify = knit_x86_64_classify,
+    .apply = knit_x86_64_apply,
+    .recipe = recipe_from_state,
+    .same = same_state,
+    .rank = state_rank,
+    .guessed = is_guessed,
+    .mark_guessed = mark_guessed,
+    .spoiled = is_spoiled,
+    .grows = builds_up,
+    .shrinks = tears_down,
+    .call_conflict = call_conflict,
+    .start_state = start_state,
+    .to_jump = state_to_jump,
 };
 
 KNIT_ANALYZER_FITS(frame_state, x86_record, TARGETS_MAX, TARGETS_MAX);
 
-int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code,
-                        size_t len, uint64_t addr, knit_recipe *out, int max,
-                        knit_analyze_work *work) {
-  return knit_analyze_function(&analyzer, NULL, cs_handle, insn_buf, code, len, addr, NULL, 0,
-                               NULL, out, max, work);
+int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code, size_t len,
+                        uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work)
+{
+  return knit_analyze_function(&analyzer, NULL, cs_handle, insn_buf, code, len, addr, NULL, 0, NULL,
+                               out, max, work);
 }
 
-int knit_x86_64_analyze_entered(size_t cs_handle, void *insn_buf, const uint8_t *code,
-                                size_t len, uint64_t addr,
-                                const knit_jump_state *entry, uint64_t jump_to,
+int knit_x86_64_analyze_entered(size_t cs_handle, void *insn_buf, const uint8_t *code, size_t len,
+                                uint64_t addr, const knit_jump_state *entry, uint64_t jump_to,
                                 knit_jump_state *at_jump, knit_recipe *out, int max,
-                                knit_analyze_work *work) {
+                                knit_analyze_work *work)
+{
   return knit_analyze_function(&analyzer, NULL, cs_handle, insn_buf, code, len, addr, entry,
                                jump_to, at_jump, out, max, work);
 }

@@ -9,15 +9,13 @@
 #include "unwind/recipe.h"
 
 /* The analyze entry of knit_isa_x86_64; the contract is in unwind/isa.h. */
-int knit_x86_64_analyze(size_t cs_handle, void *insn, const uint8_t *code,
-                        size_t len, uint64_t addr, knit_recipe *out, int max,
-                        knit_analyze_work *work);
+int knit_x86_64_analyze(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
+                        uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work);
 
 /* The analyze_entered entry of knit_isa_x86_64 (unwind/isa.h): a part of a
  * hot/cold split analyzed from its parent's state at the jump into it. */
-int knit_x86_64_analyze_entered(size_t cs_handle, void *insn, const uint8_t *code,
-                                size_t len, uint64_t addr,
-                                const knit_jump_state *entry, uint64_t jump_to,
+int knit_x86_64_analyze_entered(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
+                                uint64_t addr, const knit_jump_state *entry, uint64_t jump_to,
                                 knit_jump_state *at_jump, knit_recipe *out, int max,
                                 knit_analyze_work *work);
 

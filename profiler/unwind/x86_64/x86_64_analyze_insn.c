@@ -11,17 +11,18 @@
 
 #include "unwind/x86_64/x86_64_analyze_internal.h"
 
-static bool is_rsp(unsigned reg) {
-  return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP ||
-         reg == X86_REG_SPL;
+static bool is_rsp(unsigned reg)
+{
+  return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP || reg == X86_REG_SPL;
 }
 
-static bool is_rbp(unsigned reg) {
-  return reg == X86_REG_RBP || reg == X86_REG_EBP || reg == X86_REG_BP ||
-         reg == X86_REG_BPL;
+static bool is_rbp(unsigned reg)
+{
+  return reg == X86_REG_RBP || reg == X86_REG_EBP || reg == X86_REG_BP || reg == X86_REG_BPL;
 }
 
-static bool op_is_reg(const x86_operand *op, x86_reg reg) {
+static bool op_is_reg(const x86_operand *op, x86_reg reg)
+{
   return op->type == X86_OP_REG && op->reg == reg;
 }
 
@@ -45,7 +46,8 @@ static const x86_reg parts[][5] = {
 };
 
 /* The row of parts that reg names or is part of, or -1. */
-static int gpr_row(unsigned reg) {
+static int gpr_row(unsigned reg)
+{
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
     for (size_t k = 0; k < 5; k++)
       if (parts[i][k] == reg)
@@ -55,14 +57,16 @@ static int gpr_row(unsigned reg) {
 
 /* The 64-bit general register (not rsp or rbp) that reg names or is part
  * of, or X86_REG_INVALID. */
-static x86_reg gpr64(unsigned reg) {
+static x86_reg gpr64(unsigned reg)
+{
   int i = gpr_row(reg);
   return i < 0 ? X86_REG_INVALID : parts[i][0];
 }
 
 /* rsp changed in a way the model does not follow. That only matters when
  * the CFA is computed from rsp; a frame-pointer recipe stays right. */
-static void lose_sp(frame_state *s) {
+static void lose_sp(frame_state *s)
+{
   s->sp_known = false;
   if (!s->cfa_on_fp)
     s->uncertain = true;
@@ -70,7 +74,8 @@ static void lose_sp(frame_state *s) {
 
 /* rbp no longer holds the frame address (it was popped or overwritten):
  * the CFA must come from rsp again. */
-static void lose_frame(frame_state *s) {
+static void lose_frame(frame_state *s)
+{
   s->fp_is_frame = false;
   if (s->cfa_on_fp) {
     s->cfa_on_fp = false;
@@ -81,26 +86,33 @@ static void lose_frame(frame_state *s) {
 
 /* The registers a call may change (System V): a DRAP register among them
  * holds the CFA no more after a call. */
-static bool call_clobbers(x86_reg reg64) {
+static bool call_clobbers(x86_reg reg64)
+{
   switch (reg64) {
-  case X86_REG_RAX: case X86_REG_RCX: case X86_REG_RDX: case X86_REG_RSI:
-  case X86_REG_RDI: case X86_REG_R8: case X86_REG_R9: case X86_REG_R10:
-  case X86_REG_R11:
-    return true;
-  default:
-    return false;
+  case X86_REG_RAX:
+  case X86_REG_RCX:
+  case X86_REG_RDX:
+  case X86_REG_RSI:
+  case X86_REG_RDI:
+  case X86_REG_R8:
+  case X86_REG_R9:
+  case X86_REG_R10:
+  case X86_REG_R11: return true;
+  default: return false;
   }
 }
 
 /* A general register was written: if it held the CFA, it does no more. */
-static void drap_overwritten(frame_state *s, unsigned reg) {
+static void drap_overwritten(frame_state *s, unsigned reg)
+{
   if (s->drap_reg && gpr64(reg) == s->drap_reg)
     s->drap_reg = 0;
 }
 
 /* The word at A + slot was loaded into reg (a pop, a mov): the saved DRAP
  * register, reloaded, holds the CFA again. */
-static void drap_loaded(frame_state *s, unsigned reg, int32_t slot) {
+static void drap_loaded(frame_state *s, unsigned reg, int32_t slot)
+{
   if (s->realigned && s->drap_saved && slot == s->drap_slot && gpr64(reg) == reg)
     s->drap_reg = (uint16_t)reg;
   else
@@ -111,7 +123,8 @@ static void drap_loaded(frame_state *s, unsigned reg, int32_t slot) {
  * stack is measured from the CFA again. What the realigned frame held
  * (rbp as its base, the caller's rbp in it) cannot be named from the CFA:
  * by then gcc's epilogue has restored rbp. */
-static void drap_unwind_to(frame_state *s, int64_t disp) {
+static void drap_unwind_to(frame_state *s, int64_t disp)
+{
   s->sp_depth = -(int32_t)disp;
   s->sp_known = true;
   if (!s->realigned)
@@ -130,7 +143,8 @@ static void drap_unwind_to(frame_state *s, int64_t disp) {
  * on rbp or saved yet (gcc's DRAP prologue): depths count from the aligned
  * point from now on. Any other realignment loses rsp, which only a
  * frame-pointer CFA survives. */
-static void model_realign(frame_state *s) {
+static void model_realign(frame_state *s)
+{
   if (s->drap_reg && s->sp_known && !s->cfa_on_fp && !s->fp_saved && !s->realigned) {
     s->realigned = true;
     s->sp_depth = 0;
@@ -144,7 +158,8 @@ static void model_realign(frame_state *s) {
  * then points at the slot where the caller's rbp was just saved. Optimized
  * gcc code also uses rbp as a general register and copies rsp into it to
  * address a local buffer; the CFA stays on rsp then, as in gcc's CFI. */
-static void set_frame(frame_state *s, int64_t offset) {
+static void set_frame(frame_state *s, int64_t offset)
+{
   if (!s->sp_known) {
     s->uncertain = true;
     lose_frame(s);
@@ -160,7 +175,8 @@ static void set_frame(frame_state *s, int64_t offset) {
   s->cfa_on_fp = true;
 }
 
-static void push_bytes(frame_state *s, int32_t size, bool pushes_rbp) {
+static void push_bytes(frame_state *s, int32_t size, bool pushes_rbp)
+{
   if (!s->sp_known)
     return;
   s->sp_depth += size;
@@ -173,27 +189,30 @@ static void push_bytes(frame_state *s, int32_t size, bool pushes_rbp) {
   }
 }
 
-static void pop_into_rbp(frame_state *s, int32_t slot) {
+static void pop_into_rbp(frame_state *s, int32_t slot)
+{
   if (s->fp_saved && s->fp_slot == slot)
     s->fp_saved = false; /* the caller's rbp is back in rbp */
   lose_frame(s);
 }
 
-static void model_push(frame_state *s, const x86_record *x) {
+static void model_push(frame_state *s, const x86_record *x)
+{
   int32_t size = x->op_count > 0 && x->op[0].size ? x->op[0].size : 8;
   bool pushes_rbp = x->op_count > 0 && op_is_reg(&x->op[0], X86_REG_RBP);
   if (pushes_rbp && !s->sp_known && !s->fp_saved)
     s->uncertain = true; /* the save slot cannot be placed */
   push_bytes(s, size, pushes_rbp);
   /* The DRAP register saved in the realigned frame: the CFA is there. */
-  if (s->realigned && s->drap_reg && !s->drap_saved && s->sp_known &&
-      s->sp_depth <= INT16_MAX && op_is_reg(&x->op[0], (x86_reg)s->drap_reg)) {
+  if (s->realigned && s->drap_reg && !s->drap_saved && s->sp_known && s->sp_depth <= INT16_MAX &&
+      op_is_reg(&x->op[0], (x86_reg)s->drap_reg)) {
     s->drap_saved = true;
     s->drap_slot = (int16_t)-s->sp_depth;
   }
 }
 
-static void model_pop(frame_state *s, const x86_record *x) {
+static void model_pop(frame_state *s, const x86_record *x)
+{
   const x86_operand *op = &x->op[0];
   int32_t size = x->op_count > 0 && op->size ? op->size : 8;
   int32_t slot = -s->sp_depth;
@@ -213,7 +232,8 @@ static void model_pop(frame_state *s, const x86_record *x) {
 }
 
 /* add/sub rsp: a constant moves the stack, anything else (alloca) loses it. */
-static void model_add_sub_rsp(frame_state *s, const x86_record *x, bool is_sub) {
+static void model_add_sub_rsp(frame_state *s, const x86_record *x, bool is_sub)
+{
   const x86_operand *src = &x->op[1];
   if (src->type != X86_OP_IMM) {
     lose_sp(s);
@@ -223,7 +243,8 @@ static void model_add_sub_rsp(frame_state *s, const x86_record *x, bool is_sub) 
     s->sp_depth += (int32_t)(is_sub ? src->value : -src->value);
 }
 
-static void model_lea(frame_state *s, const x86_record *x) {
+static void model_lea(frame_state *s, const x86_record *x)
+{
   const x86_operand *dst = &x->op[0];
   const x86_operand *m = &x->op[1];
   bool simple = m->simple;
@@ -258,7 +279,8 @@ static void model_lea(frame_state *s, const x86_record *x) {
 /* mov reg,[rbp+n] or [rsp+n] of the saved DRAP register: reloaded (gcc's
  * epilogue, after calls took the register). False for any other mov into
  * a general register, which the caller models as any write. */
-static bool model_drap_reload(frame_state *s, const x86_record *x) {
+static bool model_drap_reload(frame_state *s, const x86_record *x)
+{
   const x86_operand *dst = &x->op[0], *src = &x->op[1];
   if (!s->realigned || !s->drap_saved || dst->type != X86_OP_REG || src->type != X86_OP_MEM ||
       gpr64(dst->reg) != dst->reg || !src->simple)
@@ -276,16 +298,15 @@ static bool model_drap_reload(frame_state *s, const x86_record *x) {
   return true;
 }
 
-static void model_mov(frame_state *s, const x86_record *x) {
+static void model_mov(frame_state *s, const x86_record *x)
+{
   const x86_operand *dst = &x->op[0], *src = &x->op[1];
   if (op_is_reg(dst, X86_REG_RBP) && op_is_reg(src, X86_REG_RSP)) {
     set_frame(s, 0);
-  } else if (op_is_reg(dst, X86_REG_RSP) && op_is_reg(src, X86_REG_RBP) &&
-             s->fp_is_frame) {
+  } else if (op_is_reg(dst, X86_REG_RSP) && op_is_reg(src, X86_REG_RBP) && s->fp_is_frame) {
     s->sp_depth = s->fp_depth;
     s->sp_known = true;
-  } else if (op_is_reg(dst, X86_REG_RSP) && s->drap_reg &&
-             op_is_reg(src, (x86_reg)s->drap_reg)) {
+  } else if (op_is_reg(dst, X86_REG_RSP) && s->drap_reg && op_is_reg(src, (x86_reg)s->drap_reg)) {
     drap_unwind_to(s, 0);
   } else if (dst->type == X86_OP_REG && is_rsp(dst->reg)) {
     lose_sp(s); /* a stack switch */
@@ -294,7 +315,8 @@ static void model_mov(frame_state *s, const x86_record *x) {
   }
 }
 
-static void model_leave(frame_state *s) {
+static void model_leave(frame_state *s)
+{
   if (!s->fp_is_frame) {
     s->uncertain = true;
     s->sp_known = false;
@@ -307,7 +329,8 @@ static void model_leave(frame_state *s) {
   pop_into_rbp(s, slot);
 }
 
-static void model_enter(frame_state *s, const x86_record *x) {
+static void model_enter(frame_state *s, const x86_record *x)
+{
   if (x->op_count < 2 || x->op[1].value != 0) {
     /* Nested frames copy frame pointers around: not modeled. */
     s->uncertain = true;
@@ -322,7 +345,8 @@ static void model_enter(frame_state *s, const x86_record *x) {
 }
 
 /* Any other instruction: if it writes rsp or rbp, the model loses track. */
-static void model_other(frame_state *s, const x86_record *x) {
+static void model_other(frame_state *s, const x86_record *x)
+{
   if (x->writes_sp)
     lose_sp(s);
   if (x->writes_fp)
@@ -335,7 +359,8 @@ static void model_other(frame_state *s, const x86_record *x) {
 
 /* ---- Classifying: what the model reads of an instruction ---- */
 
-static void classify_operand(const cs_x86_op *op, x86_operand *out) {
+static void classify_operand(const cs_x86_op *op, x86_operand *out)
+{
   out->type = (uint8_t)op->type;
   out->size = op->size;
   if (op->type == X86_OP_REG) {
@@ -349,7 +374,8 @@ static void classify_operand(const cs_x86_op *op, x86_operand *out) {
   }
 }
 
-void knit_x86_64_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
+void knit_x86_64_classify(size_t cs_handle, const cs_insn *insn, void *rec)
+{
   x86_record *x = rec;
   memset(x, 0, sizeof *x);
   const cs_x86 *d = &insn->detail->x86;
@@ -387,22 +413,17 @@ void knit_x86_64_classify(size_t cs_handle, const cs_insn *insn, void *rec) {
 /* ---- Applying a record to a state ---- */
 
 knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *state, const void *rec, uint64_t at,
-                                 uint64_t *target) {
+                                 uint64_t *target)
+{
   (void)at;
   frame_state *s = state;
   const x86_record *x = rec;
   const x86_operand *op0 = &x->op[0];
   switch (x->id) {
-  case X86_INS_PUSH:
-    model_push(s, x);
-    return FLOW_NEXT;
-  case X86_INS_POP:
-    model_pop(s, x);
-    return FLOW_NEXT;
+  case X86_INS_PUSH: model_push(s, x); return FLOW_NEXT;
+  case X86_INS_POP: model_pop(s, x); return FLOW_NEXT;
   case X86_INS_PUSHF:
-  case X86_INS_PUSHFQ:
-    push_bytes(s, x->id == X86_INS_PUSHF ? 2 : 8, false);
-    return FLOW_NEXT;
+  case X86_INS_PUSHFQ: push_bytes(s, x->id == X86_INS_PUSHF ? 2 : 8, false); return FLOW_NEXT;
   case X86_INS_POPF:
   case X86_INS_POPFQ:
     if (s->sp_known)
@@ -432,20 +453,15 @@ knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *state, const void *rec
     }
     break;
   case X86_INS_MOV:
-    if (x->op_count == 2 && op0->type == X86_OP_REG &&
-        (is_rsp(op0->reg) || is_rbp(op0->reg))) {
+    if (x->op_count == 2 && op0->type == X86_OP_REG && (is_rsp(op0->reg) || is_rbp(op0->reg))) {
       model_mov(s, x);
       return FLOW_NEXT;
     }
     if (x->op_count == 2 && model_drap_reload(s, x))
       return FLOW_NEXT;
     break;
-  case X86_INS_LEAVE:
-    model_leave(s);
-    return FLOW_NEXT;
-  case X86_INS_ENTER:
-    model_enter(s, x);
-    return FLOW_NEXT;
+  case X86_INS_LEAVE: model_leave(s); return FLOW_NEXT;
+  case X86_INS_ENTER: model_enter(s, x); return FLOW_NEXT;
   case X86_INS_CALL:
     /* The callee pops its own return address: no net change, but it may
      * change the caller-saved registers. */
@@ -459,8 +475,7 @@ knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *state, const void *rec
   case X86_INS_UD2:
   case X86_INS_UD2B:
   case X86_INS_HLT:
-  case X86_INS_INT3:
-    return FLOW_END;
+  case X86_INS_INT3: return FLOW_END;
   case X86_INS_JMP:
     /* A direct jump inside the function continues the path there; one to
      * elsewhere is a tail call; an indirect one (switch table or tail call)

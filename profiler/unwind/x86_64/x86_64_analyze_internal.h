@@ -15,15 +15,15 @@
 
 /* What the analyzer knows about the frame before one instruction. */
 typedef struct frame_state {
-  int32_t sp_depth;  /* CFA - rsp, valid when sp_known */
-  int32_t fp_depth;  /* CFA - rbp, valid when fp_is_frame */
-  int32_t fp_slot;   /* the caller's rbp is at CFA + fp_slot, when fp_saved */
-  bool sp_known : 1;     /* rsp is a known distance below the CFA */
-  bool fp_is_frame : 1;  /* rbp was set from rsp and is a known distance below */
-  bool fp_saved : 1;     /* the caller's rbp is in memory at CFA + fp_slot */
-  bool cfa_on_fp : 1;    /* the recipe computes the CFA from rbp */
-  bool uncertain : 1;    /* an instruction that was not modeled moved rsp */
-  bool guessed : 1;      /* derived from the canonical state (or the state after
+  int32_t sp_depth;     /* CFA - rsp, valid when sp_known */
+  int32_t fp_depth;     /* CFA - rbp, valid when fp_is_frame */
+  int32_t fp_slot;      /* the caller's rbp is at CFA + fp_slot, when fp_saved */
+  bool sp_known : 1;    /* rsp is a known distance below the CFA */
+  bool fp_is_frame : 1; /* rbp was set from rsp and is a known distance below */
+  bool fp_saved : 1;    /* the caller's rbp is in memory at CFA + fp_slot */
+  bool cfa_on_fp : 1;   /* the recipe computes the CFA from rbp */
+  bool uncertain : 1;   /* an instruction that was not modeled moved rsp */
+  bool guessed : 1;     /* derived from the canonical state (or the state after
                         a possibly noreturn call), not along control flow
                         from the entry: such states give way to followed
                         ones at branch targets */
@@ -48,11 +48,11 @@ typedef struct frame_state {
 
 /* An operand as the model reads it. */
 typedef struct x86_operand {
-  int64_t value;   /* X86_OP_IMM: the immediate; X86_OP_MEM: the displacement */
-  uint16_t reg;    /* X86_OP_REG */
-  uint16_t base;   /* X86_OP_MEM */
-  bool simple;     /* X86_OP_MEM: no index and no segment */
-  uint8_t type;    /* x86_op_type */
+  int64_t value; /* X86_OP_IMM: the immediate; X86_OP_MEM: the displacement */
+  uint16_t reg;  /* X86_OP_REG */
+  uint16_t base; /* X86_OP_MEM */
+  bool simple;   /* X86_OP_MEM: no index and no segment */
+  uint8_t type;  /* x86_op_type */
   uint8_t size;
 } x86_operand;
 
@@ -60,10 +60,10 @@ typedef struct x86_operand {
  * reads of it. */
 typedef struct x86_record {
   knit_insn_head head;
-  x86_operand op[2];  /* the first two operands */
-  uint16_t id;        /* x86_record */
+  x86_operand op[2]; /* the first two operands */
+  uint16_t id;       /* x86_record */
   uint8_t op_count;
-  bool jump_group;    /* X86_GRP_JUMP */
+  bool jump_group; /* X86_GRP_JUMP */
   /* The registers it writes (cs_regs_access): rsp, rbp, and bit i for
    * the i-th 64-bit general register of gpr64's table, any part of it. */
   bool writes_sp;
@@ -72,7 +72,8 @@ typedef struct x86_record {
 } x86_record;
 
 static const frame_state entry_state = {
-  .sp_depth = 8, .sp_known = true,
+    .sp_depth = 8,
+    .sp_known = true,
 };
 
 /* ---- The per-instruction model (x86_64_analyze_insn.c) ---- */

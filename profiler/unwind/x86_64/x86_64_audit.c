@@ -14,8 +14,8 @@ static const char *const x86_calls[] = {"call", NULL};
 static const char *const x86_padding[] = {"nop", "int3", "ud2", NULL};
 
 const knit_audit_isa knit_audit_x86_64 = {
-  .isa = &knit_isa_x86_64,
-  .ends = x86_ends,
-  .calls = x86_calls,
-  .padding = x86_padding,
+    .isa = &knit_isa_x86_64,
+    .ends = x86_ends,
+    .calls = x86_calls,
+    .padding = x86_padding,
 };

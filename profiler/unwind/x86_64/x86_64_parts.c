@@ -37,9 +37,9 @@
 /* A jumper that is not the only one. */
 #define MANY UINT64_MAX
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
+static uint32_t le32(const uint8_t *p)
+{
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* Function starts and called starts as bits, one per byte from the first
@@ -50,24 +50,27 @@ static uint32_t le32(const uint8_t *p) {
  * a start, only set a bit. */
 typedef struct scan {
   const knit_func_table *t;
-  uint64_t *jumper; /* per function: 0, the one jumping function, or MANY */
-  uint8_t *is_start; /* bit per byte from t->start[0]: a function starts */
-  uint8_t *called;   /* bit per byte from t->start[0]: a call rel32 targets it */
+  uint64_t *jumper;     /* per function: 0, the one jumping function, or MANY */
+  uint8_t *is_start;    /* bit per byte from t->start[0]: a function starts */
+  uint8_t *called;      /* bit per byte from t->start[0]: a call rel32 targets it */
   uint64_t first, last; /* t->start[0] and t->start[t->count - 1] */
-  size_t cursor;    /* the function of the previous jump site (sites come
+  size_t cursor;        /* the function of the previous jump site (sites come
                        in address order, so most look-ups are one step) */
 } scan;
 
-static bool bit(const uint8_t *bits, uint64_t offset) {
+static bool bit(const uint8_t *bits, uint64_t offset)
+{
   return bits[offset >> 3] >> (offset & 7) & 1;
 }
 
-static void set_bit(uint8_t *bits, uint64_t offset) {
+static void set_bit(uint8_t *bits, uint64_t offset)
+{
   bits[offset >> 3] |= (uint8_t)(1u << (offset & 7));
 }
 
 /* The start of the function holding the site, or 0. */
-static uint64_t site_function(scan *s, uint64_t site) {
+static uint64_t site_function(scan *s, uint64_t site)
+{
   const knit_func_table *t = s->t;
   size_t i = s->cursor;
   if (!(i < t->count && t->start[i] <= site && site < t->end[i])) {
@@ -82,7 +85,8 @@ static uint64_t site_function(scan *s, uint64_t site) {
 
 /* The rel32 call, jmp or jcc that may start at code[i] (section offset):
  * its target noted when it is a function's start. */
-static void consider(scan *s, const uint8_t *code, size_t size, uint64_t addr, size_t i) {
+static void consider(scan *s, const uint8_t *code, size_t size, uint64_t addr, size_t i)
+{
   uint8_t op = code[i];
   size_t insn_len;
   if (op == 0xe8 || op == 0xe9)
@@ -114,7 +118,8 @@ static void consider(scan *s, const uint8_t *code, size_t size, uint64_t addr, s
 #define BYTES(b) (0x0101010101010101ull * (b))
 
 /* 0x80 in each byte of v that is zero, 0 in the others. */
-static uint64_t zero_bytes(uint64_t v) {
+static uint64_t zero_bytes(uint64_t v)
+{
   return ~(((v & BYTES(0x7f)) + BYTES(0x7f)) | v | BYTES(0x7f));
 }
 
@@ -122,7 +127,8 @@ static uint64_t zero_bytes(uint64_t v) {
  * call or jmp (e8, e9: the bytes whose value | 1 is e9) or jcc (0f
  * followed by 8x; the word's last byte is kept when it is 0f, its second
  * byte being in the next word). */
-static uint64_t opcode_bytes(uint64_t w) {
+static uint64_t opcode_bytes(uint64_t w)
+{
   uint64_t calls = zero_bytes((w | BYTES(0x01)) ^ BYTES(0xe9));
   uint64_t escapes = zero_bytes(w ^ BYTES(0x0f));
   uint64_t jcc_second = zero_bytes((w & BYTES(0xf0)) ^ BYTES(0x80)) >> 8;
@@ -133,7 +139,8 @@ static uint64_t opcode_bytes(uint64_t w) {
  * decode). Eight bytes are tested at once and only the offsets holding an
  * opcode byte are looked at: byte by byte, the scan was two thirds of
  * reading libc's bounds. */
-static void scan_section(scan *s, const uint8_t *code, size_t size, uint64_t addr) {
+static void scan_section(scan *s, const uint8_t *code, size_t size, uint64_t addr)
+{
   size_t i = 0;
   for (; i + 8 <= size; i += 8) {
     uint64_t w;
@@ -145,11 +152,13 @@ static void scan_section(scan *s, const uint8_t *code, size_t size, uint64_t add
     consider(s, code, size, addr, i);
 }
 
-static bool is_plt_section(const char *name) {
+static bool is_plt_section(const char *name)
+{
   return strncmp(name, ".plt", 4) == 0 || strcmp(name, ".iplt") == 0;
 }
 
-int knit_x86_64_find_parts(Elf *elf, knit_func_table *t) {
+int knit_x86_64_find_parts(Elf *elf, knit_func_table *t)
+{
   t->parent = NULL;
   size_t shstrndx;
   if (t->count == 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
@@ -169,8 +178,7 @@ int knit_x86_64_find_parts(Elf *elf, knit_func_table *t) {
     set_bit(s.is_start, t->start[i] - s.first);
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-        !(sh.sh_flags & SHF_EXECINSTR))
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
       continue;
     const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
     if (name && is_plt_section(name))

@@ -19,13 +19,13 @@
  */
 #include "unwind/x86_64/x86_64_sigframe.h"
 
-#define X86_UC_MCONTEXT 40u          /* offsetof(ucontext_t, uc_mcontext) */
-#define X86_GREG(i) (X86_UC_MCONTEXT + 8u * (i))
-#define X86_REG_RBP 10u              /* glibc's REG_RBP */
-#define X86_REG_RSP 15u              /* REG_RSP */
-#define X86_REG_RIP 16u              /* REG_RIP */
+#define X86_UC_MCONTEXT 40u /* offsetof(ucontext_t, uc_mcontext) */
+#define X86_GREG(i)     (X86_UC_MCONTEXT + 8u * (i))
+#define X86_REG_RBP     10u /* glibc's REG_RBP */
+#define X86_REG_RSP     15u /* REG_RSP */
+#define X86_REG_RIP     16u /* REG_RIP */
 
-#define X86_MOV_RAX_15_LEN 7u        /* 48 c7 c0 0f 00 00 00 */
+#define X86_MOV_RAX_15_LEN 7u /* 48 c7 c0 0f 00 00 00 */
 
 /* Reads the byte at addr through aligned words (the read function accepts
  * only 8-byte aligned addresses). */
@@ -52,7 +52,7 @@ static bool code_matches(knit_read_word_fn read, void *ctx, uint64_t addr, const
 static const uint8_t RESTORE_RT[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
 
 bool knit_x86_64_sigreturn_step(uint64_t pc, knit_read_word_fn read, void *ctx,
-                                 const knit_regs *here, knit_regs *interrupted)
+                                const knit_regs *here, knit_regs *interrupted)
 {
   /* The handler returns to the mov; a timer sample may also land between
    * the two instructions, at the syscall. The first byte decides cheaply
