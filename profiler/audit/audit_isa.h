@@ -36,6 +36,11 @@ typedef struct knit_audit_isa {
    * instructions. Only for ISAs with a frame model (which forgets its state
    * where a branch enters); NULL otherwise. */
   bool (*branch_target)(const char *mnemonic, const char *op_str, uint64_t *target);
+  /* Whether the instruction is a conditional branch (it may go to its
+   * target or fall through; a conditional return or indirect branch too,
+   * whose target is unknown); NULL where the row does not say. Control-flow
+   * graphs (profiler/structure) need it; the audit does not. */
+  bool (*conditional)(const char *mnemonic);
 
   /* --- the audit's frame model (audit_model.h); NULL: no model --- */
   /* The state after one ordinary instruction (neither a path end, a call

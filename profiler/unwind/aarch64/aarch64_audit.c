@@ -28,6 +28,14 @@ static bool a64_branch_target(const char *mnemonic, const char *op_str, uint64_t
   return knit_audit_hex_operand(op_str, target);
 }
 
+/* b.<cond>, and the compare-and-branch and test-and-branch forms. */
+static bool a64_conditional(const char *mnemonic)
+{
+  return strncmp(mnemonic, "b.", 2) == 0 || strcmp(mnemonic, "cbz") == 0 ||
+         strcmp(mnemonic, "cbnz") == 0 || strcmp(mnemonic, "tbz") == 0 ||
+         strcmp(mnemonic, "tbnz") == 0;
+}
+
 /* ---- the frame model (audit/audit_model.h) ---- */
 
 static bool starts(const char *s, const char *prefix)
@@ -182,6 +190,7 @@ const knit_audit_isa knit_audit_aarch64 = {
     .calls = a64_calls,
     .padding = a64_padding,
     .branch_target = a64_branch_target,
+    .conditional = a64_conditional,
     .model_step = a64_model_step,
     .plain_return = a64_plain_return,
 };

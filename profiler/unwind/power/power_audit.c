@@ -35,6 +35,32 @@ bool knit_power_audit_nop_form(const char *mnemonic, const char *op_str)
          (n > 3 && strcmp(op_str + n - 3, "(0)") == 0);
 }
 
+/* A branch that is neither a path end nor a call (nor a link-setting
+ * branch, bcl and the like, which reads the pc): beq, bdnz, bnelr,
+ * bnectr... Every POWER branch mnemonic begins with b (but for SPE's
+ * brinc, which is no branch). */
+bool knit_power_audit_conditional(const char *mnemonic)
+{
+  if (mnemonic[0] != 'b' || strncmp(mnemonic, "brinc", 5) == 0)
+    return false;
+  for (const char *const *l = knit_power_audit_ends; *l; l++)
+    if (strcmp(*l, mnemonic) == 0)
+      return false;
+  for (const char *const *l = knit_power_audit_calls; *l; l++)
+    if (strcmp(*l, mnemonic) == 0)
+      return false;
+  size_t n = strlen(mnemonic);
+  while (n > 0 && (mnemonic[n - 1] == '+' || mnemonic[n - 1] == '-'))
+    n--; /* prediction hints */
+  /* A trailing l (or la) sets LR, but for the condition "not less" of
+   * bnl, which is bge by another name. */
+  bool not_less = n == 3 && strncmp(mnemonic, "bnl", 3) == 0;
+  bool links =
+      !not_less && n > 1 &&
+      (mnemonic[n - 1] == 'l' || (n > 2 && mnemonic[n - 2] == 'l' && mnemonic[n - 1] == 'a'));
+  return !links;
+}
+
 /* Direct branches print their target last, "0x3baa8" (b, bl, beq cr7,
  * bdnz); every branch mnemonic begins with b. */
 bool knit_power_audit_branch_target(const char *mnemonic, const char *op_str, uint64_t *target)

@@ -12,6 +12,7 @@ bool knit_power_audit_nop_form(const char *mnemonic, const char *op_str);
 bool knit_power_audit_branch_target(const char *mnemonic, const char *op_str, uint64_t *target);
 void knit_power_audit_model_step(struct knit_audit_model *m, const char *mnemonic,
                                  const char *op_str);
+bool knit_power_audit_conditional(const char *mnemonic);
 bool knit_power_audit_plain_return(const char *mnemonic, const char *op_str);
 void knit_power_audit_lr_step(struct knit_audit_lr *s, const char *mnemonic, const char *op_str);
 
@@ -20,8 +21,9 @@ void knit_power_audit_lr_step(struct knit_audit_lr *s, const char *mnemonic, con
   {                                                                                                \
     .isa = (unwinder_row), .ends = knit_power_audit_ends, .calls = knit_power_audit_calls,         \
     .padding = knit_power_audit_padding, .also_padding = knit_power_audit_nop_form,                \
-    .branch_target = knit_power_audit_branch_target, .model_step = knit_power_audit_model_step,    \
-    .plain_return = knit_power_audit_plain_return, .lr_step = knit_power_audit_lr_step,            \
+    .branch_target = knit_power_audit_branch_target, .conditional = knit_power_audit_conditional,  \
+    .model_step = knit_power_audit_model_step, .plain_return = knit_power_audit_plain_return,      \
+    .lr_step = knit_power_audit_lr_step,                                                           \
   }
 
 #endif /* KNIT_UNWIND_POWER_AUDIT_H */
