@@ -20,6 +20,7 @@
 
 #include "structure/cfg.h"
 #include "structure/loops.h"
+#include "structure/structure.h"
 
 /* ---- graphs made by hand ---- */
 
@@ -27,11 +28,16 @@
  * (from, to) pairs. */
 static knit_cfg graph(size_t n, size_t edges, const uint32_t (*e)[2])
 {
-  knit_cfg g = {calloc(n, sizeof(knit_cfg_block)), n};
+  knit_cfg g = {calloc(n, sizeof(knit_cfg_block)), n, calloc(n, sizeof(uint64_t)), n};
   assert_non_null(g.blocks);
+  assert_non_null(g.insn_at);
   for (size_t i = 0; i < n; i++) {
     g.blocks[i].start = 0x10 * i;
     g.blocks[i].end = 0x10 * i + 0x10;
+    g.blocks[i].last = 0x10 * i;
+    g.blocks[i].first_insn = (uint32_t)i;
+    g.blocks[i].insn_count = 1;
+    g.insn_at[i] = 0x10 * i;
   }
   for (size_t k = 0; k < edges; k++) {
     knit_cfg_block *b = &g.blocks[e[k][0]];
@@ -105,8 +111,6 @@ static void test_shared_header(void **state)
    * (line 20), 3 the outer's (line 10): two loops, one header. */
   const uint32_t e[][2] = {{0, 1}, {1, 2}, {2, 1}, {2, 3}, {3, 1}, {3, 4}};
   knit_cfg g = graph(5, sizeof e / sizeof e[0], e);
-  for (size_t b = 0; b < 5; b++)
-    g.blocks[b].last = g.blocks[b].start;
   unsigned lines[5] = {5, 20, 20, 10, 30};
   knit_loop_nest nest;
   assert_int_equal(knit_loops_find(&g, line_by_block, lines, &nest), 0);
@@ -296,6 +300,41 @@ static void check_subject(const char *path)
   assert_int_equal(nest.count, 0);
   knit_loops_free(&nest);
   knit_cfg_free(&g);
+
+  /* The module view: each loop of loops_nest3 named by its own for
+   * statement's line (16, 17 and 18 in test_loops_subject.c), wherever in
+   * the function the address is asked. */
+  char err[256];
+  knit_structure *st = knit_structure_open(path, subject_line, &s, err, sizeof err);
+  if (!st)
+    fail_msg("%s", err);
+  uint64_t addr = 0;
+  const uint8_t *code = NULL;
+  size_t len = 0;
+  assert_true(function_code(&s, "loops_nest3", &addr, &code, &len));
+  unsigned line_at_depth[4] = {0};
+  int deepest = 0;
+  for (uint64_t a = addr; a < addr + len; a++) {
+    knit_loop_ref r[4];
+    int d = knit_structure_loops_at(st, a, r, 4);
+    assert_true(d >= 0 && d <= 3);
+    for (int k = 0; k < d; k++) {
+      if (line_at_depth[k] == 0)
+        line_at_depth[k] = r[k].line;
+      if (line_at_depth[k] != r[k].line)
+        fail_msg("%s: the loop at depth %d is named by lines %u and %u", s.isa->name, k + 1,
+                 line_at_depth[k], r[k].line);
+    }
+    if (d > deepest)
+      deepest = d;
+  }
+  assert_int_equal(deepest, 3);
+  print_message("    loops_nest3: lines %u, %u, %u\n", line_at_depth[0], line_at_depth[1],
+                line_at_depth[2]);
+  assert_int_equal(line_at_depth[0], 16);
+  assert_int_equal(line_at_depth[1], 17);
+  assert_int_equal(line_at_depth[2], 18);
+  knit_structure_close(st);
 
   cs_close(&cs);
   close_subject(&s);

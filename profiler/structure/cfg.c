@@ -137,11 +137,19 @@ int knit_cfg_build(const knit_isa_ops *isa, size_t cs, const uint8_t *code, size
   out->count = uniq;
   for (size_t b = 0; b < uniq; b++)
     out->blocks[b].start = leaders[b];
+  out->insn_at = malloc((n ? n : 1) * sizeof *out->insn_at);
+  if (!out->insn_at)
+    goto done;
+  out->insn_count = n;
+  for (size_t i = 0; i < n; i++)
+    out->insn_at[i] = v[i].at;
   /* Each block's extent and successors, from its last instruction. */
   size_t b = 0;
   for (size_t i = 0; i < n; i++) {
     while (b + 1 < uniq && v[i].at >= leaders[b + 1])
       b++;
+    if (out->blocks[b].insn_count++ == 0)
+      out->blocks[b].first_insn = (uint32_t)i;
     bool last = i + 1 == n || (b + 1 < uniq && v[i + 1].at >= leaders[b + 1]);
     if (!last)
       continue;
@@ -188,5 +196,6 @@ long knit_cfg_block_of(const knit_cfg *g, uint64_t addr)
 void knit_cfg_free(knit_cfg *g)
 {
   free(g->blocks);
+  free(g->insn_at);
   memset(g, 0, sizeof *g);
 }

@@ -21,13 +21,17 @@
 typedef struct knit_cfg_block {
   uint64_t start, end; /* [start, end): its instructions' addresses */
   uint64_t last;       /* its last instruction's address */
-  uint32_t succ[2];    /* successor blocks */
+  uint32_t first_insn; /* its instructions: insn_at[first_insn ..] */
+  uint32_t insn_count;
+  uint32_t succ[2]; /* successor blocks */
   uint8_t succ_count;
 } knit_cfg_block;
 
 typedef struct knit_cfg {
   knit_cfg_block *blocks; /* by address; blocks[0] starts at the entry */
   size_t count;
+  uint64_t *insn_at; /* every decoded instruction's address, ascending */
+  size_t insn_count;
 } knit_cfg;
 
 /* Builds the graph of the code [addr, addr + len) (its bytes at code), an

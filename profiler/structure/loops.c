@@ -238,7 +238,7 @@ static int loops_of_header(const knit_cfg *g, const preds *p, const int32_t *rpo
     int32_t q = rpo_of[s];
     if (q < 0 || !dominates(idom, i, q))
       continue;
-    unsigned line = by_line ? line_of(ctx, g->blocks[s].start) : 0;
+    unsigned line = by_line ? knit_loops_block_line(g, s, line_of, ctx) : 0;
     size_t slot = 0;
     while (slot < nlines && lines[slot] != line)
       slot++;
@@ -356,6 +356,19 @@ done:
   if (rc != 0)
     knit_loops_free(out);
   return rc;
+}
+
+unsigned knit_loops_block_line(const knit_cfg *g, uint32_t block, knit_line_of_fn *line_of,
+                               void *ctx)
+{
+  const knit_cfg_block *b = &g->blocks[block];
+  unsigned best = 0;
+  for (uint32_t i = 0; line_of && i < b->insn_count && b->first_insn + i < g->insn_count; i++) {
+    unsigned line = line_of(ctx, g->insn_at[b->first_insn + i]);
+    if (line && (best == 0 || line < best))
+      best = line;
+  }
+  return best;
 }
 
 int32_t knit_loops_at(const knit_loop_nest *nest, const knit_cfg *g, uint64_t addr)

@@ -14,9 +14,10 @@
  * at -O2 ends an outer loop's latch with a jump straight back into the
  * inner loop's header, so two source loops have one machine header. Given
  * source lines (line_of), back edges to one header whose source blocks
- * begin on different lines (each latch begins with its own loop's
- * increment: the branch itself may carry the inner loop's line, as gcc's
- * re-initialization of the inner counter before it does) are kept apart,
+ * have different smallest lines (knit_loops_block_line: each latch holds
+ * its own loop's increment; the branch itself may carry the inner loop's
+ * line, as gcc's re-initialization of the inner counter before it does)
+ * are kept apart,
  * nested by their lines: an outer loop is written before the loops it
  * holds, so the loop of the smallest line holds every back edge's blocks,
  * the next one those of the back edges from its line on, and so on. A
@@ -48,6 +49,12 @@ typedef struct knit_loop_nest {
 
 /* The source line of the instruction at addr, or 0 when unknown. */
 typedef unsigned knit_line_of_fn(void *ctx, uint64_t addr);
+
+/* The smallest known line of a block's instructions (0 when none is
+ * known): a latch's, the loop statement's (its increment and test), where
+ * the block may also hold body lines after it. */
+unsigned knit_loops_block_line(const knit_cfg *g, uint32_t block, knit_line_of_fn *line_of,
+                               void *ctx);
 
 /* Finds the loops of g; line_of may be NULL (see above). Returns 0, or -1
  * when out of memory. */

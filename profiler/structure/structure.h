@@ -1,0 +1,48 @@
+/* A module's program structure for the report: for an instruction address,
+ * the loops around it, outermost first, each with the source line that
+ * names it ("loop at file:line"). Computed per function on first use (its
+ * bounds from the module's function table, its code from the file, its
+ * loops from cfg.h and loops.h), then kept: a report asks about many
+ * addresses of few functions.
+ *
+ * Lines come from the caller (a line_of function over the module's DWARF,
+ * the symbolizer's), which both splits loops that share a header
+ * (loops.h) and names each loop: by the smallest line of its back edges'
+ * source blocks, the loop statement's own line for the loops compilers
+ * emit (the latch holds the increment and the test). Inlined code inside
+ * a latch would bring its own lines: line_of should give the function's
+ * own line there (the inlined call's). */
+#ifndef KNIT_STRUCTURE_STRUCTURE_H
+#define KNIT_STRUCTURE_STRUCTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "structure/loops.h"
+
+typedef struct knit_structure knit_structure;
+
+/* A loop as the report shows it. */
+typedef struct knit_loop_ref {
+  uint64_t function; /* start of the function it is in */
+  uint32_t index;    /* its number within the function, outer loops first */
+  uint64_t header;   /* its header's address */
+  unsigned line;     /* the line naming it, 0 when unknown */
+} knit_loop_ref;
+
+/* Opens the module file at path (an ELF file of any ISA of the machine
+ * table). line_of/ctx give source lines of the module's addresses (may be
+ * NULL: loops then have line 0 and loops sharing a header are one). NULL
+ * when the file cannot be read as ELF of a known ISA; err says why. */
+knit_structure *knit_structure_open(const char *path, knit_line_of_fn *line_of, void *ctx,
+                                    char *err, size_t errlen);
+
+/* The loops around the instruction at addr (an address of the module as
+ * its file gives them), outermost first: writes at most max and returns
+ * how many there are (0 outside every loop, or where the code cannot be
+ * analyzed). */
+int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max);
+
+void knit_structure_close(knit_structure *s);
+
+#endif /* KNIT_STRUCTURE_STRUCTURE_H */
