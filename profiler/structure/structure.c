@@ -171,6 +171,14 @@ int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out
   return depth;
 }
 
+size_t knit_structure_loop_count(const knit_structure *s)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < s->done_count; i++)
+    n += s->done[i].analyzed ? s->done[i].nest.count : 0;
+  return n;
+}
+
 void knit_structure_close(knit_structure *s)
 {
   if (!s)

@@ -43,6 +43,9 @@ knit_structure *knit_structure_open(const char *path, knit_line_of_fn *line_of, 
  * analyzed). */
 int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max);
 
+/* How many loops the functions analyzed so far hold. */
+size_t knit_structure_loop_count(const knit_structure *s);
+
 void knit_structure_close(knit_structure *s);
 
 #endif /* KNIT_STRUCTURE_STRUCTURE_H */
