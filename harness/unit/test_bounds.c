@@ -324,6 +324,64 @@ static void test_ppc64_libc(void **state)
   check_foreign_libc("/usr/powerpc64-linux-gnu/lib/libc.so.6", EM_PPC64, true);
 }
 
+/* ppc64's linker puts its call stubs (00000037.plt_call.printf, symbols of
+ * no type) at the start of .text, right after .init, whose _init has a
+ * size-0 descriptor: _init ends where .init does, so a sample in a stub
+ * is not taken for _init's code (which read a return address from the
+ * stack where the stub keeps it in LR). */
+static void test_ppc64_stubs(void **state)
+{
+  (void)state;
+#ifdef KNIT_BOUNDS_PPC64_PROGRAM
+  const char *path = KNIT_BOUNDS_PPC64_PROGRAM;
+  knit_func_table t;
+  char err[256];
+  assert_int_equal(knit_bounds_read(path, &t, err, sizeof err), 0);
+  int fd = open(path, O_RDONLY);
+  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+  assert_non_null(elf);
+  size_t shstrndx;
+  assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+  uint64_t init_lo = 0, init_hi = 0, stubs = 0;
+  Elf_Scn *scn = NULL;
+  GElf_Shdr sh;
+  while ((scn = elf_nextscn(elf, scn)) != NULL) {
+    if (!gelf_getshdr(scn, &sh))
+      continue;
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    if (name && strcmp(name, ".init") == 0) {
+      init_lo = sh.sh_addr;
+      init_hi = sh.sh_addr + sh.sh_size;
+    }
+    if (sh.sh_type != SHT_SYMTAB)
+      continue;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+      GElf_Sym sym;
+      const char *n =
+          gelf_getsym(d, (int)i, &sym) ? elf_strptr(elf, sh.sh_link, sym.st_name) : NULL;
+      if (n && strstr(n, ".plt_call.") && sym.st_value >= init_hi && init_hi &&
+          (stubs == 0 || sym.st_value < stubs))
+        stubs = sym.st_value;
+    }
+  }
+  elf_end(elf);
+  close(fd);
+  assert_true(init_hi > init_lo);
+  assert_true(stubs != 0);
+  /* _init's code (after .init's own stub for __gmon_start__) ends with
+   * .init; the first stub of .text belongs to no function of .init. */
+  uint64_t start = 0, end = 0;
+  assert_true(knit_bounds_lookup(&t, init_hi - 4, &start, &end));
+  assert_true(start >= init_lo && end <= init_hi);
+  if (knit_bounds_lookup(&t, stubs, &start, &end))
+    assert_true(start >= init_hi);
+  knit_bounds_free(&t);
+#else
+  skip();
+#endif
+}
+
 static void test_not_elf(void **state)
 {
   (void)state;
@@ -341,7 +399,8 @@ int main(void)
       cmocka_unit_test(test_executable),   cmocka_unit_test(test_plt_stubs),
       cmocka_unit_test(test_libc),         cmocka_unit_test(test_stripped_copy),
       cmocka_unit_test(test_aarch64_libc), cmocka_unit_test(test_ppc64le_libc),
-      cmocka_unit_test(test_ppc64_libc),   cmocka_unit_test(test_not_elf),
+      cmocka_unit_test(test_ppc64_libc),   cmocka_unit_test(test_ppc64_stubs),
+      cmocka_unit_test(test_not_elf),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,20 @@ endif()
 knit_unit_test(test_bounds
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bounds.c
   LIBS knit_unwind ${CMAKE_DL_LIBS})
+# A big-endian ppc64 program with the linker's call stubs at the start of
+# .text and _init's size-0 descriptor (test_bounds' ppc64 stubs case),
+# where the cross compiler is there.
+find_program(KNIT_PPC64_GCC powerpc64-linux-gnu-gcc)
+if(TARGET test_bounds AND KNIT_PPC64_GCC AND NOT CMAKE_CROSSCOMPILING)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/bounds_subject_ppc64)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${KNIT_PPC64_GCC} -O2 -o ${out} ${CMAKE_CURRENT_LIST_DIR}/test_loops_subject.c
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/test_loops_subject.c
+    COMMENT "Building a ppc64 program for test_bounds")
+  add_custom_target(bounds_subject_ppc64 DEPENDS ${out})
+  add_dependencies(test_bounds bounds_subject_ppc64)
+  target_compile_definitions(test_bounds PRIVATE KNIT_BOUNDS_PPC64_PROGRAM="${out}")
+endif()
 
 # Hot/cold split parts (foo.cold): the analyzer from recorded bytes, and
 # the bounds' parent scan and the audit on a function of the test itself,

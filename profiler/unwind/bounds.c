@@ -51,6 +51,18 @@ static uint64_t section_end(Elf *elf, size_t shndx)
   return sh.sh_addr + sh.sh_size;
 }
 
+/* The end of the executable section that holds addr, or 0. */
+static uint64_t code_section_end(Elf *elf, uint64_t addr)
+{
+  Elf_Scn *scn = NULL;
+  GElf_Shdr sh;
+  while ((scn = elf_nextscn(elf, scn)) != NULL)
+    if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && addr >= sh.sh_addr &&
+        addr < sh.sh_addr + sh.sh_size)
+      return sh.sh_addr + sh.sh_size;
+  return 0;
+}
+
 static int add_symbols(Elf *elf, const knit_isa_ops *isa, Elf_Scn *scn, const GElf_Shdr *sh,
                        knit_bounds_candidates *c)
 {
@@ -69,13 +81,16 @@ static int add_symbols(Elf *elf, const knit_isa_ops *isa, Elf_Scn *scn, const GE
       continue;
     int rc;
     if (isa && isa->symbol_code) {
-      /* A descriptor: its size is the code's (or unknown, and the next
-       * start bounds it). */
+      /* A descriptor: its size is the code's; when unknown, the end of
+       * the code's own section bounds it (_init's descriptor names .init,
+       * which must not reach into the linker's call stubs at the start of
+       * .text). */
       uint64_t code;
       if (!isa->symbol_code(elf, sym.st_shndx, sym.st_value, &code) || code == 0)
         continue;
-      rc = sym.st_size > 0 ? knit_bounds_add(c, code, code + sym.st_size, KNIT_RANK_SIZED_SYMBOL)
-                           : knit_bounds_add(c, code, 0, KNIT_RANK_OPEN_START);
+      rc = sym.st_size > 0
+               ? knit_bounds_add(c, code, code + sym.st_size, KNIT_RANK_SIZED_SYMBOL)
+               : knit_bounds_add(c, code, code_section_end(elf, code), KNIT_RANK_OPEN_START);
     } else if (sym.st_size > 0) {
       rc = knit_bounds_add(c, sym.st_value, sym.st_value + sym.st_size, KNIT_RANK_SIZED_SYMBOL);
     } else {
