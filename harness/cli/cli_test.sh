@@ -448,6 +448,41 @@ report_fold)
   expect 2 'folds the function tree' -- "$knit" report --fold --lines "$tmp/c"
   expect 2 'folds the function tree' -- "$knit" report --fold --format=folded "$tmp/c"
   ;;
+report_construct_names)
+  # An outlined body is named by its construct and the line of the call
+  # that opened it (tasks.c: a parallel region, two tasks a level): gcc's
+  # build on the mock, where knit reads the call from DWARF call sites, and
+  # clang's on the Intel-layout mock, where it reads the PLT; --raw-names
+  # shows the symbols, and knit check still matches the goldens.
+  src=$(dirname "$0")/../../workloads/tasks.c
+  parallel=$(grep -n '^#pragma omp parallel$' "$src" | cut -d: -f1)
+  task_a=$(grep -n 'omp task shared(a)' "$src" | cut -d: -f1)
+  task_b=$(grep -n 'omp task shared(b)' "$src" | cut -d: -f1)
+  for build in tasks tasks_clang; do
+    [ -x "$wl/$build" ] || { echo "skip $build: not built"; continue; }
+    rt=mock-gomp golden=tasks
+    [ "$build" = tasks_clang ] && rt=mock-intel golden=tasks_clang
+    expect 0 'SUMMARY samples=104 ' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE \
+      --runtime=$rt -o "$tmp/$build" -- "$wl/$build" 2
+    expect 0 '' -- "$knit" report --min=0 "$tmp/$build"
+    grep -qE "^ .* start_fib +tasks\.c" <<<"$out_last" || fail "$build: no start_fib"
+    grep -qE " parallel at tasks\.c:$parallel " <<<"$out_last" ||
+      fail "$build: the region is not named parallel at tasks.c:$parallel"
+    # gcc puts its first call of GOMP_task on the line before the pragma,
+    # where it set a and b to 0.
+    grep -qE " task at tasks\.c:($task_a|$((task_a - 1))) " <<<"$out_last" ||
+      fail "$build: the first task is not named task at tasks.c:$task_a"
+    grep -qE " task at tasks\.c:$task_b " <<<"$out_last" ||
+      fail "$build: the second task is not named task at tasks.c:$task_b"
+    ! grep -qE '_omp_fn|omp_outlined|omp_task_entry' <<<"$out_last" ||
+      fail "$build: a body is shown by its symbol"
+    expect 0 "^main;run_tasks;start_fib;parallel_at_tasks\.c:$parallel;fib;task_at_tasks\.c:" -- \
+      "$knit" report --format=folded "$tmp/$build"
+    expect 0 '(_omp_fn\.|\.omp_outlined\.)' -- "$knit" report --raw-names --min=0 "$tmp/$build"
+    ! grep -q ' at tasks\.c' <<<"$out_last" || fail "$build: --raw-names shows a construct"
+    expect 0 'matches' -- "$knit" check "$tmp/$build" "$(dirname "$0")/../../expected/$golden.folded"
+  done
+  ;;
 report_raw_names)
   # Functions are shown by readable names (gfortran's main program MAIN__
   # by the program's name, an outlined body by its construct and line),
