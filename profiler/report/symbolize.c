@@ -461,7 +461,6 @@ struct Dwarf *knit_symbolizer_dwarf(knit_symbolizer *s, const char *path, int64_
   if (i == UINT32_MAX || s->modules[i].module == NULL)
     return NULL;
   module_entry *m = &s->modules[i];
-  (void)units_of(m);
   Dwarf_Addr bias = 0;
   Dwarf *dw = dwfl_module_getdwarf(m->module, &bias);
   *elf_to_dwarf = (int64_t)m->bias - (int64_t)bias;
