@@ -54,22 +54,32 @@ const char *knit_plt_callee(Elf *elf, const knit_isa_ops *isa, uint64_t ra)
   GElf_Shdr plt;
   Elf_Scn *scn = section_at(elf, target, &plt);
   const char *plt_name = scn != NULL ? elf_strptr(elf, names, plt.sh_name) : NULL;
-  if (plt_name == NULL || (strcmp(plt_name, ".plt") != 0 && strcmp(plt_name, ".plt.sec") != 0) ||
-      plt.sh_entsize == 0)
+  if (plt_name == NULL || (strcmp(plt_name, ".plt") != 0 && strcmp(plt_name, ".plt.sec") != 0))
     return NULL;
   GElf_Shdr rel;
   Elf_Scn *rel_scn = section_named(elf, names, ".rela.plt", &rel);
   if (rel_scn == NULL)
     rel_scn = section_named(elf, names, ".rel.plt", &rel);
-  if (rel_scn == NULL || rel.sh_entsize == 0)
+  if (rel_scn == NULL || rel.sh_entsize == 0 || rel.sh_size < rel.sh_entsize)
     return NULL;
   uint64_t count = rel.sh_size / rel.sh_entsize;
-  /* .plt: a header, then the stubs; .plt.sec: the stubs alone. */
-  uint64_t stubs = strcmp(plt_name, ".plt.sec") == 0 ? 0 : plt.sh_size - count * plt.sh_entsize;
-  if (count * plt.sh_entsize > plt.sh_size || target - plt.sh_addr < stubs ||
-      (target - plt.sh_addr - stubs) % plt.sh_entsize != 0)
+  /* .plt.sec holds the stubs alone; .plt a header first, as long as the
+   * machine table says (plt0_size; 0 for one stub's length). A linker that
+   * leaves sh_entsize 0 (aarch64's) leaves the stubs' length to the
+   * section's: what the header leaves, shared. */
+  uint64_t header = 0, stub = plt.sh_entsize;
+  if (strcmp(plt_name, ".plt") == 0) {
+    if (stub != 0)
+      header = plt.sh_size > count * stub ? plt.sh_size - count * stub : 0;
+    else
+      header = isa->plt0_size != 0 ? isa->plt0_size : plt.sh_size / (count + 1);
+  }
+  if (stub == 0)
+    stub = plt.sh_size > header ? (plt.sh_size - header) / count : 0;
+  if (stub == 0 || header + count * stub != plt.sh_size || target - plt.sh_addr < header ||
+      (target - plt.sh_addr - header) % stub != 0)
     return NULL;
-  uint64_t index = (target - plt.sh_addr - stubs) / plt.sh_entsize;
+  uint64_t index = (target - plt.sh_addr - header) / stub;
   if (index >= count)
     return NULL;
   Elf_Data *d = elf_getdata(rel_scn, NULL);
