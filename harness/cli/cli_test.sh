@@ -155,9 +155,12 @@ faults_recovered)
   # faulted), their bodies' own samples whole; those opened after, whole.
   # region_probe's call of the runtime is a tail call but where the caller
   # must restore its TOC pointer (ppc64le).
-  grep -qE '^<partial>;(thread_fn;)?(outer;)?inner;(region_probe;)?omp.outlined 4$' <<<"$folded" ||
+  # The folded form names a body as the report does: by its construct
+  # when knit finds it (parallel_at_unreadable.c:N), else by its function.
+  body='(parallel_at_[^;]+|[^;]*_\[omp_fn\.[0-9]+\]|omp\.outlined)'
+  grep -qE "^<partial>;(thread_fn;)?(outer;)?inner;(region_probe;)?$body 4\$" <<<"$folded" ||
     fail "the regions whose capture faulted are not under a partial path"
-  grep -qE '^thread_fn;outer;inner;(region_probe;)?omp.outlined 2$' <<<"$folded" ||
+  grep -qE "^thread_fn;outer;inner;(region_probe;)?$body 2\$" <<<"$folded" ||
     fail "the region opened after the faults is not whole"
   grep -qE '^thread_fn;outer;inner 1$' <<<"$folded" || fail "the probe after the faults is not whole"
   ;;
@@ -220,7 +223,7 @@ realigned_frame)
   grep -qE '^captures: walked=[12] remembered=[23] checked=[23] differed=0$' "$tmp/m/knit.log" ||
     fail "captures through the realigned frame: $(grep '^captures: walked' "$tmp/m/knit.log")"
   expect 0 '' -- "$knit" report --format=folded "$tmp/m"
-  grep -qx 'main;realigned;omp.outlined;realigned_leaf 48' <<<"$out_last" ||
+  grep -qE '^main;realigned;parallel_at_realigned\.c:[0-9]+;realigned_leaf 48$' <<<"$out_last" ||
     fail "the region's path through the realigned frame is not whole"
   ;;
 probe_without_knit)
@@ -445,23 +448,59 @@ report_fold)
   expect 2 'folds the function tree' -- "$knit" report --fold --lines "$tmp/c"
   expect 2 'folds the function tree' -- "$knit" report --fold --format=folded "$tmp/c"
   ;;
+report_construct_names)
+  # An outlined body is named by its construct and the line of the call
+  # that opened it (tasks.c: a parallel region, two tasks a level): gcc's
+  # build on the mock, where knit reads the call from DWARF call sites, and
+  # clang's on the Intel-layout mock, where it reads the PLT; --raw-names
+  # shows the symbols, and knit check still matches the goldens.
+  src=$(dirname "$0")/../../workloads/tasks.c
+  parallel=$(grep -n '^#pragma omp parallel$' "$src" | cut -d: -f1)
+  task_a=$(grep -n 'omp task shared(a)' "$src" | cut -d: -f1)
+  task_b=$(grep -n 'omp task shared(b)' "$src" | cut -d: -f1)
+  for build in tasks tasks_clang; do
+    [ -x "$wl/$build" ] || { echo "skip $build: not built"; continue; }
+    rt=mock-gomp golden=tasks
+    [ "$build" = tasks_clang ] && rt=mock-intel golden=tasks_clang
+    expect 0 'SUMMARY samples=104 ' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE \
+      --runtime=$rt -o "$tmp/$build" -- "$wl/$build" 2
+    expect 0 '' -- "$knit" report --min=0 "$tmp/$build"
+    grep -qE "^ .* start_fib +tasks\.c" <<<"$out_last" || fail "$build: no start_fib"
+    grep -qE " parallel at tasks\.c:$parallel " <<<"$out_last" ||
+      fail "$build: the region is not named parallel at tasks.c:$parallel"
+    # gcc puts its first call of GOMP_task on the line before the pragma,
+    # where it set a and b to 0.
+    grep -qE " task at tasks\.c:($task_a|$((task_a - 1))) " <<<"$out_last" ||
+      fail "$build: the first task is not named task at tasks.c:$task_a"
+    grep -qE " task at tasks\.c:$task_b " <<<"$out_last" ||
+      fail "$build: the second task is not named task at tasks.c:$task_b"
+    ! grep -qE '_omp_fn|omp_outlined|omp_task_entry' <<<"$out_last" ||
+      fail "$build: a body is shown by its symbol"
+    expect 0 "^main;run_tasks;start_fib;parallel_at_tasks\.c:$parallel;fib;task_at_tasks\.c:" -- \
+      "$knit" report --format=folded "$tmp/$build"
+    expect 0 '(_omp_fn\.|\.omp_outlined\.)' -- "$knit" report --raw-names --min=0 "$tmp/$build"
+    ! grep -q ' at tasks\.c' <<<"$out_last" || fail "$build: --raw-names shows a construct"
+    expect 0 'matches' -- "$knit" check "$tmp/$build" "$(dirname "$0")/../../expected/$golden.folded"
+  done
+  ;;
 report_raw_names)
   # Functions are shown by readable names (gfortran's main program MAIN__
-  # by the program's name, an outlined body as "function [omp_fn.N]"),
+  # by the program's name, an outlined body by its construct and line),
   # and by their symbols as compiled with --raw-names, in the tree and in
   # the folded form; knit check matches a golden in either spelling.
   [ -x "$wl/fortran" ] || { echo "skip: the fortran workload is not built (no gfortran)"; exit 77; }
   golden=$(dirname "$0")/../../expected/fortran.folded
   expect 0 'SUMMARY samples=' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE -o "$tmp/f" -- "$wl/fortran" 2
   expect 0 ' fortran_workload ' -- "$knit" report --min=0 "$tmp/f"
-  grep -q ' compute_all \[omp_fn\.0\] ' <<<"$out_last" || fail "the outlined body is not named compute_all [omp_fn.0]"
+  grep -q ' parallel at fortran\.f90:115 ' <<<"$out_last" ||
+    fail "the outlined body is not named parallel at fortran.f90:115"
   ! grep -qE 'MAIN__|_omp_fn' <<<"$out_last" || fail "a symbol is shown as compiled"
   expect 0 ' MAIN__ ' -- "$knit" report --raw-names --min=0 "$tmp/f"
   grep -q ' compute_all\._omp_fn\.0 ' <<<"$out_last" || fail "--raw-names does not show compute_all._omp_fn.0"
   ! grep -q 'fortran_workload' <<<"$out_last" || fail "--raw-names shows a readable name"
-  expect 0 '^main;fortran_workload;run_experiment;compute_all;omp\.outlined;work_heavy [0-9]+$' -- \
+  expect 0 '^main;fortran_workload;run_experiment;compute_all;parallel_at_fortran\.f90:115;work_heavy [0-9]+$' -- \
     "$knit" report --format=folded "$tmp/f"
-  expect 0 '^main;MAIN__;run_experiment;compute_all;omp\.outlined;work_heavy [0-9]+$' -- \
+  expect 0 '^main;MAIN__;run_experiment;compute_all;compute_all\._omp_fn\.0;work_heavy [0-9]+$' -- \
     "$knit" report --format=folded --raw-names "$tmp/f"
   expect 0 'matches' -- "$knit" check "$tmp/f" "$golden"
   sed 's/MAIN__/fortran_workload/' "$golden" >"$tmp/readable.folded"

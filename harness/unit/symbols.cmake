@@ -9,6 +9,8 @@
 #   names.cpp  C++ names:         g++ and clang++-14 -fopenmp -O2, DWARF 5
 #                                 and (clang++) DWARF 4
 #   names.f90  Fortran names:     gfortran -fopenmp -O2 -fno-inline
+#   constructs.c  OpenMP constructs (test_construct_names): gcc and
+#                 clang-14 -fopenmp -O2 -g, and clang-14 -O0 -g
 #
 # clang writes no .debug_aranges: its builds are the ones whose lines knit
 # once missed. A compiler the machine lacks leaves its fixtures out, and
@@ -68,6 +70,11 @@ if(KNIT_FIXTURE_GFORTRAN)
   fixture(names_fortran ${KNIT_FIXTURE_GFORTRAN} names.f90 -fopenmp -O2 -g -fno-inline
           -J ${fixture_dir})
 endif()
+fixture(constructs_gcc ${CMAKE_C_COMPILER} constructs.c -fopenmp -O2 -g)
+if(KNIT_FIXTURE_CLANG)
+  fixture(constructs_clang ${KNIT_FIXTURE_CLANG} constructs.c -fopenmp -O2 -g)
+  fixture(constructs_clang_O0 ${KNIT_FIXTURE_CLANG} constructs.c -fopenmp -O0 -g)
+endif()
 add_custom_target(symbol_fixtures ALL DEPENDS ${fixture_outputs})
 
 knit_unit_test(test_symbolize_files
@@ -76,5 +83,14 @@ knit_unit_test(test_symbolize_files
 if(TARGET test_symbolize_files)
   add_dependencies(test_symbolize_files symbol_fixtures)
   target_compile_definitions(test_symbolize_files PRIVATE
+    KNIT_FIXTURE_DIR="${fixture_dir}" KNIT_FIXTURE_SRC="${fixture_src}")
+endif()
+
+knit_unit_test(test_construct_names
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_construct_names.c
+  LIBS knit_report)
+if(TARGET test_construct_names)
+  add_dependencies(test_construct_names symbol_fixtures)
+  target_compile_definitions(test_construct_names PRIVATE
     KNIT_FIXTURE_DIR="${fixture_dir}" KNIT_FIXTURE_SRC="${fixture_src}")
 endif()

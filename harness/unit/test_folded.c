@@ -59,6 +59,56 @@ static void test_outlined_names(void **state)
   assert_string_equal(knit_folded_frame_name("my_omp_outlined_helper"), "my_omp_outlined_helper");
 }
 
+/* Bodies named by their construct (report/construct_names.h): knit check's
+ * form folds them as it folds their symbols; the named form keeps them. */
+static void test_construct_names(void **state)
+{
+  (void)state;
+  assert_string_equal(knit_folded_frame_name("parallel at heat.c:42"), "omp.outlined");
+  assert_string_equal(knit_folded_frame_name("task_at_qsort.c:27"), "omp.outlined");
+  assert_string_equal(knit_folded_frame_name("taskloop body at t.c:3"), "omp.outlined");
+  assert_true(knit_folded_is_wrapper("teams at t.c:9"));
+  assert_false(knit_folded_is_wrapper("parallel at heat.c"));
+  assert_false(knit_folded_is_wrapper("myparallel at t.c:9"));
+  assert_string_equal(knit_folded_frame_name("parallel at t.c:9x"), "parallel at t.c:9x");
+  /* clang's task entry and the body it calls are one body. */
+  EXPECT_PATH("main;omp.outlined;work", {"main", EXE}, {"task at q.c:27", EXE},
+              {"task body at q.c:27", EXE}, {"work", EXE});
+
+  /* In a tree: a task entry that inlined its body, named by its construct. */
+  knit_read_module mods[] = {{.id = 0, .path = EXE}};
+  knit_read_node nodes[] = {
+      {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
+      {0, 0, KNIT_NODE_CALL, 0x100},   /* main */
+      {1, 0, KNIT_NODE_SAMPLE, 0x300}, /* the task's entry */
+  };
+  knit_read_metric metrics[] = {{2, KNIT_METRIC_SAMPLES, 3}};
+  knit_thread_file a = {.module_count = 1,
+                        .modules = mods,
+                        .node_count = 3,
+                        .nodes = nodes,
+                        .metric_count = 1,
+                        .metrics = metrics};
+  knit_report_tree t;
+  assert_int_equal(knit_report_tree_init(&t), 0);
+  assert_int_equal(knit_report_tree_add_thread(&t, &a), 0);
+  t.nodes[0].function = "ROOT";
+  t.nodes[1].function = "main";
+  t.nodes[2].function = "task at q.c:27";
+  t.nodes[2].raw_function = ".omp_task_entry..4";
+  assert_int_equal(knit_report_tree_link(&t), 0);
+  knit_folded f;
+  assert_int_equal(knit_folded_from_tree(&t, &f), 0);
+  assert_int_equal(f.count, 1);
+  assert_string_equal(f.lines[0].path, "main"); /* the entry goes, as its symbol would */
+  knit_folded_free(&f);
+  assert_int_equal(knit_folded_as_named(&t, KNIT_METRIC_SAMPLES, &f), 0);
+  assert_int_equal(f.count, 1);
+  assert_string_equal(f.lines[0].path, "main;task_at_q.c:27");
+  knit_folded_free(&f);
+  knit_report_tree_free(&t);
+}
+
 static void test_clang_debug_bodies_collapse(void **state)
 {
   (void)state;
@@ -182,6 +232,7 @@ int main(void)
       cmocka_unit_test(test_frames_before_main_dropped),
       cmocka_unit_test(test_system_frames_dropped_without_main),
       cmocka_unit_test(test_outlined_names),
+      cmocka_unit_test(test_construct_names),
       cmocka_unit_test(test_clang_debug_bodies_collapse),
       cmocka_unit_test(test_placeholders_and_odd_names),
       cmocka_unit_test(test_lines_sorted_and_merged),

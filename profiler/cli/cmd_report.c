@@ -245,7 +245,7 @@ int knit_cmd_report(int argc, char **argv)
         (metric = knit_metric_resolve(&profile.measurement, folded_metric, err, sizeof err)) < 0)
       return bad_metric(&profile, err);
     knit_folded folded;
-    if (knit_folded_of_metric(&profile.tree, metric, &folded) != 0) {
+    if (knit_folded_as_named(&profile.tree, metric, &folded) != 0) {
       fprintf(stderr, "knit report: error: out of memory\n");
       rc = 1;
     } else {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "measure/count.h"
+#include "report/construct_label.h"
 
 static const char OUTLINED[] = "omp.outlined";
 
@@ -35,12 +36,13 @@ static int is_gcc_outlined(const char *name)
 
 int knit_folded_is_wrapper(const char *name)
 {
-  return is_gcc_outlined(name) || is_clang_outlined(name) || starts_with(name, ".omp_task_entry.");
+  return is_gcc_outlined(name) || is_clang_outlined(name) ||
+         starts_with(name, ".omp_task_entry.") || knit_construct_name_kind(name) != 0;
 }
 
 const char *knit_folded_frame_name(const char *name)
 {
-  if (is_gcc_outlined(name) || is_clang_outlined(name))
+  if (is_gcc_outlined(name) || is_clang_outlined(name) || knit_construct_name_kind(name) != 0)
     return OUTLINED;
   return name;
 }
@@ -90,7 +92,9 @@ size_t knit_folded_path_start(const knit_folded_frame *frames, size_t n)
   return start;
 }
 
-char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
+/* The path of frames[0..n) by rule (a), and by rule (b) too when
+ * normalize is set. */
+static char *fold_path(const knit_folded_frame *frames, size_t n, int normalize)
 {
   size_t room = 16;
   for (size_t i = 0; i < n; i++)
@@ -107,6 +111,22 @@ char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
     const char *name = frames[i].function;
     if (frames[i].module == NULL && strcmp(name, "ROOT") == 0)
       continue;
+    if (!normalize) {
+      append_frame(buf, &len, name);
+      continue;
+    }
+    /* A construct's body right under its wrapper (construct_names.h) is
+     * one frame with it, as the clang wrappers below are. */
+    int construct = knit_construct_name_kind(name);
+    if (construct == 2 && under_clang_wrapper) {
+      under_clang_wrapper = 0;
+      continue;
+    }
+    if (construct != 0) {
+      under_clang_wrapper = construct == 1;
+      append_frame(buf, &len, OUTLINED);
+      continue;
+    }
     if (starts_with(name, ".omp_task_entry.")) {
       under_clang_wrapper = 0;
       continue;
@@ -121,6 +141,11 @@ char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
   if (len == 0)
     append_frame(buf, &len, "<empty>");
   return buf;
+}
+
+char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
+{
+  return fold_path(frames, n, 1);
 }
 
 int knit_folded_add(knit_folded *f, const char *path, uint64_t count)
@@ -171,7 +196,7 @@ int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out)
   return knit_folded_of_metric(t, KNIT_METRIC_SAMPLES, out);
 }
 
-int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out)
+static int fold_tree(const knit_report_tree *t, int metric, int normalize, knit_folded *out)
 {
   memset(out, 0, sizeof *out);
   if (metric < 0 || metric >= KNIT_METRIC_COUNT)
@@ -201,10 +226,15 @@ int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *ou
     size_t k = depth;
     for (size_t j = i; j != 0; j = t->nodes[j].parent) {
       const knit_report_node *n = &t->nodes[j];
-      frames[--k] = (knit_folded_frame){.function = n->function ? n->function : "?",
-                                        .module = knit_report_node_module(t, n)};
+      const char *name = n->function ? n->function : "?";
+      /* A construct's name (construct_names.h) says less than its symbol
+       * about what the golden form keeps: whether it is a wrapper clang
+       * adds, which goes, or a body. */
+      if (normalize && n->raw_function != NULL && knit_construct_name_kind(name) != 0)
+        name = n->raw_function;
+      frames[--k] = (knit_folded_frame){.function = name, .module = knit_report_node_module(t, n)};
     }
-    char *path = knit_folded_normalize(frames, depth);
+    char *path = fold_path(frames, depth, normalize);
     if (path == NULL || knit_folded_add(out, path, count) != 0)
       rc = -1;
     free(path);
@@ -213,6 +243,16 @@ int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *ou
   if (rc == 0)
     knit_folded_finish(out);
   return rc;
+}
+
+int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out)
+{
+  return fold_tree(t, metric, 1, out);
+}
+
+int knit_folded_as_named(const knit_report_tree *t, int metric, knit_folded *out)
+{
+  return fold_tree(t, metric, 0, out);
 }
 
 const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path)

@@ -14,8 +14,15 @@
  *      `..._debug__` function it calls: the debug frame right under its
  *      wrapper is dropped, so the body is one frame as with gcc. clang's task
  *      entry trampolines (`.omp_task_entry.`), which gcc does not have, are
- *      dropped.
+ *      dropped. A body named by its construct (report/construct_names.h:
+ *      `parallel at heat.c:42`) is folded by its symbol when the tree has
+ *      it; a name alone becomes `omp.outlined` too, and a `... body at ...`
+ *      right under its construct's frame goes, as a `_debug__` frame does.
  *  (c) Identical normalized paths are merged by summing their counts.
+ *
+ * Rule (b) is what golden CCTs need (knit check); `knit report
+ * --format=folded` writes the names as the report shows them, by rules (a)
+ * and (c) alone (knit_folded_as_named), for flame graphs.
  *
  * The root placeholder is never a frame; other placeholders keep their names
  * (`<omp-idle>`, `<partial>`, ...). Spaces and ';' inside a frame name become
@@ -89,6 +96,11 @@ int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out);
  * milli-periods for the blame metrics, format.h). Returns 0, or -1 out of
  * memory or for a metric out of range. */
 int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out);
+
+/* The same by rules (a) and (c) alone: every frame by the name the report
+ * shows for it. Returns 0, or -1 out of memory or for a metric out of
+ * range. */
+int knit_folded_as_named(const knit_report_tree *t, int metric, knit_folded *out);
 
 /* The line for path in a finished form, or NULL. */
 const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path);

@@ -1,8 +1,10 @@
 /* Golden CCTs: reading a golden file, comparing a measurement's folded form
  * with it, and rewriting it (UPDATE_GOLDEN=1 runs `knit check --update`).
  *
- * A golden file holds folded lines, "frame;frame;... count", as written by
- * `knit report --format=folded`. Lines starting with '#' are comments, and
+ * A golden file holds folded lines, "frame;frame;... count", in the form
+ * knit check compares (report/folded.h, every outlined body `omp.outlined`;
+ * `knit check --update` writes it; `knit report --format=folded` writes the
+ * names the report shows instead, `parallel at heat.c:42`). Lines starting with '#' are comments, and
  * these comments are directives:
  *   # tolerance: 0.05   absolute tolerance on each path's share (default 0.05)
  *   # min-share: 0.02   see the share rule below (default 0.02)

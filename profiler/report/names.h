@@ -23,8 +23,12 @@
  *    `.omp_outlined..2`, `.omp_task_entry.`): those stay as they are, as
  *    does every name no rule applies to (C functions).
  *
- * The folded form (report/folded.h) knows both spellings of an outlined
- * body, so either normalizes to omp.outlined. */
+ * These are the names of bodies whose construct is not known: the
+ * symbolizer names the others by their construct and line
+ * (report/construct_names.h: `parallel at heat.c:42`).
+ *
+ * knit check's form (report/folded.h) knows every spelling of an outlined
+ * body, so each normalizes to omp.outlined. */
 #ifndef KNIT_REPORT_NAMES_H
 #define KNIT_REPORT_NAMES_H
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "measure/read_printable.h"
+#include "report/construct_names.h"
 #include "report/dwarf_units.h"
 #include "report/names.h"
 #include "unwind/isa.h"
@@ -449,6 +450,32 @@ void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
   }
 }
 
+const char *knit_symbolizer_keep(knit_symbolizer *s, const char *text)
+{
+  return keep_string(s, text);
+}
+
+struct Dwarf *knit_symbolizer_dwarf(knit_symbolizer *s, const char *path, int64_t *elf_to_dwarf)
+{
+  uint32_t i = module_index(s, path);
+  if (i == UINT32_MAX || s->modules[i].module == NULL)
+    return NULL;
+  module_entry *m = &s->modules[i];
+  Dwarf_Addr bias = 0;
+  Dwarf *dw = dwfl_module_getdwarf(m->module, &bias);
+  *elf_to_dwarf = (int64_t)m->bias - (int64_t)bias;
+  return dw;
+}
+
+Elf *knit_symbolizer_elf(knit_symbolizer *s, const char *path)
+{
+  uint32_t i = module_index(s, path);
+  if (i == UINT32_MAX || s->modules[i].module == NULL)
+    return NULL;
+  Dwarf_Addr bias;
+  return dwfl_module_getelf(s->modules[i].module, &bias);
+}
+
 const char *knit_placeholder_name(uint64_t placeholder)
 {
   switch (placeholder) {
@@ -492,4 +519,6 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     n->file = sym.file;
     n->line = sym.line;
   }
+  if (!s->raw_names)
+    knit_construct_names_apply(t, s);
 }

@@ -66,14 +66,28 @@ void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
 /* Whether the module file at path could be opened (1) or not (0). */
 int knit_symbolizer_module_found(knit_symbolizer *s, const char *path);
 
+/* A copy of text's printable form that lives as long as the symbolizer. */
+const char *knit_symbolizer_keep(knit_symbolizer *s, const char *text);
+
+/* The DWARF of the module file at path (in it or in its separate debug
+ * file), or NULL; *elf_to_dwarf is what to add to the file's ELF addresses
+ * for the DWARF's. Valid until knit_symbolizer_free. */
+struct Dwarf *knit_symbolizer_dwarf(knit_symbolizer *s, const char *path, int64_t *elf_to_dwarf);
+
+/* The ELF file of the module at path, or NULL; its addresses are the
+ * measurement's. Valid until knit_symbolizer_free. */
+struct Elf *knit_symbolizer_elf(knit_symbolizer *s, const char *path);
+
 /* The name of a placeholder frame ("<omp-idle>", ...; "ROOT" for the root). */
 const char *knit_placeholder_name(uint64_t placeholder);
 
 /* Names every node of the tree: placeholders by their names, unknown modules
  * as "0x<address>", call sites by the function that holds the return address
  * minus one (the call instruction) with the call's file:line, samples by the
- * function and line of the sampled instruction. A node whose function is
- * shown otherwise than its symbol gets the symbol as raw_function. */
+ * function and line of the sampled instruction, and outlined OpenMP bodies
+ * by their construct (construct_names.h) unless raw names are asked for. A
+ * node whose function is shown otherwise than its symbol gets the symbol
+ * as raw_function. */
 void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s);
 
 #endif /* KNIT_REPORT_SYMBOLIZE_H */
