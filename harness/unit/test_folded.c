@@ -16,6 +16,9 @@
 #define LD   "/lib64/ld-linux-x86-64.so.2"
 #define GOMP "/usr/lib/x86_64-linux-gnu/libgomp.so.1"
 
+/* Frames are written {name, module}, and {name, module, 1} for an inlined
+ * call: the mark left out is 0. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #define FRAMES(...) ((const knit_folded_frame[]){__VA_ARGS__})
 #define COUNT(...)  (sizeof((const knit_folded_frame[]){__VA_ARGS__}) / sizeof(knit_folded_frame))
 #define EXPECT_PATH(want, ...)                                                                     \

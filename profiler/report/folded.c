@@ -68,6 +68,13 @@ static void append_frame(char *buf, size_t *len, const char *name)
   buf[*len] = '\0';
 }
 
+static void append_mark(char *buf, size_t *len, const char *mark)
+{
+  size_t n = strlen(mark);
+  memcpy(buf + *len, mark, n + 1);
+  *len += n;
+}
+
 char *knit_folded_frame_text(const char *name)
 {
   const char *folded = knit_folded_frame_name(name);
@@ -82,7 +89,7 @@ char *knit_folded_frame_text(const char *name)
 size_t knit_folded_path_start(const knit_folded_frame *frames, size_t n)
 {
   for (size_t i = 0; i < n; i++)
-    if (strcmp(frames[i].function, "main") == 0)
+    if (!frames[i].inlined && strcmp(frames[i].function, "main") == 0)
       return i;
   size_t start = 0;
   while (start + 1 < n && knit_folded_is_system_module(frames[start].module))
@@ -94,7 +101,7 @@ char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
 {
   size_t room = 16;
   for (size_t i = 0; i < n; i++)
-    room += strlen(frames[i].function) + 1;
+    room += strlen(frames[i].function) + 1 + sizeof KNIT_FOLDED_INLINED_MARK;
   char *buf = malloc(room);
   if (buf == NULL)
     return NULL;
@@ -105,6 +112,12 @@ char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
   int under_clang_wrapper = 0;
   for (size_t i = knit_folded_path_start(frames, n); i < n; i++) {
     const char *name = frames[i].function;
+    if (frames[i].inlined) {
+      /* clang inlines a task's outlined body into its task entry. */
+      append_frame(buf, &len, knit_folded_frame_name(name));
+      append_mark(buf, &len, KNIT_FOLDED_INLINED_MARK);
+      continue;
+    }
     if (frames[i].module == NULL && strcmp(name, "ROOT") == 0)
       continue;
     if (starts_with(name, ".omp_task_entry.")) {
@@ -173,6 +186,12 @@ int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out)
 
 int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out)
 {
+  return knit_folded_of_metric_levels(t, metric, 0, out);
+}
+
+int knit_folded_of_metric_levels(const knit_report_tree *t, int metric, int inlined,
+                                 knit_folded *out)
+{
   memset(out, 0, sizeof *out);
   if (metric < 0 || metric >= KNIT_METRIC_COUNT)
     return -1;
@@ -187,7 +206,7 @@ int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *ou
       continue;
     size_t depth = 0;
     for (size_t j = i; j != 0; j = t->nodes[j].parent)
-      depth++;
+      depth += 1 + (inlined ? t->nodes[j].inlined_count : 0);
     if (depth > cap) {
       knit_folded_frame *grown = realloc(frames, depth * sizeof *frames);
       if (grown == NULL) {
@@ -201,8 +220,12 @@ int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *ou
     size_t k = depth;
     for (size_t j = i; j != 0; j = t->nodes[j].parent) {
       const knit_report_node *n = &t->nodes[j];
-      frames[--k] = (knit_folded_frame){.function = n->function ? n->function : "?",
-                                        .module = knit_report_node_module(t, n)};
+      const char *module = knit_report_node_module(t, n);
+      for (uint32_t l = inlined ? n->inlined_count : 0; l > 0; l--)
+        frames[--k] = (knit_folded_frame){
+            .function = n->inlined[l - 1].function, .module = module, .inlined = 1};
+      frames[--k] =
+          (knit_folded_frame){.function = n->function ? n->function : "?", .module = module};
     }
     char *path = knit_folded_normalize(frames, depth);
     if (path == NULL || knit_folded_add(out, path, count) != 0)
