@@ -468,6 +468,41 @@ report_raw_names)
   expect 0 'matches' -- "$knit" check "$tmp/f" "$tmp/readable.folded"
   expect 0 'raw-names' -- "$knit" report --help
   ;;
+report_inline)
+  # Code the compiler inlined (workloads/inlined.c, exact probes) is shown
+  # as the source has it: each inlined function a level of its own with
+  # its probes, at the line it was called from; --no-inline shows the
+  # symbols' functions only, and knit check compares those.
+  src=$(dirname "$0")/../../workloads/inlined.c
+  line() { grep -n "@$1\b" "$src" | cut -d: -f1; }
+  expect 0 'SUMMARY samples=6 ' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined" 1
+  expect 0 ' outer_step \[inlined\] ' -- "$knit" report --min=0 "$tmp/i"
+  grep -qE "^ +6 +100\.0% +0 +run +inlined\.c:$(line call_outer) \+1$" <<<"$out_last" ||
+    fail "run's line is not its call of outer_step"
+  grep -qE "^ +5 +83\.3% +0 +outer_step \[inlined\] +inlined\.c:$(line outer_work) \+1$" <<<"$out_last" ||
+    fail "outer_step is not an inlined level of 5 probes"
+  grep -qE "^ +2 +33\.3% +0 +inner_step \[inlined\] +inlined\.c:$(line inner_work)$" <<<"$out_last" ||
+    fail "inner_step is not an inlined level of 2 probes below outer_step"
+  [ "$(grep -c 'knit_probe \[inlined\]' <<<"$out_last")" = 3 ] || fail "the probes are not 3 inlined leaves"
+  expect 0 ' outer_step \[inlined\] ' -- "$knit" report --lines --min=0 "$tmp/i"
+  grep -qE "^ +2 +33\.3% +0 +outer_step \[inlined\] +inlined\.c:$(line call_inner)$" <<<"$out_last" ||
+    fail "--lines: outer_step's call of inner_step is not its own node"
+  expect 0 "^main;run;outer_step_\[i\];inner_step_\[i\];knit_work_\[i\];knit_probe_\[i\] 2$" -- \
+    "$knit" report --format=folded "$tmp/i"
+  grep -qE '^main;run;outer_step_\[i\];knit_work_\[i\];knit_probe_\[i\] 3$' <<<"$out_last" ||
+    fail "the folded form has no outer_step level of 3"
+  grep -qE '^main;run;knit_work_\[i\];knit_probe_\[i\] 1$' <<<"$out_last" ||
+    fail "the folded form has no knit_work level of 1 in run"
+  # Without: as if nothing were inlined.
+  expect 0 ' run ' -- "$knit" report --no-inline --min=0 "$tmp/i"
+  ! grep -q '\[inlined\]' <<<"$out_last" || fail "--no-inline shows an inlined level"
+  grep -qE '^ +6 +100\.0% +6 +run ' <<<"$out_last" || fail "--no-inline: run does not hold the 6 probes"
+  expect 0 '^main;run 6$' -- "$knit" report --no-inline --format=folded "$tmp/i"
+  # Goldens hold the symbols' frames.
+  echo 'main;run 6' >"$tmp/inlined.folded"
+  expect 0 'matches' -- "$knit" check "$tmp/i" "$tmp/inlined.folded"
+  expect 0 'no-inline' -- "$knit" report --help
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2

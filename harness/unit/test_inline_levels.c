@@ -217,7 +217,8 @@ static void test_folded_rules(void **state)
 {
   (void)state;
   /* An inlined main does not start the path; an inlined outlined body is
-   * omp.outlined like any (clang inlines a task's body into its entry). */
+   * omp.outlined like any (clang inlines a task's body into its entry);
+   * spaces and ';' are '_' as in any frame. */
   const knit_folded_frame frames[] = {
       {.function = "_start", .module = EXE},
       {.function = "main", .module = EXE, .inlined = 1},
@@ -228,6 +229,17 @@ static void test_folded_rules(void **state)
   };
   char *path = knit_folded_normalize(frames, sizeof frames / sizeof frames[0]);
   assert_string_equal(path, "main;omp.outlined_[i];a_b_c_[i]");
+  free(path);
+  /* clang -O2's debug body inlined into its wrapper is that body's frame. */
+  const knit_folded_frame clang[] = {
+      {.function = "main", .module = EXE},
+      {.function = ".omp_outlined.", .module = EXE},
+      {.function = ".omp_outlined._debug__", .module = EXE, .inlined = 1},
+      {.function = "quicksort", .module = EXE},
+      {.function = "partition", .module = EXE, .inlined = 1},
+  };
+  path = knit_folded_normalize(clang, sizeof clang / sizeof clang[0]);
+  assert_string_equal(path, "main;omp.outlined;quicksort;partition_[i]");
   free(path);
 }
 

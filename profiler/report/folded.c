@@ -113,7 +113,10 @@ char *knit_folded_normalize(const knit_folded_frame *frames, size_t n)
   for (size_t i = knit_folded_path_start(frames, n); i < n; i++) {
     const char *name = frames[i].function;
     if (frames[i].inlined) {
-      /* clang inlines a task's outlined body into its task entry. */
+      /* clang -O2 inlines the debug body into its wrapper, which is then
+       * the one body, as at -O0; and a task's body into its task entry. */
+      if (is_clang_debug_body(name) && under_clang_wrapper)
+        continue;
       append_frame(buf, &len, knit_folded_frame_name(name));
       append_mark(buf, &len, KNIT_FOLDED_INLINED_MARK);
       continue;

@@ -23,7 +23,10 @@
  * `partition_[i]` (flamegraph.pl colours such frames apart). Golden files
  * record the symbols' frames only, the same at every optimization level,
  * so the forms `knit check` compares (knit_folded_of_metric) leave them
- * out. Rules (a) and (b) look at the symbols' frames only.
+ * out. Rule (a) looks at the symbols' frames only; rule (b) names an
+ * inlined outlined body `omp.outlined_[i]` (clang inlines a task's body
+ * into its task entry) and drops clang's debug body inlined right into its
+ * wrapper, as it drops the debug frame at -O0.
  *
  * The root placeholder is never a frame; other placeholders keep their names
  * (`<omp-idle>`, `<partial>`, ...). Spaces and ';' inside a frame name become
