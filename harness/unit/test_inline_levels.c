@@ -3,6 +3,7 @@
  * calls the symbolizer would give them: each inlined function a node of
  * its own below its caller, marked, merged by function whatever the
  * address; its caller's line the call site; lines mode and --no-inline;
+ * folded recursion, whose inlined calls are those of its innermost level;
  * the folded form with `_[i]` frames, and without them for goldens. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@ static const knit_inline_level helper_from_21[] = {{"helper", NULL, SRC, 21}};
 static const knit_inline_level helper_from_22[] = {{"helper", NULL, SRC, 22}};
 static const knit_inline_level deep_in_helper[] = {{"helper", NULL, SRC, 21},
                                                    {"deep", NULL, SRC, 31}};
+static const knit_inline_level helper_in_rec[] = {{"helper", NULL, SRC, 51}};
 
 /* What the symbolizer would say about each offset: the symbol's function,
  * the address's line and the calls inlined there. */
@@ -35,11 +37,14 @@ static const struct {
   const knit_inline_level *inlined;
   uint32_t inlined_count;
 } names[] = {
-    {0x100, "main", 10, NULL, 0},           {0x200, "run", 20, NULL, 0},
+    {0x100, "main", 10, NULL, 0},
+    {0x200, "run", 20, NULL, 0},
     {0x300, "work", 30, helper_from_21, 1}, /* in helper */
     {0x304, "work", 40, deep_in_helper, 2}, /* in deep, in helper */
     {0x308, "work", 30, helper_from_22, 1}, /* in helper, called elsewhere */
     {0x400, "work", 25, NULL, 0},           /* in work itself */
+    {0x500, "rec", 50, NULL, 0},            /* rec calls itself */
+    {0x504, "rec", 60, helper_in_rec, 1},   /* in helper, in rec */
 };
 
 static knit_read_module modules[] = {{.id = 0, .path = EXE}};
@@ -57,6 +62,19 @@ static knit_read_metric metrics[] = {{3, KNIT_METRIC_SAMPLES, 3},
                                      {5, KNIT_METRIC_SAMPLES, 4},
                                      {6, KNIT_METRIC_SAMPLES, 1}};
 
+/* Recursion: main -> rec -> rec -> rec, sampled in helper, inlined in the
+ * innermost rec, and in the outermost rec's own code. */
+static knit_read_node recursion_nodes[] = {
+    {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
+    {0, 0, KNIT_NODE_CALL, 0x100},   /* 1 main */
+    {1, 0, KNIT_NODE_CALL, 0x500},   /* 2 rec */
+    {2, 0, KNIT_NODE_CALL, 0x500},   /* 3 rec */
+    {3, 0, KNIT_NODE_SAMPLE, 0x504}, /* 4 rec, in helper */
+    {1, 0, KNIT_NODE_SAMPLE, 0x400}, /* 5 work's own code, under main */
+};
+static knit_read_metric recursion_metrics[] = {{4, KNIT_METRIC_SAMPLES, 3},
+                                               {5, KNIT_METRIC_SAMPLES, 1}};
+
 typedef struct fixture {
   knit_profile profile;
   knit_thread_file thread;
@@ -64,19 +82,20 @@ typedef struct fixture {
   size_t len;
 } fixture;
 
-static fixture *make_fixture(void)
+static fixture *make_tree(knit_read_node *tree_nodes, size_t node_count,
+                          knit_read_metric *tree_metrics, size_t metric_count)
 {
   fixture *f = calloc(1, sizeof *f);
   assert_non_null(f);
   f->thread = (knit_thread_file){.name = "thread-0-1.knit",
                                  .module_count = 1,
                                  .modules = modules,
-                                 .node_count = 7,
-                                 .nodes = nodes,
-                                 .metric_count = 4,
-                                 .metrics = metrics};
+                                 .node_count = node_count,
+                                 .nodes = tree_nodes,
+                                 .metric_count = metric_count,
+                                 .metrics = tree_metrics};
   f->thread.header.thread_flags = KNIT_THREAD_MAIN;
-  f->thread.stats[KNIT_STAT_SAMPLES] = 10;
+  f->thread.stats[KNIT_STAT_SAMPLES] = metric_count;
   knit_measurement *m = &f->profile.measurement;
   m->dir = "/m";
   m->thread_count = 1;
@@ -100,6 +119,12 @@ static fixture *make_fixture(void)
   }
   assert_int_equal(knit_report_tree_link(t), 0);
   return f;
+}
+
+static fixture *make_fixture(void)
+{
+  return make_tree(nodes, sizeof nodes / sizeof nodes[0], metrics,
+                   sizeof metrics / sizeof metrics[0]);
 }
 
 static void free_fixture(fixture *f)
@@ -171,6 +196,24 @@ static void test_lines(void **state)
                             "   2   20.0%     0        helper [inlined]  app.c:31\n"
                             "   2   20.0%     2          deep [inlined]  app.c:40\n"
                             "   1   10.0%     1      work                app.c:25\n");
+  free(text);
+  free_fixture(f);
+}
+
+static void test_fold(void **state)
+{
+  (void)state;
+  fixture *f = make_tree(recursion_nodes, sizeof recursion_nodes / sizeof recursion_nodes[0],
+                         recursion_metrics, sizeof recursion_metrics / sizeof recursion_metrics[0]);
+  knit_view_options o = {.tree = {.fold_recursion = 1}, .min_percent = 0};
+  char *text = render(f, &o);
+  /* The recursion is one node, and the inlined helper of its innermost
+   * level, where the path went on, is below it, called from line 51. */
+  assert_string_equal(text, "incl   incl%  excl  function              source\n"
+                            "   4  100.0%     0  main                  app.c:10\n"
+                            "   3   75.0%     0    rec [x3]            app.c:51\n"
+                            "   3   75.0%     3      helper [inlined]  app.c:60\n"
+                            "   1   25.0%     1    work                app.c:25\n");
   free(text);
   free_fixture(f);
 }
@@ -248,7 +291,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_levels),       cmocka_unit_test(test_no_inline),
       cmocka_unit_test(test_lines),        cmocka_unit_test(test_folded),
-      cmocka_unit_test(test_folded_rules),
+      cmocka_unit_test(test_folded_rules), cmocka_unit_test(test_fold),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
