@@ -122,7 +122,8 @@ crash_keeps_data)
   expect 139 'killed by signal 11' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/crash"
   grep -q '^end: crash: SIGSEGV' "$tmp/m/knit.log" || fail "the log does not say the program crashed"
   grep -q '^SUMMARY samples=5 partial=0' "$tmp/m/knit.log" || fail "the probes before the crash are lost"
-  expect 0 'main;before_crash[.a-z0-9]* 5' -- "$knit" report --format=folded "$tmp/m"
+  # The symbols' frames (--no-inline): the path the walks found.
+  expect 0 'main;before_crash[.a-z0-9]* 5' -- "$knit" report --no-inline --format=folded "$tmp/m"
   ;;
 faults_with_program_handler)
   # The same faulting walks in a program that sets its own SIGSEGV and
@@ -149,7 +150,8 @@ faults_recovered)
   expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record "${opts[@]}" -- "$wl/unreadable"
   grep -q '^SUMMARY samples=11 partial=2 blocked=0 faults=4 ' "$tmp/m/knit.log" ||
     fail "not every fault was recovered and counted: $(grep '^SUMMARY' "$tmp/m/knit.log")"
-  expect 0 '' -- "$knit" report --format=folded "$tmp/m"
+  # The symbols' frames (--no-inline): the paths the walks found.
+  expect 0 '' -- "$knit" report --no-inline --format=folded "$tmp/m"
   folded=$out_last
   # The regions opened in the window sit under a partial path (the capture
   # faulted), their bodies' own samples whole; those opened after, whole.
@@ -213,7 +215,8 @@ realigned_frame)
   expect 0 'realigned: 4 rounds' -- "$knit" record -e PROBE -o "$tmp/s" -- "$wl/realigned" 4
   grep -q '^SUMMARY samples=24 partial=0 ' "$tmp/s/knit.log" ||
     fail "samples below the realigned frame: $(grep '^SUMMARY' "$tmp/s/knit.log")"
-  expect 0 '' -- "$knit" report --format=folded "$tmp/s"
+  # The symbols' frames (--no-inline): the paths the walks found.
+  expect 0 '' -- "$knit" report --no-inline --format=folded "$tmp/s"
   grep -qx 'main;realigned;realigned_leaf 24' <<<"$out_last" ||
     fail "the path through the realigned frame is not whole"
   expect 0 'realigned: 4 rounds' -- env OMP_NUM_THREADS=2 KNIT_CHECK_CAPTURES=1 \
@@ -222,7 +225,7 @@ realigned_frame)
     fail "samples of the region: $(grep '^SUMMARY' "$tmp/m/knit.log")"
   grep -qE '^captures: walked=[12] remembered=[23] checked=[23] differed=0$' "$tmp/m/knit.log" ||
     fail "captures through the realigned frame: $(grep '^captures: walked' "$tmp/m/knit.log")"
-  expect 0 '' -- "$knit" report --format=folded "$tmp/m"
+  expect 0 '' -- "$knit" report --no-inline --format=folded "$tmp/m"
   grep -qE '^main;realigned;parallel_at_realigned\.c:[0-9]+;realigned_leaf 48$' <<<"$out_last" ||
     fail "the region's path through the realigned frame is not whole"
   ;;
@@ -506,6 +509,41 @@ report_raw_names)
   sed 's/MAIN__/fortran_workload/' "$golden" >"$tmp/readable.folded"
   expect 0 'matches' -- "$knit" check "$tmp/f" "$tmp/readable.folded"
   expect 0 'raw-names' -- "$knit" report --help
+  ;;
+report_inline)
+  # Code the compiler inlined (workloads/inlined.c, exact probes) is shown
+  # as the source has it: each inlined function a level of its own with
+  # its probes, at the line it was called from; --no-inline shows the
+  # symbols' functions only, and knit check compares those.
+  src=$(dirname "$0")/../../workloads/inlined.c
+  line() { grep -n "@$1\b" "$src" | cut -d: -f1; }
+  expect 0 'SUMMARY samples=6 ' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined" 1
+  expect 0 ' outer_step \[inlined\] ' -- "$knit" report --min=0 "$tmp/i"
+  grep -qE "^ +6 +100\.0% +0 +run +inlined\.c:$(line call_outer) \+1$" <<<"$out_last" ||
+    fail "run's line is not its call of outer_step"
+  grep -qE "^ +5 +83\.3% +0 +outer_step \[inlined\] +inlined\.c:$(line outer_work) \+1$" <<<"$out_last" ||
+    fail "outer_step is not an inlined level of 5 probes"
+  grep -qE "^ +2 +33\.3% +0 +inner_step \[inlined\] +inlined\.c:$(line inner_work)$" <<<"$out_last" ||
+    fail "inner_step is not an inlined level of 2 probes below outer_step"
+  [ "$(grep -c 'knit_probe \[inlined\]' <<<"$out_last")" = 3 ] || fail "the probes are not 3 inlined leaves"
+  expect 0 ' outer_step \[inlined\] ' -- "$knit" report --lines --min=0 "$tmp/i"
+  grep -qE "^ +2 +33\.3% +0 +outer_step \[inlined\] +inlined\.c:$(line call_inner)$" <<<"$out_last" ||
+    fail "--lines: outer_step's call of inner_step is not its own node"
+  expect 0 "^main;run;outer_step_\[i\];inner_step_\[i\];knit_work_\[i\];knit_probe_\[i\] 2$" -- \
+    "$knit" report --format=folded "$tmp/i"
+  grep -qE '^main;run;outer_step_\[i\];knit_work_\[i\];knit_probe_\[i\] 3$' <<<"$out_last" ||
+    fail "the folded form has no outer_step level of 3"
+  grep -qE '^main;run;knit_work_\[i\];knit_probe_\[i\] 1$' <<<"$out_last" ||
+    fail "the folded form has no knit_work level of 1 in run"
+  # Without: as if nothing were inlined.
+  expect 0 ' run ' -- "$knit" report --no-inline --min=0 "$tmp/i"
+  ! grep -q '\[inlined\]' <<<"$out_last" || fail "--no-inline shows an inlined level"
+  grep -qE '^ +6 +100\.0% +6 +run ' <<<"$out_last" || fail "--no-inline: run does not hold the 6 probes"
+  expect 0 '^main;run 6$' -- "$knit" report --no-inline --format=folded "$tmp/i"
+  # Goldens hold the symbols' frames.
+  echo 'main;run 6' >"$tmp/inlined.folded"
+  expect 0 'matches' -- "$knit" check "$tmp/i" "$tmp/inlined.folded"
+  expect 0 'no-inline' -- "$knit" report --help
   ;;
 *)
   echo "unknown case $case_name"

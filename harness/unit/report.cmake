@@ -22,6 +22,10 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_tree_view
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tree_view.c
     LIBS knit_report)
+  # Inlined calls as levels of the tree and frames of the folded form.
+  knit_unit_test(test_inline_levels
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_inline_levels.c
+    LIBS knit_report)
   # Counts near 2^64 saturate, and the report says so.
   knit_unit_test(test_saturation
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_saturation.c

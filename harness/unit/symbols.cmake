@@ -11,6 +11,7 @@
 #   names.f90  Fortran names:     gfortran -fopenmp -O2 -fno-inline
 #   constructs.c  OpenMP constructs (test_construct_names): gcc and
 #                 clang-14 -fopenmp -O2 -g, and clang-14 -O0 -g
+#   inline.c   inlined calls:     gcc and clang-14, -O2 (test_inline_scopes)
 #
 # clang writes no .debug_aranges: its builds are the ones whose lines knit
 # once missed. A compiler the machine lacks leaves its fixtures out, and
@@ -46,9 +47,11 @@ find_program(KNIT_FIXTURE_GFORTRAN NAMES gfortran)
 
 fixture(lines_gcc ${CMAKE_C_COMPILER} lines.c -O2 -g)
 fixture(lines_gcc_dwarf4 ${CMAKE_C_COMPILER} lines.c -O2 -gdwarf-4)
+fixture(inline_gcc ${CMAKE_C_COMPILER} inline.c -O2 -g)
 if(KNIT_FIXTURE_CLANG)
   fixture(lines_clang ${KNIT_FIXTURE_CLANG} lines.c -O2 -g)
   fixture(lines_clang_dwarf4 ${KNIT_FIXTURE_CLANG} lines.c -O2 -gdwarf-4)
+  fixture(inline_clang ${KNIT_FIXTURE_CLANG} inline.c -O2 -g)
   # The clang build without its DWARF and symbols, which go to
   # fixtures/debug/.build-id/, where the test points the symbolizer.
   add_custom_command(OUTPUT ${fixture_dir}/lines_clang_stripped
@@ -92,5 +95,14 @@ knit_unit_test(test_construct_names
 if(TARGET test_construct_names)
   add_dependencies(test_construct_names symbol_fixtures)
   target_compile_definitions(test_construct_names PRIVATE
+    KNIT_FIXTURE_DIR="${fixture_dir}" KNIT_FIXTURE_SRC="${fixture_src}")
+endif()
+
+knit_unit_test(test_inline_scopes
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_inline_scopes.c
+  LIBS knit_report)
+if(TARGET test_inline_scopes)
+  add_dependencies(test_inline_scopes symbol_fixtures)
+  target_compile_definitions(test_inline_scopes PRIVATE
     KNIT_FIXTURE_DIR="${fixture_dir}" KNIT_FIXTURE_SRC="${fixture_src}")
 endif()

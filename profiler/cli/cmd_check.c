@@ -19,8 +19,9 @@ static void usage(FILE *out)
   fprintf(out, "usage: knit check [--update] DIR GOLDEN\n"
                "\n"
                "Compares the normalized folded call paths of the measurement in DIR\n"
-               "(as `knit report --format=folded DIR` prints them) with GOLDEN, and\n"
-               "checks GOLDEN's metric shares.\n"
+               "(as `knit report --format=folded --no-inline DIR` prints them: the\n"
+               "functions of the symbols, without the calls the compiler inlined) with\n"
+               "GOLDEN, and checks GOLDEN's metric shares.\n"
                "\n"
                "GOLDEN holds lines \"frame;frame;... count\". Lines starting with '#'\n"
                "are comments; these are directives:\n"
@@ -202,8 +203,11 @@ int knit_cmd_check(int argc, char **argv)
   const char *dir = argv[optind];
   const char *golden_path = argv[optind + 1];
 
+  /* Goldens record the physical frames (the folded form of the tree's
+   * frames, inlined calls left out), so the calls inlined are not read. */
   knit_profile profile;
-  if (knit_profile_load(&profile, dir, "knit check", stderr) != 0)
+  knit_profile_options load_options = {.no_inline = 1};
+  if (knit_profile_load_with(&profile, dir, "knit check", stderr, &load_options) != 0)
     return 1;
   int rc;
   knit_folded measured;

@@ -26,7 +26,8 @@ static void usage(FILE *out)
   fprintf(out,
           "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
-          "                   [--steps] [--metric=NAME] [--raw-names] [DIR]\n"
+          "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline]\n"
+          "                   [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
           "\n"
@@ -81,6 +82,13 @@ static void usage(FILE *out)
           "  --raw-names      name functions by their symbols as the files have them\n"
           "                   (_ZN7physics10Simulation4stepEi, MAIN__,\n"
           "                   compute._omp_fn.0), in the tree and the folded form\n"
+          "  --no-inline      show only the functions the symbols name: code the\n"
+          "                   compiler inlined is its caller's, on the inlined\n"
+          "                   line. By default each inlined call is a level of its\n"
+          "                   own below its caller, marked [inlined] in the tree\n"
+          "                   and _[i] in the folded form, and the caller's line is\n"
+          "                   its call site (with --lines, below each call site or\n"
+          "                   sampled instruction)\n"
           "  -h, --help       print this help\n"
           "\n"
           "Functions are named in their readable form: C++ names demangled\n"
@@ -155,19 +163,13 @@ int knit_cmd_report(int argc, char **argv)
   knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
-      {"format", required_argument, NULL, 'f'},
-      {"lines", no_argument, NULL, 'l'},
-      {"all-frames", no_argument, NULL, 'a'},
-      {"fold", no_argument, NULL, 'F'},
-      {"metrics", required_argument, NULL, 'M'},
-      {"metric", required_argument, NULL, 'n'},
-      {"sort", required_argument, NULL, 's'},
-      {"min", required_argument, NULL, 'm'},
-      {"threads", no_argument, NULL, 't'},
-      {"steps", no_argument, NULL, 'S'},
-      {"raw-names", no_argument, NULL, 'r'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
+      {"format", required_argument, NULL, 'f'},  {"lines", no_argument, NULL, 'l'},
+      {"all-frames", no_argument, NULL, 'a'},    {"fold", no_argument, NULL, 'F'},
+      {"metrics", required_argument, NULL, 'M'}, {"metric", required_argument, NULL, 'n'},
+      {"sort", required_argument, NULL, 's'},    {"min", required_argument, NULL, 'm'},
+      {"threads", no_argument, NULL, 't'},       {"steps", no_argument, NULL, 'S'},
+      {"raw-names", no_argument, NULL, 'r'},     {"no-inline", no_argument, NULL, 'I'},
+      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
   };
   optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
   opterr = 0;
@@ -203,6 +205,10 @@ int knit_cmd_report(int argc, char **argv)
     case 't': threads = 1; break;
     case 'S': steps = 1; break;
     case 'r': load_options.raw_names = 1; break;
+    case 'I':
+      load_options.no_inline = 1;
+      view.tree.no_inline = 1;
+      break;
     case 'h': usage(stdout); return 0;
     default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
@@ -245,7 +251,7 @@ int knit_cmd_report(int argc, char **argv)
         (metric = knit_metric_resolve(&profile.measurement, folded_metric, err, sizeof err)) < 0)
       return bad_metric(&profile, err);
     knit_folded folded;
-    if (knit_folded_as_named(&profile.tree, metric, &folded) != 0) {
+    if (knit_folded_as_named(&profile.tree, metric, !load_options.no_inline, &folded) != 0) {
       fprintf(stderr, "knit report: error: out of memory\n");
       rc = 1;
     } else {

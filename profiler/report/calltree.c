@@ -12,7 +12,16 @@
  *
  * Siblings are found through one open-addressing hash table over the whole
  * tree keyed by (parent, identity), so nodes with thousands of children (a
- * `<partial>` placeholder, say) cost no more than others. */
+ * `<partial>` placeholder, say) cost no more than others.
+ *
+ * A CCT node at an address inside inlined code is inserted as several
+ * levels: the function its symbol names, then each inlined call in turn
+ * (symbolize.h), each a child of the one before it. Every level is a node
+ * keyed like any other, by function among its siblings, with the inlined
+ * flag in the key, so the samples of one inlined callee share its node
+ * whichever address they were taken at. In lines mode the symbol's level
+ * stays keyed by address, as recorded, and its inlined levels by function
+ * under it. */
 #define _GNU_SOURCE /* qsort_r */
 #include "report/calltree.h"
 
@@ -32,13 +41,25 @@ typedef struct site {
   uint32_t next; /* the node's next site, or NONE */
 } site;
 
+/* One level of a CCT node's frame: its function, or a call inlined in it. */
+typedef struct level {
+  const char *function;
+  uint32_t module;
+  uint8_t kind;
+  uint8_t inlined;
+  uint64_t offset;
+  const char *file; /* the line that stands for the level */
+  unsigned line;
+} level;
+
 typedef struct builder {
   knit_calltree *ct;
   const knit_report_tree *t;
   int lines;
-  int fold;        /* recursion folded (knit_calltree_options) */
-  int metric;      /* the metric sites are weighed by */
-  uint32_t *slots; /* view node indexes, NONE when empty */
+  int inline_levels; /* inlined calls become levels of their own */
+  int fold;          /* recursion folded (knit_calltree_options) */
+  int metric;        /* the metric sites are weighed by */
+  uint32_t *slots;   /* view node indexes, NONE when empty */
   size_t slot_count;
   site *sites;
   size_t site_count;
@@ -47,6 +68,9 @@ typedef struct builder {
   uint32_t *path;      /* CCT indexes of the path being inserted */
   knit_folded_frame *frames;
   uint32_t *recursion; /* per kept frame of the path: levels folded into it, 1 + */
+  /* Per kept frame: the CCT node whose inlined calls it shows, the last
+   * one folded into it (the path goes on from there). */
+  uint32_t *inlined_from;
   size_t path_cap;
 } builder;
 
@@ -61,11 +85,12 @@ static uint64_t mix64(uint64_t h)
 }
 
 static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t offset, uint8_t kind,
-                         const char *function)
+                         uint8_t inlined, const char *function)
 {
   uint64_t h = mix64((uint64_t)parent << 32 | module);
-  if (lines)
+  if (lines && !inlined)
     return mix64(h ^ mix64(offset * 4 + kind));
+  h ^= inlined;
   for (const char *c = function; *c != '\0'; c++) /* FNV-1a over the name */
     h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
   return mix64(h);
@@ -73,7 +98,8 @@ static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t o
 
 static size_t slot_of_node(const builder *b, const knit_calltree_node *v)
 {
-  return (size_t)key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->function) &
+  return (size_t)key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->inlined,
+                          v->function) &
          (b->slot_count - 1);
 }
 
@@ -102,14 +128,13 @@ static const char *name_of(const knit_report_node *n)
   return n->function != NULL ? n->function : "?";
 }
 
-static int same_identity(int lines, const knit_calltree_node *v, uint32_t parent,
-                         const knit_report_node *n)
+static int same_identity(int lines, const knit_calltree_node *v, uint32_t parent, const level *l)
 {
-  if (v->parent != parent || v->module != n->module)
+  if (v->parent != parent || v->module != l->module || v->inlined != l->inlined)
     return 0;
-  if (lines)
-    return v->offset == n->offset && v->kind == n->kind;
-  return strcmp(v->function, name_of(n)) == 0;
+  if (lines && !l->inlined)
+    return v->offset == l->offset && v->kind == l->kind;
+  return strcmp(v->function, l->function) == 0;
 }
 
 static int add_node(builder *b, knit_calltree_node v)
@@ -132,24 +157,26 @@ static int add_node(builder *b, knit_calltree_node v)
   return 0;
 }
 
-/* The child of parent that CCT node n belongs to, created when missing;
- * NONE when out of memory. */
-static uint32_t find_or_add(builder *b, uint32_t parent, const knit_report_node *n)
+/* The child of parent that level l of a CCT node (whose module path is
+ * module_path) belongs to, created when missing; NONE when out of memory. */
+static uint32_t find_or_add(builder *b, uint32_t parent, const level *l, const char *module_path)
 {
   /* At most half full, so probe chains stay short. */
   if (2 * (b->ct->node_count + 1) > b->slot_count && grow_slots(b) != 0)
     return NONE;
-  size_t s = (size_t)key_hash(b->lines, parent, n->module, n->offset, n->kind, name_of(n)) &
-             (b->slot_count - 1);
+  size_t s =
+      (size_t)key_hash(b->lines, parent, l->module, l->offset, l->kind, l->inlined, l->function) &
+      (b->slot_count - 1);
   for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1))
-    if (same_identity(b->lines, &b->ct->nodes[b->slots[s]], parent, n))
+    if (same_identity(b->lines, &b->ct->nodes[b->slots[s]], parent, l))
       return b->slots[s];
   knit_calltree_node v = {.parent = parent,
-                          .function = name_of(n),
-                          .module_path = knit_report_node_module(b->t, n),
-                          .module = n->module,
-                          .kind = n->kind,
-                          .offset = n->offset};
+                          .function = l->function,
+                          .module_path = module_path,
+                          .module = l->module,
+                          .kind = l->kind,
+                          .inlined = l->inlined,
+                          .offset = l->offset};
   if (add_node(b, v) != 0)
     return NONE;
   b->slots[s] = (uint32_t)(b->ct->node_count - 1);
@@ -161,11 +188,11 @@ static int same_file(const char *a, const char *b)
   return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-static int add_site(builder *b, uint32_t v, const knit_report_node *n, uint64_t value)
+static int add_site(builder *b, uint32_t v, const level *l, uint64_t value)
 {
-  unsigned line = n->file != NULL ? n->line : 0;
+  unsigned line = l->file != NULL ? l->line : 0;
   for (uint32_t s = b->site_head[v]; s != NONE; s = b->sites[s].next) {
-    if (b->sites[s].line == line && same_file(b->sites[s].file, n->file)) {
+    if (b->sites[s].line == line && same_file(b->sites[s].file, l->file)) {
       b->sites[s].value = knit_count_add(b->sites[s].value, value, &b->ct->saturated);
       return 0;
     }
@@ -179,7 +206,7 @@ static int add_site(builder *b, uint32_t v, const knit_report_node *n, uint64_t 
     b->site_cap = cap;
   }
   b->sites[b->site_count] =
-      (site){.file = n->file, .line = line, .value = value, .next = b->site_head[v]};
+      (site){.file = l->file, .line = line, .value = value, .next = b->site_head[v]};
   b->site_head[v] = (uint32_t)b->site_count++;
   return 0;
 }
@@ -251,6 +278,10 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
     if (recursion == NULL)
       return -1;
     b->recursion = recursion;
+    uint32_t *inlined_from = realloc(b->inlined_from, depth * sizeof *inlined_from);
+    if (inlined_from == NULL)
+      return -1;
+    b->inlined_from = inlined_from;
     b->path_cap = depth;
   }
   size_t k = depth;
@@ -273,12 +304,14 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
        * function's frame. */
       if (!wrapper || prev_wrapper)
         b->recursion[back - 1]++;
+      b->inlined_from[back - 1] = b->path[k];
       kept = back;
       prev_wrapper = wrapper;
       continue;
     }
     prev_wrapper = wrapper;
     b->path[kept] = b->path[k];
+    b->inlined_from[kept] = b->path[k];
     b->recursion[kept] = 1;
     kept++;
   }
@@ -286,11 +319,33 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
   add_values(b, b->ct->nodes[0].inclusive, values);
   for (k = 0; k < kept; k++) {
     const knit_report_node *n = &t->nodes[b->path[k]];
-    if ((v = find_or_add(b, v, n)) == NONE || add_site(b, v, n, values[b->metric]) != 0)
-      return -1;
-    add_values(b, b->ct->nodes[v].inclusive, values);
-    if (b->recursion[k] > b->ct->nodes[v].recursion)
-      b->ct->nodes[v].recursion = b->recursion[k];
+    const knit_report_node *from = &t->nodes[b->inlined_from[k]];
+    uint32_t inlined = b->inline_levels ? from->inlined_count : 0;
+    const char *module_path = knit_report_node_module(t, n);
+    for (uint32_t i = 0; i <= inlined; i++) {
+      level l = {.function = i == 0 ? name_of(n) : from->inlined[i - 1].function,
+                 .module = n->module,
+                 .kind = n->kind,
+                 .inlined = i > 0,
+                 .offset = n->offset,
+                 .file = n->file,
+                 .line = n->line};
+      /* A level's line is where it calls the next; the innermost's is the
+       * node's own. */
+      if (i < inlined) {
+        l.file = from->inlined[i].call_file;
+        l.line = from->inlined[i].call_line;
+      } else if (i > 0) {
+        l.file = from->file;
+        l.line = from->line;
+      }
+      if ((v = find_or_add(b, v, &l, module_path)) == NONE ||
+          add_site(b, v, &l, values[b->metric]) != 0)
+        return -1;
+      add_values(b, b->ct->nodes[v].inclusive, values);
+      if (i == 0 && b->recursion[k] > b->ct->nodes[v].recursion)
+        b->ct->nodes[v].recursion = b->recursion[k];
+    }
   }
   add_values(b, b->ct->nodes[v].exclusive, values);
   return 0;
@@ -383,6 +438,8 @@ static int compare_children(const void *pa, const void *pb, void *arg)
     c = x->offset < y->offset ? -1 : 1;
   if (c == 0)
     c = (int)x->kind - (int)y->kind;
+  if (c == 0)
+    c = (int)x->inlined - (int)y->inlined;
   return c;
 }
 
@@ -420,6 +477,7 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
   builder b = {.ct = ct,
                .t = t,
                .lines = o->lines,
+               .inline_levels = !o->no_inline,
                .fold = o->fold_recursion && !o->lines,
                .metric = metric};
   int rc = -1;
@@ -449,6 +507,7 @@ out:
   free(b.path);
   free(b.frames);
   free(b.recursion);
+  free(b.inlined_from);
   if (rc != 0)
     knit_calltree_free(ct);
   return rc;

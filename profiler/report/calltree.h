@@ -19,6 +19,16 @@
  * sampled instruction's file:line. A node merged from several lines shows
  * the one with the largest inclusive value of the options' metric and
  * counts the others.
+ *
+ * Code the compiler inlined is shown as the source has it: a node whose
+ * address is inside inlined calls (knit_report_node.inlined) becomes a
+ * chain of levels, the function the symbol names, then each inlined
+ * function, marked inlined, merged among siblings like any function (by
+ * name, module and the mark). Each level's line is its call of the next
+ * level; the innermost's is the node's own. In lines mode the symbol's
+ * level stays one node per call site or sampled instruction, its inlined
+ * levels below it. no_inline shows only the symbols' functions, whose
+ * line is then the innermost line, as if nothing had been inlined.
  */
 #ifndef KNIT_REPORT_CALLTREE_H
 #define KNIT_REPORT_CALLTREE_H
@@ -48,16 +58,19 @@ typedef struct knit_calltree_options {
    * node, and so is everything between; the node counts how deep its
    * recursion went. */
   int fold_recursion;
+  int no_inline; /* 1: inlined calls are not levels of their own */
 } knit_calltree_options;
 
 typedef struct knit_calltree_node {
   uint32_t parent; /* the root (0) is its own */
-  /* What identifies a node among its siblings: (function, module) by
-   * default, (module, offset, kind) in lines mode. */
+  /* What identifies a node among its siblings: (function, module,
+   * inlined) by default, (module, offset, kind) in lines mode for a
+   * symbol's level. */
   const char *function;    /* never NULL; owned by the symbolizer */
   const char *module_path; /* NULL for placeholders and unknown modules */
   uint32_t module;         /* the report tree's module index or KNIT_MODULE_* */
   uint8_t kind;            /* knit_node_kind of the first CCT node merged in */
+  uint8_t inlined;         /* 1: a call the compiler inlined, not a symbol's */
   uint64_t offset;
   /* Every metric, indexed by knit_metric, as stored (format.h's scales). */
   uint64_t inclusive[KNIT_METRIC_COUNT];

@@ -70,6 +70,13 @@ static void append_frame(char *buf, size_t *len, const char *name)
   buf[*len] = '\0';
 }
 
+static void append_mark(char *buf, size_t *len, const char *mark)
+{
+  size_t n = strlen(mark);
+  memcpy(buf + *len, mark, n + 1);
+  *len += n;
+}
+
 char *knit_folded_frame_text(const char *name)
 {
   const char *folded = knit_folded_frame_name(name);
@@ -84,7 +91,7 @@ char *knit_folded_frame_text(const char *name)
 size_t knit_folded_path_start(const knit_folded_frame *frames, size_t n)
 {
   for (size_t i = 0; i < n; i++)
-    if (strcmp(frames[i].function, "main") == 0)
+    if (!frames[i].inlined && strcmp(frames[i].function, "main") == 0)
       return i;
   size_t start = 0;
   while (start + 1 < n && knit_folded_is_system_module(frames[start].module))
@@ -98,7 +105,7 @@ static char *fold_path(const knit_folded_frame *frames, size_t n, int normalize)
 {
   size_t room = 16;
   for (size_t i = 0; i < n; i++)
-    room += strlen(frames[i].function) + 1;
+    room += strlen(frames[i].function) + 1 + sizeof KNIT_FOLDED_INLINED_MARK;
   char *buf = malloc(room);
   if (buf == NULL)
     return NULL;
@@ -109,6 +116,15 @@ static char *fold_path(const knit_folded_frame *frames, size_t n, int normalize)
   int under_clang_wrapper = 0;
   for (size_t i = knit_folded_path_start(frames, n); i < n; i++) {
     const char *name = frames[i].function;
+    if (frames[i].inlined) {
+      /* clang -O2 inlines the debug body into its wrapper, which is then
+       * the one body, as at -O0; and a task's body into its task entry. */
+      if (is_clang_debug_body(name) && under_clang_wrapper)
+        continue;
+      append_frame(buf, &len, knit_folded_frame_name(name));
+      append_mark(buf, &len, KNIT_FOLDED_INLINED_MARK);
+      continue;
+    }
     if (frames[i].module == NULL && strcmp(name, "ROOT") == 0)
       continue;
     if (!normalize) {
@@ -196,7 +212,10 @@ int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out)
   return knit_folded_of_metric(t, KNIT_METRIC_SAMPLES, out);
 }
 
-static int fold_tree(const knit_report_tree *t, int metric, int normalize, knit_folded *out)
+/* Every path of the tree as a folded line: normalized by rule (b) or as
+ * named, with inlined calls as frames or not. */
+static int fold_tree(const knit_report_tree *t, int metric, int normalize, int inlined,
+                     knit_folded *out)
 {
   memset(out, 0, sizeof *out);
   if (metric < 0 || metric >= KNIT_METRIC_COUNT)
@@ -212,7 +231,7 @@ static int fold_tree(const knit_report_tree *t, int metric, int normalize, knit_
       continue;
     size_t depth = 0;
     for (size_t j = i; j != 0; j = t->nodes[j].parent)
-      depth++;
+      depth += 1 + (inlined ? t->nodes[j].inlined_count : 0);
     if (depth > cap) {
       knit_folded_frame *grown = realloc(frames, depth * sizeof *frames);
       if (grown == NULL) {
@@ -226,13 +245,17 @@ static int fold_tree(const knit_report_tree *t, int metric, int normalize, knit_
     size_t k = depth;
     for (size_t j = i; j != 0; j = t->nodes[j].parent) {
       const knit_report_node *n = &t->nodes[j];
+      const char *module = knit_report_node_module(t, n);
+      for (uint32_t l = inlined ? n->inlined_count : 0; l > 0; l--)
+        frames[--k] = (knit_folded_frame){
+            .function = n->inlined[l - 1].function, .module = module, .inlined = 1};
       const char *name = n->function ? n->function : "?";
       /* A construct's name (construct_names.h) says less than its symbol
        * about what the golden form keeps: whether it is a wrapper clang
        * adds, which goes, or a body. */
       if (normalize && n->raw_function != NULL && knit_construct_name_kind(name) != 0)
         name = n->raw_function;
-      frames[--k] = (knit_folded_frame){.function = name, .module = knit_report_node_module(t, n)};
+      frames[--k] = (knit_folded_frame){.function = name, .module = module};
     }
     char *path = fold_path(frames, depth, normalize);
     if (path == NULL || knit_folded_add(out, path, count) != 0)
@@ -247,12 +270,18 @@ static int fold_tree(const knit_report_tree *t, int metric, int normalize, knit_
 
 int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out)
 {
-  return fold_tree(t, metric, 1, out);
+  return fold_tree(t, metric, 1, 0, out);
 }
 
-int knit_folded_as_named(const knit_report_tree *t, int metric, knit_folded *out)
+int knit_folded_of_metric_levels(const knit_report_tree *t, int metric, int inlined,
+                                 knit_folded *out)
 {
-  return fold_tree(t, metric, 0, out);
+  return fold_tree(t, metric, 1, inlined, out);
+}
+
+int knit_folded_as_named(const knit_report_tree *t, int metric, int inlined, knit_folded *out)
+{
+  return fold_tree(t, metric, 0, inlined, out);
 }
 
 const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path)

@@ -23,6 +23,16 @@
  * Rule (b) is what golden CCTs need (knit check); `knit report
  * --format=folded` writes the names as the report shows them, by rules (a)
  * and (c) alone (knit_folded_as_named), for flame graphs.
+ * Calls the compiler inlined (knit_report_node.inlined) are frames of
+ * their own in `knit report --format=folded`, after the frame they were
+ * inlined into, named with FlameGraph's mark for inlined code appended:
+ * `partition_[i]` (flamegraph.pl colours such frames apart). Golden files
+ * record the symbols' frames only, the same at every optimization level,
+ * so the forms `knit check` compares (knit_folded_of_metric) leave them
+ * out. Rule (a) looks at the symbols' frames only; rule (b) names an
+ * inlined outlined body `omp.outlined_[i]` (clang inlines a task's body
+ * into its task entry) and drops clang's debug body inlined right into its
+ * wrapper, as it drops the debug frame at -O0.
  *
  * The root placeholder is never a frame; other placeholders keep their names
  * (`<omp-idle>`, `<partial>`, ...). Spaces and ';' inside a frame name become
@@ -40,7 +50,11 @@
 typedef struct knit_folded_frame {
   const char *function; /* symbolized name */
   const char *module;   /* module path, or NULL (placeholder, unknown) */
+  int inlined;          /* 1: a call inlined into the frame before it */
 } knit_folded_frame;
+
+/* What an inlined frame's name gets in a folded path. */
+#define KNIT_FOLDED_INLINED_MARK "_[i]"
 
 typedef struct knit_folded_line {
   char *path;
@@ -97,10 +111,16 @@ int knit_folded_from_tree(const knit_report_tree *t, knit_folded *out);
  * memory or for a metric out of range. */
 int knit_folded_of_metric(const knit_report_tree *t, int metric, knit_folded *out);
 
-/* The same by rules (a) and (c) alone: every frame by the name the report
- * shows for it. Returns 0, or -1 out of memory or for a metric out of
- * range. */
-int knit_folded_as_named(const knit_report_tree *t, int metric, knit_folded *out);
+/* The same by rules (a) and (c) alone, every frame by the name the report
+ * shows for it, and with each node's inlined calls as frames of their own
+ * when inlined is 1: what `knit report --format=folded` prints. Returns 0,
+ * or -1 out of memory or for a metric out of range. */
+int knit_folded_as_named(const knit_report_tree *t, int metric, int inlined, knit_folded *out);
+
+/* knit_folded_of_metric (all three rules), with each node's inlined calls
+ * as frames of their own when inlined is 1. */
+int knit_folded_of_metric_levels(const knit_report_tree *t, int metric, int inlined,
+                                 knit_folded *out);
 
 /* The line for path in a finished form, or NULL. */
 const knit_folded_line *knit_folded_find(const knit_folded *f, const char *path);

@@ -32,9 +32,11 @@ typedef struct knit_profile {
  * with failed files: see measurement.failed_count). */
 int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *diag);
 
-/* How knit_profile_load_with names the tree. */
+/* How knit_profile_load_with names the tree. knit_profile_load reads the
+ * inlined calls of every node (knit_report_node.inlined). */
 typedef struct knit_profile_options {
   int raw_names; /* functions by their symbols as they are (symbolize.h) */
+  int no_inline; /* no inlined calls read (symbolize.h): nodes have none */
 } knit_profile_options;
 
 /* knit_profile_load with options (NULL: the defaults). */

@@ -28,6 +28,7 @@
 #include "measure/read_printable.h"
 #include "report/construct_names.h"
 #include "report/dwarf_units.h"
+#include "report/inline_scopes.h"
 #include "report/names.h"
 #include "unwind/isa.h"
 
@@ -66,6 +67,12 @@ typedef struct owned_string {
   char text[];
 } owned_string;
 
+/* The inlined calls of an address, as handed out. */
+typedef struct owned_levels {
+  struct owned_levels *next;
+  knit_inline_level levels[];
+} owned_levels;
+
 struct knit_symbolizer {
   module_entry *modules;
   size_t module_count;
@@ -76,6 +83,8 @@ struct knit_symbolizer {
   size_t name_slots;
   size_t name_used;
   owned_string *strings;
+  owned_levels *levels;
+  int inline_calls;        /* lookups give the inlined calls too */
   const knit_isa_ops *isa; /* the measurement's ISA, NULL if unknown */
   int raw_names;           /* show symbols as they are */
   /* Where separate debug files are looked for: NULL is libdwfl's default
@@ -141,6 +150,11 @@ void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw)
   s->raw_names = raw;
 }
 
+void knit_symbolizer_set_inline(knit_symbolizer *s, int on)
+{
+  s->inline_calls = on;
+}
+
 int knit_symbolizer_set_debuginfo_path(knit_symbolizer *s, const char *path)
 {
   char *copy = NULL;
@@ -170,6 +184,11 @@ void knit_symbolizer_free(knit_symbolizer *s)
     owned_string *next = s->strings->next;
     free(s->strings);
     s->strings = next;
+  }
+  while (s->levels != NULL) {
+    owned_levels *next = s->levels->next;
+    free(s->levels);
+    s->levels = next;
   }
   free(s);
 }
@@ -361,6 +380,40 @@ static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol, 
   return e;
 }
 
+/* The calls inlined at the Dwfl address a of module index mi, named as
+ * symbols are (names_of: a DWARF name's address is as fixed as a symbol
+ * name's), into out. Out of memory, or without DWARF, there are none. */
+static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_symbol *out)
+{
+  module_entry *m = &s->modules[mi];
+  Dwarf_Die *cu = knit_dwarf_units_find(units_of(m), a - m->dwarf_bias);
+  knit_inline_call *calls;
+  size_t count;
+  if (cu == NULL || knit_inline_scopes_at(cu, a - m->dwarf_bias, &calls, &count) != 0 || count == 0)
+    return;
+  owned_levels *o = malloc(sizeof *o + count * sizeof o->levels[0]);
+  if (o != NULL) {
+    for (size_t i = 0; i < count; i++) {
+      knit_inline_level *l = &o->levels[i];
+      *l = (knit_inline_level){.function = "?"};
+      if (calls[i].function != NULL && calls[i].function[0] != '\0') {
+        name_entry e = names_of(s, mi, calls[i].function, a);
+        l->function = e.shown;
+        l->raw_function = e.raw != e.shown ? e.raw : NULL;
+      }
+      if (calls[i].call_file != NULL && calls[i].call_line > 0) {
+        l->call_file = printable_name(s, calls[i].call_file);
+        l->call_line = calls[i].call_line;
+      }
+    }
+    o->next = s->levels;
+    s->levels = o;
+    out->inlined = o->levels;
+    out->inlined_count = (uint32_t)count;
+  }
+  free(calls);
+}
+
 static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fallback_offset,
                     knit_symbol *out)
 {
@@ -388,6 +441,8 @@ static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fal
       out->file = printable_name(s, file);
       out->line = line;
     }
+    if (s->inline_calls)
+      inlined_calls(s, mi, a, out);
   }
   if (out->function == NULL) {
     char text[600];
@@ -498,6 +553,8 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     n->file = NULL;
     n->line = 0;
     n->raw_function = NULL;
+    n->inlined = NULL;
+    n->inlined_count = 0;
     if (n->module == KNIT_MODULE_PLACEHOLDER) {
       n->function = knit_placeholder_name(n->offset);
       continue;
@@ -518,6 +575,8 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     n->raw_function = sym.raw;
     n->file = sym.file;
     n->line = sym.line;
+    n->inlined = sym.inlined;
+    n->inlined_count = sym.inlined_count;
   }
   if (!s->raw_names)
     knit_construct_names_apply(t, s);

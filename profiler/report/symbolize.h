@@ -30,6 +30,10 @@ typedef struct knit_symbol {
   const char *file;     /* source file, or NULL when no line is known */
   unsigned line;        /* 0 when file is NULL */
   int resolved;         /* 1 when a symbol covered the address */
+  /* With inlined calls asked for: the calls the compiler inlined at the
+   * address, outermost first (tree.h); file:line is the innermost's. */
+  const knit_inline_level *inlined;
+  uint32_t inlined_count;
 } knit_symbol;
 
 knit_symbolizer *knit_symbolizer_new(void);
@@ -50,6 +54,11 @@ void knit_symbolizer_set_measurement_dir(knit_symbolizer *s, const char *dir);
 /* Whether functions are named by their symbols as they are (1), or in
  * their readable form (0, the default). Call before the first lookup. */
 void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw);
+
+/* Whether lookups also give the calls inlined at the address (1), read
+ * from the DWARF's inlined-subroutine scopes (inline_scopes.h), or not (0,
+ * the default). Call before the first lookup. */
+void knit_symbolizer_set_inline(knit_symbolizer *s, int on);
 
 /* Where separate debug files are looked for, in libdwfl's form (folders
  * separated by ':'; see dwfl_standard_find_debuginfo), instead of the
@@ -87,7 +96,8 @@ const char *knit_placeholder_name(uint64_t placeholder);
  * function and line of the sampled instruction, and outlined OpenMP bodies
  * by their construct (construct_names.h) unless raw names are asked for. A
  * node whose function is shown otherwise than its symbol gets the symbol
- * as raw_function. */
+ * as raw_function. With inlined calls asked for, each node gets those at
+ * that address. */
 void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s);
 
 #endif /* KNIT_REPORT_SYMBOLIZE_H */

@@ -19,6 +19,15 @@
 #include "measure/format.h"
 #include "measure/read_file.h"
 
+/* One call the compiler inlined at a node's address (inline_scopes.h), as
+ * the report shows it. Not owned by the tree. */
+typedef struct knit_inline_level {
+  const char *function;     /* the inlined function, named as symbols are */
+  const char *raw_function; /* as the DWARF has it, when shown otherwise */
+  const char *call_file;    /* its call site, NULL when unknown */
+  unsigned call_line;
+} knit_inline_level;
+
 typedef struct knit_report_node {
   uint32_t parent; /* index of the parent; the root (0) is its own */
   uint32_t module; /* index into the tree's modules, or KNIT_MODULE_* */
@@ -36,6 +45,11 @@ typedef struct knit_report_node {
   const char *raw_function;
   const char *file;
   unsigned line;
+  /* The calls inlined at the node's address, outermost first (the first
+   * called from function, each other from the one before it; file:line is
+   * the innermost's); none unless the symbolizer was asked for them. */
+  const knit_inline_level *inlined;
+  uint32_t inlined_count;
 } knit_report_node;
 
 typedef struct knit_report_tree {

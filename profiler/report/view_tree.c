@@ -287,13 +287,17 @@ static void print_values(const columns *c, const knit_calltree_node *n, const ui
   }
 }
 
-/* The width of " [xN]", the recursion a folded node stands for. */
-static int recursion_width(const knit_calltree_node *n)
+#define INLINED_MARK " [inlined]"
+
+/* The width of the marks after a name: " [inlined]" for a call the
+ * compiler inlined, " [xN]" for the recursion a folded node stands for. */
+static int marks_width(const knit_calltree_node *n)
 {
+  int w = n->inlined ? (int)strlen(INLINED_MARK) : 0;
   if (n->recursion <= 1)
-    return 0;
+    return w;
   char buf[24];
-  return snprintf(buf, sizeof buf, " [x%u]", n->recursion);
+  return w + snprintf(buf, sizeof buf, " [x%u]", n->recursion);
 }
 
 static void print_rows(const knit_calltree *t, const row *rows, size_t count, const columns *c,
@@ -302,7 +306,7 @@ static void print_rows(const knit_calltree *t, const row *rows, size_t count, co
   int fn_width = 8;
   for (size_t i = 0; i < count; i++) {
     const knit_calltree_node *n = &t->nodes[rows[i].node];
-    int w = (int)(rows[i].depth * INDENT + strlen(n->function) + recursion_width(n));
+    int w = (int)(rows[i].depth * INDENT + strlen(n->function) + marks_width(n));
     if (w > fn_width && w <= FUNCTION_COLUMN_MAX)
       fn_width = w;
   }
@@ -312,10 +316,12 @@ static void print_rows(const knit_calltree *t, const row *rows, size_t count, co
     print_values(c, n, t->nodes[0].inclusive, out);
     int indent = (int)(rows[i].depth * INDENT);
     fprintf(out, "%*s%*s%s", GAP, "", indent, "", n->function);
+    if (n->inlined)
+      fputs(INLINED_MARK, out);
     if (n->recursion > 1)
       fprintf(out, " [x%u]", n->recursion);
     if (n->file != NULL) {
-      int pad = fn_width - indent - (int)strlen(n->function) - recursion_width(n);
+      int pad = fn_width - indent - (int)strlen(n->function) - marks_width(n);
       fprintf(out, "%*s  %s:%u", pad > 0 ? pad : 0, "", base_name(n->file), n->line);
       if (n->other_sites > 0)
         fprintf(out, " +%u", n->other_sites);

@@ -34,7 +34,8 @@ void knit_view_threads(const knit_profile *p, FILE *out);
 
 /* The top-down tree (calltree.h): for each metric column, the inclusive and
  * exclusive value, with the inclusive share after the sort metric's
- * inclusive value; then the function indented by depth, and the file:line
+ * inclusive value; then the function indented by depth (marked
+ * " [inlined]" for a call the compiler inlined), and the file:line
  * that stands for the node, with " +N" when N more lines were merged into
  * it. The sort metric is shown whether the columns hold it or not. With
  * more columns than the time metric alone, a line of metric names heads

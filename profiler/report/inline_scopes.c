@@ -1,0 +1,100 @@
+/* Inlined calls at an address; see inline_scopes.h.
+ *
+ * libdw's dwarf_getscopes does not serve here: at an inlined instance it
+ * goes on with the scopes around the abstract definition, not with those
+ * around the call, so the outer calls would be lost. The walk below goes
+ * down from the unit instead, into each DIE whose ranges hold the address,
+ * and into the DIEs that hold functions without ranges of their own
+ * (namespaces, classes, modules), noting the inlined subroutines on the
+ * way down: that is the chain, outermost first. */
+#include "report/inline_scopes.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+
+/* A DIE that has no ranges but may hold functions that do. */
+static int holds_functions(int tag)
+{
+  switch (tag) {
+  case DW_TAG_namespace:
+  case DW_TAG_class_type:
+  case DW_TAG_structure_type:
+  case DW_TAG_union_type:
+  case DW_TAG_module: return 1;
+  default: return 0;
+  }
+}
+
+static const char *name_of(Dwarf_Die *die)
+{
+  Dwarf_Attribute a;
+  /* Follows DW_AT_abstract_origin and DW_AT_specification to the
+   * declaration, which holds the names. */
+  const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+  if (name == NULL)
+    name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+  if (name == NULL)
+    name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+  return name;
+}
+
+static void call_site(Dwarf_Die *cu, Dwarf_Die *die, knit_inline_call *c)
+{
+  Dwarf_Attribute a;
+  Dwarf_Word file = 0, line = 0;
+  if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line) == 0 && line <= 0xffffffffu)
+    c->call_line = (unsigned)line;
+  Dwarf_Files *files;
+  size_t nfiles;
+  /* The index is into the unit's line-program file table; 0 is a valid
+   * index from DWARF 5 on (the primary file). */
+  if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file) == 0 &&
+      dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && file < nfiles)
+    c->call_file = dwarf_filesrc(files, file, NULL, NULL);
+}
+
+/* The child of parent whose ranges hold addr, into *out, looking into
+ * namespaces and classes on the way; 0 when none does. Scopes nest, so at
+ * most one child holds an address. */
+static int find_holder(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
+{
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0)
+    return 0;
+  do {
+    if (dwarf_haspc(&child, addr) > 0) {
+      *out = child;
+      return 1;
+    }
+    if (holds_functions(dwarf_tag(&child)) && find_holder(&child, addr, out))
+      return 1;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return 0;
+}
+
+int knit_inline_scopes_at(Dwarf_Die *cu, Dwarf_Addr addr, knit_inline_call **calls, size_t *count)
+{
+  *calls = NULL;
+  *count = 0;
+  size_t cap = 0;
+  Dwarf_Die scope = *cu, inner;
+  for (; find_holder(&scope, addr, &inner); scope = inner) {
+    if (dwarf_tag(&inner) != DW_TAG_inlined_subroutine)
+      continue;
+    if (*count == cap) {
+      cap = cap ? 2 * cap : 4;
+      knit_inline_call *grown = realloc(*calls, cap * sizeof *grown);
+      if (grown == NULL) {
+        free(*calls);
+        *calls = NULL;
+        *count = 0;
+        return -1;
+      }
+      *calls = grown;
+    }
+    knit_inline_call *c = &(*calls)[(*count)++];
+    *c = (knit_inline_call){.function = name_of(&inner)};
+    call_site(cu, &inner, c);
+  }
+  return 0;
+}
