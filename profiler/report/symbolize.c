@@ -393,8 +393,18 @@ static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_sy
     return;
   owned_levels *o = malloc(sizeof *o + count * sizeof o->levels[0]);
   if (o != NULL) {
+    size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
-      knit_inline_level *l = &o->levels[i];
+      /* clang splits one construct's body into a wrapper and the body it
+       * calls (.omp_outlined. and .omp_outlined._debug__, a task entry and
+       * .omp_outlined..N) and inlines the second into the first: one
+       * construct, which the wrapper's frame already names
+       * (construct_names.h); the body's inlined level would only repeat it.
+       * The calls inside it then hang from the wrapper's level. */
+      if (calls[i].function != NULL && (strncmp(calls[i].function, ".omp_outlined", 13) == 0 ||
+                                        strncmp(calls[i].function, ".omp_task_entry", 15) == 0))
+        continue;
+      knit_inline_level *l = &o->levels[kept++];
       *l = (knit_inline_level){.function = "?"};
       if (calls[i].function != NULL && calls[i].function[0] != '\0') {
         name_entry e = names_of(s, mi, calls[i].function, a);
@@ -408,8 +418,8 @@ static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_sy
     }
     o->next = s->levels;
     s->levels = o;
-    out->inlined = o->levels;
-    out->inlined_count = (uint32_t)count;
+    out->inlined = kept ? o->levels : NULL;
+    out->inlined_count = (uint32_t)kept;
   }
   free(calls);
 }
