@@ -480,8 +480,8 @@ report_construct_names)
     ! grep -qE '_omp_fn|omp_outlined|omp_task_entry' <<<"$out_last" ||
       fail "$build: a body is shown by its symbol"
     expect 0 "^main;run_tasks;start_fib;parallel_at_tasks\.c:$parallel;fib;task_at_tasks\.c:" -- \
-      "$knit" report --format=folded "$tmp/$build"
-    expect 0 '(_omp_fn\.|\.omp_outlined\.)' -- "$knit" report --raw-names --min=0 "$tmp/$build"
+      "$knit" report --no-loops --format=folded "$tmp/$build"
+    expect 0 '(_omp_fn\.|\.omp_outlined\.)' -- "$knit" report --no-loops --raw-names --min=0 "$tmp/$build"
     ! grep -q ' at tasks\.c' <<<"$out_last" || fail "$build: --raw-names shows a construct"
     expect 0 'matches' -- "$knit" check "$tmp/$build" "$(dirname "$0")/../../expected/$golden.folded"
   done
@@ -502,13 +502,40 @@ report_raw_names)
   grep -q ' compute_all\._omp_fn\.0 ' <<<"$out_last" || fail "--raw-names does not show compute_all._omp_fn.0"
   ! grep -q 'fortran_workload' <<<"$out_last" || fail "--raw-names shows a readable name"
   expect 0 '^main;fortran_workload;run_experiment;compute_all;parallel_at_fortran\.f90:115;work_heavy [0-9]+$' -- \
-    "$knit" report --format=folded "$tmp/f"
+    "$knit" report --no-loops --format=folded "$tmp/f"
   expect 0 '^main;MAIN__;run_experiment;compute_all;compute_all\._omp_fn\.0;work_heavy [0-9]+$' -- \
-    "$knit" report --format=folded --raw-names "$tmp/f"
+    "$knit" report --no-loops --format=folded --raw-names "$tmp/f"
   expect 0 'matches' -- "$knit" check "$tmp/f" "$golden"
   sed 's/MAIN__/fortran_workload/' "$golden" >"$tmp/readable.folded"
   expect 0 'matches' -- "$knit" check "$tmp/f" "$tmp/readable.folded"
   expect 0 'raw-names' -- "$knit" report --help
+  ;;
+report_loops)
+  # Loops found in the machine code are levels of the tree (workloads/loops.c,
+  # exact probes): the function's loop of 9 probes at its own line, the
+  # inner loop of 6 below it, the probe after the loops in none; named in
+  # the folded form; --no-loops shows none; knit check compares the
+  # symbols' frames.
+  src=$(dirname "$0")/../../workloads/loops.c
+  line() { grep -n "@$1\b" "$src" | cut -d: -f1; }
+  rows=$(line rows) cols=$(line cols)
+  expect 0 'SUMMARY samples=10 ' -- "$knit" record -e PROBE -o "$tmp/l" -- "$wl/loops" 1
+  expect 0 " loop at loops\.c:$rows " -- "$knit" report --min=0 "$tmp/l"
+  grep -qE "^ +9 +90\.0% +0 +loop at loops\.c:$rows " <<<"$out_last" ||
+    fail "the outer loop does not hold 9 probes"
+  grep -qE "^ +6 +60\.0% +0 +loop at loops\.c:$cols " <<<"$out_last" ||
+    fail "the inner loop does not hold 6 probes below the outer one"
+  grep -qE "^ +9 +90\.0% +0 +run +loops\.c:$rows " <<<"$out_last" ||
+    fail "run's line is not its loop's"
+  expect 0 "^main;run;loop_at_loops\.c:$rows;loop_at_loops\.c:$cols;sink;knit_probe_\[i\] 6\$" -- \
+    "$knit" report --format=folded "$tmp/l"
+  grep -qE "^main;run;loop_at_loops\.c:$rows;sink;knit_probe_\[i\] 3\$" <<<"$out_last" ||
+    fail "the folded form has no outer loop of 3 of its own"
+  expect 0 ' run ' -- "$knit" report --no-loops --min=0 "$tmp/l"
+  ! grep -q 'loop at' <<<"$out_last" || fail "--no-loops shows a loop"
+  # (run's last call, to sink, is a tail call: that probe is main's.)
+  printf 'main;run;sink 9\nmain;sink 1\n' >"$tmp/loops.folded"
+  expect 0 'matches' -- "$knit" check "$tmp/l" "$tmp/loops.folded"
   ;;
 report_inline)
   # Code the compiler inlined (workloads/inlined.c, exact probes) is shown
@@ -530,16 +557,16 @@ report_inline)
   grep -qE "^ +2 +33\.3% +0 +outer_step \[inlined\] +inlined\.c:$(line call_inner)$" <<<"$out_last" ||
     fail "--lines: outer_step's call of inner_step is not its own node"
   expect 0 "^main;run;outer_step_\[i\];inner_step_\[i\];knit_work_\[i\];knit_probe_\[i\] 2$" -- \
-    "$knit" report --format=folded "$tmp/i"
+    "$knit" report --no-loops --format=folded "$tmp/i"
   grep -qE '^main;run;outer_step_\[i\];knit_work_\[i\];knit_probe_\[i\] 3$' <<<"$out_last" ||
     fail "the folded form has no outer_step level of 3"
   grep -qE '^main;run;knit_work_\[i\];knit_probe_\[i\] 1$' <<<"$out_last" ||
     fail "the folded form has no knit_work level of 1 in run"
   # Without: as if nothing were inlined.
-  expect 0 ' run ' -- "$knit" report --no-inline --min=0 "$tmp/i"
+  expect 0 ' run ' -- "$knit" report --no-inline --no-loops --min=0 "$tmp/i"
   ! grep -q '\[inlined\]' <<<"$out_last" || fail "--no-inline shows an inlined level"
   grep -qE '^ +6 +100\.0% +6 +run ' <<<"$out_last" || fail "--no-inline: run does not hold the 6 probes"
-  expect 0 '^main;run 6$' -- "$knit" report --no-inline --format=folded "$tmp/i"
+  expect 0 '^main;run 6$' -- "$knit" report --no-inline --no-loops --format=folded "$tmp/i"
   # Goldens hold the symbols' frames.
   echo 'main;run 6' >"$tmp/inlined.folded"
   expect 0 'matches' -- "$knit" check "$tmp/i" "$tmp/inlined.folded"

@@ -22,11 +22,11 @@
 
 /* main calls run, run calls work, work calls helper, inlined, from lines
  * 21 and 22; helper calls deep, inlined too, from line 31. */
-static const knit_inline_level helper_from_21[] = {{"helper", NULL, SRC, 21}};
-static const knit_inline_level helper_from_22[] = {{"helper", NULL, SRC, 22}};
-static const knit_inline_level deep_in_helper[] = {{"helper", NULL, SRC, 21},
-                                                   {"deep", NULL, SRC, 31}};
-static const knit_inline_level helper_in_rec[] = {{"helper", NULL, SRC, 51}};
+static const knit_inline_level helper_from_21[] = {{"helper", NULL, SRC, 21, 0}};
+static const knit_inline_level helper_from_22[] = {{"helper", NULL, SRC, 22, 0}};
+static const knit_inline_level deep_in_helper[] = {{"helper", NULL, SRC, 21, 0},
+                                                   {"deep", NULL, SRC, 31, 0}};
+static const knit_inline_level helper_in_rec[] = {{"helper", NULL, SRC, 51, 0}};
 
 /* What the symbolizer would say about each offset: the symbol's function,
  * the address's line and the calls inlined there. */

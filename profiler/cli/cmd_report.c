@@ -26,7 +26,7 @@ static void usage(FILE *out)
   fprintf(out,
           "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
-          "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline]\n"
+          "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
           "                   [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
@@ -89,6 +89,10 @@ static void usage(FILE *out)
           "                   and _[i] in the folded form, and the caller's line is\n"
           "                   its call site (with --lines, below each call site or\n"
           "                   sampled instruction)\n"
+          "  --no-loops       no loop levels. By default the loops around each\n"
+          "                   frame's address (found in the machine code) are levels\n"
+          "                   of their own, `loop at FILE:LINE`, inside the function\n"
+          "                   or inlined call that holds them\n"
           "  -h, --help       print this help\n"
           "\n"
           "Functions are named in their readable form: C++ names demangled\n"
@@ -163,13 +167,21 @@ int knit_cmd_report(int argc, char **argv)
   knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
-      {"format", required_argument, NULL, 'f'},  {"lines", no_argument, NULL, 'l'},
-      {"all-frames", no_argument, NULL, 'a'},    {"fold", no_argument, NULL, 'F'},
-      {"metrics", required_argument, NULL, 'M'}, {"metric", required_argument, NULL, 'n'},
-      {"sort", required_argument, NULL, 's'},    {"min", required_argument, NULL, 'm'},
-      {"threads", no_argument, NULL, 't'},       {"steps", no_argument, NULL, 'S'},
-      {"raw-names", no_argument, NULL, 'r'},     {"no-inline", no_argument, NULL, 'I'},
-      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+      {"format", required_argument, NULL, 'f'},
+      {"lines", no_argument, NULL, 'l'},
+      {"all-frames", no_argument, NULL, 'a'},
+      {"fold", no_argument, NULL, 'F'},
+      {"metrics", required_argument, NULL, 'M'},
+      {"metric", required_argument, NULL, 'n'},
+      {"sort", required_argument, NULL, 's'},
+      {"min", required_argument, NULL, 'm'},
+      {"threads", no_argument, NULL, 't'},
+      {"steps", no_argument, NULL, 'S'},
+      {"raw-names", no_argument, NULL, 'r'},
+      {"no-inline", no_argument, NULL, 'I'},
+      {"no-loops", no_argument, NULL, 'L'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
   };
   optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
   opterr = 0;
@@ -209,6 +221,7 @@ int knit_cmd_report(int argc, char **argv)
       load_options.no_inline = 1;
       view.tree.no_inline = 1;
       break;
+    case 'L': load_options.no_loops = 1; break;
     case 'h': usage(stdout); return 0;
     default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }

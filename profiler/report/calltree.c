@@ -320,21 +320,29 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
   for (k = 0; k < kept; k++) {
     const knit_report_node *n = &t->nodes[b->path[k]];
     const knit_report_node *from = &t->nodes[b->inlined_from[k]];
-    uint32_t inlined = b->inline_levels ? from->inlined_count : 0;
+    /* The levels shown: the inlined calls (unless no_inline) and the
+     * loops, in the order the symbolizer gives them. */
+    const knit_inline_level *shown[64];
+    uint32_t inlined = 0;
+    for (uint32_t i = 0; i < from->inlined_count && inlined < 64; i++)
+      if (b->inline_levels || from->inlined[i].loop)
+        shown[inlined++] = &from->inlined[i];
     const char *module_path = knit_report_node_module(t, n);
     for (uint32_t i = 0; i <= inlined; i++) {
-      level l = {.function = i == 0 ? name_of(n) : from->inlined[i - 1].function,
+      level l = {.function = i == 0 ? name_of(n) : shown[i - 1]->function,
                  .module = n->module,
                  .kind = n->kind,
-                 .inlined = i > 0,
+                 .inlined = i == 0               ? 0
+                            : shown[i - 1]->loop ? 2
+                                                 : 1,
                  .offset = n->offset,
                  .file = n->file,
                  .line = n->line};
-      /* A level's line is where it calls the next; the innermost's is the
-       * node's own. */
+      /* A level's line is where it calls the next (a loop's: its own);
+       * the innermost's is the node's own. */
       if (i < inlined) {
-        l.file = from->inlined[i].call_file;
-        l.line = from->inlined[i].call_line;
+        l.file = shown[i]->call_file;
+        l.line = shown[i]->call_line;
       } else if (i > 0) {
         l.file = from->file;
         l.line = from->line;

@@ -70,7 +70,8 @@ typedef struct knit_calltree_node {
   const char *module_path; /* NULL for placeholders and unknown modules */
   uint32_t module;         /* the report tree's module index or KNIT_MODULE_* */
   uint8_t kind;            /* knit_node_kind of the first CCT node merged in */
-  uint8_t inlined;         /* 1: a call the compiler inlined, not a symbol's */
+  uint8_t inlined;         /* 1: a call the compiler inlined, not a symbol's;
+                              2: a loop (`loop at FILE:LINE`, structure.h) */
   uint64_t offset;
   /* Every metric, indexed by knit_metric, as stored (format.h's scales). */
   uint64_t inclusive[KNIT_METRIC_COUNT];

@@ -247,8 +247,9 @@ static int fold_tree(const knit_report_tree *t, int metric, int normalize, int i
       const knit_report_node *n = &t->nodes[j];
       const char *module = knit_report_node_module(t, n);
       for (uint32_t l = inlined ? n->inlined_count : 0; l > 0; l--)
-        frames[--k] = (knit_folded_frame){
-            .function = n->inlined[l - 1].function, .module = module, .inlined = 1};
+        frames[--k] = (knit_folded_frame){.function = n->inlined[l - 1].function,
+                                          .module = module,
+                                          .inlined = n->inlined[l - 1].loop ? 0 : 1};
       const char *name = n->function ? n->function : "?";
       /* A construct's name (construct_names.h) says less than its symbol
        * about what the golden form keeps: whether it is a wrapper clang

@@ -56,6 +56,28 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, knit_inline_call *c)
 /* The child of parent whose ranges hold addr, into *out, looking into
  * namespaces and classes on the way; 0 when none does. Scopes nest, so at
  * most one child holds an address. */
+/* gcc writes an outlined OpenMP body (main._omp_fn.0) as a subprogram
+ * nested in the DIE of the function it was outlined from, whose own ranges
+ * do not hold the body's code: a function that does not hold addr may
+ * still hold, among its children, the subprogram that does. */
+static int find_nested(Dwarf_Die *function, Dwarf_Addr addr, Dwarf_Die *out)
+{
+  Dwarf_Die child;
+  if (dwarf_child(function, &child) != 0)
+    return 0;
+  do {
+    if (dwarf_tag(&child) != DW_TAG_subprogram)
+      continue;
+    if (dwarf_haspc(&child, addr) > 0) {
+      *out = child;
+      return 1;
+    }
+    if (find_nested(&child, addr, out))
+      return 1;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return 0;
+}
+
 static int find_holder(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
 {
   Dwarf_Die child;
@@ -67,6 +89,8 @@ static int find_holder(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
       return 1;
     }
     if (holds_functions(dwarf_tag(&child)) && find_holder(&child, addr, out))
+      return 1;
+    if (dwarf_tag(&child) == DW_TAG_subprogram && find_nested(&child, addr, out))
       return 1;
   } while (dwarf_siblingof(&child, &child) == 0);
   return 0;

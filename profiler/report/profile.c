@@ -81,6 +81,7 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
   }
   knit_symbolizer_set_raw_names(p->symbolizer, options != NULL && options->raw_names);
   knit_symbolizer_set_inline(p->symbolizer, options == NULL || !options->no_inline);
+  knit_symbolizer_set_loops(p->symbolizer, options == NULL || !options->no_loops);
   knit_symbolizer_set_measurement_dir(p->symbolizer, dir);
   if (m->thread_count > 0)
     knit_symbolizer_set_isa(p->symbolizer, writer_isa(&m->threads[0]));

@@ -37,6 +37,7 @@ int knit_profile_load(knit_profile *p, const char *dir, const char *who, FILE *d
 typedef struct knit_profile_options {
   int raw_names; /* functions by their symbols as they are (symbolize.h) */
   int no_inline; /* no inlined calls read (symbolize.h): nodes have none */
+  int no_loops;  /* no loops read (symbolize.h, structure.h) */
 } knit_profile_options;
 
 /* knit_profile_load with options (NULL: the defaults). */

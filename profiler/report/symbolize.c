@@ -30,6 +30,7 @@
 #include "report/dwarf_units.h"
 #include "report/inline_scopes.h"
 #include "report/names.h"
+#include "structure/structure.h"
 #include "unwind/isa.h"
 
 typedef struct module_entry {
@@ -43,6 +44,11 @@ typedef struct module_entry {
   bool dwarf_read;
   Dwarf_Addr dwarf_bias; /* subtracted from Dwfl addresses for DWARF's */
   knit_dwarf_units units;
+  /* Its loops (structure.h), opened on first use; the context its line
+   * function reads (allocated: modules move as the array grows). */
+  knit_structure *structure;
+  bool structure_tried;
+  struct module_lines *lines;
 } module_entry;
 
 typedef struct cache_entry {
@@ -85,6 +91,7 @@ struct knit_symbolizer {
   owned_string *strings;
   owned_levels *levels;
   int inline_calls;        /* lookups give the inlined calls too */
+  int loops;               /* and the loops around the address */
   const knit_isa_ops *isa; /* the measurement's ISA, NULL if unknown */
   int raw_names;           /* show symbols as they are */
   /* Where separate debug files are looked for: NULL is libdwfl's default
@@ -155,6 +162,11 @@ void knit_symbolizer_set_inline(knit_symbolizer *s, int on)
   s->inline_calls = on;
 }
 
+void knit_symbolizer_set_loops(knit_symbolizer *s, int on)
+{
+  s->loops = on;
+}
+
 int knit_symbolizer_set_debuginfo_path(knit_symbolizer *s, const char *path)
 {
   char *copy = NULL;
@@ -171,6 +183,8 @@ void knit_symbolizer_free(knit_symbolizer *s)
     return;
   for (size_t i = 0; i < s->module_count; i++) {
     knit_dwarf_units_free(&s->modules[i].units);
+    knit_structure_close(s->modules[i].structure);
+    free(s->modules[i].lines);
     if (s->modules[i].dwfl != NULL)
       dwfl_end(s->modules[i].dwfl);
     free(s->modules[i].path);
@@ -424,6 +438,133 @@ static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_sy
   free(calls);
 }
 
+/* What the structure analysis asks for lines through. */
+typedef struct module_lines {
+  knit_symbolizer *s;
+  uint32_t mi;
+} module_lines;
+
+/* The line of a module's address (an ELF address of its file), or 0, and
+ * its scope: 0 in the function's own code, else a hash of the inlined
+ * calls that hold it. */
+static unsigned module_line(void *ctx, uint64_t addr, uint64_t *scope)
+{
+  module_lines *ml = ctx;
+  module_entry *m = &ml->s->modules[ml->mi];
+  const char *file = NULL;
+  unsigned line = 0;
+  Dwarf_Addr a = addr + m->bias;
+  *scope = 0;
+  if (!knit_dwarf_units_line(units_of(m), a - m->dwarf_bias, &file, &line))
+    return 0;
+  Dwarf_Die *cu = knit_dwarf_units_find(units_of(m), a - m->dwarf_bias);
+  knit_inline_call *calls;
+  size_t count;
+  if (cu != NULL && knit_inline_scopes_at(cu, a - m->dwarf_bias, &calls, &count) == 0) {
+    uint64_t h = count ? 0xcbf29ce484222325ull : 0;
+    for (size_t i = 0; i < count; i++) {
+      for (const char *c = calls[i].function ? calls[i].function : ""; *c; c++)
+        h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+      h = (h ^ calls[i].call_line) * 0x100000001b3ull;
+    }
+    *scope = h;
+    free(calls);
+  }
+  return line;
+}
+
+/* The module's structure, opened on first use from the file libdwfl read;
+ * NULL when it cannot be. */
+static knit_structure *structure_of(knit_symbolizer *s, uint32_t mi)
+{
+  module_entry *m = &s->modules[mi];
+  if (m->structure_tried)
+    return m->structure;
+  m->structure_tried = true;
+  const char *file = NULL;
+  if (m->module == NULL ||
+      dwfl_module_info(m->module, NULL, NULL, NULL, NULL, NULL, &file, NULL) == NULL ||
+      file == NULL)
+    return NULL;
+  m->lines = malloc(sizeof *m->lines);
+  if (m->lines == NULL)
+    return NULL;
+  *m->lines = (module_lines){.s = s, .mi = mi};
+  char err[256];
+  m->structure = knit_structure_open(file, module_line, m->lines, err, sizeof err);
+  return m->structure;
+}
+
+/* Whether two inlined calls are the same call (names are interned). */
+static bool same_call(const knit_inline_level *a, const knit_inline_level *b)
+{
+  return a->function == b->function && a->call_line == b->call_line &&
+         (a->call_file == b->call_file ||
+          (a->call_file && b->call_file && strcmp(a->call_file, b->call_file) == 0));
+}
+
+/* Adds the loops around addr (an ELF address of module mi) to out's
+ * levels: each loop after the inlined call its latch's branch is in (the
+ * calls that address and addr have in common: a loop of inlined code
+ * belongs to that call), outer loops first. */
+static void add_loops(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbol *out)
+{
+  knit_structure *st = structure_of(s, mi);
+  knit_loop_ref refs[32];
+  int n = st ? knit_structure_loops_at(st, addr, refs, 32) : 0;
+  if (n <= 0)
+    return;
+  if (n > 32)
+    n = 32;
+  module_entry *m = &s->modules[mi];
+  size_t calls = out->inlined_count;
+  owned_levels *o = malloc(sizeof *o + (calls + (size_t)n) * sizeof o->levels[0]);
+  if (o == NULL)
+    return;
+  /* Each loop's place: how many of addr's inlined calls its header is
+   * inside too; never less than the loop around it. */
+  size_t depth[32];
+  for (int j = 0; j < n; j++) {
+    knit_symbol h;
+    memset(&h, 0, sizeof h);
+    if (s->inline_calls)
+      inlined_calls(s, mi, refs[j].latch + m->bias, &h);
+    size_t d = 0;
+    while (d < calls && d < h.inlined_count && same_call(&out->inlined[d], &h.inlined[d]))
+      d++;
+    depth[j] = j > 0 && d < depth[j - 1] ? depth[j - 1] : d;
+  }
+  size_t k = 0;
+  int j = 0;
+  for (size_t d = 0; d <= calls; d++) {
+    for (; j < n && depth[j] == d; j++) {
+      /* The file of the loop's own code: its latch's branch's line's. */
+      const char *file = NULL;
+      unsigned line = refs[j].line, latch_line = 0;
+      knit_dwarf_units_line(units_of(m), refs[j].latch + m->bias - m->dwarf_bias, &file,
+                            &latch_line);
+      if (line == 0)
+        line = latch_line;
+      char text[600];
+      const char *shown = file ? printable_name(s, file) : NULL;
+      const char *slash = shown ? strrchr(shown, '/') : NULL;
+      if (shown != NULL && line > 0)
+        snprintf(text, sizeof text, "loop at %s:%u", slash ? slash + 1 : shown, line);
+      else
+        snprintf(text, sizeof text, "loop at %s+0x%llx", m->base_name,
+                 (unsigned long long)refs[j].header);
+      o->levels[k++] = (knit_inline_level){
+          .function = keep_string(s, text), .call_file = shown, .call_line = line, .loop = 1};
+    }
+    if (d < calls)
+      o->levels[k++] = out->inlined[d];
+  }
+  o->next = s->levels;
+  s->levels = o;
+  out->inlined = o->levels;
+  out->inlined_count = (uint32_t)k;
+}
+
 static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fallback_offset,
                     knit_symbol *out)
 {
@@ -453,6 +594,8 @@ static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fal
     }
     if (s->inline_calls)
       inlined_calls(s, mi, a, out);
+    if (s->loops)
+      add_loops(s, mi, addr, out);
   }
   if (out->function == NULL) {
     char text[600];

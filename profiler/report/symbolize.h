@@ -60,6 +60,12 @@ void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw);
  * the default). Call before the first lookup. */
 void knit_symbolizer_set_inline(knit_symbolizer *s, int on);
 
+/* Whether lookups also give the loops around the address (1), found in the
+ * module's machine code (profiler/structure) and each named by its line,
+ * `loop at FILE:LINE`, among the inlined calls (0, the default). Call
+ * before the first lookup. */
+void knit_symbolizer_set_loops(knit_symbolizer *s, int on);
+
 /* Where separate debug files are looked for, in libdwfl's form (folders
  * separated by ':'; see dwfl_standard_find_debuginfo), instead of the
  * standard places; NULL restores them. Call before the first lookup.

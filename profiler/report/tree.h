@@ -22,10 +22,13 @@
 /* One call the compiler inlined at a node's address (inline_scopes.h), as
  * the report shows it. Not owned by the tree. */
 typedef struct knit_inline_level {
-  const char *function;     /* the inlined function, named as symbols are */
+  const char *function;     /* the inlined function, named as symbols are,
+                               or "loop at FILE:LINE" for a loop */
   const char *raw_function; /* as the DWARF has it, when shown otherwise */
-  const char *call_file;    /* its call site, NULL when unknown */
+  const char *call_file;    /* its call site (a loop's: its own line), NULL
+                               when unknown */
   unsigned call_line;
+  uint8_t loop; /* 1: a loop of the code around it (structure.h), not a call */
 } knit_inline_level;
 
 typedef struct knit_report_node {
@@ -47,7 +50,9 @@ typedef struct knit_report_node {
   unsigned line;
   /* The calls inlined at the node's address, outermost first (the first
    * called from function, each other from the one before it; file:line is
-   * the innermost's); none unless the symbolizer was asked for them. */
+   * the innermost's), with the loops around the address among them, each
+   * inside the function or inlined call its header is in; none unless the
+   * symbolizer was asked for them. */
   const knit_inline_level *inlined;
   uint32_t inlined_count;
 } knit_report_node;

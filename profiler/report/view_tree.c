@@ -293,7 +293,7 @@ static void print_values(const columns *c, const knit_calltree_node *n, const ui
  * compiler inlined, " [xN]" for the recursion a folded node stands for. */
 static int marks_width(const knit_calltree_node *n)
 {
-  int w = n->inlined ? (int)strlen(INLINED_MARK) : 0;
+  int w = n->inlined == 1 ? (int)strlen(INLINED_MARK) : 0;
   if (n->recursion <= 1)
     return w;
   char buf[24];
@@ -316,7 +316,7 @@ static void print_rows(const knit_calltree *t, const row *rows, size_t count, co
     print_values(c, n, t->nodes[0].inclusive, out);
     int indent = (int)(rows[i].depth * INDENT);
     fprintf(out, "%*s%*s%s", GAP, "", indent, "", n->function);
-    if (n->inlined)
+    if (n->inlined == 1)
       fputs(INLINED_MARK, out);
     if (n->recursion > 1)
       fprintf(out, " [x%u]", n->recursion);

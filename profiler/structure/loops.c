@@ -362,13 +362,21 @@ unsigned knit_loops_block_line(const knit_cfg *g, uint32_t block, knit_line_of_f
                                void *ctx)
 {
   const knit_cfg_block *b = &g->blocks[block];
-  unsigned best = 0;
-  for (uint32_t i = 0; line_of && i < b->insn_count && b->first_insn + i < g->insn_count; i++) {
-    unsigned line = line_of(ctx, g->insn_at[b->first_insn + i]);
-    if (line && (best == 0 || line < best))
+  if (!line_of)
+    return 0;
+  uint64_t want = 0, scope = 0;
+  line_of(ctx, b->last, &want);
+  unsigned best = 0, any = 0;
+  for (uint32_t i = 0; i < b->insn_count && b->first_insn + i < g->insn_count; i++) {
+    unsigned line = line_of(ctx, g->insn_at[b->first_insn + i], &scope);
+    if (line == 0)
+      continue;
+    if (any == 0 || line < any)
+      any = line;
+    if (scope == want && (best == 0 || line < best))
       best = line;
   }
-  return best;
+  return best ? best : any;
 }
 
 int32_t knit_loops_at(const knit_loop_nest *nest, const knit_cfg *g, uint64_t addr)

@@ -47,12 +47,17 @@ typedef struct knit_loop_nest {
   size_t block_count;
 } knit_loop_nest;
 
-/* The source line of the instruction at addr, or 0 when unknown. */
-typedef unsigned knit_line_of_fn(void *ctx, uint64_t addr);
+/* The source line of the instruction at addr, or 0 when unknown, and in
+ * *scope what names the code it belongs to: 0 for the function's own, a
+ * value of the caller's choosing for each inlined call (code inlined into
+ * a latch brings its own file's lines, which must not name the loop). */
+typedef unsigned knit_line_of_fn(void *ctx, uint64_t addr, uint64_t *scope);
 
-/* The smallest known line of a block's instructions (0 when none is
- * known): a latch's, the loop statement's (its increment and test), where
- * the block may also hold body lines after it. */
+/* The smallest known line of a block's instructions of the scope its last
+ * instruction is in (0 when none is known): a latch's, whose branch is the
+ * loop's, the loop statement's line (its increment and test), where the
+ * block may also hold body lines, and code inlined from elsewhere. Of any
+ * scope when none is of that one. */
 unsigned knit_loops_block_line(const knit_cfg *g, uint32_t block, knit_line_of_fn *line_of,
                                void *ctx);
 

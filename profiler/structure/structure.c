@@ -19,8 +19,9 @@ typedef struct function_loops {
   uint64_t start, end;
   knit_cfg cfg;
   knit_loop_nest nest;
-  unsigned *line; /* per loop: the line naming it */
-  bool analyzed;  /* false: its code could not be read or decoded */
+  unsigned *line;  /* per loop: the line naming it */
+  uint64_t *latch; /* per loop: the branch of that back edge */
+  bool analyzed;   /* false: its code could not be read or decoded */
 } function_loops;
 
 struct knit_structure {
@@ -90,11 +91,18 @@ static const uint8_t *code_of(const knit_structure *s, uint64_t start, uint64_t 
 
 /* The line naming each loop: the smallest line of its back edges' source
  * blocks (knit_loops_block_line). */
-static unsigned *loop_lines(const knit_structure *s, const function_loops *f)
+static unsigned *loop_lines(const knit_structure *s, function_loops *f)
 {
   size_t n = f->nest.count;
   unsigned *line = calloc(n ? n : 1, sizeof *line);
-  if (!line || !s->line_of)
+  f->latch = calloc(n ? n : 1, sizeof *f->latch);
+  if (!line || !f->latch) {
+    free(line);
+    return NULL;
+  }
+  for (size_t l = 0; l < n; l++)
+    f->latch[l] = f->cfg.blocks[f->nest.loops[l].header].last;
+  if (!s->line_of)
     return line;
   for (size_t b = 0; b < f->cfg.count; b++) {
     const knit_cfg_block *blk = &f->cfg.blocks[b];
@@ -104,8 +112,10 @@ static unsigned *loop_lines(const knit_structure *s, const function_loops *f)
         if (f->nest.loops[l].header != h)
           continue;
         unsigned at = knit_loops_block_line(&f->cfg, (uint32_t)b, s->line_of, s->ctx);
-        if (at && (line[l] == 0 || at < line[l]))
+        if (at && (line[l] == 0 || at < line[l])) {
           line[l] = at;
+          f->latch[l] = blk->last;
+        }
         /* An inner loop of the same header: the line belongs to the
          * innermost loop that has this back edge. */
         break;
@@ -166,6 +176,7 @@ int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out
       out[d] = (knit_loop_ref){.function = f->start,
                                .index = (uint32_t)l,
                                .header = f->cfg.blocks[f->nest.loops[l].header].start,
+                               .latch = f->latch[l],
                                .line = f->line[l]};
   }
   return depth;
@@ -187,6 +198,7 @@ void knit_structure_close(knit_structure *s)
     knit_cfg_free(&s->done[i].cfg);
     knit_loops_free(&s->done[i].nest);
     free(s->done[i].line);
+    free(s->done[i].latch);
   }
   free(s->done);
   if (s->funcs.start)

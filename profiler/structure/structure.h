@@ -27,6 +27,8 @@ typedef struct knit_loop_ref {
   uint64_t function; /* start of the function it is in */
   uint32_t index;    /* its number within the function, outer loops first */
   uint64_t header;   /* its header's address */
+  uint64_t latch;    /* the branch of the back edge that names it: the
+                        loop's own code (inlined code has its scope) */
   unsigned line;     /* the line naming it, 0 when unknown */
 } knit_loop_ref;
 
