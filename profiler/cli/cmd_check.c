@@ -204,9 +204,18 @@ int knit_cmd_check(int argc, char **argv)
   const char *golden_path = argv[optind + 1];
 
   /* Goldens record the physical frames (the folded form of the tree's
-   * frames, inlined calls left out), so the calls inlined are not read. */
+   * frames, inlined calls left out), so the calls inlined are not read;
+   * nor the loops, but for a golden that says it holds them (its
+   * "# levels: loops"). */
   knit_profile profile;
   knit_profile_options load_options = {.no_inline = 1, .no_loops = 1};
+  knit_golden peek;
+  char peek_err[600];
+  if (access(golden_path, R_OK) == 0 &&
+      knit_golden_read(golden_path, &peek, peek_err, sizeof peek_err) == 0) {
+    load_options.no_loops = !peek.loops;
+    knit_golden_free(&peek);
+  }
   if (knit_profile_load_with(&profile, dir, "knit check", stderr, &load_options) != 0)
     return 1;
   int rc;
@@ -215,7 +224,8 @@ int knit_cmd_check(int argc, char **argv)
     /* Counts without those threads would be wrong in either direction. */
     fprintf(stderr, "knit check: error: %s is incomplete; not comparing it\n", dir);
     rc = 1;
-  } else if (knit_folded_from_tree(&profile.tree, &measured) != 0) {
+  } else if (knit_folded_of_metric_levels(&profile.tree, KNIT_METRIC_SAMPLES,
+                                          !load_options.no_loops, &measured) != 0) {
     fprintf(stderr, "knit check: error: out of memory\n");
     rc = 1;
   } else {

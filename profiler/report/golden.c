@@ -68,6 +68,16 @@ static int parse_comment(knit_golden *g, const char *line, char *err, size_t err
     }
   } else if (strncmp(s, "metric-share:", 13) == 0) {
     return add_metric_share(g, s + 13, err, errlen, lineno);
+  } else if (strncmp(s, "levels:", 7) == 0) {
+    const char *v = s + 7 + strspn(s + 7, " \t");
+    if (strncmp(v, "loops", 5) == 0 && strspn(v + 5, " \t\r\n") == strlen(v + 5)) {
+      g->loops = 1;
+    } else if (strncmp(v, "none", 4) == 0 && strspn(v + 4, " \t\r\n") == strlen(v + 4)) {
+      g->loops = 0;
+    } else {
+      snprintf(err, errlen, "line %u: levels must be loops or none", lineno);
+      return -1;
+    }
   } else if (strncmp(s, "paths:", 6) == 0) {
     const char *v = s + 6 + strspn(s + 6, " \t");
     if (strcmp(v, "ignore") == 0) {

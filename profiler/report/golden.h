@@ -73,6 +73,8 @@ typedef struct knit_golden {
                             placeholders (<omp-...> leaves) may hold */
   knit_check_mode mode;
   int paths_ignored;         /* "# paths: ignore": only metric shares count */
+  int loops;                 /* "# levels: loops": the paths hold the loops
+                                (report's `loop at FILE:LINE` levels) */
   knit_metric_share *shares; /* "# metric-share:" directives, in order */
   size_t share_count;
   char **comments; /* every '#' line, verbatim, in order */

@@ -550,9 +550,20 @@ static void add_loops(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbo
       const char *slash = shown ? strrchr(shown, '/') : NULL;
       if (shown != NULL && line > 0)
         snprintf(text, sizeof text, "loop at %s:%u", slash ? slash + 1 : shown, line);
-      else
-        snprintf(text, sizeof text, "loop at %s+0x%llx", m->base_name,
-                 (unsigned long long)refs[j].header);
+      else {
+        /* No line: by its header's place in its function, as perf names
+         * addresses (clock_gettime+0x26). */
+        GElf_Off off = 0;
+        GElf_Sym sym;
+        const char *fn = m->module ? dwfl_module_addrinfo(m->module, refs[j].header + m->bias, &off,
+                                                          &sym, NULL, NULL, NULL)
+                                   : NULL;
+        if (fn != NULL)
+          snprintf(text, sizeof text, "loop at %s+0x%llx", fn, (unsigned long long)off);
+        else
+          snprintf(text, sizeof text, "loop at %s+0x%llx", m->base_name,
+                   (unsigned long long)refs[j].header);
+      }
       o->levels[k++] = (knit_inline_level){
           .function = keep_string(s, text), .call_file = shown, .call_line = line, .loop = 1};
     }
