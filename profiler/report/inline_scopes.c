@@ -11,6 +11,7 @@
 
 #include <dwarf.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A DIE that has no ranges but may hold functions that do. */
 static int holds_functions(int tag)
@@ -33,8 +34,14 @@ static const char *name_of(Dwarf_Die *die)
   const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
   if (name == NULL)
     name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+  const char *source = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
   if (name == NULL)
-    name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+    return source;
+  /* gfortran's external procedures link as their name with an underscore
+   * (work_ for subroutine work): the source's name says it as written. */
+  size_t n = source ? strlen(source) : 0;
+  if (n > 0 && strncmp(name, source, n) == 0 && strcmp(name + n, "_") == 0)
+    return source;
   return name;
 }
 

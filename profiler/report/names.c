@@ -69,6 +69,13 @@ static char *readable_base(const char *name, size_t len, const knit_name_context
         if (digits > 0 && (dot[1 + digits] == '\0' || dot[1 + digits] == '.'))
           memmove(dot, dot + 1 + digits, strlen(dot + 1 + digits) + 1);
       }
+      /* An external procedure links as its name and an underscore
+       * (subroutine work: work_); module procedures (__m_MOD_p) and the
+       * main program (MAIN__) have forms of their own. */
+      size_t bl = strlen(base);
+      if (bl > 1 && base[bl - 1] == '_' && base[0] != '_' && strcmp(base, "MAIN__") != 0 &&
+          strstr(base, "_MOD_") == NULL)
+        base[bl - 1] = '\0';
     }
     if (strcmp(base, "MAIN__") == 0 && ctx->main_program != NULL && ctx->main_program[0] != '\0')
       out = strdup(ctx->main_program);
