@@ -81,7 +81,7 @@ endif()
 add_custom_target(symbol_fixtures ALL DEPENDS ${fixture_outputs})
 
 knit_unit_test(test_symbolize_files
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_symbolize_files.c
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_symbolize_files.c ${CMAKE_CURRENT_LIST_DIR}/fixture_sites.c
   LIBS knit_report)
 if(TARGET test_symbolize_files)
   add_dependencies(test_symbolize_files symbol_fixtures)
@@ -99,7 +99,7 @@ if(TARGET test_construct_names)
 endif()
 
 knit_unit_test(test_inline_scopes
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_inline_scopes.c
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_inline_scopes.c ${CMAKE_CURRENT_LIST_DIR}/fixture_sites.c
   LIBS knit_report)
 if(TARGET test_inline_scopes)
   add_dependencies(test_inline_scopes symbol_fixtures)

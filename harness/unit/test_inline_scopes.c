@@ -20,46 +20,12 @@
 
 #include <unistd.h>
 
+#include "harness/unit/fixture_sites.h"
 #include "profiler/report/symbolize.h"
 
 #define FIXTURE(name) KNIT_FIXTURE_DIR "/" name
 #define SOURCE        KNIT_FIXTURE_SRC "/inline.c"
 
-typedef struct site {
-  char label[32];
-  uint64_t offset; /* the return address */
-} site;
-
-static int present(const char *path)
-{
-  if (access(path, R_OK) == 0)
-    return 1;
-  print_message("skipping %s: not built (its compiler is missing)\n", path);
-  return 0;
-}
-
-static const char *base_name(const char *path)
-{
-  const char *slash = strrchr(path, '/');
-  return slash != NULL ? slash + 1 : path;
-}
-
-/* Runs program and reads its "label offset" lines. */
-static size_t run_sites(const char *program, site *sites, size_t cap)
-{
-  FILE *p = popen(program, "r");
-  assert_non_null(p);
-  size_t n = 0;
-  unsigned long offset;
-  char label[32];
-  while (n < cap && fscanf(p, "%31s %lx", label, &offset) == 2) {
-    snprintf(sites[n].label, sizeof sites[n].label, "%s", label);
-    sites[n++].offset = offset;
-  }
-  if (pclose(p) != 0)
-    fail_msg("%s did not run to its end", program);
-  return n;
-}
 
 /* The line of the fixture's source that carries "@label". */
 static unsigned marker_line(const char *label)
@@ -119,13 +85,13 @@ static void expect_chain(const char *program, const knit_symbol *sym, const char
     if (strcmp(l->function, want[i].function) != 0)
       fail_msg("%s, call %s: inlined call %zu is \"%s\", expected \"%s\"", program, label, i,
                l->function, want[i].function);
-    if (l->call_file == NULL || strcmp(base_name(l->call_file), "inline.c") != 0 ||
+    if (l->call_file == NULL || strcmp(fixture_base_name(l->call_file), "inline.c") != 0 ||
         l->call_line != line)
       fail_msg("%s, call %s: %s called from %s:%u, expected inline.c:%u", program, label,
                l->function, l->call_file ? l->call_file : "(unknown)", l->call_line, line);
   }
   /* The address's own line is the innermost call's. */
-  if (sym->file == NULL || strcmp(base_name(sym->file), "inline.c") != 0 ||
+  if (sym->file == NULL || strcmp(fixture_base_name(sym->file), "inline.c") != 0 ||
       sym->line != marker_line(label))
     fail_msg("%s, call %s: at %s:%u, expected inline.c:%u", program, label,
              sym->file ? sym->file : "(no line)", sym->line, marker_line(label));
@@ -134,7 +100,7 @@ static void expect_chain(const char *program, const knit_symbol *sym, const char
 static void check_program(const char *program)
 {
   site sites[8];
-  size_t n = run_sites(program, sites, 8);
+  size_t n = fixture_run_sites(program, sites, 8);
   knit_symbolizer *s = knit_symbolizer_new();
   knit_symbolizer_set_inline(s, 1);
 
@@ -172,7 +138,7 @@ static void test_gcc(void **state)
 static void test_clang(void **state)
 {
   (void)state;
-  if (present(FIXTURE("inline_clang")))
+  if (fixture_present(FIXTURE("inline_clang")))
     check_program(FIXTURE("inline_clang"));
 }
 

@@ -23,15 +23,12 @@
 #include <libelf.h>
 #include <unistd.h>
 
+#include "harness/unit/fixture_sites.h"
 #include "profiler/report/symbolize.h"
 
 #define FIXTURE(name) KNIT_FIXTURE_DIR "/" name
 #define SOURCE(name)  KNIT_FIXTURE_SRC "/" name
 
-typedef struct site {
-  char label[32];
-  uint64_t offset; /* the return address */
-} site;
 
 typedef struct function {
   char *name;
@@ -39,36 +36,6 @@ typedef struct function {
   uint64_t size;
 } function;
 
-static int present(const char *path)
-{
-  if (access(path, R_OK) == 0)
-    return 1;
-  print_message("skipping %s: not built (its compiler is missing)\n", path);
-  return 0;
-}
-
-static const char *base_name(const char *path)
-{
-  const char *slash = strrchr(path, '/');
-  return slash != NULL ? slash + 1 : path;
-}
-
-/* Runs program and reads its "label offset" lines. */
-static size_t run_sites(const char *program, site *sites, size_t cap)
-{
-  FILE *p = popen(program, "r");
-  assert_non_null(p);
-  size_t n = 0;
-  unsigned long offset;
-  char label[32];
-  while (n < cap && fscanf(p, "%31s %lx", label, &offset) == 2) {
-    snprintf(sites[n].label, sizeof sites[n].label, "%s", label);
-    sites[n++].offset = offset;
-  }
-  if (pclose(p) != 0)
-    fail_msg("%s did not run to its end", program);
-  return n;
-}
 
 static const site *find_site(const site *sites, size_t n, const char *label)
 {
@@ -179,15 +146,16 @@ static void expect_site(knit_symbolizer *s, const char *program, const site *sit
   if (strcmp(sym.function, function) != 0)
     fail_msg("%s, call %s: function \"%s\", expected \"%s\"", program, label, sym.function,
              function);
-  if (sym.file == NULL || strcmp(base_name(sym.file), base_name(source)) != 0 || sym.line != want)
+  if (sym.file == NULL || strcmp(fixture_base_name(sym.file), fixture_base_name(source)) != 0 ||
+      sym.line != want)
     fail_msg("%s, call %s: %s:%u, expected %s:%u", program, label,
-             sym.file ? sym.file : "(no line)", sym.line, base_name(source), want);
+             sym.file ? sym.file : "(no line)", sym.line, fixture_base_name(source), want);
 }
 
 static void check_c_lines(const char *program)
 {
   site sites[16];
-  size_t n = run_sites(program, sites, 16);
+  size_t n = fixture_run_sites(program, sites, 16);
   knit_symbolizer *s = knit_symbolizer_new();
   expect_site(s, program, sites, n, "outer", SOURCE("lines.c"), "fixture_outer");
   /* Inlined code: the line is the inlined function's, the function the
@@ -206,7 +174,7 @@ static void test_c_lines(void **state)
                             FIXTURE("lines_clang"), FIXTURE("lines_clang_dwarf4")};
   size_t checked = 0;
   for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
-    if (present(programs[i])) {
+    if (fixture_present(programs[i])) {
       check_c_lines(programs[i]);
       checked++;
     }
@@ -218,7 +186,7 @@ static void test_c_lines(void **state)
 static void check_cxx(const char *program, int gcc)
 {
   site sites[16];
-  size_t n = run_sites(program, sites, 16);
+  size_t n = fixture_run_sites(program, sites, 16);
   knit_symbolizer *s = knit_symbolizer_new();
   const char *src = SOURCE("names.cpp");
   expect_site(s, program, sites, n, "lambda", src,
@@ -255,13 +223,13 @@ static void test_cxx_names(void **state)
 {
   (void)state;
   size_t checked = 0;
-  if (present(FIXTURE("names_gxx"))) {
+  if (fixture_present(FIXTURE("names_gxx"))) {
     check_cxx(FIXTURE("names_gxx"), 1);
     checked++;
   }
   const char *clang[] = {FIXTURE("names_clangxx"), FIXTURE("names_clangxx_dwarf4")};
   for (size_t i = 0; i < 2; i++) {
-    if (present(clang[i])) {
+    if (fixture_present(clang[i])) {
       check_cxx(clang[i], 0);
       checked++;
     }
@@ -277,7 +245,7 @@ static void expect_fortran(knit_symbolizer *s, const function *f, const char *wa
   if (strcmp(sym.function, want) != 0)
     fail_msg("%s: \"%s\", expected \"%s\"", f->name, sym.function, want);
   assert_string_equal(sym.raw, raw);
-  if (sym.file == NULL || strcmp(base_name(sym.file), "names.f90") != 0 || sym.line == 0)
+  if (sym.file == NULL || strcmp(fixture_base_name(sym.file), "names.f90") != 0 || sym.line == 0)
     fail_msg("%s: no line in names.f90 (%s:%u)", f->name, sym.file ? sym.file : "-", sym.line);
 }
 
@@ -286,7 +254,7 @@ static void expect_fortran(knit_symbolizer *s, const function *f, const char *wa
 static void test_fortran_names(void **state)
 {
   (void)state;
-  if (!present(FIXTURE("names_fortran")))
+  if (!fixture_present(FIXTURE("names_fortran")))
     skip();
   function *f;
   size_t n = read_functions(FIXTURE("names_fortran"), &f);
@@ -320,10 +288,10 @@ static void test_split_debug(void **state)
 {
   (void)state;
   const char *program = FIXTURE("lines_clang_stripped");
-  if (!present(program))
+  if (!fixture_present(program))
     skip();
   site sites[16];
-  size_t n = run_sites(program, sites, 16);
+  size_t n = fixture_run_sites(program, sites, 16);
   const site *outer = find_site(sites, n, "outer");
 
   knit_symbolizer *s = knit_symbolizer_new();
@@ -367,7 +335,7 @@ static void addr2line(const char *program, const uint64_t *addrs, size_t n, char
       continue;
     *colon = '\0';
     lines[i] = (unsigned)strtoul(colon + 1, NULL, 10);
-    snprintf(files[i], sizeof files[i], "%.127s", base_name(text));
+    snprintf(files[i], sizeof files[i], "%.127s", fixture_base_name(text));
   }
   pclose(p);
   free(cmd);
@@ -398,7 +366,8 @@ static size_t agree_with_addr2line(const char *program)
       continue;
     knit_symbol sym;
     knit_symbolizer_lookup(s, program, addrs[i], addrs[i], &sym);
-    if (sym.file == NULL || strcmp(base_name(sym.file), files[i]) != 0 || sym.line != lines[i])
+    if (sym.file == NULL || strcmp(fixture_base_name(sym.file), files[i]) != 0 ||
+        sym.line != lines[i])
       fail_msg("%s 0x%llx (%s): %s:%u, addr2line %s:%u", program, (unsigned long long)addrs[i],
                f[i / 4].name, sym.file ? sym.file : "(none)", sym.line, files[i], lines[i]);
     compared++;
@@ -428,10 +397,11 @@ static void test_addr2line_agrees(void **state)
                             FIXTURE("names_fortran")};
   size_t checked = 0;
   for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
-    if (!present(programs[i]))
+    if (!fixture_present(programs[i]))
       continue;
     size_t compared = agree_with_addr2line(programs[i]);
-    print_message("%s: %zu addresses agree with addr2line\n", base_name(programs[i]), compared);
+    print_message("%s: %zu addresses agree with addr2line\n", fixture_base_name(programs[i]),
+                  compared);
     /* Each fixture has a dozen or more addresses with lines. */
     assert_true(compared >= 12);
     checked++;

@@ -1,0 +1,39 @@
+/* The symbol tests' fixture programs; see fixture_sites.h. */
+#include "harness/unit/fixture_sites.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+int fixture_present(const char *path)
+{
+  if (access(path, R_OK) == 0)
+    return 1;
+  print_message("skipping %s: not built (its compiler is missing)\n", path);
+  return 0;
+}
+
+const char *fixture_base_name(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+size_t fixture_run_sites(const char *program, site *sites, size_t cap)
+{
+  FILE *p = popen(program, "r");
+  assert_non_null(p);
+  size_t n = 0;
+  unsigned long offset;
+  char label[32];
+  while (n < cap && fscanf(p, "%31s %lx", label, &offset) == 2) {
+    snprintf(sites[n].label, sizeof sites[n].label, "%s", label);
+    sites[n++].offset = offset;
+  }
+  if (pclose(p) != 0)
+    fail_msg("%s did not run to its end", program);
+  return n;
+}
