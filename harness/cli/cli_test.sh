@@ -537,6 +537,21 @@ report_loops)
   printf 'main;run;sink 9\nmain;sink 1\n' >"$tmp/loops.folded"
   expect 0 'matches' -- "$knit" check "$tmp/l" "$tmp/loops.folded"
   ;;
+report_source)
+  # The source view of one function (workloads/loops.c, exact probes): each
+  # line's probes beside its text, the calls' lines inclusive; a name no
+  # sampled function has is an error.
+  src=$(dirname "$0")/../../workloads/loops.c
+  line() { grep -n "@$1\b" "$src" | cut -d: -f1; }
+  expect 0 'SUMMARY samples=10 ' -- "$knit" record -e PROBE -o "$tmp/l" -- "$wl/loops" 1
+  inner=$(( $(line cols) + 1 )) after=$(( $(line cols) + 2 ))
+  expect 0 "^ +6 +0 +$inner +x = sink\(x \+ \(uint64_t\)c\);" -- \
+    "$knit" report --source=run "$tmp/l"
+  grep -qE "^ +3 +0 +$after +x = sink\(x \^ \(uint64_t\)r\);" <<<"$out_last" ||
+    fail "the row loop's own call is not 3 probes on its line"
+  grep -qE "^ +$(line rows) +for \(int r" <<<"$out_last" || fail "no context line with the loop"
+  expect 1 "no sampled function is named 'nosuch'" -- "$knit" report --source=nosuch "$tmp/l"
+  ;;
 report_inline)
   # Code the compiler inlined (workloads/inlined.c, exact probes) is shown
   # as the source has it: each inlined function a level of its own with

@@ -17,6 +17,7 @@
 #include "report/profile.h"
 #include "report/view_metrics.h"
 #include "report/view_steps.h"
+#include "report/view_source.h"
 #include "report/view_tree.h"
 
 #define DEFAULT_MIN_PERCENT 0.5
@@ -27,6 +28,7 @@ static void usage(FILE *out)
           "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
+          "                   [--source=FUNCTION]\n"
           "                   [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
@@ -89,6 +91,10 @@ static void usage(FILE *out)
           "                   and _[i] in the folded form, and the caller's line is\n"
           "                   its call site (with --lines, below each call site or\n"
           "                   sampled instruction)\n"
+          "  --source=FUNCTION  the function's source lines beside what each line\n"
+          "                   accounts for (inclusive: there or in what it calls;\n"
+          "                   exclusive: sampled on the line), with the text when the\n"
+          "                   source file is readable\n"
           "  --no-loops       no loop levels. By default the loops around each\n"
           "                   frame's address (found in the machine code) are levels\n"
           "                   of their own, `loop at FILE:LINE`, inside the function\n"
@@ -162,26 +168,19 @@ int knit_cmd_report(int argc, char **argv)
   knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
                             .min_percent = DEFAULT_MIN_PERCENT};
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
-  const char *metrics_list = NULL, *folded_metric = NULL;
+  const char *metrics_list = NULL, *folded_metric = NULL, *source_function = NULL;
   int threads = 0, steps = 0;
   knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
-      {"format", required_argument, NULL, 'f'},
-      {"lines", no_argument, NULL, 'l'},
-      {"all-frames", no_argument, NULL, 'a'},
-      {"fold", no_argument, NULL, 'F'},
-      {"metrics", required_argument, NULL, 'M'},
-      {"metric", required_argument, NULL, 'n'},
-      {"sort", required_argument, NULL, 's'},
-      {"min", required_argument, NULL, 'm'},
-      {"threads", no_argument, NULL, 't'},
-      {"steps", no_argument, NULL, 'S'},
-      {"raw-names", no_argument, NULL, 'r'},
-      {"no-inline", no_argument, NULL, 'I'},
-      {"no-loops", no_argument, NULL, 'L'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
+      {"format", required_argument, NULL, 'f'},  {"lines", no_argument, NULL, 'l'},
+      {"all-frames", no_argument, NULL, 'a'},    {"fold", no_argument, NULL, 'F'},
+      {"metrics", required_argument, NULL, 'M'}, {"metric", required_argument, NULL, 'n'},
+      {"sort", required_argument, NULL, 's'},    {"min", required_argument, NULL, 'm'},
+      {"threads", no_argument, NULL, 't'},       {"steps", no_argument, NULL, 'S'},
+      {"raw-names", no_argument, NULL, 'r'},     {"no-inline", no_argument, NULL, 'I'},
+      {"no-loops", no_argument, NULL, 'L'},      {"source", required_argument, NULL, 'O'},
+      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
   };
   optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
   opterr = 0;
@@ -222,6 +221,7 @@ int knit_cmd_report(int argc, char **argv)
       view.tree.no_inline = 1;
       break;
     case 'L': load_options.no_loops = 1; break;
+    case 'O': source_function = optarg; break;
     case 'h': usage(stdout); return 0;
     default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
@@ -264,7 +264,9 @@ int knit_cmd_report(int argc, char **argv)
         (metric = knit_metric_resolve(&profile.measurement, folded_metric, err, sizeof err)) < 0)
       return bad_metric(&profile, err);
     knit_folded folded;
-    if (knit_folded_as_named(&profile.tree, metric, !load_options.no_inline, &folded) != 0) {
+    /* The levels the symbolizer was asked for: inlined calls, loops. */
+    int levels = !load_options.no_inline || !load_options.no_loops;
+    if (knit_folded_as_named(&profile.tree, metric, levels, &folded) != 0) {
       fprintf(stderr, "knit report: error: out of memory\n");
       rc = 1;
     } else {
@@ -285,6 +287,15 @@ int knit_cmd_report(int argc, char **argv)
     knit_view_header(&profile, stdout);
     knit_view_metric_totals(&profile, &view.columns, stdout);
     fputc('\n', stdout);
+    if (source_function != NULL) {
+      if (knit_view_source(&profile, source_function, view.tree.metric, stdout, err, sizeof err) !=
+          0) {
+        fprintf(stderr, "knit report: error: --source: %s\n", err);
+        rc = 1;
+      }
+      knit_profile_free(&profile);
+      return rc;
+    }
     if (threads)
       knit_view_threads(&profile, stdout);
     if (steps)
