@@ -122,8 +122,8 @@ crash_keeps_data)
   expect 139 'killed by signal 11' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/crash"
   grep -q '^end: crash: SIGSEGV' "$tmp/m/knit.log" || fail "the log does not say the program crashed"
   grep -q '^SUMMARY samples=5 partial=0' "$tmp/m/knit.log" || fail "the probes before the crash are lost"
-  # The symbols' frames (--no-inline): the path the walks found.
-  expect 0 'main;before_crash[.a-z0-9]* 5' -- "$knit" report --no-inline --format=folded "$tmp/m"
+  # The symbols' frames (--no-inline --no-loops): the path the walks found.
+  expect 0 'main;before_crash[.a-z0-9]* 5' -- "$knit" report --no-inline --no-loops --format=folded "$tmp/m"
   ;;
 faults_with_program_handler)
   # The same faulting walks in a program that sets its own SIGSEGV and
@@ -150,8 +150,8 @@ faults_recovered)
   expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record "${opts[@]}" -- "$wl/unreadable"
   grep -q '^SUMMARY samples=11 partial=2 blocked=0 faults=4 ' "$tmp/m/knit.log" ||
     fail "not every fault was recovered and counted: $(grep '^SUMMARY' "$tmp/m/knit.log")"
-  # The symbols' frames (--no-inline): the paths the walks found.
-  expect 0 '' -- "$knit" report --no-inline --format=folded "$tmp/m"
+  # The symbols' frames (--no-inline --no-loops): the paths the walks found.
+  expect 0 '' -- "$knit" report --no-inline --no-loops --format=folded "$tmp/m"
   folded=$out_last
   # The regions opened in the window sit under a partial path (the capture
   # faulted), their bodies' own samples whole; those opened after, whole.
@@ -215,8 +215,8 @@ realigned_frame)
   expect 0 'realigned: 4 rounds' -- "$knit" record -e PROBE -o "$tmp/s" -- "$wl/realigned" 4
   grep -q '^SUMMARY samples=24 partial=0 ' "$tmp/s/knit.log" ||
     fail "samples below the realigned frame: $(grep '^SUMMARY' "$tmp/s/knit.log")"
-  # The symbols' frames (--no-inline): the paths the walks found.
-  expect 0 '' -- "$knit" report --no-inline --format=folded "$tmp/s"
+  # The symbols' frames (--no-inline --no-loops): the paths the walks found.
+  expect 0 '' -- "$knit" report --no-inline --no-loops --format=folded "$tmp/s"
   grep -qx 'main;realigned;realigned_leaf 24' <<<"$out_last" ||
     fail "the path through the realigned frame is not whole"
   expect 0 'realigned: 4 rounds' -- env OMP_NUM_THREADS=2 KNIT_CHECK_CAPTURES=1 \
@@ -225,7 +225,7 @@ realigned_frame)
     fail "samples of the region: $(grep '^SUMMARY' "$tmp/m/knit.log")"
   grep -qE '^captures: walked=[12] remembered=[23] checked=[23] differed=0$' "$tmp/m/knit.log" ||
     fail "captures through the realigned frame: $(grep '^captures: walked' "$tmp/m/knit.log")"
-  expect 0 '' -- "$knit" report --no-inline --format=folded "$tmp/m"
+  expect 0 '' -- "$knit" report --no-inline --no-loops --format=folded "$tmp/m"
   grep -qE '^main;realigned;parallel_at_realigned\.c:[0-9]+;realigned_leaf 48$' <<<"$out_last" ||
     fail "the region's path through the realigned frame is not whole"
   ;;
