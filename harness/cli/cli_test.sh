@@ -46,6 +46,8 @@ record_bad_option)
   expect 2 'no program given' -- "$knit" record -e PROBE
   expect 2 "unknown event 'CYCLES'" -- "$knit" record -e CYCLES@100 -- /bin/true
   expect 2 'bad period' -- "$knit" record -e CPUTIME@abc -- /bin/true
+  expect 2 'one event a run: -e CPUTIME@f200 and -e REALTIME@f1000' -- \
+    "$knit" record -e CPUTIME@f200 -e REALTIME@f1000 -- /bin/true
   expect 2 "unknown runtime 'mock-nope' \(system, mock-gomp, mock-intel, mock-pgi, libomp, libgomp\)" -- "$knit" record --runtime=mock-nope -o "$tmp/x" -- "$wl/calls"
   expect 0 'PROBE' -- "$knit" record --help
   ;;

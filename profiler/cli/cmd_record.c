@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,7 @@ int knit_cmd_record(int argc, char **argv)
   knit_launch launch;
   memset(&launch, 0, sizeof launch);
   launch.event = "CPUTIME";
+  bool event_given = false;
   launch.runtime = "system";
   launch.profile = true;
   const char *output = NULL;
@@ -189,7 +191,17 @@ int knit_cmd_record(int argc, char **argv)
   int c;
   while ((c = getopt_long(argc, argv, "+e:o:h", opts, NULL)) != -1) {
     switch (c) {
-    case 'e': launch.event = optarg; break;
+    case 'e':
+      /* One event a run: a second -e would otherwise win silently. */
+      if (event_given && strcmp(launch.event, optarg) != 0) {
+        fprintf(stderr,
+                "knit record: one event a run: -e %s and -e %s (record twice, or choose one)\n",
+                launch.event, optarg);
+        return 2;
+      }
+      launch.event = optarg;
+      event_given = true;
+      break;
     case 'o': output = optarg; break;
     case 'r': launch.runtime = optarg; break;
     case 'q': launch.qemu = true; break;
