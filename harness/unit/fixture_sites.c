@@ -37,3 +37,24 @@ size_t fixture_run_sites(const char *program, site *sites, size_t cap)
     fail_msg("%s did not run to its end", program);
   return n;
 }
+
+unsigned fixture_marker_line(const char *source, const char *label)
+{
+  FILE *f = fopen(source, "r");
+  assert_non_null(f);
+  char text[512], marker[64];
+  snprintf(marker, sizeof marker, "@%s", label);
+  unsigned line = 0, found = 0;
+  while (fgets(text, sizeof text, f) != NULL) {
+    line++;
+    const char *at = strstr(text, marker);
+    if (at != NULL && (at[strlen(marker)] == ' ' || at[strlen(marker)] == '\n')) {
+      found = line;
+      break;
+    }
+  }
+  fclose(f);
+  if (found == 0)
+    fail_msg("no @%s in %s", label, source);
+  return found;
+}

@@ -30,23 +30,7 @@
 /* The line of the fixture's source that carries "@label". */
 static unsigned marker_line(const char *label)
 {
-  FILE *f = fopen(SOURCE, "r");
-  assert_non_null(f);
-  char text[512], marker[64];
-  snprintf(marker, sizeof marker, "@%s", label);
-  unsigned line = 0, found = 0;
-  while (fgets(text, sizeof text, f) != NULL) {
-    line++;
-    const char *at = strstr(text, marker);
-    if (at != NULL && (at[strlen(marker)] == ' ' || at[strlen(marker)] == '\n')) {
-      found = line;
-      break;
-    }
-  }
-  fclose(f);
-  if (found == 0)
-    fail_msg("no @%s in %s", label, SOURCE);
-  return found;
+  return fixture_marker_line(SOURCE, label);
 }
 
 /* The symbol of the call labelled label (at its return address minus one,

@@ -46,27 +46,6 @@ static const site *find_site(const site *sites, size_t n, const char *label)
   return NULL;
 }
 
-/* The line of source that carries "@label" (and not "@labelmore"). */
-static unsigned marker_line(const char *source, const char *label)
-{
-  FILE *f = fopen(source, "r");
-  assert_non_null(f);
-  char text[512], marker[64];
-  snprintf(marker, sizeof marker, "@%s", label);
-  unsigned line = 0, found = 0;
-  while (fgets(text, sizeof text, f) != NULL) {
-    line++;
-    const char *at = strstr(text, marker);
-    if (at != NULL && (at[strlen(marker)] == ' ' || at[strlen(marker)] == '\n')) {
-      found = line;
-      break;
-    }
-  }
-  fclose(f);
-  if (found == 0)
-    fail_msg("no @%s in %s", label, source);
-  return found;
-}
 
 /* The defined functions of the file's symbol table (caller frees). */
 static size_t read_functions(const char *path, function **out)
@@ -142,7 +121,7 @@ static void expect_site(knit_symbolizer *s, const char *program, const site *sit
   const site *at = find_site(sites, n, label);
   knit_symbol sym;
   knit_symbolizer_lookup(s, program, at->offset - 1, at->offset, &sym);
-  unsigned want = marker_line(source, label);
+  unsigned want = fixture_marker_line(source, label);
   if (strcmp(sym.function, function) != 0)
     fail_msg("%s, call %s: function \"%s\", expected \"%s\"", program, label, sym.function,
              function);

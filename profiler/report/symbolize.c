@@ -527,12 +527,20 @@ static void add_loops(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbo
   for (int j = 0; j < n; j++) {
     knit_symbol h;
     memset(&h, 0, sizeof h);
+    owned_levels *before = s->levels;
     if (s->inline_calls)
       inlined_calls(s, mi, refs[j].latch + m->bias, &h);
     size_t d = 0;
     while (d < calls && d < h.inlined_count && same_call(&out->inlined[d], &h.inlined[d]))
       d++;
     depth[j] = j > 0 && d < depth[j - 1] ? depth[j - 1] : d;
+    /* The latch's calls were only compared: not kept for the report's
+     * life (one set a loop of every address asked about). */
+    if (s->levels != before) {
+      owned_levels *used = s->levels;
+      s->levels = used->next;
+      free(used);
+    }
   }
   size_t k = 0;
   int j = 0;
