@@ -31,6 +31,9 @@ static void usage(FILE *out)
                "  # mode: exact       or \"shares\": overrides the choice by event\n"
                "  # paths: ignore     compare no paths, only metric shares (the golden\n"
                "                      then lists none); \"compare\" is the default\n"
+               "  # levels: loops inline  the paths hold the report's loop levels\n"
+               "                      (loop_at_FILE:LINE), its inlined calls (NAME_[i]),\n"
+               "                      or both; \"none\" is the default\n"
                "  # metric-share: METRIC PREFIX >= SHARE    (or <= SHARE)\n"
                "                      of METRIC's total over the whole measurement, the\n"
                "                      share under the paths that begin with PREFIX must\n"
@@ -204,9 +207,8 @@ int knit_cmd_check(int argc, char **argv)
   const char *golden_path = argv[optind + 1];
 
   /* Goldens record the physical frames (the folded form of the tree's
-   * frames, inlined calls left out), so the calls inlined are not read;
-   * nor the loops, but for a golden that says it holds them (its
-   * "# levels: loops"). */
+   * frames), so neither the calls inlined nor the loops are read, but for
+   * a golden that says it holds them (its "# levels: loops inline"). */
   knit_profile profile;
   knit_profile_options load_options = {.no_inline = 1, .no_loops = 1};
   knit_golden peek;
@@ -214,6 +216,7 @@ int knit_cmd_check(int argc, char **argv)
   if (access(golden_path, R_OK) == 0 &&
       knit_golden_read(golden_path, &peek, peek_err, sizeof peek_err) == 0) {
     load_options.no_loops = !peek.loops;
+    load_options.no_inline = !peek.inlined;
     knit_golden_free(&peek);
   }
   if (knit_profile_load_with(&profile, dir, "knit check", stderr, &load_options) != 0)
@@ -225,7 +228,8 @@ int knit_cmd_check(int argc, char **argv)
     fprintf(stderr, "knit check: error: %s is incomplete; not comparing it\n", dir);
     rc = 1;
   } else if (knit_folded_of_metric_levels(&profile.tree, KNIT_METRIC_SAMPLES,
-                                          !load_options.no_loops, &measured) != 0) {
+                                          !load_options.no_loops || !load_options.no_inline,
+                                          &measured) != 0) {
     fprintf(stderr, "knit check: error: out of memory\n");
     rc = 1;
   } else {

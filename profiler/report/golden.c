@@ -16,6 +16,38 @@
 #define UNEXPECTED_LABEL    "(paths not in the golden)"
 #define RUNTIME_LABEL       "(the runtime's placeholders)"
 
+/* "# levels: WORD...": which of the report's levels beside the frames
+ * the golden's paths hold, loops and inlined calls, or none. */
+static int parse_levels(knit_golden *g, const char *v, char *err, size_t errlen, unsigned lineno)
+{
+  g->loops = 0;
+  g->inlined = 0;
+  int words = 0, none = 0;
+  for (;;) {
+    v += strspn(v, " \t\r\n");
+    size_t len = strcspn(v, " \t\r\n");
+    if (len == 0)
+      break;
+    words++;
+    if (len == 5 && strncmp(v, "loops", 5) == 0) {
+      g->loops = 1;
+    } else if (len == 6 && strncmp(v, "inline", 6) == 0) {
+      g->inlined = 1;
+    } else if (len == 4 && strncmp(v, "none", 4) == 0) {
+      none = 1;
+    } else {
+      snprintf(err, errlen, "line %u: levels must be loops, inline (or both), or none", lineno);
+      return -1;
+    }
+    v += len;
+  }
+  if (words == 0 || (none && words > 1)) {
+    snprintf(err, errlen, "line %u: levels must be loops, inline (or both), or none", lineno);
+    return -1;
+  }
+  return 0;
+}
+
 static int add_metric_share(knit_golden *g, const char *text, char *err, size_t errlen,
                             unsigned lineno)
 {
@@ -69,15 +101,7 @@ static int parse_comment(knit_golden *g, const char *line, char *err, size_t err
   } else if (strncmp(s, "metric-share:", 13) == 0) {
     return add_metric_share(g, s + 13, err, errlen, lineno);
   } else if (strncmp(s, "levels:", 7) == 0) {
-    const char *v = s + 7 + strspn(s + 7, " \t");
-    if (strncmp(v, "loops", 5) == 0 && strspn(v + 5, " \t\r\n") == strlen(v + 5)) {
-      g->loops = 1;
-    } else if (strncmp(v, "none", 4) == 0 && strspn(v + 4, " \t\r\n") == strlen(v + 4)) {
-      g->loops = 0;
-    } else {
-      snprintf(err, errlen, "line %u: levels must be loops or none", lineno);
-      return -1;
-    }
+    return parse_levels(g, s + 7, err, errlen, lineno);
   } else if (strncmp(s, "paths:", 6) == 0) {
     const char *v = s + 6 + strspn(s + 6, " \t");
     if (strcmp(v, "ignore") == 0) {

@@ -75,6 +75,8 @@ typedef struct knit_golden {
   int paths_ignored;         /* "# paths: ignore": only metric shares count */
   int loops;                 /* "# levels: loops": the paths hold the loops
                                 (report's `loop at FILE:LINE` levels) */
+  int inlined;               /* "# levels: inline": and the inlined calls
+                                (NAME_[i] frames) */
   knit_metric_share *shares; /* "# metric-share:" directives, in order */
   size_t share_count;
   char **comments; /* every '#' line, verbatim, in order */

@@ -503,6 +503,102 @@ static bool same_call(const knit_inline_level *a, const knit_inline_level *b)
           (a->call_file && b->call_file && strcmp(a->call_file, b->call_file) == 0));
 }
 
+/* The inlined calls around addr (an ELF address of module mi), for a
+ * comparison only: release_calls(s, before) drops them again, so that
+ * they are not kept for the report's life (one set a loop of every
+ * address asked about). */
+static owned_levels *compared_calls(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbol *h)
+{
+  owned_levels *before = s->levels;
+  memset(h, 0, sizeof *h);
+  inlined_calls(s, mi, addr + s->modules[mi].bias, h);
+  return before;
+}
+
+static void release_calls(knit_symbolizer *s, owned_levels *before)
+{
+  if (s->levels != before) {
+    owned_levels *used = s->levels;
+    s->levels = used->next;
+    free(used);
+  }
+}
+
+/* How many inlined calls of at (outermost first) the instruction at the
+ * latch is inside too. */
+static size_t common_calls(const knit_symbol *at, const knit_symbol *latch)
+{
+  size_t d = 0;
+  while (d < at->inlined_count && d < latch->inlined_count &&
+         same_call(&at->inlined[d], &latch->inlined[d]))
+    d++;
+  return d;
+}
+
+/* What an instruction of a loop is compared with: the scope and line of
+ * an address beside the loop. */
+typedef struct line_in_scope {
+  knit_symbolizer *s;
+  uint32_t mi;
+  const knit_symbol *own; /* the address's inlined calls and line */
+  size_t scope;           /* how many of them hold the loop's latch */
+  unsigned line;          /* its line there */
+} line_in_scope;
+
+/* The line of at in the scope of its first `scope` inlined calls: the
+ * line of the call it makes there, or its own. */
+static unsigned line_at_depth(const knit_symbol *at, size_t scope)
+{
+  return at->inlined_count > scope ? at->inlined[scope].call_line : at->line;
+}
+
+/* Whether the loop's instruction at addr has the same line in the same
+ * scope (the same inlined calls) as the address beside the loop. */
+static int same_line_in_scope(void *ctx, uint64_t addr)
+{
+  line_in_scope *w = ctx;
+  module_entry *m = &w->s->modules[w->mi];
+  knit_symbol here;
+  owned_levels *before = compared_calls(w->s, w->mi, addr, &here);
+  const char *file = NULL;
+  knit_dwarf_units_line(units_of(m), addr + m->bias - m->dwarf_bias, &file, &here.line);
+  int same = here.inlined_count >= w->scope && common_calls(w->own, &here) >= w->scope &&
+             line_at_depth(&here, w->scope) == w->line;
+  release_calls(w->s, before);
+  return same;
+}
+
+/* A loop beside addr that addr's code belongs to by its lines, written to
+ * *loop; 0 when none does. Compilers move code of a loop out of its
+ * cycle: the first iteration, peeled before a loop they unroll (gcc does
+ * on POWER at -O2), the loop's entry test, code hoisted out of it. Such
+ * code is in the scope of the loop's latch (the same inlined calls), on a
+ * line that the loop's own code has there too (directly, or as the line
+ * of an inlined call). own holds addr's inlined calls and line. At most
+ * 4,096 instructions of a loop are compared: the code moved out of a
+ * loop is its first iteration, which the start of the loop holds. */
+static int moved_out_of_loop(knit_symbolizer *s, uint32_t mi, knit_structure *st, uint64_t addr,
+                             const knit_symbol *own, knit_loop_ref *loop)
+{
+  knit_loop_ref beside[32];
+  int n = knit_structure_loops_inside(st, addr, beside, 32);
+  for (int j = 0; j < n && j < 32; j++) {
+    knit_symbol latch;
+    owned_levels *before = compared_calls(s, mi, beside[j].latch, &latch);
+    size_t scope = latch.inlined_count;
+    int inside = common_calls(own, &latch) == scope;
+    release_calls(s, before);
+    line_in_scope w = {.s = s, .mi = mi, .own = own, .scope = scope};
+    w.line = line_at_depth(own, scope);
+    if (inside && w.line != 0 &&
+        knit_structure_loop_any(st, &beside[j], 4096, same_line_in_scope, &w)) {
+      *loop = beside[j];
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* Adds the loops around addr (an ELF address of module mi) to out's
  * levels: each loop after the inlined call its latch's branch is in (the
  * calls that address and addr have in common: a loop of inlined code
@@ -512,11 +608,23 @@ static void add_loops(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbo
   knit_structure *st = structure_of(s, mi);
   knit_loop_ref refs[32];
   int n = st ? knit_structure_loops_at(st, addr, refs, 32) : 0;
-  if (n <= 0)
-    return;
-  if (n > 32)
-    n = 32;
+  if (n < 0)
+    n = 0;
+  if (n > 31)
+    n = 31;
   module_entry *m = &s->modules[mi];
+  /* addr's inlined calls, whether or not the report shows them: loops are
+   * placed by them. */
+  knit_symbol own = *out;
+  owned_levels *own_before = s->levels;
+  if (!s->inline_calls)
+    compared_calls(s, mi, addr, &own), own.line = out->line;
+  if (st && moved_out_of_loop(s, mi, st, addr, &own, &refs[n]))
+    n++;
+  if (!s->inline_calls)
+    release_calls(s, own_before);
+  if (n == 0)
+    return;
   size_t calls = out->inlined_count;
   owned_levels *o = malloc(sizeof *o + (calls + (size_t)n) * sizeof o->levels[0]);
   if (o == NULL)
@@ -529,18 +637,10 @@ static void add_loops(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbo
     memset(&h, 0, sizeof h);
     owned_levels *before = s->levels;
     if (s->inline_calls)
-      inlined_calls(s, mi, refs[j].latch + m->bias, &h);
-    size_t d = 0;
-    while (d < calls && d < h.inlined_count && same_call(&out->inlined[d], &h.inlined[d]))
-      d++;
+      before = compared_calls(s, mi, refs[j].latch, &h);
+    size_t d = common_calls(out, &h);
     depth[j] = j > 0 && d < depth[j - 1] ? depth[j - 1] : d;
-    /* The latch's calls were only compared: not kept for the report's
-     * life (one set a loop of every address asked about). */
-    if (s->levels != before) {
-      owned_levels *used = s->levels;
-      s->levels = used->next;
-      free(used);
-    }
+    release_calls(s, before);
   }
   size_t k = 0;
   int j = 0;

@@ -164,6 +164,15 @@ static function_loops *function_at(knit_structure *s, uint64_t addr)
   return f;
 }
 
+static knit_loop_ref ref_of(const function_loops *f, int32_t l)
+{
+  return (knit_loop_ref){.function = f->start,
+                         .index = (uint32_t)l,
+                         .header = f->cfg.blocks[f->nest.loops[l].header].start,
+                         .latch = f->latch[l],
+                         .line = f->line[l]};
+}
+
 int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max)
 {
   function_loops *f = function_at(s, addr);
@@ -173,13 +182,48 @@ int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out
   int depth = l >= 0 ? (int)f->nest.loops[l].depth : 0;
   for (int d = depth - 1; l >= 0; l = f->nest.loops[l].parent, d--) {
     if (d < max)
-      out[d] = (knit_loop_ref){.function = f->start,
-                               .index = (uint32_t)l,
-                               .header = f->cfg.blocks[f->nest.loops[l].header].start,
-                               .latch = f->latch[l],
-                               .line = f->line[l]};
+      out[d] = ref_of(f, l);
   }
   return depth;
+}
+
+int knit_structure_loops_inside(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max)
+{
+  function_loops *f = function_at(s, addr);
+  if (!f || !f->analyzed)
+    return 0;
+  int32_t around = knit_loops_at(&f->nest, &f->cfg, addr);
+  int n = 0;
+  for (size_t l = 0; l < f->nest.count; l++) {
+    if (f->nest.loops[l].parent != around)
+      continue;
+    if (n < max)
+      out[n] = ref_of(f, (int32_t)l);
+    n++;
+  }
+  return n;
+}
+
+int knit_structure_loop_any(knit_structure *s, const knit_loop_ref *loop, size_t limit,
+                            knit_loop_insn_fn *visit, void *ctx)
+{
+  function_loops *f = function_at(s, loop->function);
+  if (!f || !f->analyzed || f->start != loop->function || loop->index >= f->nest.count)
+    return 0;
+  size_t seen = 0;
+  for (size_t b = 0; b < f->cfg.count; b++) {
+    if (!knit_loops_holds(&f->nest, (int32_t)loop->index, (uint32_t)b))
+      continue;
+    const knit_cfg_block *blk = &f->cfg.blocks[b];
+    for (uint32_t i = 0; i < blk->insn_count; i++) {
+      if (seen++ == limit)
+        return 0;
+      int r = visit(ctx, f->cfg.insn_at[blk->first_insn + i]);
+      if (r)
+        return r;
+    }
+  }
+  return 0;
 }
 
 size_t knit_structure_loop_count(const knit_structure *s)

@@ -45,6 +45,21 @@ knit_structure *knit_structure_open(const char *path, knit_line_of_fn *line_of, 
  * analyzed). */
 int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max);
 
+/* The loops that the innermost loop around addr holds directly (the
+ * outermost loops of addr's function when addr is in none): where the
+ * compiler may have moved code of a loop out of its cycle, a peeled first
+ * iteration or the loop's entry test, which the report places by their
+ * lines (knit_structure_loop_any).
+ * Writes at most max and returns how many there are. */
+int knit_structure_loops_inside(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max);
+
+/* Calls visit for the instructions of a loop (those of the loops it holds
+ * too), at most limit of them, until visit returns nonzero; returns that
+ * value, or 0. */
+typedef int knit_loop_insn_fn(void *ctx, uint64_t addr);
+int knit_structure_loop_any(knit_structure *s, const knit_loop_ref *loop, size_t limit,
+                            knit_loop_insn_fn *visit, void *ctx);
+
 /* How many loops the functions analyzed so far hold. */
 size_t knit_structure_loop_count(const knit_structure *s);
 
