@@ -10,8 +10,8 @@ packages=(
   clang-format-14
   libunwind-dev
   qemu-user
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross gfortran-aarch64-linux-gnu
-  gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross libgomp1-ppc64el-cross gfortran-powerpc64le-linux-gnu
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross gfortran-aarch64-linux-gnu
+  gcc-powerpc64le-linux-gnu g++-powerpc64le-linux-gnu libc6-dev-ppc64el-cross libgomp1-ppc64el-cross gfortran-powerpc64le-linux-gnu
   gcc-powerpc64-linux-gnu g++-powerpc64-linux-gnu libc6-dev-ppc64-cross libgomp1-ppc64-cross gfortran-powerpc64-linux-gnu
   # ppc64's root is built from Debian source packages (ci/target-libs.sh):
   # dpkg-source unpacks them (.tar.bz2 and .tar.xz), make builds zlib and libelf.
