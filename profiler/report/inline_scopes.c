@@ -45,6 +45,39 @@ static const char *name_of(Dwarf_Die *die)
   return name;
 }
 
+static int is_fortran(Dwarf_Die *cu)
+{
+  switch (dwarf_srclang(cu)) {
+  case DW_LANG_Fortran77:
+  case DW_LANG_Fortran90:
+  case DW_LANG_Fortran95:
+  case DW_LANG_Fortran03:
+  case DW_LANG_Fortran08: return 1;
+  default: return 0;
+  }
+}
+
+/* The module of an inlined Fortran procedure that has no linkage name:
+ * gfortran writes none for the procedures it inlines, so the name alone
+ * would not say which module's it is. The module is the parent of the
+ * procedure's abstract definition, which only a walk of the unit finds
+ * (dwarf_getscopes_die). NULL for any other function. */
+static const char *fortran_module_of(Dwarf_Die *cu, Dwarf_Die *inlined)
+{
+  Dwarf_Attribute a;
+  Dwarf_Die origin, *scopes = NULL;
+  if (!is_fortran(cu) || dwarf_attr_integrate(inlined, DW_AT_linkage_name, &a) != NULL ||
+      dwarf_formref_die(dwarf_attr(inlined, DW_AT_abstract_origin, &a), &origin) == NULL)
+    return NULL;
+  const char *module = NULL;
+  int n = dwarf_getscopes_die(&origin, &scopes);
+  /* scopes[0] is the definition itself, scopes[1] what holds it. */
+  if (n > 1 && dwarf_tag(&scopes[1]) == DW_TAG_module)
+    module = dwarf_diename(&scopes[1]);
+  free(scopes);
+  return module;
+}
+
 static void call_site(Dwarf_Die *cu, Dwarf_Die *die, knit_inline_call *c)
 {
   Dwarf_Attribute a;
@@ -124,7 +157,7 @@ int knit_inline_scopes_at(Dwarf_Die *cu, Dwarf_Addr addr, knit_inline_call **cal
       *calls = grown;
     }
     knit_inline_call *c = &(*calls)[(*count)++];
-    *c = (knit_inline_call){.function = name_of(&inner)};
+    *c = (knit_inline_call){.function = name_of(&inner), .module = fortran_module_of(cu, &inner)};
     call_site(cu, &inner, c);
   }
   return 0;

@@ -21,6 +21,9 @@ typedef struct knit_inline_call {
   const char *function;  /* the inlined function, as the DWARF names it */
   const char *call_file; /* where it was called from */
   unsigned call_line;    /* 0 when unknown */
+  const char *module;    /* a Fortran module procedure without a linkage
+                            name in the DWARF (gfortran's inlined ones):
+                            its module, else NULL */
 } knit_inline_call;
 
 /* The inlined calls whose code holds addr (a DWARF address) in the compile

@@ -89,6 +89,7 @@ struct knit_symbolizer {
   size_t name_slots;
   size_t name_used;
   owned_string *strings;
+  owned_string *composed; /* composed_name's */
   owned_levels *levels;
   int inline_calls;        /* lookups give the inlined calls too */
   int loops;               /* and the loops around the address */
@@ -114,6 +115,24 @@ static const char *keep_string(knit_symbolizer *s, const char *text)
   knit_printable(text, o->text, len + 1);
   o->next = s->strings;
   s->strings = o;
+  return o->text;
+}
+
+/* A name made up by the symbolizer, kept once for each text: names_of
+ * knows names by their address. Such names are few (one for each Fortran
+ * module procedure inlined somewhere), so a list serves. */
+static const char *composed_name(knit_symbolizer *s, const char *text)
+{
+  for (owned_string *o = s->composed; o != NULL; o = o->next)
+    if (strcmp(o->text, text) == 0)
+      return o->text;
+  size_t len = strlen(text);
+  owned_string *o = malloc(sizeof *o + len + 1);
+  if (o == NULL)
+    return "<out of memory>";
+  memcpy(o->text, text, len + 1);
+  o->next = s->composed;
+  s->composed = o;
   return o->text;
 }
 
@@ -194,6 +213,11 @@ void knit_symbolizer_free(knit_symbolizer *s)
   free(s->names);
   free(s->debuginfo_path);
   free(s->measurement_dir);
+  while (s->composed != NULL) {
+    owned_string *next = s->composed->next;
+    free(s->composed);
+    s->composed = next;
+  }
   while (s->strings != NULL) {
     owned_string *next = s->strings->next;
     free(s->strings);
@@ -421,7 +445,14 @@ static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_sy
       knit_inline_level *l = &o->levels[kept++];
       *l = (knit_inline_level){.function = "?"};
       if (calls[i].function != NULL && calls[i].function[0] != '\0') {
-        name_entry e = names_of(s, mi, calls[i].function, a);
+        /* A Fortran module procedure by the symbol gfortran gives it
+         * (__MODULE_MOD_NAME), which names_of shows as MODULE::NAME. */
+        char symbol[512];
+        const char *name = calls[i].function;
+        if (calls[i].module != NULL && (size_t)snprintf(symbol, sizeof symbol, "__%s_MOD_%s",
+                                                        calls[i].module, name) < sizeof symbol)
+          name = composed_name(s, symbol);
+        name_entry e = names_of(s, mi, name, a);
         l->function = e.shown;
         l->raw_function = e.raw != e.shown ? e.raw : NULL;
       }
