@@ -9,6 +9,22 @@ trap 'rm -rf "$tmp"' EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# line LABEL: the line of $src that carries the marker comment "@LABEL"
+# (/* @LABEL */, // @LABEL or ! @LABEL at the end of the line). Unless
+# exactly one does, the test fails, so that no pattern is built from a
+# wrong number: line runs in a command substitution, whose exit would end
+# only that subshell, so it ends the test's own shell.
+line() {
+  local found
+  found=$(grep -nE "(/\* @$1 \*/|(//|!) @$1)\s*$" "$src" | cut -d: -f1)
+  if ! [[ "$found" =~ ^[0-9]+$ ]]; then
+    echo "FAIL: no single line of $src is marked @$1: '${found//$'\n'/ }'" >&2
+    kill -TERM $$
+    exit 1
+  fi
+  echo "$found"
+}
+
 # expect STATUS PATTERN -- CMD...: runs CMD, checks its exit status and that
 # its combined output matches PATTERN (an extended regex).
 expect() {
@@ -519,7 +535,6 @@ report_loops)
   # the folded form; --no-loops shows none; knit check compares the
   # symbols' frames.
   src=$(dirname "$0")/../../workloads/loops.c
-  line() { grep -n "@$1\b" "$src" | cut -d: -f1; }
   rows=$(line rows) cols=$(line cols)
   expect 0 'SUMMARY samples=10 ' -- "$knit" record -e PROBE -o "$tmp/l" -- "$wl/loops" 1
   expect 0 " loop at loops\.c:$rows " -- "$knit" report --min=0 "$tmp/l"
@@ -527,7 +542,7 @@ report_loops)
     fail "the outer loop does not hold 9 probes"
   grep -qE "^ +6 +60\.0% +0 +loop at loops\.c:$cols " <<<"$out_last" ||
     fail "the inner loop does not hold 6 probes below the outer one"
-  grep -qE "^ +9 +90\.0% +0 +run +loops\.c:$rows " <<<"$out_last" ||
+  grep -qE "^ +9 +90\.0% +0 +run +loops\.c:$rows\$" <<<"$out_last" ||
     fail "run's line is not its loop's"
   expect 0 "^main;run;loop_at_loops\.c:$rows;loop_at_loops\.c:$cols;sink;knit_probe_\[i\] 6\$" -- \
     "$knit" report --format=folded "$tmp/l"
@@ -544,15 +559,29 @@ report_source)
   # line's probes beside its text, the calls' lines inclusive; a name no
   # sampled function has is an error.
   src=$(dirname "$0")/../../workloads/loops.c
-  line() { grep -n "@$1\b" "$src" | cut -d: -f1; }
   expect 0 'SUMMARY samples=10 ' -- "$knit" record -e PROBE -o "$tmp/l" -- "$wl/loops" 1
   inner=$(( $(line cols) + 1 )) after=$(( $(line cols) + 2 ))
   expect 0 "^ +6 +0 +$inner +x = sink\(x \+ \(uint64_t\)c\);" -- \
     "$knit" report --source=run "$tmp/l"
   grep -qE "^ +3 +0 +$after +x = sink\(x \^ \(uint64_t\)r\);" <<<"$out_last" ||
     fail "the row loop's own call is not 3 probes on its line"
-  grep -qE "^ +$(line rows) +for \(int r" <<<"$out_last" || fail "no context line with the loop"
+  grep -qE "^ +9 +0 +$(line rows) +for \(int r" <<<"$out_last" ||
+    fail "the row loop's line does not hold its 9 probes"
+  grep -qE "^ +6 +0 +$(line cols) +for \(int c" <<<"$out_last" ||
+    fail "the column loop's line does not hold its 6 probes"
   expect 1 "no sampled function is named 'nosuch'" -- "$knit" report --source=nosuch "$tmp/l"
+  # A parallel region's body is the code of the function that holds the
+  # construct, and an inlined function has its own view (workloads/levels.c:
+  # 2 rounds of 8 rows of 3 columns in an inlined scan_row, 48 probes).
+  src=$(dirname "$0")/../../workloads/levels.c
+  expect 0 'SUMMARY samples=50 ' -- "$knit" record -e PROBE --runtime=mock-gomp -o "$tmp/v" -- \
+    "$wl/levels" 2
+  expect 0 "^ +48 +0 +$(line rows) +for \(int r = 0; r < rows; r\+\+\) total" -- \
+    "$knit" report --source=sweep "$tmp/v"
+  expect 0 "^ +48 +0 +$(line cols) +for \(int c = 0; c < cols; c\+\+\)" -- \
+    "$knit" report --source=scan_row "$tmp/v"
+  grep -qE "^ +48 +0 +$(( $(line cols) + 1 )) +x = cell\(x, c\);" <<<"$out_last" ||
+    fail "the inlined scan_row's call of cell does not hold its 48 probes"
   ;;
 report_inline)
   # Code the compiler inlined (workloads/inlined.c, exact probes) is shown
@@ -560,7 +589,6 @@ report_inline)
   # its probes, at the line it was called from; --no-inline shows the
   # symbols' functions only, and knit check compares those.
   src=$(dirname "$0")/../../workloads/inlined.c
-  line() { grep -n "@$1\b" "$src" | cut -d: -f1; }
   expect 0 'SUMMARY samples=6 ' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined" 1
   expect 0 ' outer_step \[inlined\] ' -- "$knit" report --min=0 "$tmp/i"
   grep -qE "^ +6 +100\.0% +0 +run +inlined\.c:$(line call_outer) \+1$" <<<"$out_last" ||

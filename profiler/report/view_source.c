@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/folded.h"
 #include "report/metrics.h"
 
 /* One line's values. */
@@ -26,20 +27,20 @@ static int names(const knit_report_node *n, const char *function)
          (n->raw_function != NULL && strcmp(n->raw_function, function) == 0);
 }
 
-/* The line of the function's own code that stands for node n: its own, or
- * the call of the first inlined call (or loop's line) when it is inside
- * code inlined into the function. */
-static void own_line(const knit_report_node *n, const char **file, unsigned *line)
+/* The function a frame's code is part of in the source: its own, or, for
+ * an outlined OpenMP body (a region's, a task's), the function the
+ * construct is written in, which opened it: the frame above it, through
+ * nested constructs. The index of that frame's node. */
+static size_t owner_of(const knit_report_tree *t, size_t n)
 {
-  *file = n->file;
-  *line = n->line;
-  for (uint32_t i = 0; i < n->inlined_count; i++) {
-    if (n->inlined[i].loop)
-      continue;
-    *file = n->inlined[i].call_file;
-    *line = n->inlined[i].call_line;
-    return;
+  while (n != 0 && t->nodes[n].parent != 0) {
+    const knit_report_node *x = &t->nodes[n];
+    const char *raw = x->raw_function ? x->raw_function : x->function;
+    if (raw == NULL || !knit_folded_is_wrapper(raw))
+      break;
+    n = x->parent;
   }
+  return n;
 }
 
 static int add(listing *l, unsigned line, uint64_t inclusive, uint64_t exclusive)
@@ -110,6 +111,55 @@ static void print_listing(const knit_profile *p, const listing *l, int metric, F
     fclose(src);
 }
 
+/* Adds a line's values to its file's listing, made when new. */
+static int listing_add(listing **ls, size_t *count, const char *file, unsigned line,
+                       uint64_t inclusive, uint64_t exclusive)
+{
+  size_t k = 0;
+  while (k < *count &&
+         !((*ls)[k].file == file || ((*ls)[k].file && file && !strcmp((*ls)[k].file, file))))
+    k++;
+  if (k == *count) {
+    listing *g = realloc(*ls, (*count + 1) * sizeof *g);
+    if (g == NULL)
+      return -1;
+    *ls = g;
+    (*ls)[(*count)++] = (listing){.file = file};
+  }
+  return add(&(*ls)[k], line, inclusive, exclusive);
+}
+
+/* Adds node n's values to the lines of one function's code in it: the
+ * node's function (first 0) or the call inlined at n->inlined[first - 1].
+ * The line that stands for the node there is the call of the next inlined
+ * call, or the node's own line; the loops of that code around it hold
+ * its value too, on their lines, each line once. */
+static int add_scope(listing **ls, size_t *count, const knit_report_node *n, uint32_t first,
+                     int metric)
+{
+  const char *file = n->file;
+  unsigned line = n->line;
+  uint32_t end = first;
+  while (end < n->inlined_count && n->inlined[end].loop)
+    end++;
+  if (end < n->inlined_count) {
+    file = n->inlined[end].call_file;
+    line = n->inlined[end].call_line;
+  }
+  if (line == 0)
+    return 0;
+  int rc = listing_add(ls, count, file, line, n->inclusive[metric], n->exclusive[metric]);
+  for (uint32_t l = first; l < end && rc == 0; l++) {
+    unsigned at = n->inlined[l].call_line;
+    int seen = at == 0 || at == line;
+    for (uint32_t k = first; k < l && !seen; k++)
+      seen = n->inlined[k].call_line == at;
+    if (!seen)
+      rc = listing_add(ls, count, n->inlined[l].call_file, at, n->inclusive[metric], 0);
+  }
+  return rc;
+}
+
 int knit_view_source(const knit_profile *p, const char *function, int metric, FILE *out, char *err,
                      size_t errlen)
 {
@@ -119,26 +169,21 @@ int knit_view_source(const knit_profile *p, const char *function, int metric, FI
   int rc = 0;
   for (size_t i = 1; i < t->node_count && rc == 0; i++) {
     const knit_report_node *n = &t->nodes[i];
-    if (!names(n, function) || under_same(t, i, function))
+    size_t owner = owner_of(t, i);
+    if (names(&t->nodes[owner], function) && !under_same(t, owner, function)) {
+      rc = add_scope(&ls, &count, n, 0, metric);
       continue;
-    const char *file;
-    unsigned line;
-    own_line(n, &file, &line);
-    if (line == 0)
-      continue;
-    size_t k = 0;
-    while (k < count && !(ls[k].file == file || (ls[k].file && file && !strcmp(ls[k].file, file))))
-      k++;
-    if (k == count) {
-      listing *g = realloc(ls, (count + 1) * sizeof *g);
-      if (g == NULL) {
-        rc = -1;
+    }
+    /* Or code of the function inlined into the node's: the first such
+     * call in the chain (a function inlined into itself is rare). */
+    for (uint32_t j = 0; j < n->inlined_count; j++) {
+      const knit_inline_level *l = &n->inlined[j];
+      if (!l->loop && ((l->function && !strcmp(l->function, function)) ||
+                       (l->raw_function && !strcmp(l->raw_function, function)))) {
+        rc = add_scope(&ls, &count, n, j + 1, metric);
         break;
       }
-      ls = g;
-      ls[count++] = (listing){.file = file};
     }
-    rc = add(&ls[k], line, n->inclusive[metric], n->exclusive[metric]);
   }
   if (rc == 0 && count == 0) {
     snprintf(err, errlen, "no sampled function is named '%s'", function);

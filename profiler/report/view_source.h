@@ -4,7 +4,10 @@
  * there, in its own code or in what it called (the calls made on that
  * line, inlined or not); its exclusive value is what was sampled on the
  * line itself. Code inlined into the function counts on the line of its
- * call. The lines shown run from the first line with a value to the last,
+ * call; the outlined bodies of the parallel regions and tasks the function
+ * holds count as its own code (they are, in the source); a loop's line
+ * holds what the loop does. A function the compiler inlined has a view
+ * too, from the code inlined wherever it was. The lines shown run from the first line with a value to the last,
  * with the source text when the file can be read (the DWARF's path), and
  * without it otherwise. */
 #ifndef KNIT_REPORT_VIEW_SOURCE_H
