@@ -175,6 +175,28 @@ static void read_sites(call_sites *cs, Dwarf *dw)
     qsort(cs->sites, cs->count, sizeof *cs->sites, by_pc);
 }
 
+/* gcc on POWER gives a call's return pc past the instruction after the
+ * call, which restores the TOC pointer (ld r2,24(r1)): the call site of
+ * the call returning to ra (DWARF address pc) is then the first one past
+ * pc, within one instruction, provided no call ends where it says (that
+ * would be the site of the next call, the one returning to ra having
+ * none). */
+static const call_site *site_past_return(const call_sites *cs, uint64_t ra, uint64_t pc)
+{
+  size_t lo = 0, hi = cs->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cs->sites[mid].return_pc <= pc)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == cs->count || cs->sites[lo].return_pc - pc > 4)
+    return NULL;
+  uint64_t elf_pc = ra + (cs->sites[lo].return_pc - pc);
+  return knit_call_ends_at(cs->elf, cs->isa, elf_pc) ? NULL : &cs->sites[lo];
+}
+
 /* The construct the call returning to ELF address ra opens, or NULL. A
  * task allocation is what the call after it in the same code creates:
  * a taskloop when that is __kmpc_taskloop, else a task. */
@@ -184,6 +206,8 @@ static const char *call_sites_kind(const call_sites *cs, uint64_t ra)
   call_site key = {.return_pc = pc};
   const call_site *hit =
       cs->count ? bsearch(&key, cs->sites, cs->count, sizeof *cs->sites, by_pc) : NULL;
+  if (hit == NULL)
+    hit = site_past_return(cs, ra, pc);
   if (hit == NULL)
     return NULL;
   if (hit->kind != TASK_ALLOC)

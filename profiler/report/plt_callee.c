@@ -25,8 +25,9 @@ static Elf_Scn *section_named(Elf *elf, size_t names, const char *name, GElf_Shd
   return NULL;
 }
 
-/* The target of the direct call that ends at ra, or 0. */
-static uint64_t call_target(Elf *elf, const knit_isa_ops *isa, uint64_t ra)
+/* The kind of call (knit_call_kind) that ends at ra, and in *target a
+ * direct call's target. */
+static int call_kind(Elf *elf, const knit_isa_ops *isa, uint64_t ra, uint64_t *target)
 {
   GElf_Shdr sh;
   Elf_Scn *scn = section_at(elf, ra - 1, &sh);
@@ -36,10 +37,23 @@ static uint64_t call_target(Elf *elf, const knit_isa_ops *isa, uint64_t ra)
   if (d == NULL || d->d_buf == NULL || d->d_size < sh.sh_size)
     return 0;
   uint64_t from = ra - sh.sh_addr < KNIT_CALL_BYTES ? sh.sh_addr : ra - KNIT_CALL_BYTES;
+  *target = 0;
+  return isa->call_before((const uint8_t *)d->d_buf + (from - sh.sh_addr), (size_t)(ra - from), ra,
+                          target);
+}
+
+/* The target of the direct call that ends at ra, or 0. */
+static uint64_t call_target(Elf *elf, const knit_isa_ops *isa, uint64_t ra)
+{
   uint64_t target = 0;
-  int kind = isa->call_before((const uint8_t *)d->d_buf + (from - sh.sh_addr), (size_t)(ra - from),
-                              ra, &target);
-  return kind == KNIT_CALL_DIRECT ? target : 0;
+  return call_kind(elf, isa, ra, &target) == KNIT_CALL_DIRECT ? target : 0;
+}
+
+int knit_call_ends_at(Elf *elf, const knit_isa_ops *isa, uint64_t addr)
+{
+  uint64_t target;
+  return elf != NULL && isa != NULL && isa->call_before != NULL && addr != 0 &&
+         call_kind(elf, isa, addr, &target) != KNIT_CALL_NONE;
 }
 
 const char *knit_plt_callee(Elf *elf, const knit_isa_ops *isa, uint64_t ra)

@@ -24,4 +24,8 @@
  * PLT stub, or NULL; a string of elf's, valid while it is. */
 const char *knit_plt_callee(Elf *elf, const knit_isa_ops *isa, uint64_t ra);
 
+/* Whether a call instruction of elf ends at ELF address addr (addr is a
+ * return address); 0 when it cannot be read. */
+int knit_call_ends_at(Elf *elf, const knit_isa_ops *isa, uint64_t addr);
+
 #endif /* KNIT_REPORT_PLT_CALLEE_H */
