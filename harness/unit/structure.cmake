@@ -23,6 +23,7 @@ if(TARGET knit_structure AND NOT CMAKE_CROSSCOMPILING)
   if(TARGET test_loops)
     add_dependencies(test_loops loops_subjects)
     string(REPLACE ";" "\\;" subject_list "${subjects}")
-    target_compile_definitions(test_loops PRIVATE "KNIT_LOOPS_SUBJECTS=\"${subject_list}\"")
+    target_compile_definitions(test_loops PRIVATE "KNIT_LOOPS_SUBJECTS=\"${subject_list}\""
+                               "KNIT_LOOPS_SUBJECT_SOURCE=\"${src}\"")
   endif()
 endif()

@@ -28,7 +28,7 @@
  * (from, to) pairs. */
 static knit_cfg graph(size_t n, size_t edges, const uint32_t (*e)[2])
 {
-  knit_cfg g = {calloc(n, sizeof(knit_cfg_block)), n, calloc(n, sizeof(uint64_t)), n};
+  knit_cfg g = {calloc(n, sizeof(knit_cfg_block)), n, calloc(n, sizeof(uint64_t)), n, NULL};
   assert_non_null(g.blocks);
   assert_non_null(g.insn_at);
   for (size_t i = 0; i < n; i++) {
@@ -261,6 +261,37 @@ static knit_loop_nest loops_of(const subject *s, csh cs, const char *name, knit_
   return nest;
 }
 
+/* loops_switch's case lines (their marker comments), read from the
+ * subject's source once. */
+static unsigned case_lines[16];
+static size_t case_lines_count;
+
+static size_t case_count(void)
+{
+  static bool read;
+  if (!read) {
+    read = true;
+    FILE *f = fopen(KNIT_LOOPS_SUBJECT_SOURCE, "r");
+    char text[256];
+    for (unsigned at = 1; f && fgets(text, sizeof text, f); at++)
+      if (strstr(text, "/* case */") && case_lines_count < 16)
+        case_lines[case_lines_count++] = at;
+    if (f)
+      fclose(f);
+    assert_true(case_lines_count >= 7);
+  }
+  return case_lines_count;
+}
+
+/* Which case a source line is, or -1. */
+static int case_index(unsigned line)
+{
+  for (size_t i = 0; i < case_count(); i++)
+    if (case_lines[i] == line)
+      return (int)i;
+  return -1;
+}
+
 static void check_subject(const char *path)
 {
   subject s = {.fd = -1};
@@ -295,6 +326,31 @@ static void check_subject(const char *path)
   assert_int_equal(nest.loops[0].depth, 1);
   assert_int_equal(nest.loops[1].parent, 0);
   assert_int_equal(nest.loops[2].parent, 0);
+  knit_loops_free(&nest);
+  knit_cfg_free(&g);
+
+  /* A switch in a loop: the cases, entered through the jump table's
+   * indirect jump, are in the loop, the only one. */
+  nest = loops_of(&s, cs, "loops_switch", &g);
+  if (nest.count != 1)
+    fail_msg("%s loops_switch: %zu loops, not 1", s.isa->name, nest.count);
+  /* Every case has code in the loop (a case's line may also be carried on
+   * by an instruction after it, such as a shared return). */
+  unsigned in_loop[16] = {0};
+  size_t cases = 0;
+  for (size_t b = 0; b < g.count; b++) {
+    if (!knit_loops_holds(&nest, 0, (uint32_t)b))
+      continue;
+    for (uint32_t i = 0; i < g.blocks[b].insn_count; i++) {
+      uint64_t scope;
+      int k = case_index(subject_line(&s, g.insn_at[g.blocks[b].first_insn + i], &scope));
+      if (k >= 0 && in_loop[k]++ == 0)
+        cases++;
+    }
+  }
+  if (cases != case_count())
+    fail_msg("%s loops_switch: code of %zu of the %zu cases in the loop", s.isa->name, cases,
+             case_count());
   knit_loops_free(&nest);
   knit_cfg_free(&g);
 

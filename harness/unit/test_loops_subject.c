@@ -46,6 +46,25 @@ __attribute__((noinline)) long loops_none(long n)
   return n + 1;
 }
 
+/* One loop around a switch dense enough for a jump table on every ISA:
+ * the cases are entered through an indirect jump, and are in the loop.
+ * Each case's line carries a "case" marker the test finds. */
+__attribute__((noinline)) void loops_switch(long n)
+{
+  for (long i = 0; i < n; i++) {
+    switch ((i * 7) % 9) {
+    case 0: loops_sink(i, 1, 0); break;   /* case */
+    case 1: loops_sink(i, 2, 1); break;   /* case */
+    case 2: loops_sink(i, 3, 4); break;   /* case */
+    case 3: loops_sink(i, 5, 9); break;   /* case */
+    case 4: loops_sink(i, 8, 16); break;  /* case */
+    case 5: loops_sink(i, 13, 25); break; /* case */
+    case 6: loops_sink(i, 21, 36); break; /* case */
+    default: loops_sink(n, i, 0); break;
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   (void)argv;
@@ -53,6 +72,7 @@ int main(int argc, char **argv)
   loops_nest3(n);
   loops_sequence(n);
   loops_siblings(n);
+  loops_switch(n);
   printf("%ld\n", loops_none(n));
   return 0;
 }

@@ -41,6 +41,11 @@ typedef struct knit_audit_isa {
    * whose target is unknown); NULL where the row does not say. Control-flow
    * graphs (profiler/structure) need it; the audit does not. */
   bool (*conditional)(const char *mnemonic);
+  /* Whether the instruction jumps through a register or memory: a jump
+   * table's dispatch (or a tail call through a pointer). Control-flow
+   * graphs give such a jump the blocks no edge reaches as its cases; NULL
+   * where the row does not say (they then stay unreachable). */
+  bool (*indirect_jump)(const char *mnemonic, const char *op_str);
 
   /* --- the audit's frame model (audit_model.h); NULL: no model --- */
   /* The state after one ordinary instruction (neither a path end, a call

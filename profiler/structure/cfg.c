@@ -11,17 +11,19 @@
 
 /* How control leaves one instruction. */
 typedef enum insn_flow {
-  INSN_NEXT, /* falls through */
-  INSN_COND, /* falls through, and may go to target */
-  INSN_JUMP, /* goes to target only */
-  INSN_END,  /* return, trap, indirect jump, tail call */
+  INSN_NEXT,  /* falls through */
+  INSN_COND,  /* falls through, and may go to target */
+  INSN_JUMP,  /* goes to target only */
+  INSN_END,   /* return, trap, tail call */
+  INSN_TABLE, /* indirect jump: a jump table's dispatch, or a tail call */
 } insn_flow;
 
 typedef struct insn {
   uint64_t at;
   uint64_t target; /* INSN_COND or INSN_JUMP inside the function, else 0 */
   uint16_t size;
-  uint8_t flow; /* insn_flow */
+  uint8_t flow;    /* insn_flow */
+  uint8_t padding; /* a nop or trap, which may be alignment filler */
 } insn;
 
 static insn_flow classify(const knit_isa_ops *isa, const knit_audit_isa *row, const cs_insn *in,
@@ -29,11 +31,14 @@ static insn_flow classify(const knit_isa_ops *isa, const knit_audit_isa *row, co
 {
   unsigned flags = knit_audit_flow(isa, in->mnemonic, in->op_str);
   uint64_t t = 0;
-  bool direct = knit_audit_branch_target(isa, in->mnemonic, in->op_str, &t) && t >= lo && t < hi;
+  bool branch = knit_audit_branch_target(isa, in->mnemonic, in->op_str, &t);
+  bool direct = branch && t >= lo && t < hi;
   *target = 0;
   if (flags & KNIT_FLOW_CALL)
     return INSN_NEXT;
   if (flags & KNIT_FLOW_PATH_END) {
+    if (!branch && row->indirect_jump && row->indirect_jump(in->mnemonic, in->op_str))
+      return INSN_TABLE;
     if (!direct)
       return INSN_END;
     *target = t;
@@ -67,6 +72,66 @@ static bool is_insn_start(const insn *v, size_t n, uint64_t addr)
       hi = mid;
   }
   return false;
+}
+
+/* Gives each block that no edge reaches (but the entry, and blocks of
+ * padding alone) to the nearest indirect jump before it as one of its
+ * cases; see cfg.h. v: the instructions, as out->insn_at. Returns 0, or
+ * -1 when out of memory. */
+static int add_cases(knit_cfg *out, const insn *v)
+{
+  size_t n = out->count;
+  uint32_t *owner = malloc((n ? n : 1) * sizeof *owner);
+  bool *reached = calloc(n ? n : 1, sizeof *reached);
+  if (!owner || !reached) {
+    free(owner);
+    free(reached);
+    return -1;
+  }
+  for (size_t b = 0; b < n; b++)
+    for (unsigned k = 0; k < out->blocks[b].succ_count; k++)
+      reached[out->blocks[b].succ[k]] = true;
+  size_t count = 0;
+  long table = -1; /* the last block before b that ends in an indirect jump */
+  for (size_t b = 0; b < n; b++) {
+    const knit_cfg_block *blk = &out->blocks[b];
+    bool filler = true;
+    for (uint32_t i = 0; i < blk->insn_count && filler; i++)
+      filler = v[blk->first_insn + i].padding;
+    if (b > 0 && !reached[b] && !filler && table >= 0) {
+      owner[count++] = (uint32_t)b;
+      out->blocks[table].case_count++;
+    }
+    if (blk->insn_count > 0 && v[blk->first_insn + blk->insn_count - 1].flow == INSN_TABLE)
+      table = (long)b;
+  }
+  free(reached);
+  out->cases = malloc((count ? count : 1) * sizeof *out->cases);
+  if (!out->cases) {
+    free(owner);
+    return -1;
+  }
+  /* Each jump's cases in one run, in address order. */
+  uint32_t next = 0;
+  for (size_t b = 0; b < n; b++) {
+    out->blocks[b].case_first = next;
+    next += out->blocks[b].case_count;
+    out->blocks[b].case_count = 0;
+  }
+  table = -1;
+  size_t c = 0;
+  for (size_t b = 0; b < n && c < count; b++) {
+    if (owner[c] == b) {
+      knit_cfg_block *t = &out->blocks[table];
+      out->cases[t->case_first + t->case_count++] = (uint32_t)b;
+      c++;
+    }
+    const knit_cfg_block *blk = &out->blocks[b];
+    if (blk->insn_count > 0 && v[blk->first_insn + blk->insn_count - 1].flow == INSN_TABLE)
+      table = (long)b;
+  }
+  free(owner);
+  return 0;
 }
 
 int knit_cfg_build(const knit_isa_ops *isa, size_t cs, const uint8_t *code, size_t len,
@@ -116,7 +181,12 @@ int knit_cfg_build(const knit_isa_ops *isa, size_t cs, const uint8_t *code, size
     }
     uint64_t target;
     insn_flow f = classify(isa, row, ci, addr, hi, &target);
-    v[n] = (insn){.at = ci->address, .target = target, .size = ci->size, .flow = (uint8_t)f};
+    v[n] = (insn){.at = ci->address,
+                  .target = target,
+                  .size = ci->size,
+                  .flow = (uint8_t)f,
+                  .padding =
+                      (knit_audit_flow(isa, ci->mnemonic, ci->op_str) & KNIT_FLOW_PADDING) != 0};
     if (next_leads)
       leaders[nlead++] = ci->address;
     next_leads = f != INSN_NEXT;
@@ -168,6 +238,8 @@ int knit_cfg_build(const knit_isa_ops *isa, size_t cs, const uint8_t *code, size
         blk->succ[blk->succ_count++] = (uint32_t)t;
     }
   }
+  if (add_cases(out, v) != 0)
+    goto done;
   rc = 0;
 done:
   if (rc != 0)
@@ -197,5 +269,6 @@ void knit_cfg_free(knit_cfg *g)
 {
   free(g->blocks);
   free(g->insn_at);
+  free(g->cases);
   memset(g, 0, sizeof *g);
 }

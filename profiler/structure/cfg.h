@@ -7,9 +7,13 @@
  * A block is a run of instructions entered only at its first and left only
  * at its last. Calls fall through (a call that never returns ends no block
  * here: the graph is conservative); a direct jump or conditional branch to
- * an address inside the function is an edge; one outside (a tail call) and
- * an indirect jump end the path, so the cases of a jump table are blocks
- * that no edge reaches. */
+ * an address inside the function is an edge; one outside (a tail call)
+ * ends the path. An indirect jump is where a jump table's cases are
+ * entered: their blocks, which no edge reaches, are given as its
+ * successors (the `cases`), each to the nearest indirect jump before it
+ * (compilers put a switch's cases after its dispatch). Without them a loop
+ * around a switch would lose its cases: their back edges would come from
+ * unreachable blocks. */
 #ifndef KNIT_STRUCTURE_CFG_H
 #define KNIT_STRUCTURE_CFG_H
 
@@ -25,6 +29,8 @@ typedef struct knit_cfg_block {
   uint32_t insn_count;
   uint32_t succ[2]; /* successor blocks */
   uint8_t succ_count;
+  uint32_t case_first; /* an indirect jump's: cases[case_first ..] */
+  uint32_t case_count;
 } knit_cfg_block;
 
 typedef struct knit_cfg {
@@ -32,7 +38,19 @@ typedef struct knit_cfg {
   size_t count;
   uint64_t *insn_at; /* every decoded instruction's address, ascending */
   size_t insn_count;
+  uint32_t *cases; /* the indirect jumps' successors (blocks) */
 } knit_cfg;
+
+/* A block's successors, its cases after its succ: how many, and the k-th. */
+static inline uint32_t knit_cfg_succ_count(const knit_cfg_block *b)
+{
+  return b->succ_count + b->case_count;
+}
+
+static inline uint32_t knit_cfg_succ(const knit_cfg *g, const knit_cfg_block *b, uint32_t k)
+{
+  return k < b->succ_count ? b->succ[k] : g->cases[b->case_first + (k - b->succ_count)];
+}
 
 /* Builds the graph of the code [addr, addr + len) (its bytes at code), an
  * ISA's function, decoding with cs (a Capstone handle of the row's arch and

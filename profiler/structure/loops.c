@@ -13,7 +13,7 @@ static long reverse_postorder(const knit_cfg *g, uint32_t *order, int32_t *rpo_o
 {
   size_t n = g->count;
   uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
-  uint8_t *next_succ = calloc(n ? n : 1, 1);
+  uint32_t *next_succ = calloc(n ? n : 1, sizeof *next_succ);
   bool *seen = calloc(n ? n : 1, sizeof *seen);
   if (!stack || !next_succ || !seen) {
     free(stack);
@@ -30,8 +30,8 @@ static long reverse_postorder(const knit_cfg *g, uint32_t *order, int32_t *rpo_o
   }
   while (top > 0) {
     uint32_t b = stack[top - 1];
-    if (next_succ[b] < g->blocks[b].succ_count) {
-      uint32_t s = g->blocks[b].succ[next_succ[b]++];
+    if (next_succ[b] < knit_cfg_succ_count(&g->blocks[b])) {
+      uint32_t s = knit_cfg_succ(g, &g->blocks[b], next_succ[b]++);
       if (!seen[s]) {
         seen[s] = true;
         stack[top++] = s;
@@ -65,21 +65,21 @@ static int build_preds(const knit_cfg *g, preds *p)
   size_t n = g->count, edges = 0;
   p->first = calloc(n + 1, sizeof *p->first);
   for (size_t b = 0; b < n; b++)
-    edges += g->blocks[b].succ_count;
+    edges += knit_cfg_succ_count(&g->blocks[b]);
   p->list = malloc((edges ? edges : 1) * sizeof *p->list);
   if (!p->first || !p->list)
     return -1;
   for (size_t b = 0; b < n; b++)
-    for (unsigned k = 0; k < g->blocks[b].succ_count; k++)
-      p->first[g->blocks[b].succ[k] + 1]++;
+    for (uint32_t k = 0; k < knit_cfg_succ_count(&g->blocks[b]); k++)
+      p->first[knit_cfg_succ(g, &g->blocks[b], k) + 1]++;
   for (size_t b = 0; b < n; b++)
     p->first[b + 1] += p->first[b];
   uint32_t *fill = calloc(n ? n : 1, sizeof *fill);
   if (!fill)
     return -1;
   for (size_t b = 0; b < n; b++)
-    for (unsigned k = 0; k < g->blocks[b].succ_count; k++) {
-      uint32_t s = g->blocks[b].succ[k];
+    for (uint32_t k = 0; k < knit_cfg_succ_count(&g->blocks[b]); k++) {
+      uint32_t s = knit_cfg_succ(g, &g->blocks[b], k);
       p->list[p->first[s] + fill[s]++] = (uint32_t)b;
     }
   free(fill);

@@ -106,8 +106,8 @@ static unsigned *loop_lines(const knit_structure *s, function_loops *f)
     return line;
   for (size_t b = 0; b < f->cfg.count; b++) {
     const knit_cfg_block *blk = &f->cfg.blocks[b];
-    for (unsigned k = 0; k < blk->succ_count; k++) {
-      uint32_t h = blk->succ[k];
+    for (uint32_t k = 0; k < knit_cfg_succ_count(blk); k++) {
+      uint32_t h = knit_cfg_succ(&f->cfg, blk, k);
       for (int32_t l = f->nest.innermost[b]; l >= 0; l = f->nest.loops[l].parent) {
         if (f->nest.loops[l].header != h)
           continue;

@@ -184,6 +184,16 @@ static bool a64_plain_return(const char *mnemonic, const char *op_str)
          (!op_str || op_str[0] == '\0' || strcmp(op_str, "x30") == 0);
 }
 
+/* br and its pointer-authenticated forms (braa, brab, braaz, brabz). */
+static bool a64_indirect_jump(const char *mnemonic, const char *op_str)
+{
+  (void)op_str;
+  return strncmp(mnemonic, "br", 2) == 0 &&
+         (mnemonic[2] == '\0' || strcmp(mnemonic + 2, "aa") == 0 ||
+          strcmp(mnemonic + 2, "ab") == 0 || strcmp(mnemonic + 2, "aaz") == 0 ||
+          strcmp(mnemonic + 2, "abz") == 0);
+}
+
 const knit_audit_isa knit_audit_aarch64 = {
     .isa = &knit_isa_aarch64,
     .ends = a64_ends,
@@ -193,4 +203,5 @@ const knit_audit_isa knit_audit_aarch64 = {
     .conditional = a64_conditional,
     .model_step = a64_model_step,
     .plain_return = a64_plain_return,
+    .indirect_jump = a64_indirect_jump,
 };

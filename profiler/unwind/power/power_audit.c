@@ -289,6 +289,14 @@ void knit_power_audit_model_step(knit_audit_model *m, const char *mn, const char
   }
 }
 
+/* bctr: the jump through the count register that a switch's table
+ * dispatch (and a tail call through a pointer) ends with. */
+bool knit_power_audit_indirect_jump(const char *mnemonic, const char *op_str)
+{
+  (void)op_str;
+  return strcmp(mnemonic, "bctr") == 0;
+}
+
 bool knit_power_audit_plain_return(const char *mnemonic, const char *op_str)
 {
   (void)op_str;

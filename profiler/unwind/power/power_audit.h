@@ -14,6 +14,7 @@ void knit_power_audit_model_step(struct knit_audit_model *m, const char *mnemoni
                                  const char *op_str);
 bool knit_power_audit_conditional(const char *mnemonic);
 bool knit_power_audit_plain_return(const char *mnemonic, const char *op_str);
+bool knit_power_audit_indirect_jump(const char *mnemonic, const char *op_str);
 void knit_power_audit_lr_step(struct knit_audit_lr *s, const char *mnemonic, const char *op_str);
 
 /* The initializer of a POWER ISA's audit row for its unwinder row. */
@@ -23,7 +24,7 @@ void knit_power_audit_lr_step(struct knit_audit_lr *s, const char *mnemonic, con
     .padding = knit_power_audit_padding, .also_padding = knit_power_audit_nop_form,                \
     .branch_target = knit_power_audit_branch_target, .conditional = knit_power_audit_conditional,  \
     .model_step = knit_power_audit_model_step, .plain_return = knit_power_audit_plain_return,      \
-    .lr_step = knit_power_audit_lr_step,                                                           \
+    .lr_step = knit_power_audit_lr_step, .indirect_jump = knit_power_audit_indirect_jump,          \
   }
 
 #endif /* KNIT_UNWIND_POWER_AUDIT_H */

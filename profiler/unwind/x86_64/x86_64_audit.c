@@ -30,6 +30,15 @@ static bool x86_conditional(const char *mnemonic)
   return (mnemonic[0] == 'j' && strcmp(mnemonic, "jmp") != 0) || strncmp(mnemonic, "loop", 4) == 0;
 }
 
+/* jmp (or notrack jmp, under CET) to a register or memory operand: not
+ * the hexadecimal address a direct jmp prints. */
+static bool x86_indirect_jump(const char *mnemonic, const char *op_str)
+{
+  uint64_t target;
+  return (strcmp(mnemonic, "jmp") == 0 || strcmp(mnemonic, "notrack jmp") == 0) &&
+         !knit_audit_hex_operand(op_str, &target);
+}
+
 const knit_audit_isa knit_audit_x86_64 = {
     .isa = &knit_isa_x86_64,
     .ends = x86_ends,
@@ -37,4 +46,5 @@ const knit_audit_isa knit_audit_x86_64 = {
     .padding = x86_padding,
     .branch_target = x86_branch_target,
     .conditional = x86_conditional,
+    .indirect_jump = x86_indirect_jump,
 };
