@@ -553,6 +553,21 @@ report_loops)
   # (run's last call, to sink, is a tail call: that probe is main's.)
   printf 'main;run;sink 9\nmain;sink 1\n' >"$tmp/loops.folded"
   expect 0 'matches' -- "$knit" check "$tmp/l" "$tmp/loops.folded"
+  # The loops are kept by the modules' build-ids (structure_cache.h): a
+  # cold report writes the files, a warm one prints the same from them;
+  # --no-cache and an empty KNIT_CACHE_DIR neither read nor write them.
+  export KNIT_CACHE_DIR="$tmp/cache"
+  expect 0 "loop_at_loops\.c:$cols" -- "$knit" report --format=folded "$tmp/l"
+  cold=$out_last
+  id=$(readelf -n "$wl/loops" | sed -n 's/.*Build ID: *//p')
+  [ -s "$tmp/cache/structure/$id" ] || fail "no cache file for the workload's build-id $id"
+  expect 0 "loop_at_loops\.c:$cols" -- "$knit" report --format=folded "$tmp/l"
+  [ "$out_last" = "$cold" ] || fail "the report from the cache differs"
+  rm -rf "$tmp/cache"
+  expect 0 "loop_at_loops\.c:$cols" -- "$knit" report --no-cache --format=folded "$tmp/l"
+  [ "$out_last" = "$cold" ] || fail "the report without the cache differs"
+  KNIT_CACHE_DIR='' expect 0 "loop_at_loops\.c:$cols" -- "$knit" report --format=folded "$tmp/l"
+  [ ! -e "$tmp/cache" ] || fail "a report without the cache wrote it"
   ;;
 report_source)
   # The source view of one function (workloads/loops.c, exact probes): each

@@ -27,3 +27,27 @@ if(TARGET knit_structure AND NOT CMAKE_CROSSCOMPILING)
                                "KNIT_LOOPS_SUBJECT_SOURCE=\"${src}\"")
   endif()
 endif()
+
+# The structure cache (profiler/structure/structure_cache.h): the loop
+# subject built by gcc with a build-id and without one, and the workloads'
+# loops program.
+if(TARGET knit_structure AND NOT CMAKE_CROSSCOMPILING AND KNIT_LOOPS_CC_gcc)
+  knit_unit_test(test_structure_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_structure_cache.c
+    LIBS knit_structure knit_unwind ${LIBDW_LIB} ${LIBELF_LIB} ${ZLIB_LIB})
+  set(src ${CMAKE_CURRENT_LIST_DIR}/test_loops_subject.c)
+  set(with_id ${CMAKE_CURRENT_BINARY_DIR}/cache_subject)
+  set(without_id ${CMAKE_CURRENT_BINARY_DIR}/cache_subject_no_build_id)
+  add_custom_command(OUTPUT ${with_id} ${without_id}
+    COMMAND ${KNIT_LOOPS_CC_gcc} -O2 -g -Wl,--build-id=sha1 -o ${with_id} ${src}
+    COMMAND ${KNIT_LOOPS_CC_gcc} -O2 -g -Wl,--build-id=none -o ${without_id} ${src}
+    DEPENDS ${src}
+    COMMENT "Building the cache subjects")
+  add_custom_target(cache_subjects DEPENDS ${with_id} ${without_id})
+  if(TARGET test_structure_cache)
+    add_dependencies(test_structure_cache cache_subjects loops)
+    target_compile_definitions(test_structure_cache PRIVATE
+      "KNIT_CACHE_SUBJECT=\"${with_id}\""
+      "KNIT_CACHE_SUBJECT_NO_ID=\"${without_id}\""
+      "KNIT_CACHE_WORKLOAD=\"$<TARGET_FILE:loops>\"")
+  endif()
+endif()

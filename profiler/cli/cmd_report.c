@@ -28,7 +28,7 @@ static void usage(FILE *out)
           "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
-          "                   [--source=FUNCTION]\n"
+          "                   [--no-cache] [--source=FUNCTION]\n"
           "                   [DIR]\n"
           "\n"
           "Prints the measurement in DIR (default: the newest ./knit-* directory).\n"
@@ -101,6 +101,11 @@ static void usage(FILE *out)
           "                   frame's address (found in the machine code) are levels\n"
           "                   of their own, `loop at FILE:LINE`, inside the function\n"
           "                   or inlined call that holds them\n"
+          "  --no-cache       find the loops in the machine code again, neither\n"
+          "                   reading nor writing the loop cache. By default each\n"
+          "                   module's loops are kept in a file named by its\n"
+          "                   build-id, in $KNIT_CACHE_DIR, else $XDG_CACHE_HOME/knit,\n"
+          "                   else ~/.cache/knit (KNIT_CACHE_DIR= turns it off)\n"
           "  -h, --help       print this help\n"
           "\n"
           "Functions are named in their readable form: C++ names demangled\n"
@@ -175,14 +180,23 @@ int knit_cmd_report(int argc, char **argv)
   knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
-      {"format", required_argument, NULL, 'f'},  {"lines", no_argument, NULL, 'l'},
-      {"all-frames", no_argument, NULL, 'a'},    {"fold", no_argument, NULL, 'F'},
-      {"metrics", required_argument, NULL, 'M'}, {"metric", required_argument, NULL, 'n'},
-      {"sort", required_argument, NULL, 's'},    {"min", required_argument, NULL, 'm'},
-      {"threads", no_argument, NULL, 't'},       {"steps", no_argument, NULL, 'S'},
-      {"raw-names", no_argument, NULL, 'r'},     {"no-inline", no_argument, NULL, 'I'},
-      {"no-loops", no_argument, NULL, 'L'},      {"source", required_argument, NULL, 'O'},
-      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+      {"format", required_argument, NULL, 'f'},
+      {"lines", no_argument, NULL, 'l'},
+      {"all-frames", no_argument, NULL, 'a'},
+      {"fold", no_argument, NULL, 'F'},
+      {"metrics", required_argument, NULL, 'M'},
+      {"metric", required_argument, NULL, 'n'},
+      {"sort", required_argument, NULL, 's'},
+      {"min", required_argument, NULL, 'm'},
+      {"threads", no_argument, NULL, 't'},
+      {"steps", no_argument, NULL, 'S'},
+      {"raw-names", no_argument, NULL, 'r'},
+      {"no-inline", no_argument, NULL, 'I'},
+      {"no-loops", no_argument, NULL, 'L'},
+      {"source", required_argument, NULL, 'O'},
+      {"no-cache", no_argument, NULL, 'C'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
   };
   optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
   opterr = 0;
@@ -223,6 +237,9 @@ int knit_cmd_report(int argc, char **argv)
       view.tree.no_inline = 1;
       break;
     case 'L': load_options.no_loops = 1; break;
+    /* The structure cache's own switch (structure_cache.h): this process
+     * reads the environment only through it. */
+    case 'C': setenv("KNIT_CACHE_DIR", "", 1); break;
     case 'O': source_function = optarg; break;
     case 'h': usage(stdout); return 0;
     default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);

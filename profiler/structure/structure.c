@@ -11,18 +11,9 @@
 #include <unistd.h>
 
 #include "structure/cfg.h"
+#include "structure/structure_cache.h"
 #include "unwind/bounds.h"
 #include "unwind/isa.h"
-
-/* One analyzed function. */
-typedef struct function_loops {
-  uint64_t start, end;
-  knit_cfg cfg;
-  knit_loop_nest nest;
-  unsigned *line;  /* per loop: the line naming it */
-  uint64_t *latch; /* per loop: the branch of that back edge */
-  bool analyzed;   /* false: its code could not be read or decoded */
-} function_loops;
 
 struct knit_structure {
   int fd;
@@ -31,10 +22,16 @@ struct knit_structure {
   csh cs;
   bool cs_open;
   knit_func_table funcs;
-  function_loops *done; /* by start, sorted */
+  /* The functions asked about so far and those the cache file held, by
+   * start, sorted: each function's loops in the form the file keeps, so
+   * that answers from the file and from the code are one. */
+  knit_function_loops *done;
   size_t done_count, done_cap;
   knit_line_of_fn *line_of;
   void *ctx;
+  knit_structure_key key;
+  char *cache_path; /* NULL: not cached (no build-id, or the cache off) */
+  size_t analyzed;  /* functions analyzed from their code */
 };
 
 knit_structure *knit_structure_open(const char *path, knit_line_of_fn *line_of, void *ctx,
@@ -68,6 +65,10 @@ knit_structure *knit_structure_open(const char *path, knit_line_of_fn *line_of, 
     return NULL;
   }
   s->cs_open = cs_open(s->isa->cs_arch, s->isa->cs_mode, &s->cs) == CS_ERR_OK;
+  if (knit_structure_key_of(s->elf, line_of != NULL, &s->key))
+    s->cache_path = knit_structure_cache_path(&s->key);
+  if (s->cache_path && knit_structure_cache_read(s->cache_path, &s->key, &s->done, &s->done_count))
+    s->done_cap = s->done_count;
   return s;
 }
 
@@ -89,32 +90,33 @@ static const uint8_t *code_of(const knit_structure *s, uint64_t start, uint64_t 
   return NULL;
 }
 
-/* The line naming each loop: the smallest line of its back edges' source
- * blocks (knit_loops_block_line). */
-static unsigned *loop_lines(const knit_structure *s, function_loops *f)
+/* Each loop as the report shows it: its header, and the line naming it,
+ * the smallest line of its back edges' source blocks
+ * (knit_loops_block_line), with that back edge's branch as its latch (the
+ * header block's last branch when no line is known). */
+static void name_loops(const knit_structure *s, const knit_cfg *g, const knit_loop_nest *nest,
+                       knit_cached_loop *loops)
 {
-  size_t n = f->nest.count;
-  unsigned *line = calloc(n ? n : 1, sizeof *line);
-  f->latch = calloc(n ? n : 1, sizeof *f->latch);
-  if (!line || !f->latch) {
-    free(line);
-    return NULL;
+  for (size_t l = 0; l < nest->count; l++) {
+    const knit_loop *lp = &nest->loops[l];
+    loops[l] = (knit_cached_loop){.header = g->blocks[lp->header].start,
+                                  .latch = g->blocks[lp->header].last,
+                                  .parent = lp->parent,
+                                  .depth = lp->depth};
   }
-  for (size_t l = 0; l < n; l++)
-    f->latch[l] = f->cfg.blocks[f->nest.loops[l].header].last;
   if (!s->line_of)
-    return line;
-  for (size_t b = 0; b < f->cfg.count; b++) {
-    const knit_cfg_block *blk = &f->cfg.blocks[b];
+    return;
+  for (size_t b = 0; b < g->count && b < nest->block_count; b++) {
+    const knit_cfg_block *blk = &g->blocks[b];
     for (uint32_t k = 0; k < knit_cfg_succ_count(blk); k++) {
-      uint32_t h = knit_cfg_succ(&f->cfg, blk, k);
-      for (int32_t l = f->nest.innermost[b]; l >= 0; l = f->nest.loops[l].parent) {
-        if (f->nest.loops[l].header != h)
+      uint32_t h = knit_cfg_succ(g, blk, k);
+      for (int32_t l = nest->innermost[b]; l >= 0; l = nest->loops[l].parent) {
+        if (nest->loops[l].header != h)
           continue;
-        unsigned at = knit_loops_block_line(&f->cfg, (uint32_t)b, s->line_of, s->ctx);
-        if (at && (line[l] == 0 || at < line[l])) {
-          line[l] = at;
-          f->latch[l] = blk->last;
+        unsigned at = knit_loops_block_line(g, (uint32_t)b, s->line_of, s->ctx);
+        if (at && (loops[l].line == 0 || at < loops[l].line)) {
+          loops[l].line = at;
+          loops[l].latch = blk->last;
         }
         /* An inner loop of the same header: the line belongs to the
          * innermost loop that has this back edge. */
@@ -122,10 +124,62 @@ static unsigned *loop_lines(const knit_structure *s, function_loops *f)
       }
     }
   }
-  return line;
 }
 
-static function_loops *function_at(knit_structure *s, uint64_t addr)
+/* The code of each loop: the blocks whose innermost loop it is, adjacent
+ * ones merged. A block ends where the next begins or earlier (bytes that
+ * did not decode); an address between them is in no loop, as it is in no
+ * block. */
+static bool loop_spans(const knit_cfg *g, const knit_loop_nest *nest, knit_function_loops *f)
+{
+  size_t n = 0;
+  for (size_t b = 0; b < g->count && b < nest->block_count; b++)
+    n += nest->innermost[b] >= 0;
+  f->spans = calloc(n ? n : 1, sizeof *f->spans);
+  if (!f->spans)
+    return false;
+  for (size_t b = 0; b < g->count && b < nest->block_count; b++) {
+    int32_t l = nest->innermost[b];
+    if (l < 0)
+      continue;
+    knit_loop_span *last = f->span_count ? &f->spans[f->span_count - 1] : NULL;
+    if (last && last->loop == l && last->end == g->blocks[b].start)
+      last->end = g->blocks[b].end;
+    else
+      f->spans[f->span_count++] =
+          (knit_loop_span){.start = g->blocks[b].start, .end = g->blocks[b].end, .loop = l};
+  }
+  return true;
+}
+
+/* Analyzes the code of f (its bounds set): its loops, or f->analyzed
+ * false when the code cannot be read or decoded. */
+static void analyze(knit_structure *s, knit_function_loops *f)
+{
+  s->analyzed++;
+  const uint8_t *code = s->cs_open ? code_of(s, f->start, f->end) : NULL;
+  knit_cfg g;
+  knit_loop_nest nest;
+  if (!code || knit_cfg_build(s->isa, s->cs, code, f->end - f->start, f->start, &g) != 0)
+    return;
+  if (knit_loops_find(&g, s->line_of, s->ctx, &nest) == 0) {
+    f->loops = calloc(nest.count ? nest.count : 1, sizeof *f->loops);
+    if (f->loops && nest.count <= UINT32_MAX && loop_spans(&g, &nest, f)) {
+      f->loop_count = (uint32_t)nest.count;
+      name_loops(s, &g, &nest, f->loops);
+      f->analyzed = true;
+    } else {
+      knit_function_loops_free(f);
+      f->span_count = 0;
+    }
+    knit_loops_free(&nest);
+  }
+  knit_cfg_free(&g);
+}
+
+/* The loops of the function holding addr: from the cache file, from an
+ * earlier question, or analyzed now. */
+static knit_function_loops *function_at(knit_structure *s, uint64_t addr)
 {
   uint64_t start, end;
   if (!knit_bounds_lookup(&s->funcs, addr, &start, &end))
@@ -133,7 +187,7 @@ static function_loops *function_at(knit_structure *s, uint64_t addr)
   size_t lo = 0, hi = s->done_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (s->done[mid].start == start)
+    if (s->done[mid].start == start && s->done[mid].end == end)
       return &s->done[mid];
     if (s->done[mid].start < start)
       lo = mid + 1;
@@ -142,45 +196,57 @@ static function_loops *function_at(knit_structure *s, uint64_t addr)
   }
   if (s->done_count == s->done_cap) {
     size_t cap = s->done_cap ? s->done_cap * 2 : 64;
-    function_loops *v = realloc(s->done, cap * sizeof *v);
+    knit_function_loops *v = realloc(s->done, cap * sizeof *v);
     if (!v)
       return NULL;
     s->done = v;
     s->done_cap = cap;
   }
-  memmove(&s->done[lo + 1], &s->done[lo], (s->done_count - lo) * sizeof *s->done);
-  s->done_count++;
-  function_loops *f = &s->done[lo];
-  memset(f, 0, sizeof *f);
-  f->start = start;
-  f->end = end;
-  const uint8_t *code = s->cs_open ? code_of(s, start, end) : NULL;
-  if (code && knit_cfg_build(s->isa, s->cs, code, end - start, start, &f->cfg) == 0) {
-    if (knit_loops_find(&f->cfg, s->line_of, s->ctx, &f->nest) == 0) {
-      f->line = loop_lines(s, f);
-      f->analyzed = f->line != NULL;
-    }
+  /* A cached entry of the same start but other bounds (not the table's:
+   * the file is untrusted) is analyzed again in its place. */
+  knit_function_loops *f = &s->done[lo];
+  if (lo < s->done_count && f->start == start) {
+    knit_function_loops_free(f);
+  } else {
+    memmove(&s->done[lo + 1], &s->done[lo], (s->done_count - lo) * sizeof *s->done);
+    s->done_count++;
   }
+  *f = (knit_function_loops){.start = start, .end = end};
+  analyze(s, f);
   return f;
 }
 
-static knit_loop_ref ref_of(const function_loops *f, int32_t l)
+/* The innermost loop of f holding addr, or -1. */
+static int32_t loop_at(const knit_function_loops *f, uint64_t addr)
+{
+  size_t lo = 0, hi = f->span_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (f->spans[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && addr < f->spans[lo - 1].end ? f->spans[lo - 1].loop : -1;
+}
+
+static knit_loop_ref ref_of(const knit_function_loops *f, int32_t l)
 {
   return (knit_loop_ref){.function = f->start,
                          .index = (uint32_t)l,
-                         .header = f->cfg.blocks[f->nest.loops[l].header].start,
-                         .latch = f->latch[l],
-                         .line = f->line[l]};
+                         .header = f->loops[l].header,
+                         .latch = f->loops[l].latch,
+                         .line = f->loops[l].line};
 }
 
 int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max)
 {
-  function_loops *f = function_at(s, addr);
+  const knit_function_loops *f = function_at(s, addr);
   if (!f || !f->analyzed)
     return 0;
-  int32_t l = knit_loops_at(&f->nest, &f->cfg, addr);
-  int depth = l >= 0 ? (int)f->nest.loops[l].depth : 0;
-  for (int d = depth - 1; l >= 0; l = f->nest.loops[l].parent, d--) {
+  int32_t l = loop_at(f, addr);
+  int depth = l >= 0 ? (int)f->loops[l].depth : 0;
+  for (int d = depth - 1; l >= 0; l = f->loops[l].parent, d--) {
     if (d < max)
       out[d] = ref_of(f, l);
   }
@@ -189,13 +255,13 @@ int knit_structure_loops_at(knit_structure *s, uint64_t addr, knit_loop_ref *out
 
 int knit_structure_loops_inside(knit_structure *s, uint64_t addr, knit_loop_ref *out, int max)
 {
-  function_loops *f = function_at(s, addr);
+  const knit_function_loops *f = function_at(s, addr);
   if (!f || !f->analyzed)
     return 0;
-  int32_t around = knit_loops_at(&f->nest, &f->cfg, addr);
+  int32_t around = loop_at(f, addr);
   int n = 0;
-  for (size_t l = 0; l < f->nest.count; l++) {
-    if (f->nest.loops[l].parent != around)
+  for (uint32_t l = 0; l < f->loop_count; l++) {
+    if (f->loops[l].parent != around)
       continue;
     if (n < max)
       out[n] = ref_of(f, (int32_t)l);
@@ -204,47 +270,104 @@ int knit_structure_loops_inside(knit_structure *s, uint64_t addr, knit_loop_ref 
   return n;
 }
 
+/* Whether loop l of f is loop outer or inside it. */
+static bool loop_within(const knit_function_loops *f, int32_t l, int32_t outer)
+{
+  for (; l >= 0 && (uint32_t)l < f->loop_count; l = f->loops[l].parent)
+    if (l == outer)
+      return true;
+  return false;
+}
+
 int knit_structure_loop_any(knit_structure *s, const knit_loop_ref *loop, size_t limit,
                             knit_loop_insn_fn *visit, void *ctx)
 {
-  function_loops *f = function_at(s, loop->function);
-  if (!f || !f->analyzed || f->start != loop->function || loop->index >= f->nest.count)
+  const knit_function_loops *f = function_at(s, loop->function);
+  if (!f || !f->analyzed || f->start != loop->function || loop->index >= f->loop_count ||
+      !s->cs_open)
     return 0;
-  size_t seen = 0;
-  for (size_t b = 0; b < f->cfg.count; b++) {
-    if (!knit_loops_holds(&f->nest, (int32_t)loop->index, (uint32_t)b))
-      continue;
-    const knit_cfg_block *blk = &f->cfg.blocks[b];
-    for (uint32_t i = 0; i < blk->insn_count; i++) {
-      if (seen++ == limit)
-        return 0;
-      int r = visit(ctx, f->cfg.insn_at[blk->first_insn + i]);
-      if (r)
-        return r;
+  cs_insn *in = cs_malloc(s->cs);
+  if (!in)
+    return 0;
+  /* The loop's code, its spans and its inner loops', decoded again: the
+   * instructions are not kept (the cache file holds spans only). */
+  size_t seen = 0, step = s->isa->cs_arch == CS_ARCH_X86 ? 1 : 4;
+  int r = 0;
+  for (uint32_t i = 0; i < f->span_count && r == 0 && seen < limit; i++) {
+    const knit_loop_span *sp = &f->spans[i];
+    const uint8_t *code =
+        loop_within(f, sp->loop, (int32_t)loop->index) ? code_of(s, sp->start, sp->end) : NULL;
+    size_t left = code ? (size_t)(sp->end - sp->start) : 0;
+    uint64_t pc = sp->start;
+    while (left > 0 && r == 0 && seen < limit) {
+      if (!cs_disasm_iter(s->cs, &code, &left, &pc, in)) {
+        size_t k = left < step ? left : step;
+        code += k, left -= k, pc += k;
+        continue;
+      }
+      seen++;
+      r = visit(ctx, in->address);
     }
   }
-  return 0;
+  cs_free(in, 1);
+  return r;
 }
 
 size_t knit_structure_loop_count(const knit_structure *s)
 {
   size_t n = 0;
   for (size_t i = 0; i < s->done_count; i++)
-    n += s->done[i].analyzed ? s->done[i].nest.count : 0;
+    n += s->done[i].analyzed ? s->done[i].loop_count : 0;
   return n;
+}
+
+size_t knit_structure_analyzed_count(const knit_structure *s)
+{
+  return s->analyzed;
+}
+
+/* Writes the cache file: the functions known now, with those another
+ * report wrote to the file since it was read (reports of one module may
+ * run at once; each adds what it analyzed, and the last rename keeps
+ * both). */
+static void save(knit_structure *s)
+{
+  knit_function_loops *other = NULL, *all = NULL;
+  size_t other_count = 0, n = 0;
+  knit_structure_cache_read(s->cache_path, &s->key, &other, &other_count);
+  all = malloc((s->done_count + other_count + 1) * sizeof *all);
+  if (all) {
+    size_t i = 0, j = 0;
+    while (i < s->done_count || j < other_count) {
+      /* Ours first at equal starts; theirs only where ours leave room. */
+      bool take_ours =
+          j == other_count || (i < s->done_count && s->done[i].start <= other[j].start);
+      const knit_function_loops *f = take_ours ? &s->done[i++] : &other[j++];
+      if (n > 0 && f->start < all[n - 1].end)
+        continue;
+      if (!take_ours && i < s->done_count && f->end > s->done[i].start)
+        continue;
+      all[n++] = *f;
+    }
+    knit_structure_cache_write(s->cache_path, &s->key, all, n);
+  }
+  free(all);
+  for (size_t j = 0; j < other_count; j++)
+    knit_function_loops_free(&other[j]);
+  free(other);
 }
 
 void knit_structure_close(knit_structure *s)
 {
   if (!s)
     return;
-  for (size_t i = 0; i < s->done_count; i++) {
-    knit_cfg_free(&s->done[i].cfg);
-    knit_loops_free(&s->done[i].nest);
-    free(s->done[i].line);
-    free(s->done[i].latch);
-  }
+  /* Without Capstone nothing was analyzed for real: not a result to keep. */
+  if (s->cache_path && s->analyzed > 0 && s->cs_open)
+    save(s);
+  for (size_t i = 0; i < s->done_count; i++)
+    knit_function_loops_free(&s->done[i]);
   free(s->done);
+  free(s->cache_path);
   if (s->funcs.start)
     knit_bounds_free(&s->funcs);
   if (s->cs_open)

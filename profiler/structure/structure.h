@@ -11,7 +11,12 @@
  * source blocks, the loop statement's own line for the loops compilers
  * emit (the latch holds the increment and the test). Inlined code inside
  * a latch would bring its own lines: line_of should give the function's
- * own line there (the inlined call's). */
+ * own line there (the inlined call's).
+ *
+ * What is computed outlives the report: a module with a GNU build-id keeps
+ * its functions' loops in a cache file (structure_cache.h), read at open
+ * and written at close, so a binary's code is analyzed once, not once per
+ * report. */
 #ifndef KNIT_STRUCTURE_STRUCTURE_H
 #define KNIT_STRUCTURE_STRUCTURE_H
 
@@ -60,9 +65,16 @@ typedef int knit_loop_insn_fn(void *ctx, uint64_t addr);
 int knit_structure_loop_any(knit_structure *s, const knit_loop_ref *loop, size_t limit,
                             knit_loop_insn_fn *visit, void *ctx);
 
-/* How many loops the functions analyzed so far hold. */
+/* How many loops the functions known so far hold: those analyzed and
+ * those the cache file gave. */
 size_t knit_structure_loop_count(const knit_structure *s);
 
+/* How many functions were analyzed from their code since the open (those
+ * the cache file held are not). */
+size_t knit_structure_analyzed_count(const knit_structure *s);
+
+/* Writes the cache file when functions were analyzed (and the module is
+ * cached), then releases s. */
 void knit_structure_close(knit_structure *s);
 
 #endif /* KNIT_STRUCTURE_STRUCTURE_H */
