@@ -16,6 +16,7 @@
  * from its module paths, so any of them may hold bytes a terminal obeys.
  * The few that do are copied in their printable form. */
 #include "report/symbolize.h"
+#include "report/symbolize_internal.h"
 
 #include <elf.h>
 #include <elfutils/libdwfl.h>
@@ -33,80 +34,8 @@
 #include "structure/structure.h"
 #include "unwind/isa.h"
 
-typedef struct module_entry {
-  char *path;
-  const char *base_name; /* last component of path */
-  Dwfl *dwfl;            /* NULL when the file could not be opened */
-  Dwfl_Module *module;
-  Dwarf_Addr bias; /* added to ELF addresses to get Dwfl addresses */
-  /* The DWARF, read on first use (in the file or in its separate debug
-   * file), and its units by address. */
-  bool dwarf_read;
-  Dwarf_Addr dwarf_bias; /* subtracted from Dwfl addresses for DWARF's */
-  knit_dwarf_units units;
-  /* Its loops (structure.h), opened on first use; the context its line
-   * function reads (allocated: modules move as the array grows). */
-  knit_structure *structure;
-  bool structure_tried;
-  struct module_lines *lines;
-} module_entry;
-
-typedef struct cache_entry {
-  uint32_t module; /* index into modules; UINT32_MAX marks empty */
-  uint64_t addr;
-  uint64_t fallback_offset; /* part of the key: it shows in fallback names */
-  knit_symbol symbol;
-} cache_entry;
-
-/* A symbol's names, once per symbol: keyed by the module and the name's
- * address in libdwfl's string table, which is the same for every address
- * the symbol covers. */
-typedef struct name_entry {
-  uint32_t module;    /* UINT32_MAX marks empty */
-  const char *symbol; /* libdwfl's */
-  const char *raw;    /* printable, version cut off */
-  const char *shown;  /* what the report shows */
-} name_entry;
-
-typedef struct owned_string {
-  struct owned_string *next;
-  char text[];
-} owned_string;
-
-/* The inlined calls of an address, as handed out. */
-typedef struct owned_levels {
-  struct owned_levels *next;
-  knit_inline_level levels[];
-} owned_levels;
-
-struct knit_symbolizer {
-  module_entry *modules;
-  size_t module_count;
-  cache_entry *cache;
-  size_t cache_slots;
-  size_t cache_used;
-  name_entry *names;
-  size_t name_slots;
-  size_t name_used;
-  owned_string *strings;
-  owned_string *composed; /* composed_name's */
-  owned_levels *levels;
-  int inline_calls;        /* lookups give the inlined calls too */
-  int loops;               /* and the loops around the address */
-  const knit_isa_ops *isa; /* the measurement's ISA, NULL if unknown */
-  int raw_names;           /* show symbols as they are */
-  /* Where separate debug files are looked for: NULL is libdwfl's default
-   * (".debug" beside the file, /usr/lib/debug, by build ID in
-   * /usr/lib/debug/.build-id). Every session points at it. */
-  char *debuginfo_path;
-  Dwfl_Callbacks callbacks;
-  /* The measurement's directory, or NULL: where a module named without a
-   * directory (the vdso, linux-vdso.so.1) may have a copy (core/vdso_copy.h). */
-  char *measurement_dir;
-};
-
 /* A copy of text's printable form that lives as long as the symbolizer. */
-static const char *keep_string(knit_symbolizer *s, const char *text)
+const char *knit_sym_keep(knit_symbolizer *s, const char *text)
 {
   size_t len = knit_printable_length(text);
   owned_string *o = malloc(sizeof *o + len + 1);
@@ -138,9 +67,9 @@ static const char *composed_name(knit_symbolizer *s, const char *text)
 
 /* text itself when it is printable (libdwfl's names live as long as the
  * symbolizer), else a kept copy of its printable form. */
-static const char *printable_name(knit_symbolizer *s, const char *text)
+const char *knit_sym_printable(knit_symbolizer *s, const char *text)
 {
-  return knit_is_printable(text) ? text : keep_string(s, text);
+  return knit_is_printable(text) ? text : knit_sym_keep(s, text);
 }
 
 knit_symbolizer *knit_symbolizer_new(void)
@@ -334,7 +263,7 @@ int knit_symbolizer_module_found(knit_symbolizer *s, const char *path)
 }
 
 /* The module's DWARF and its units, read on first use. */
-static knit_dwarf_units *units_of(module_entry *m)
+knit_dwarf_units *knit_sym_units(module_entry *m)
 {
   if (!m->dwarf_read) {
     m->dwarf_read = true;
@@ -393,20 +322,20 @@ static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol, 
   if (at != NULL && at != symbol) {
     char bare[512];
     snprintf(bare, sizeof bare, "%.*s", (int)(at - symbol), symbol);
-    raw = keep_string(s, bare);
+    raw = knit_sym_keep(s, bare);
   } else {
-    raw = printable_name(s, symbol);
+    raw = knit_sym_printable(s, symbol);
   }
   const char *shown = raw;
   if (!s->raw_names) {
-    knit_dwarf_units *u = units_of(m);
+    knit_dwarf_units *u = knit_sym_units(m);
     knit_name_context ctx = {
         .language = knit_dwarf_units_language(u, a - m->dwarf_bias),
         .main_program = u->main_program,
     };
     char *readable = knit_readable_name(raw, &ctx);
     if (readable != NULL) {
-      shown = keep_string(s, readable);
+      shown = knit_sym_keep(s, readable);
       free(readable);
     }
   }
@@ -421,10 +350,10 @@ static name_entry names_of(knit_symbolizer *s, uint32_t mi, const char *symbol, 
 /* The calls inlined at the Dwfl address a of module index mi, named as
  * symbols are (names_of: a DWARF name's address is as fixed as a symbol
  * name's), into out. Out of memory, or without DWARF, there are none. */
-static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_symbol *out)
+void knit_sym_inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_symbol *out)
 {
   module_entry *m = &s->modules[mi];
-  Dwarf_Die *cu = knit_dwarf_units_find(units_of(m), a - m->dwarf_bias);
+  Dwarf_Die *cu = knit_dwarf_units_find(knit_sym_units(m), a - m->dwarf_bias);
   knit_inline_call *calls;
   size_t count;
   if (cu == NULL || knit_inline_scopes_at(cu, a - m->dwarf_bias, &calls, &count) != 0 || count == 0)
@@ -457,7 +386,7 @@ static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_sy
         l->raw_function = e.raw != e.shown ? e.raw : NULL;
       }
       if (calls[i].call_file != NULL && calls[i].call_line > 0) {
-        l->call_file = printable_name(s, calls[i].call_file);
+        l->call_file = knit_sym_printable(s, calls[i].call_file);
         l->call_line = calls[i].call_line;
       }
     }
@@ -467,252 +396,6 @@ static void inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_sy
     out->inlined_count = (uint32_t)kept;
   }
   free(calls);
-}
-
-/* What the structure analysis asks for lines through. */
-typedef struct module_lines {
-  knit_symbolizer *s;
-  uint32_t mi;
-} module_lines;
-
-/* The line of a module's address (an ELF address of its file), or 0, and
- * its scope: 0 in the function's own code, else a hash of the inlined
- * calls that hold it. */
-static unsigned module_line(void *ctx, uint64_t addr, uint64_t *scope)
-{
-  module_lines *ml = ctx;
-  module_entry *m = &ml->s->modules[ml->mi];
-  const char *file = NULL;
-  unsigned line = 0;
-  Dwarf_Addr a = addr + m->bias;
-  *scope = 0;
-  if (!knit_dwarf_units_line(units_of(m), a - m->dwarf_bias, &file, &line))
-    return 0;
-  Dwarf_Die *cu = knit_dwarf_units_find(units_of(m), a - m->dwarf_bias);
-  knit_inline_call *calls;
-  size_t count;
-  if (cu != NULL && knit_inline_scopes_at(cu, a - m->dwarf_bias, &calls, &count) == 0) {
-    uint64_t h = count ? 0xcbf29ce484222325ull : 0;
-    for (size_t i = 0; i < count; i++) {
-      for (const char *c = calls[i].function ? calls[i].function : ""; *c; c++)
-        h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
-      h = (h ^ calls[i].call_line) * 0x100000001b3ull;
-    }
-    *scope = h;
-    free(calls);
-  }
-  return line;
-}
-
-/* The module's structure, opened on first use from the file libdwfl read;
- * NULL when it cannot be. */
-static knit_structure *structure_of(knit_symbolizer *s, uint32_t mi)
-{
-  module_entry *m = &s->modules[mi];
-  if (m->structure_tried)
-    return m->structure;
-  m->structure_tried = true;
-  const char *file = NULL;
-  if (m->module == NULL ||
-      dwfl_module_info(m->module, NULL, NULL, NULL, NULL, NULL, &file, NULL) == NULL ||
-      file == NULL)
-    return NULL;
-  m->lines = malloc(sizeof *m->lines);
-  if (m->lines == NULL)
-    return NULL;
-  *m->lines = (module_lines){.s = s, .mi = mi};
-  char err[256];
-  m->structure = knit_structure_open(file, module_line, m->lines, err, sizeof err);
-  return m->structure;
-}
-
-/* Whether two inlined calls are the same call (names are interned). */
-static bool same_call(const knit_inline_level *a, const knit_inline_level *b)
-{
-  return a->function == b->function && a->call_line == b->call_line &&
-         (a->call_file == b->call_file ||
-          (a->call_file && b->call_file && strcmp(a->call_file, b->call_file) == 0));
-}
-
-/* The inlined calls around addr (an ELF address of module mi), for a
- * comparison only: release_calls(s, before) drops them again, so that
- * they are not kept for the report's life (one set a loop of every
- * address asked about). */
-static owned_levels *compared_calls(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbol *h)
-{
-  owned_levels *before = s->levels;
-  memset(h, 0, sizeof *h);
-  inlined_calls(s, mi, addr + s->modules[mi].bias, h);
-  return before;
-}
-
-static void release_calls(knit_symbolizer *s, owned_levels *before)
-{
-  if (s->levels != before) {
-    owned_levels *used = s->levels;
-    s->levels = used->next;
-    free(used);
-  }
-}
-
-/* How many inlined calls of at (outermost first) the instruction at the
- * latch is inside too. */
-static size_t common_calls(const knit_symbol *at, const knit_symbol *latch)
-{
-  size_t d = 0;
-  while (d < at->inlined_count && d < latch->inlined_count &&
-         same_call(&at->inlined[d], &latch->inlined[d]))
-    d++;
-  return d;
-}
-
-/* What an instruction of a loop is compared with: the scope and line of
- * an address beside the loop. */
-typedef struct line_in_scope {
-  knit_symbolizer *s;
-  uint32_t mi;
-  const knit_symbol *own; /* the address's inlined calls and line */
-  size_t scope;           /* how many of them hold the loop's latch */
-  unsigned line;          /* its line there */
-} line_in_scope;
-
-/* The line of at in the scope of its first `scope` inlined calls: the
- * line of the call it makes there, or its own. */
-static unsigned line_at_depth(const knit_symbol *at, size_t scope)
-{
-  return at->inlined_count > scope ? at->inlined[scope].call_line : at->line;
-}
-
-/* Whether the loop's instruction at addr has the same line in the same
- * scope (the same inlined calls) as the address beside the loop. */
-static int same_line_in_scope(void *ctx, uint64_t addr)
-{
-  line_in_scope *w = ctx;
-  module_entry *m = &w->s->modules[w->mi];
-  knit_symbol here;
-  owned_levels *before = compared_calls(w->s, w->mi, addr, &here);
-  const char *file = NULL;
-  knit_dwarf_units_line(units_of(m), addr + m->bias - m->dwarf_bias, &file, &here.line);
-  int same = here.inlined_count >= w->scope && common_calls(w->own, &here) >= w->scope &&
-             line_at_depth(&here, w->scope) == w->line;
-  release_calls(w->s, before);
-  return same;
-}
-
-/* A loop beside addr that addr's code belongs to by its lines, written to
- * *loop; 0 when none does. Compilers move code of a loop out of its
- * cycle: the first iteration, peeled before a loop they unroll (gcc does
- * on POWER at -O2), the loop's entry test, code hoisted out of it. Such
- * code is in the scope of the loop's latch (the same inlined calls), on a
- * line that the loop's own code has there too (directly, or as the line
- * of an inlined call). own holds addr's inlined calls and line. At most
- * 4,096 instructions of a loop are compared: the code moved out of a
- * loop is its first iteration, which the start of the loop holds. */
-static int moved_out_of_loop(knit_symbolizer *s, uint32_t mi, knit_structure *st, uint64_t addr,
-                             const knit_symbol *own, knit_loop_ref *loop)
-{
-  knit_loop_ref beside[32];
-  int n = knit_structure_loops_inside(st, addr, beside, 32);
-  for (int j = 0; j < n && j < 32; j++) {
-    knit_symbol latch;
-    owned_levels *before = compared_calls(s, mi, beside[j].latch, &latch);
-    size_t scope = latch.inlined_count;
-    int inside = common_calls(own, &latch) == scope;
-    release_calls(s, before);
-    line_in_scope w = {.s = s, .mi = mi, .own = own, .scope = scope};
-    w.line = line_at_depth(own, scope);
-    if (inside && w.line != 0 &&
-        knit_structure_loop_any(st, &beside[j], 4096, same_line_in_scope, &w)) {
-      *loop = beside[j];
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* Adds the loops around addr (an ELF address of module mi) to out's
- * levels: each loop after the inlined call its latch's branch is in (the
- * calls that address and addr have in common: a loop of inlined code
- * belongs to that call), outer loops first. */
-static void add_loops(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_symbol *out)
-{
-  knit_structure *st = structure_of(s, mi);
-  knit_loop_ref refs[32];
-  int n = st ? knit_structure_loops_at(st, addr, refs, 32) : 0;
-  if (n < 0)
-    n = 0;
-  if (n > 31)
-    n = 31;
-  module_entry *m = &s->modules[mi];
-  /* addr's inlined calls, whether or not the report shows them: loops are
-   * placed by them. */
-  knit_symbol own = *out;
-  owned_levels *own_before = s->levels;
-  if (!s->inline_calls)
-    compared_calls(s, mi, addr, &own), own.line = out->line;
-  if (st && moved_out_of_loop(s, mi, st, addr, &own, &refs[n]))
-    n++;
-  if (!s->inline_calls)
-    release_calls(s, own_before);
-  if (n == 0)
-    return;
-  size_t calls = out->inlined_count;
-  owned_levels *o = malloc(sizeof *o + (calls + (size_t)n) * sizeof o->levels[0]);
-  if (o == NULL)
-    return;
-  /* Each loop's place: how many of addr's inlined calls its header is
-   * inside too; never less than the loop around it. */
-  size_t depth[32];
-  for (int j = 0; j < n; j++) {
-    knit_symbol h;
-    memset(&h, 0, sizeof h);
-    owned_levels *before = s->levels;
-    if (s->inline_calls)
-      before = compared_calls(s, mi, refs[j].latch, &h);
-    size_t d = common_calls(out, &h);
-    depth[j] = j > 0 && d < depth[j - 1] ? depth[j - 1] : d;
-    release_calls(s, before);
-  }
-  size_t k = 0;
-  int j = 0;
-  for (size_t d = 0; d <= calls; d++) {
-    for (; j < n && depth[j] == d; j++) {
-      /* The file of the loop's own code: its latch's branch's line's. */
-      const char *file = NULL;
-      unsigned line = refs[j].line, latch_line = 0;
-      knit_dwarf_units_line(units_of(m), refs[j].latch + m->bias - m->dwarf_bias, &file,
-                            &latch_line);
-      if (line == 0)
-        line = latch_line;
-      char text[600];
-      const char *shown = file ? printable_name(s, file) : NULL;
-      const char *slash = shown ? strrchr(shown, '/') : NULL;
-      if (shown != NULL && line > 0)
-        snprintf(text, sizeof text, "loop at %s:%u", slash ? slash + 1 : shown, line);
-      else {
-        /* No line: by its header's place in its function, as perf names
-         * addresses (clock_gettime+0x26). */
-        GElf_Off off = 0;
-        GElf_Sym sym;
-        const char *fn = m->module ? dwfl_module_addrinfo(m->module, refs[j].header + m->bias, &off,
-                                                          &sym, NULL, NULL, NULL)
-                                   : NULL;
-        if (fn != NULL)
-          snprintf(text, sizeof text, "loop at %s+0x%llx", fn, (unsigned long long)off);
-        else
-          snprintf(text, sizeof text, "loop at %s+0x%llx", m->base_name,
-                   (unsigned long long)refs[j].header);
-      }
-      o->levels[k++] = (knit_inline_level){
-          .function = keep_string(s, text), .call_file = shown, .call_line = line, .loop = 1};
-    }
-    if (d < calls)
-      o->levels[k++] = out->inlined[d];
-  }
-  o->next = s->levels;
-  s->levels = o;
-  out->inlined = o->levels;
-  out->inlined_count = (uint32_t)k;
 }
 
 static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fallback_offset,
@@ -731,7 +414,7 @@ static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fal
     }
     const char *file = NULL;
     unsigned line = 0;
-    if (!knit_dwarf_units_line(units_of(m), a - m->dwarf_bias, &file, &line)) {
+    if (!knit_dwarf_units_line(knit_sym_units(m), a - m->dwarf_bias, &file, &line)) {
       /* Units without ranges of their own may still be in .debug_aranges. */
       Dwfl_Line *l = dwfl_module_getsrc(m->module, a);
       int lineno = 0;
@@ -739,18 +422,18 @@ static void resolve(knit_symbolizer *s, uint32_t mi, uint64_t addr, uint64_t fal
       line = lineno > 0 ? (unsigned)lineno : 0;
     }
     if (file != NULL && line > 0) {
-      out->file = printable_name(s, file);
+      out->file = knit_sym_printable(s, file);
       out->line = line;
     }
     if (s->inline_calls)
-      inlined_calls(s, mi, a, out);
+      knit_sym_inlined_calls(s, mi, a, out);
     if (s->loops)
-      add_loops(s, mi, addr, out);
+      knit_sym_add_loops(s, mi, addr, out);
   }
   if (out->function == NULL) {
     char text[600];
     snprintf(text, sizeof text, "%s+0x%llx", m->base_name, (unsigned long long)fallback_offset);
-    out->function = keep_string(s, text);
+    out->function = knit_sym_keep(s, text);
   }
 }
 
@@ -810,7 +493,7 @@ void knit_symbolizer_lookup(knit_symbolizer *s, const char *path, uint64_t addr,
 
 const char *knit_symbolizer_keep(knit_symbolizer *s, const char *text)
 {
-  return keep_string(s, text);
+  return knit_sym_keep(s, text);
 }
 
 struct Dwarf *knit_symbolizer_dwarf(knit_symbolizer *s, const char *path, int64_t *elf_to_dwarf)
@@ -865,7 +548,7 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
     const char *path = knit_report_node_module(t, n);
     if (path == NULL) {
       snprintf(text, sizeof text, "0x%llx", (unsigned long long)n->offset);
-      n->function = keep_string(s, text);
+      n->function = knit_sym_keep(s, text);
       continue;
     }
     /* A return address points after the call; the call itself, one byte
