@@ -96,6 +96,13 @@ foreach(isa ppc64le ppc64)
   if(NOT KNIT_FIXTURE_CLANG OR NOT KNIT_FIXTURE_GCC_${isa} OR NOT KNIT_FIXTURE_STRIP_${isa})
     continue()
   endif()
+  # A cross gcc without the target's libc (libc6-dev-*-cross) cannot link:
+  # it names crt1.o without finding it.
+  execute_process(COMMAND ${KNIT_FIXTURE_GCC_${isa}} -print-file-name=crt1.o
+    OUTPUT_VARIABLE crt1 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT IS_ABSOLUTE "${crt1}" OR NOT EXISTS "${crt1}")
+    continue()
+  endif()
   set(out ${fixture_dir}/constructs_clang_${isa})
   add_custom_command(OUTPUT ${out} ${out}_stripped
     COMMAND ${KNIT_FIXTURE_CLANG} --target=${triplet} -fopenmp -O2 -g -c
