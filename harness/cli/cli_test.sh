@@ -503,6 +503,22 @@ report_construct_names)
     ! grep -q ' at tasks\.c' <<<"$out_last" || fail "$build: --raw-names shows a construct"
     expect 0 'matches' -- "$knit" check "$tmp/$build" "$(dirname "$0")/../../expected/$golden.folded"
   done
+  # clang's build for POWER under QEMU, when those trees are built beside
+  # this one: there a call of the runtime goes to a linker stub in .text,
+  # named through the .plt slot the stub loads; the folded paths are the
+  # x86-64 golden's.
+  for isa in ppc64le ppc64; do
+    tree=$wl/../../$isa
+    [ -f "$tree/lib/libknit.so" ] && [ -x "$tree/workloads/tasks_clang" ] || continue
+    expect 0 'SUMMARY samples=104 ' -- env OMP_NUM_THREADS=2 KNIT_LIBDIR="$tree/lib" "$knit" \
+      record -e PROBE --runtime=mock-intel --qemu -o "$tmp/$isa" -- "$tree/workloads/tasks_clang" 2
+    expect 0 '' -- "$knit" report --min=0 "$tmp/$isa"
+    grep -qE " parallel at tasks\.c:$parallel " <<<"$out_last" ||
+      fail "$isa: the region is not named parallel at tasks.c:$parallel"
+    ! grep -qE 'omp_outlined|omp_task_entry' <<<"$out_last" ||
+      fail "$isa: a body is shown by its symbol"
+    expect 0 'matches' -- "$knit" check "$tmp/$isa" "$(dirname "$0")/../../expected/tasks_clang.folded"
+  done
   ;;
 report_raw_names)
   # Functions are shown by readable names (gfortran's main program MAIN__

@@ -10,7 +10,8 @@
 #                                 and (clang++) DWARF 4
 #   names.f90  Fortran names:     gfortran -fopenmp -O2 -fno-inline
 #   constructs.c  OpenMP constructs (test_construct_names): gcc and
-#                 clang-14 -fopenmp -O2 -g, and clang-14 -O0 -g
+#                 clang-14 -fopenmp -O2 -g, and clang-14 -O0 -g; clang-14
+#                 -O2 -g for ppc64le and ppc64 with the cross gcc linking
 #   inline.c   inlined calls:     gcc and clang-14, -O2 (test_inline_scopes)
 #
 # clang writes no .debug_aranges: its builds are the ones whose lines knit
@@ -78,6 +79,41 @@ if(KNIT_FIXTURE_CLANG)
   fixture(constructs_clang ${KNIT_FIXTURE_CLANG} constructs.c -fopenmp -O2 -g)
   fixture(constructs_clang_O0 ${KNIT_FIXTURE_CLANG} constructs.c -fopenmp -O0 -g)
 endif()
+# constructs.c by clang-14 -O2 for POWER (test_construct_names ppc64le |
+# ppc64): there a call of the runtime goes to a linker stub among the code,
+# not to .plt. clang compiles for the target and the cross gcc links,
+# leaving the runtime's entries undefined (no target libomp here; the stubs
+# and the .rela.plt entries are the ones a link against libomp makes), then
+# a copy without symbols, whose TOC pointer must come from the sections.
+foreach(isa ppc64le ppc64)
+  if(isa STREQUAL "ppc64le")
+    set(triplet powerpc64le-linux-gnu)
+  else()
+    set(triplet powerpc64-linux-gnu)
+  endif()
+  find_program(KNIT_FIXTURE_GCC_${isa} NAMES ${triplet}-gcc)
+  find_program(KNIT_FIXTURE_STRIP_${isa} NAMES ${triplet}-strip)
+  if(NOT KNIT_FIXTURE_CLANG OR NOT KNIT_FIXTURE_GCC_${isa} OR NOT KNIT_FIXTURE_STRIP_${isa})
+    continue()
+  endif()
+  # A cross gcc without the target's libc (libc6-dev-*-cross) cannot link:
+  # it names crt1.o without finding it.
+  execute_process(COMMAND ${KNIT_FIXTURE_GCC_${isa}} -print-file-name=crt1.o
+    OUTPUT_VARIABLE crt1 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT IS_ABSOLUTE "${crt1}" OR NOT EXISTS "${crt1}")
+    continue()
+  endif()
+  set(out ${fixture_dir}/constructs_clang_${isa})
+  add_custom_command(OUTPUT ${out} ${out}_stripped
+    COMMAND ${KNIT_FIXTURE_CLANG} --target=${triplet} -fopenmp -O2 -g -c
+            ${fixture_src}/constructs.c -o ${out}.o
+    COMMAND ${KNIT_FIXTURE_GCC_${isa}} ${out}.o -o ${out} -Wl,--unresolved-symbols=ignore-all
+    COMMAND ${KNIT_FIXTURE_STRIP_${isa}} ${out} -o ${out}_stripped
+    DEPENDS ${fixture_src}/constructs.c
+    COMMENT "fixture constructs_clang_${isa}"
+    VERBATIM)
+  list(APPEND fixture_outputs ${out} ${out}_stripped)
+endforeach()
 add_custom_target(symbol_fixtures ALL DEPENDS ${fixture_outputs})
 
 knit_unit_test(test_symbolize_files
@@ -96,6 +132,13 @@ if(TARGET test_construct_names)
   add_dependencies(test_construct_names symbol_fixtures)
   target_compile_definitions(test_construct_names PRIVATE
     KNIT_FIXTURE_DIR="${fixture_dir}" KNIT_FIXTURE_SRC="${fixture_src}")
+  target_link_libraries(test_construct_names PRIVATE ${LIBELF_LIB})
+  # The POWER builds, one entry each; a missing compiler leaves the fixture
+  # out, and the entry says so and exits 77.
+  foreach(isa ppc64le ppc64)
+    knit_add_test(NAME unit.test_construct_names_${isa}
+      COMMAND test_construct_names ${isa} LABELS unit)
+  endforeach()
 endif()
 
 knit_unit_test(test_inline_scopes

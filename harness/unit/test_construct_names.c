@@ -5,6 +5,12 @@
  * by clang-14 at -O0, whose parallel body is a wrapper calling a
  * `_debug__` body.
  *
+ * `test_construct_names ppc64le` and `... ppc64` check clang-14's -O2
+ * builds for POWER (ELFv2 little-endian, ELFv1 big-endian), whose calls of
+ * the runtime go to the linker's stubs among the code, named through the
+ * .plt slot each loads (isa.h: plt_stub_slot); they exit 77 when the
+ * fixture or the cross objdump is missing.
+ *
  * Where the fixture calls the runtime, and which symbol each body has, is
  * read from objdump's disassembly, a view independent of knit's. Each case
  * puts a body under the call site that opened it, as a measurement does,
@@ -19,9 +25,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <gelf.h>
 #include <unistd.h>
 
 #include "profiler/report/symbolize.h"
+#include "profiler/unwind/isa.h"
 
 #define FIXTURE(name) KNIT_FIXTURE_DIR "/" name
 #define SOURCE        KNIT_FIXTURE_SRC "/constructs.c"
@@ -54,10 +63,31 @@ static int present(const char *path)
   return 0;
 }
 
-static void disassemble(const char *path, program *p)
+/* How the disassembly of a fixture is read: which objdump, and whether its
+ * function labels carry ELFv1's dot (objdump names the code of function f
+ * `.f`, f itself being the descriptor). */
+typedef struct disassembler {
+  const char *objdump;
+  int dot_symbols;
+} disassembler;
+
+static const disassembler host_objdump = {"objdump", 0};
+
+/* The callee of a call's `<...>`: without @plt, @@VERSION, and the
+ * `0000001b.plt_call.` that POWER's linker puts before a stub's symbol. */
+static void callee_of(char *out, size_t n, const char *lt)
+{
+  const char *name = lt + 1;
+  const char *stub = strstr(name, ".plt_call.");
+  if (stub != NULL && stub < name + strcspn(name, ">"))
+    name = stub + strlen(".plt_call.");
+  snprintf(out, n, "%.*s", (int)strcspn(name, "@>"), name);
+}
+
+static void disassemble(const disassembler *dis, const char *path, program *p)
 {
   char command[512];
-  snprintf(command, sizeof command, "objdump -d --no-show-raw-insn %s", path);
+  snprintf(command, sizeof command, "%s -d --no-show-raw-insn %s", dis->objdump, path);
   FILE *f = popen(command, "r");
   assert_non_null(f);
   memset(p, 0, sizeof *p);
@@ -69,7 +99,7 @@ static void disassemble(const char *path, program *p)
     char name[128];
     if (sscanf(line, "%lx <%127[^>]>:", &addr, name) == 2 && p->function_count < 256) {
       function *fn = &p->functions[p->function_count++];
-      snprintf(fn->name, sizeof fn->name, "%s", name);
+      snprintf(fn->name, sizeof fn->name, "%s", name + (dis->dot_symbols && name[0] == '.'));
       fn->addr = addr;
       caller = fn->name;
       pending = 0;
@@ -86,7 +116,7 @@ static void disassemble(const char *path, program *p)
         p->call_count < 256) {
       call *c = &p->calls[p->call_count++];
       snprintf(c->caller, sizeof c->caller, "%s", caller);
-      snprintf(c->callee, sizeof c->callee, "%.*s", (int)strcspn(lt + 1, "@>"), lt + 1);
+      callee_of(c->callee, sizeof c->callee, lt + (dis->dot_symbols && lt[1] == '.'));
       pending = 1;
     }
   }
@@ -192,7 +222,7 @@ static void test_gcc(void **state)
   (void)state;
   const char *path = FIXTURE("constructs_gcc");
   program p;
-  disassemble(path, &p);
+  disassemble(&host_objdump, path, &p);
   char want[128];
   label(want, sizeof want, "parallel", "@parallel");
   expect_body(path, ra_of(&p, "run", "GOMP_parallel"), addr_of(&p, "run._omp_fn.0"), want);
@@ -211,14 +241,11 @@ static void test_gcc(void **state)
               "run [omp_fn.0]");
 }
 
-static void test_clang(void **state)
+/* clang -O2's bodies under the calls that open them. */
+static void check_clang(const disassembler *dis, const char *path)
 {
-  (void)state;
-  const char *path = FIXTURE("constructs_clang");
-  if (!present(path))
-    return;
   program p;
-  disassemble(path, &p);
+  disassemble(dis, path, &p);
   char want[128];
   label(want, sizeof want, "parallel", "@parallel");
   uint64_t body = 0;
@@ -232,6 +259,23 @@ static void test_clang(void **state)
   expect_body(path, ra_of(&p, "", "__kmpc_omp_task"), addr_of(&p, ".omp_task_entry."), want);
   label(want, sizeof want, "taskloop", "@taskloop");
   expect_body(path, ra_of(&p, "", "__kmpc_taskloop"), addr_of(&p, ".omp_task_entry..2"), want);
+  /* A body under a call of the runtime that opens no construct keeps its
+   * raw name: the stub of another entry is not taken for the one before
+   * or after it. */
+  uint64_t single = ra_of(&p, "", "__kmpc_single");
+  step steps[] = {{KNIT_NODE_CALL, single}, {KNIT_NODE_SAMPLE, body}};
+  char *other = name_of_path(path, steps, 2, 0);
+  assert_null(strstr(other, " at constructs.c"));
+  free(other);
+}
+
+static void test_clang(void **state)
+{
+  (void)state;
+  const char *path = FIXTURE("constructs_clang");
+  if (!present(path))
+    return;
+  check_clang(&host_objdump, path);
 }
 
 /* clang -O0: the region's wrapper (.omp_outlined..N) calls its body
@@ -243,7 +287,7 @@ static void test_clang_wrapper(void **state)
   if (!present(path))
     return;
   program p;
-  disassemble(path, &p);
+  disassemble(&host_objdump, path, &p);
   char want[128];
   label(want, sizeof want, "parallel", "@parallel");
   uint64_t fork = ra_of(&p, "run", "__kmpc_fork_call");
@@ -260,8 +304,103 @@ static void test_clang_wrapper(void **state)
   free(inner);
 }
 
-int main(void)
+/* A clang build for POWER (ELFv2 or ELFv1), given as the test's state. */
+typedef struct power_case {
+  const char *isa;     /* the machine table's row */
+  const char *triplet; /* its cross binutils' prefix */
+  int dot_symbols;
+  char path[512], stripped[512], objdump[128];
+} power_case;
+
+static power_case power_cases[] = {
+    {.isa = "ppc64le", .triplet = "powerpc64le-linux-gnu", .dot_symbols = 0},
+    {.isa = "ppc64", .triplet = "powerpc64-linux-gnu", .dot_symbols = 1},
+};
+
+static void test_clang_power(void **state)
 {
+  const power_case *pc = *state;
+  const disassembler dis = {pc->objdump, pc->dot_symbols};
+  check_clang(&dis, pc->path);
+}
+
+/* The TOC pointer the stubs address their slots from, as the row finds it
+ * in a file. */
+static uint64_t stub_base_of(const knit_isa_ops *isa, const char *path)
+{
+  int fd = open(path, O_RDONLY);
+  assert_true(fd >= 0);
+  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+  assert_non_null(elf);
+  uint64_t base = isa->plt_stub_base(elf);
+  elf_end(elf);
+  close(fd);
+  return base;
+}
+
+/* ... which is the linker's .TOC., as nm reads it, in the fixture and in
+ * its copy without symbols alike. */
+static void test_stub_base(void **state)
+{
+  const power_case *pc = *state;
+  const knit_isa_ops *isa = knit_isa_named(pc->isa);
+  assert_non_null(isa);
+  assert_non_null(isa->plt_stub_base);
+  char command[700];
+  snprintf(command, sizeof command, "%s-nm %s | grep ' \\.TOC\\.$'", pc->triplet, pc->path);
+  FILE *f = popen(command, "r");
+  assert_non_null(f);
+  unsigned long toc = 0;
+  assert_int_equal(fscanf(f, "%lx", &toc), 1);
+  pclose(f);
+  assert_int_not_equal(toc, 0);
+  assert_int_equal(stub_base_of(isa, pc->path), toc);
+  assert_int_equal(stub_base_of(isa, pc->stripped), toc);
+}
+
+/* Whether the cross tools this case reads its fixture with are here. */
+static int have_tool(const char *triplet, const char *tool)
+{
+  char command[256];
+  snprintf(command, sizeof command, "command -v %s-%s >/dev/null 2>&1", triplet, tool);
+  return system(command) == 0;
+}
+
+static int run_power(const char *isa)
+{
+  power_case *pc = NULL;
+  for (size_t i = 0; i < sizeof power_cases / sizeof power_cases[0]; i++)
+    if (strcmp(power_cases[i].isa, isa) == 0)
+      pc = &power_cases[i];
+  if (pc == NULL) {
+    fprintf(stderr, "test_construct_names: no case %s (ppc64le or ppc64)\n", isa);
+    return 2;
+  }
+  snprintf(pc->path, sizeof pc->path, "%s/constructs_clang_%s", KNIT_FIXTURE_DIR, pc->isa);
+  snprintf(pc->stripped, sizeof pc->stripped, "%s/constructs_clang_%s_stripped", KNIT_FIXTURE_DIR,
+           pc->isa);
+  snprintf(pc->objdump, sizeof pc->objdump, "%s-objdump", pc->triplet);
+  if (access(pc->path, R_OK) != 0 || access(pc->stripped, R_OK) != 0) {
+    printf("skip: %s not built (clang-14 or %s-gcc missing)\n", pc->path, pc->triplet);
+    return 77;
+  }
+  if (!have_tool(pc->triplet, "objdump") || !have_tool(pc->triplet, "nm")) {
+    printf("skip: %s-objdump or %s-nm missing: nothing to read the fixture with\n", pc->triplet,
+           pc->triplet);
+    return 77;
+  }
+  elf_version(EV_CURRENT);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_prestate(test_clang_power, pc),
+      cmocka_unit_test_prestate(test_stub_base, pc),
+  };
+  return cmocka_run_group_tests_name(pc->isa, tests, NULL, NULL);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc > 1)
+    return run_power(argv[1]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gcc),
       cmocka_unit_test(test_clang),

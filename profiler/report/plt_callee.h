@@ -10,8 +10,11 @@
  * table's plt0_size) followed by one stub per .rela.plt (or .rel.plt)
  * entry, in the relocations' order, all of one length, or on .plt.sec
  * holding the stubs without a header (x86-64's IBT layout): so are the
- * PLTs of x86-64 and aarch64. Where that does not hold (ppc64 calls
- * through stubs in .text) or the call is not direct, there is no answer. */
+ * PLTs of x86-64 and aarch64. Where the linker puts its stubs among the
+ * code instead, loading their target from a PLT slot (POWER's, from the TOC
+ * pointer), the machine table decodes the stub (plt_stub_slot) and the
+ * relocation at the slot's address names the callee. Where neither holds
+ * or the call is not direct, there is no answer. */
 #ifndef KNIT_REPORT_PLT_CALLEE_H
 #define KNIT_REPORT_PLT_CALLEE_H
 

@@ -71,6 +71,19 @@ typedef struct knit_isa_ops {
    * read. NULL where a symbol's value is its code address. Read with the
    * bounds, never in a handler. */
   bool (*symbol_code)(struct Elf *elf, size_t shndx, uint64_t value, uint64_t *code);
+  /* Calls through stubs the linker puts outside .plt (report/plt_callee.c).
+   * Where the ABI's call stubs sit among the code and load their target from
+   * a PLT slot addressed from a base register (ppc64le's and ppc64's: the
+   * TOC pointer, r2), rather than being .plt's entries in .rela.plt's
+   * order, the report names a call by the relocation at the slot's address.
+   * plt_stub_base: the base register's value in an ELF file's code, or 0
+   * when the file does not say. plt_stub_slot: the address of the slot the
+   * stub whose code is the n bytes at addr loads its target from, given the
+   * base; 0 when the code is no such stub. Pure: it reads code alone. Both
+   * NULL where every stub is in .plt or .plt.sec. Read with the report,
+   * never in a handler. */
+  uint64_t (*plt_stub_base)(struct Elf *elf);
+  uint64_t (*plt_stub_slot)(const uint8_t *code, size_t n, uint64_t addr, uint64_t base);
   /* A few instructions knit_decoder_setup decodes once, outside any
    * handler: Capstone initializes some tables on first use (x86's printer
    * sorts its table of implicit registers with qsort, which allocates with

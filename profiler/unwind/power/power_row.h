@@ -7,10 +7,12 @@
 #include "unwind/isa.h"
 #include "unwind/power/power_analyze.h"
 #include "unwind/power/power_call.h"
+#include "unwind/power/power_plt_call.h"
 #include "unwind/power/power_sigframe.h"
 
-/* The row's analyze, sigreturn_step and call_before: the POWER model's,
- * given the ABI abi (a knit_power_abi of the including file). */
+/* The row's analyze, sigreturn_step, call_before and plt_stub_slot: the
+ * POWER model's, given the ABI abi (a knit_power_abi of the including
+ * file). */
 #define KNIT_POWER_HOOKS(abi)                                                                      \
   static int analyze(size_t cs_handle, void *insn, const uint8_t *code, size_t len, uint64_t addr, \
                      knit_recipe *out, int max, knit_analyze_work *work)                           \
@@ -25,12 +27,17 @@
   static int call_before(const uint8_t *bytes, size_t n, uint64_t ra, uint64_t *target)            \
   {                                                                                                \
     return knit_power_call_before(&(abi), bytes, n, ra, target);                                   \
+  }                                                                                                \
+  static uint64_t plt_stub_slot(const uint8_t *code, size_t n, uint64_t addr, uint64_t base)       \
+  {                                                                                                \
+    return knit_power_plt_stub_slot(&(abi), code, n, addr, base);                                  \
   }
 
 /* The rest of a POWER row beside its data: at a function's first
  * instruction the bl has put the return address in LR and r1 is the
  * caller's stack pointer (the CFA is r1+0); r1, r31 and LR by their DWARF
- * numbers; the hooks of KNIT_POWER_HOOKS. */
+ * numbers; the hooks of KNIT_POWER_HOOKS; call stubs that load their target
+ * from a .plt slot addressed from the TOC pointer. */
 #define KNIT_POWER_ROW_COMMON                                                                      \
   .cs_arch = CS_ARCH_PPC, .analyze = analyze,                                                      \
   .entry_recipe = {.start = 0,                                                                     \
@@ -43,6 +50,6 @@
                    .fp_offset = 0,                                                                 \
                    .flags = 0},                                                                    \
   .dwarf_sp = 1, .dwarf_fp = 31, .dwarf_ra = 65, .dwarf_lr = 65, .sigreturn_step = sigreturn_step, \
-  .call_before = call_before
+  .call_before = call_before, .plt_stub_base = knit_power_toc_base, .plt_stub_slot = plt_stub_slot
 
 #endif /* KNIT_UNWIND_POWER_ROW_H */
