@@ -4,14 +4,12 @@
 !   iterations] every fourth -> work_heavy (3 units), the others ->
 !   work_light (1 unit); then serial -> summarize (2 units).
 !
-! Probes: knit's probe function is looked up once with dlsym, as
-! include/knit/probe.h does for C, through bind(C) interfaces, and called
-! through a procedure pointer right where a unit of work ends (no wrapper
-! routine, whose frame would show in every path). Without knit the pointer
-! stays null and nothing is called. The routines are bind(C), so the paths
-! show their plain names, and noinline (see -fno-inline in CMakeLists.txt).
+! Probes: knit's probe (knit_probe.f90), called where a unit of work ends.
+! The routines are bind(C), so the paths show their plain names, and
+! noinline (see -fno-inline in CMakeLists.txt).
 module knit_fortran_work
   use iso_c_binding
+  use knit_probe, only: find_probe, probe
   implicit none
   private
   public :: find_probe, run_experiment
@@ -25,44 +23,11 @@ module knit_fortran_work
   ! lengths keep CPU-time samples, taken at scheduler ticks, from locking
   ! onto the place of a function in every region (work.h says more).
   integer, parameter :: unit_steps = 12000
-  integer(c_int), parameter :: rtld_lazy = 1, rtld_noload = 4
-
-  interface
-    function c_dlopen(name, mode) bind(C, name="dlopen") result(handle)
-      import :: c_ptr, c_int
-      type(c_ptr), value :: name
-      integer(c_int), value :: mode
-      type(c_ptr) :: handle
-    end function c_dlopen
-    function c_dlsym(handle, name) bind(C, name="dlsym") result(fn)
-      import :: c_ptr, c_funptr, c_char
-      type(c_ptr), value :: handle
-      character(kind=c_char), dimension(*) :: name
-      type(c_funptr) :: fn
-    end function c_dlsym
-  end interface
-
-  abstract interface
-    subroutine probe_fn() bind(C)
-    end subroutine probe_fn
-  end interface
-
-  procedure(probe_fn), pointer, save :: probe => null()
   integer(c_int64_t), save :: results(0:iterations - 1)
   integer(c_int64_t), save :: draws = 0, spent = 0
   !$omp threadprivate(draws, spent)
 
 contains
-
-  ! Looks knit's probe up in the process, once, before any parallel region.
-  subroutine find_probe()
-    type(c_ptr) :: self
-    type(c_funptr) :: fn
-    self = c_dlopen(c_null_ptr, ior(rtld_lazy, rtld_noload))
-    if (.not. c_associated(self)) return
-    fn = c_dlsym(self, "knit_probe_fire" // c_null_char)
-    if (c_associated(fn)) call c_f_procpointer(fn, probe)
-  end subroutine find_probe
 
   function work_heavy(seed) bind(C, name="work_heavy") result(x)
     integer(c_int64_t), value :: seed

@@ -7,11 +7,12 @@
 !            -> scan_row (inlined) -> do @cols -> cell (inlined) -> sink
 !            -> settle (inlined) -> do @settle -> sink
 !
-! Each line that opens a loop carries an "@label" comment. Three files:
-! levels_f_probe.f90 (the probe and sink, which takes it outside any loop
-! of its own), levels_f_work.f90 (sweep and the module procedures inlined
-! into it) and this one; calls between files are never inlined, the small
-! procedures of one file are, by gfortran -O2 (no directive forces it).
+! Each line that opens a loop carries an "@label" comment. Four files:
+! knit_probe.f90 (knit's probe, shared with fortran.f90), levels_f_probe.f90
+! (sink, which takes the probe outside any loop of its own),
+! levels_f_work.f90 (sweep and the module procedures inlined into it) and
+! this one; calls between files are never inlined, the small procedures of
+! one file are, by gfortran -O2 (no directive forces it).
 program levels_f
   use iso_c_binding
   use levels_probe, only: find_probe, sink
