@@ -527,15 +527,19 @@ report_raw_names)
   # the folded form; knit check matches a golden in either spelling.
   [ -x "$wl/fortran" ] || { echo "skip: the fortran workload is not built (no gfortran)"; exit 77; }
   golden=$(dirname "$0")/../../expected/fortran.folded
+  pdo=$(grep -n '^ *!\$omp parallel do' "$(dirname "$0")/../../workloads/fortran.f90" | cut -d: -f1)
+  [[ "$pdo" =~ ^[0-9]+$ ]] || fail "no single parallel do in fortran.f90: '$pdo'"
   expect 0 'SUMMARY samples=' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE -o "$tmp/f" -- "$wl/fortran" 2
   expect 0 ' fortran_workload ' -- "$knit" report --min=0 "$tmp/f"
-  grep -q ' parallel at fortran\.f90:115 ' <<<"$out_last" ||
-    fail "the outlined body is not named parallel at fortran.f90:115"
+  # gcc may give the call that opens the region the line before the
+  # directive, where it computed what the region takes (as for tasks.c).
+  grep -qE " parallel at fortran\.f90:($pdo|$((pdo - 1))) " <<<"$out_last" ||
+    fail "the outlined body is not named parallel at fortran.f90:$pdo"
   ! grep -qE 'MAIN__|_omp_fn' <<<"$out_last" || fail "a symbol is shown as compiled"
   expect 0 ' MAIN__ ' -- "$knit" report --raw-names --min=0 "$tmp/f"
   grep -q ' compute_all\._omp_fn\.0 ' <<<"$out_last" || fail "--raw-names does not show compute_all._omp_fn.0"
   ! grep -q 'fortran_workload' <<<"$out_last" || fail "--raw-names shows a readable name"
-  expect 0 '^main;fortran_workload;run_experiment;compute_all;parallel_at_fortran\.f90:115;work_heavy [0-9]+$' -- \
+  expect 0 "^main;fortran_workload;run_experiment;compute_all;parallel_at_fortran\\.f90:($pdo|$((pdo - 1)));work_heavy [0-9]+\$" -- \
     "$knit" report --no-loops --format=folded "$tmp/f"
   expect 0 '^main;MAIN__;run_experiment;compute_all;compute_all\._omp_fn\.0;work_heavy [0-9]+$' -- \
     "$knit" report --no-loops --format=folded --raw-names "$tmp/f"

@@ -63,10 +63,17 @@ static __thread ompt_data_t *my_thread_data;
 
 #define NOT_ON_SHEPHERD() CHECK(my_thread_type != ompt_thread_other)
 
-/* The mock's runtime frames are all named by their CFA. */
+/* The mock's runtime frames are named by their CFA, but for the frame of
+ * the trampoline that calls an outlined body, which is named by its frame
+ * pointer, as libomp's __kmp_invoke_microtask names its own. */
 static int frame_flags_ok(int flags)
 {
   return flags == (ompt_frame_runtime | ompt_frame_cfa);
+}
+
+static int exit_frame_flags_ok(int flags)
+{
+  return flags == (ompt_frame_runtime | ompt_frame_framepointer);
 }
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *data)
@@ -285,9 +292,10 @@ __attribute__((destructor)) static void check_finalized(void)
  * Called from the outlined body itself with that body's CFA and the
  * address of one of its locals.  The exit frame names the runtime frame
  * that called the body: above both.  On the mock it is the trampoline's
- * CFA, so the distance to the body's CFA is the trampoline's frame, which
- * holds no stack arguments for these small regions (at most 128 bytes:
- * ppc64le's frame has a 64-byte parameter save area).
+ * frame pointer (its stack pointer on POWER, where the back chain is), at
+ * or above the body's CFA by at most the trampoline's frame, which holds
+ * no stack arguments for these small regions (at most 128 bytes: ppc64le's
+ * frame has a 64-byte parameter save area).
  */
 static __attribute__((noinline)) void check_body(void *body_cfa, void *local, int expected_team)
 {
@@ -302,10 +310,10 @@ static __attribute__((noinline)) void check_body(void *body_cfa, void *local, in
   CHECK(tnum == omp_get_thread_num());
   CHECK(f0->exit_frame.ptr != NULL && (char *)f0->exit_frame.ptr > (char *)local);
   CHECK((char *)f0->exit_frame.ptr >= (char *)body_cfa);
-  STRICT(frame_flags_ok(f0->exit_frame_flags));
+  STRICT(exit_frame_flags_ok(f0->exit_frame_flags));
   CHECK(f0->enter_frame.ptr == NULL);
   if (is_mock)
-    CHECK((char *)f0->exit_frame.ptr > (char *)body_cfa &&
+    CHECK((char *)f0->exit_frame.ptr >= (char *)body_cfa &&
           (char *)f0->exit_frame.ptr - (char *)body_cfa <= 128);
   /* Level 1 is the initial task, inside __kmpc_fork_call while the region runs. */
   CHECK(get_task_info(1, &flags, NULL, &f1, &p1, NULL) == 2);

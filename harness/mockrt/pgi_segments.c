@@ -177,7 +177,7 @@ static void check_round(int round, int nthreads)
     CHECK(s->ok);
     CHECK(s->task_flags & ompt_task_implicit);
     CHECK(s->exit_frame != 0);
-    CHECK(s->exit_flags == (ompt_frame_runtime | ompt_frame_cfa));
+    CHECK(s->exit_flags == (ompt_frame_runtime | ompt_frame_framepointer));
     CHECK(s->original != 0);
     int b = find(maps, n, s->body);
     CHECK(b >= 0);

@@ -7,8 +7,11 @@
  *     a variadic callee and by fixed-arity callees like clang's outlined
  *     functions;
  *   - the stack is 16-byte aligned at the call (the callee's CFA is);
- *   - the exit frame it stores lies between the callee's CFA and its
- *     caller's, as the CFA of the frame in between must;
+ *   - the exit frame it stores is its frame pointer, as libomp's
+ *     __kmp_invoke_microtask stores its own: 16 bytes below its CFA where
+ *     the frame record or saved rbp is (x86-64, aarch64), its stack
+ *     pointer at the call (POWER, where the back chain is), so at or above
+ *     the callee's CFA and below the trampoline's;
  *   - its CFI lets the unwinder walk from the callee through it to the
  *     function that called it and on to that function's caller;
  *   - callee-saved registers and the caller's stack survive it.
@@ -50,12 +53,23 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx, void *arg)
   return ++s->depth > 64 || s->found ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
+static void call_through(void (*fn)(void), int argc);
+
 /* The checks every callee makes, given its own CFA. */
 static __attribute__((noinline)) void check_frame(char *callee_cfa)
 {
   CHECK(((uintptr_t)callee_cfa & 15) == 0);
   char *exit_frame = exit_slot;
-  CHECK(exit_frame > callee_cfa && exit_frame <= caller_cfa);
+  CHECK(exit_frame >= callee_cfa && exit_frame < caller_cfa);
+#if defined(__powerpc64__)
+  CHECK(exit_frame == callee_cfa);
+#else
+  /* A frame record: the saved frame pointer, then the return address,
+   * into the function that called the trampoline. */
+  const char *ret = ((char **)(void *)exit_frame)[1];
+  CHECK(ret > (const char *)(uintptr_t)call_through &&
+        ret < (const char *)(uintptr_t)call_through + 4096);
+#endif
   /* The unwinder reaches the trampoline's caller's return address. */
   unwind_search_t s = {caller_ra, 0, 0};
   _Unwind_Backtrace(unwind_step, &s);

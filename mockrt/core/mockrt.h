@@ -311,13 +311,15 @@ static inline void mockrt_frame_exit(mockrt_task_t *t, void *cfa)
 }
 /*
  * The flags of an exit frame whose address a trampoline stores itself
- * (mockrt_invoke_fn): they are in place before the address can be seen.
+ * (mockrt_invoke_microtask): they are in place before the address can be
+ * seen.  The trampoline stores its frame pointer, as libomp's
+ * __kmp_invoke_microtask does, hence framepointer.
  */
 static inline void mockrt_frame_exit_flags(mockrt_task_t *t)
 {
   if (!MOCKRT_OMPT_ON)
     return;
-  __atomic_store_n(&t->frame.exit_frame_flags, ompt_frame_runtime | ompt_frame_cfa,
+  __atomic_store_n(&t->frame.exit_frame_flags, ompt_frame_runtime | ompt_frame_framepointer,
                    __ATOMIC_RELAXED);
   atomic_signal_fence(memory_order_seq_cst);
 }

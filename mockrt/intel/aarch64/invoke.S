@@ -5,14 +5,14 @@
  *
  * It calls fn(gtid, btid, argv[0], ..., argv[argc - 1]): six forwarded
  * pointers go in x2..x7, the rest in 8-byte slots from sp upwards, sp
- * 16-byte aligned at the call.  Before the call it stores its own CFA (sp
- * at entry) into *exit_frame: it is the runtime function that calls the
- * body, so its CFA is the implicit task's OMPT exit frame.
+ * 16-byte aligned at the call.
  *
- * There is deliberately no frame record (x29 is neither set nor saved): a
- * frame-pointer walk from the body goes straight to this function's caller
- * and never sees it.  The return address is saved with x19, which holds
- * the CFA while the stack arguments move sp by a variable amount.
+ * Its frame is libomp's: a frame record (x29, x30) whose frame pointer it
+ * stores into *exit_frame before the call (the runtime sets the exit
+ * frame's flags to framepointer): the function that calls the body is the
+ * implicit task's exit frame, named as libomp names it.  The stack
+ * arguments move sp by an amount only argc says, so the frame pointer is
+ * also what the CFI and an unwinder's analysis follow (CFA = x29 + 16).
  *
  * Arguments: x0 fn, x1 gtid, x2 btid, w3 argc, x4 argv, x5 exit_frame.
  */
@@ -23,14 +23,17 @@
         .p2align 4
 mockrt_invoke_microtask:
         .cfi_startproc
-        mov     x9, sp                  /* CFA: sp at entry */
-        str     x9, [x5]
-        stp     x19, x30, [sp, #-16]!
+        stp     x29, x30, [sp, #-16]!
         .cfi_def_cfa_offset 16
-        .cfi_offset x19, -16
+        .cfi_offset x29, -16
         .cfi_offset x30, -8
-        mov     x19, sp
-        .cfi_def_cfa_register x19       /* CFA = x19 + 16 from here on */
+        mov     x29, sp
+        .cfi_def_cfa_register x29       /* CFA = x29 + 16 from here on */
+        str     x29, [x5]               /* the exit frame: this frame's pointer */
+        /* 16 bytes between the frame record and what the body sees, where
+         * libomp saves registers: the exit frame lies above the body's
+         * CFA, also when the body tail-calls the runtime (a nested fork). */
+        sub     sp, sp, #16
         mov     x9, x0                  /* fn */
         mov     x10, x4                 /* argv */
         sxtw    x11, w3                 /* argc */
@@ -72,12 +75,11 @@ mockrt_invoke_microtask:
         b.lt    3f
         ldr     x7, [x10, #40]
 3:      blr     x9
-
-        mov     sp, x19
+        mov     sp, x29
         .cfi_def_cfa_register sp        /* CFA = sp + 16 */
-        ldp     x19, x30, [sp], #16
+        ldp     x29, x30, [sp], #16
         .cfi_def_cfa_offset 0
-        .cfi_restore x19
+        .cfi_restore x29
         .cfi_restore x30
         ret
         .cfi_endproc

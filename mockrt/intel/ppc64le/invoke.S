@@ -13,9 +13,11 @@
  * restored after, because the body's module has its own TOC and our caller
  * (a local call) expects r2 unchanged.
  *
- * Before the call it stores its own CFA (r1 at entry, the caller's stack
- * pointer) into *exit_frame: it is the runtime function that calls the
- * body, so its CFA is the implicit task's OMPT exit frame.  The frame has a
+ * Before the call it stores its frame's address (r1 once the frame is
+ * allocated, where its back chain is) into *exit_frame, as libomp does
+ * (the runtime sets the exit frame's flags to framepointer): it is the
+ * runtime function that calls the body, so its frame is the implicit
+ * task's OMPT exit frame.  The frame has a
  * back chain (the ABI requires it) but no frame pointer register of the
  * usual kind: r31 holds the CFA because the frame size depends on argc.
  *
@@ -29,7 +31,6 @@
         .p2align 4
 mockrt_invoke_microtask:
         .cfi_startproc
-        std     %r1, 0(%r8)             /* CFA: r1 at entry */
         mflr    %r0
         std     %r0, 16(%r1)            /* LR save doubleword of the caller's frame */
         .cfi_offset 65, 16
@@ -49,6 +50,7 @@ mockrt_invoke_microtask:
         rldicr  %r9, %r9, 0, 59
         neg     %r9, %r9
         stdux   %r1, %r1, %r9           /* allocate and store the back chain at once */
+        std     %r1, 0(%r8)             /* the exit frame: this frame's address */
 
         /* argv[i], i >= 6, is argument i + 2: sp + 48 + 8i. */
         li      %r10, 6

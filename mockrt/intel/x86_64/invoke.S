@@ -5,16 +5,14 @@
  *
  * It calls fn(gtid, btid, argv[0], ..., argv[argc - 1]): the first four
  * forwarded pointers go in rdx, rcx, r8, r9 and the rest on the stack, the
- * last pushed first so argv[4] sits just above the return address.  Before
- * the call it stores its own CFA (the caller's rsp before the call) into
- * *exit_frame: it is the runtime function that calls the body, so its CFA
- * is the implicit task's OMPT exit frame.
+ * last pushed first so argv[4] sits just above the return address.
  *
- * There is deliberately no rbp frame: a frame-pointer walk skips this
- * function, as it skips frameless runtime code in real libraries, and an
- * unwinder has to find the caller by analysis or by the CFI below.  Because
- * the stack arguments move rsp by a variable amount, the CFA is tracked in
- * rbx (callee-saved) while they are on the stack.
+ * Its frame is libomp's: an rbp frame, whose frame pointer it stores into
+ * *exit_frame before the call (the runtime sets the exit frame's flags to
+ * framepointer): the function that calls the body is the implicit task's
+ * exit frame, named as libomp names it.  The stack arguments move rsp by
+ * an amount only argc says, so the frame pointer is also what the CFI and
+ * an unwinder's analysis follow (CFA = rbp + 16), at every instruction.
  *
  * Arguments: rdi fn, rsi gtid, rdx btid, ecx argc, r8 argv, r9 exit_frame.
  */
@@ -25,13 +23,16 @@
         .p2align 4
 mockrt_invoke_microtask:
         .cfi_startproc
-        leaq    8(%rsp), %rax           /* CFA: rsp before the caller's call */
-        movq    %rax, (%r9)
-        pushq   %rbx
+        pushq   %rbp
         .cfi_adjust_cfa_offset 8
-        .cfi_offset %rbx, -16
-        movq    %rsp, %rbx
-        .cfi_def_cfa_register %rbx      /* CFA = rbx + 16 from here on */
+        .cfi_offset %rbp, -16
+        movq    %rsp, %rbp
+        .cfi_def_cfa_register %rbp      /* CFA = rbp + 16 from here on */
+        movq    %rbp, (%r9)             /* the exit frame: this frame's pointer */
+        /* 16 bytes between the frame pointer and what the body sees, where
+         * libomp saves registers: the exit frame lies above the body's
+         * CFA, also when the body tail-calls the runtime (a nested fork). */
+        subq    $16, %rsp
         movq    %rdi, %r11              /* fn */
         movq    %r8, %r10               /* argv */
         movslq  %ecx, %rax              /* argc */
@@ -65,11 +66,10 @@ mockrt_invoke_microtask:
 3:      xorl    %eax, %eax              /* the callee's type is variadic: no vector args */
         call    *%r11
 
-        movq    %rbx, %rsp
-        .cfi_def_cfa_register %rsp      /* CFA = rsp + 16 */
-        popq    %rbx
-        .cfi_adjust_cfa_offset -8
-        .cfi_restore %rbx
+        movq    %rbp, %rsp
+        popq    %rbp
+        .cfi_def_cfa %rsp, 8
+        .cfi_restore %rbp
         ret
         .cfi_endproc
         .size   mockrt_invoke_microtask, .-mockrt_invoke_microtask
