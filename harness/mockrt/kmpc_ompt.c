@@ -7,7 +7,8 @@
  * What only the mock promises (it says "mockrt" in its runtime version):
  * the shepherd thread (thread_begin with ompt_thread_other, exactly one,
  * never in a task or a team), CFA-flagged frames, and an exit frame that is
- * the CFA of the trampoline, the frame right above the outlined body.
+ * the frame pointer of the trampoline, the frame right above the outlined
+ * body; the shepherd begins before the program's first construct.
  * STRICT checks hold for the mock only, where LLVM libomp 14 is known to
  * differ: it reports frame flags 0 at parallel_begin, sets a wait state only
  * after the mutex_acquire and sync_region_wait callbacks, passes no codeptr
@@ -118,6 +119,9 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
   STRICT(frame_flags_ok(frame->enter_frame_flags));
   CHECK(requested >= 1);
   CHECK(flags & ompt_parallel_team);
+  /* The shepherd exists from the runtime's start: announced before any
+   * construct's event, not somewhere among them. */
+  STRICT(__atomic_load_n(&n_thread_begin_other, __ATOMIC_RELAXED) == 1);
   par->value = get_unique_id();
   __atomic_add_fetch(&n_parallel_begin, 1, __ATOMIC_RELAXED);
 }
