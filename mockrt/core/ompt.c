@@ -44,6 +44,25 @@ typedef ompt_start_tool_result_t *(*mockrt_start_tool_fn)(unsigned int, const ch
 /* OpenMP 5.0, the version whose host interface this runtime implements. */
 #define MOCKRT_OMP_VERSION 201811
 
+/*
+ * The runtime's own ompt_start_tool, weak and exported, as libomp's is: a
+ * program linked against the runtime that defines ompt_start_tool then has
+ * its definition exported (a linker exports a symbol that a shared library
+ * it links against also defines), where the look-up below finds it, without
+ * the program being linked with -rdynamic.  When this one is the first
+ * found, a tool may still be in a library after the runtime in the search
+ * order (one the program links after it): like libomp's, it hands the call
+ * on to the next definition, and declines when there is none.
+ */
+MOCKRT_EXPORT __attribute__((weak)) ompt_start_tool_result_t *
+ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+  mockrt_start_tool_fn next = (mockrt_start_tool_fn)dlsym(RTLD_NEXT, "ompt_start_tool");
+  if (!next || next == ompt_start_tool)
+    return NULL;
+  return next(omp_version, runtime_version);
+}
+
 static ompt_start_tool_result_t *mockrt_try_libraries(const char *list)
 {
   char *copy = strdup(list);
