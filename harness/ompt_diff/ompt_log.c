@@ -523,7 +523,12 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *par, ompt_da
       int r = seg_of(par);
       put(&b, " par=%s", !par ? "NULL" : (s >= 0 && r == segs[s].region) ? "own" : "other");
     }
-    put(&b, " actual=%u index=%u flags=0x%x", actual, index, flags);
+    /* A worker's index at the end varies from run to run on libomp 14 (it
+     * reads a team that may already serve the next region): not logged. */
+    if (ep == ompt_scope_begin)
+      put(&b, " actual=%u index=%u flags=0x%x", actual, index, flags);
+    else
+      put(&b, " actual=%u flags=0x%x", actual, flags);
     /* At an end the thread may already belong to the next region (a
      * worker's join barrier ends when the runtime gets to it): ask only at
      * beginnings, here and below. */
@@ -892,7 +897,8 @@ static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
     int s = seg_of(sink);
     put(&b, "task_dependence");
     put_data(&b, "src", src);
-    emit(s < 0 ? current_seg() : s, 1, b.b);
+    /* A task's predecessors come in no particular order: a set. */
+    emit(s < 0 ? current_seg() : s, 0, b.b);
   });
 }
 
@@ -905,10 +911,6 @@ static int on_control_tool(uint64_t command, uint64_t modifier, void *arg, const
     put_ra(&b, ra);
     emit(current_seg(), 1, b.b);
   });
-  /* Modifier 77 asks the tool to finalize itself (progs/inquiry.c), outside
-   * the lock: the runtime calls the tool's finalize from inside. */
-  if (modifier == 77 && finalize_tool)
-    finalize_tool();
   return 42; /* what omp_control_tool must return to the program */
 }
 
@@ -919,6 +921,21 @@ static void on_device_event(void)
 }
 
 /* ---- start-up and shutdown --------------------------------------------- */
+
+/*
+ * The program asks the tool to finalize itself (progs/inquiry.c finds this
+ * by dlsym): ompt_finalize_tool is called from the program's own code, as
+ * libomp 14 tears the runtime down inside it and cannot return into a
+ * runtime call (from a control_tool callback it crashes).
+ */
+void ompt_log_finalize_tool(void)
+{
+  LOCKED(emit(2, 1, finalize_tool ? "finalize_tool call" : "finalize_tool missing"));
+  /* Outside the lock: the runtime calls the tool's finalize from inside. */
+  if (finalize_tool)
+    finalize_tool();
+  LOCKED(emit(2, 1, "finalize_tool returned"));
+}
 
 static int find_program(struct dl_phdr_info *info, size_t size, void *data)
 {
