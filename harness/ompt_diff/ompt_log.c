@@ -276,11 +276,9 @@ static const char *where(const void *p, int relate)
   if (!relate)
     return "set";
   stack_bounds();
-  if (a > (uintptr_t)&here && a < stack_hi)
-    return "stack";
-  if (a >= stack_lo && a < stack_hi)
-    return "stack-below";
-  return "off-stack";
+  if (a < stack_lo || a >= stack_hi)
+    return "off-stack"; /* another thread's stack, a runtime's segment */
+  return a > (uintptr_t)&here ? "stack" : "stack-below";
 }
 
 static void put_frame(buf_t *b, const char *name, const ompt_frame_t *f, int relate)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_diff.sh --build DIR --program NAME --runtime mock-intel|mock-pgi|libomp
-#             [--keep DIR] [--all]
+#             [--keep DIR] [--all] [--gaps FILE] [--intended FILE]
 #
 # Runs one program of progs/ with the event-logging tool on LLVM's libomp 14
 # and on the runtime named, puts both logs in canonical form (canon.sh),
@@ -10,11 +10,14 @@
 # new difference fails, and so does a gap that no longer occurs (the list
 # must shrink as the mocks are fixed).  --runtime libomp runs libomp twice
 # and requires the same canonical log (the program is deterministic).
-# --all prints every differing line, not only the unexplained ones.
+# --all prints every differing line, not only the unexplained ones;
+# --gaps and --intended read other lists (selftest.sh).
 # Exit: 0 pass, 1 fail, 77 skip (no libomp 14, no program).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build= program= runtime= keep= all=0
+gaps_file=$here/known_gaps.txt
+intended_file=$here/intended.txt
 while [ $# -gt 0 ]; do
   case $1 in
   --build) build=$2; shift 2 ;;
@@ -22,6 +25,8 @@ while [ $# -gt 0 ]; do
   --runtime) runtime=$2; shift 2 ;;
   --keep) keep=$2; shift 2 ;;
   --all) all=1; shift ;;
+  --gaps) gaps_file=$2; shift 2 ;;
+  --intended) intended_file=$2; shift 2 ;;
   *) echo "run_diff: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -96,7 +101,7 @@ run "$rtdir" mock
 # Intended differences: sed scripts applied to both logs.
 sedfile=$work/intended.sed
 : >"$sedfile"
-entries "$here/intended.txt" | while IFS= read -r line; do
+entries "$intended_file" | while IFS= read -r line; do
   rt=$(printf '%s' "$line" | awk -F ' ;; ' '{print $1}')
   [ "$rt" = "$runtime" ] || [ "$rt" = "*" ] || continue
   printf '%s\n' "$line" | awk -F ' ;; ' '{print $2}' >>"$sedfile"
@@ -113,7 +118,7 @@ ndiff=$(wc -l <"$work/diffs")
 : >"$work/matched"
 fail=0
 n_gaps=0
-entries "$here/known_gaps.txt" >"$work/gaps"
+entries "$gaps_file" >"$work/gaps"
 while IFS= read -r line; do
   progs=$(printf '%s' "$line" | awk -F ' ;; ' '{print $1}')
   rt=$(printf '%s' "$line" | awk -F ' ;; ' '{print $2}')
