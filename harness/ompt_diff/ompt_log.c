@@ -920,6 +920,7 @@ static void on_device_event(void)
 
 /* ---- start-up and shutdown --------------------------------------------- */
 
+
 /*
  * The program asks the tool to finalize itself (progs/inquiry.c finds this
  * by dlsym): ompt_finalize_tool is called from the program's own code, as
@@ -953,6 +954,47 @@ static int find_program(struct dl_phdr_info *info, size_t size, void *data)
       prog_hi = lo + ph->p_memsz;
   }
   return 1;
+}
+
+static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
+{
+  (void)size;
+  const char *base = strrchr(info->dlpi_name, '/');
+  base = base ? base + 1 : info->dlpi_name;
+  if (strncmp(base, "libomp.so", 9) == 0 || strncmp(base, "libgomp.so", 10) == 0) {
+    snprintf((char *)data, 512, "%s", info->dlpi_name);
+    return 1;
+  }
+  return 0;
+}
+
+/*
+ * Whether the runtime itself defines ompt_start_tool, and how: libomp 14
+ * has a weak definition (a tool's own wins, and the runtime's chains to
+ * the next with dlsym), which some tools look for.
+ */
+static void log_runtime_start_tool(void)
+{
+  char path[512] = "";
+  buf_t b = {.n = 0};
+  dl_iterate_phdr(find_runtime, path);
+  void *h = path[0] ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+  void *sym = h ? dlsym(h, "ompt_start_tool") : NULL;
+  const ElfW(Sym) *es = NULL;
+  Dl_info info;
+  if (!h)
+    put(&b, "runtime_start_tool runtime=unknown");
+  else if (!sym || !dladdr1(sym, &info, (void **)&es, RTLD_DL_SYMENT) || !info.dli_fname ||
+           strcmp(info.dli_fname, path) != 0)
+    put(&b, "runtime_start_tool defined=no"); /* not found, or found elsewhere */
+  else if (es)
+    put(&b, "runtime_start_tool defined=%s",
+        ELF64_ST_BIND(es->st_info) == STB_WEAK ? "weak" : "global");
+  else
+    put(&b, "runtime_start_tool defined=yes");
+  if (h)
+    dlclose(h);
+  emit(2, 1, b.b);
 }
 
 static void log_inquiry_at_start(void)
@@ -1113,6 +1155,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     emit(2, 1, c.b);
   }
   log_inquiry_at_start();
+  log_runtime_start_tool();
   pthread_mutex_unlock(&lock);
   return 1;
 }
