@@ -69,7 +69,7 @@ run() { # run RUNTIME_DIR NAME
   rm -f "$work/$2.raw"
   env LD_LIBRARY_PATH="$1" OMP_TOOL_LIBRARIES="$tool" OMPT_LOG_FILE="$work/$2.raw" \
     OMP_NUM_THREADS=4 OMP_CANCELLATION=true OMP_TOOL=enabled \
-    timeout 60 "$prog" >"$work/$2.out" 2>&1
+    timeout 45 "$prog" >"$work/$2.out" 2>&1
   rc=$?
   out=$(head -c 200 "$work/$2.out" | tr '\t\n ' '__.')
   printf 'A\t999998\tprogram exit=%s\nA\t999999\tprogram output=%s\n' "$rc" "$out" >>"$work/$2.raw"
