@@ -13,6 +13,8 @@
 # --all prints every differing line, not only the unexplained ones;
 # --gaps and --intended read other lists (selftest.sh).
 # Exit: 0 pass, 1 fail, 77 skip (no libomp 14, no program).
+# OMPT_DIFF_PRELOAD: a library loaded first into each run (a sanitizer's
+# runtime, in a tree whose mocks are instrumented).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build= program= runtime= keep= all=0
@@ -68,6 +70,7 @@ fi
 run() { # run RUNTIME_DIR NAME
   rm -f "$work/$2.raw"
   env LD_LIBRARY_PATH="$1" OMP_TOOL_LIBRARIES="$tool" OMPT_LOG_FILE="$work/$2.raw" \
+    ${OMPT_DIFF_PRELOAD:+LD_PRELOAD="$OMPT_DIFF_PRELOAD"} \
     OMP_NUM_THREADS=4 OMP_CANCELLATION=true OMP_TOOL=enabled \
     timeout 45 "$prog" >"$work/$2.out" 2>&1
   rc=$?
