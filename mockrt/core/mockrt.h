@@ -560,6 +560,19 @@ int mockrt_ompt_get_parallel_info(int level, ompt_data_t **parallel_data, int *t
 ompt_data_t *mockrt_ompt_get_thread_data(void);
 int mockrt_ompt_enumerate_states(int current, int *next, const char **name);
 
+/* Platform inquiries (ompt_platform.c), as libomp 14 answers them. */
+void mockrt_ompt_places_ready(void);
+void mockrt_ompt_places_bound(void);
+int mockrt_ompt_get_num_procs(void);
+int mockrt_ompt_get_num_places(void);
+int mockrt_ompt_get_place_proc_ids(int place_num, int ids_size, int *ids);
+int mockrt_ompt_get_place_num(void);
+int mockrt_ompt_get_partition_place_nums(int place_nums_size, int *place_nums);
+int mockrt_ompt_get_proc_id(void);
+int mockrt_ompt_get_num_devices(void);
+int mockrt_ompt_get_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t *host_op_id);
+int mockrt_ompt_enumerate_mutex_impls(int current, int *next, const char **name);
+
 /*
  * Callbacks whose events the personality's ABI hides from the runtime in
  * part (the compiler open-codes some instances: set_callback answers

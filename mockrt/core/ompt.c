@@ -41,8 +41,9 @@ static atomic_uint_least64_t mockrt_next_id = 1;
 
 typedef ompt_start_tool_result_t *(*mockrt_start_tool_fn)(unsigned int, const char *);
 
-/* OpenMP 5.0, the version whose host interface this runtime implements. */
-#define MOCKRT_OMP_VERSION 201811
+/* The omp_version libomp 14 passes to ompt_start_tool (its _OPENMP), the
+ * same here so that a tool cannot tell the two apart by it. */
+#define MOCKRT_OMP_VERSION 201611
 
 /*
  * The runtime's own ompt_start_tool, weak and exported, as libomp's is: a
@@ -214,11 +215,6 @@ static int mockrt_ompt_get_callback(ompt_callbacks_t which, ompt_callback_t *cb)
   return 1;
 }
 
-static int mockrt_ompt_get_num_procs(void)
-{
-  return mockrt_icv.num_procs;
-}
-
 static uint64_t mockrt_ompt_get_unique_id(void)
 {
   return mockrt_unique_id();
@@ -244,6 +240,14 @@ ompt_interface_fn_t mockrt_ompt_lookup(const char *name)
       {"ompt_get_unique_id", (ompt_interface_fn_t)mockrt_ompt_get_unique_id},
       {"ompt_enumerate_states", (ompt_interface_fn_t)mockrt_ompt_enumerate_states},
       {"ompt_get_num_procs", (ompt_interface_fn_t)mockrt_ompt_get_num_procs},
+      {"ompt_get_num_places", (ompt_interface_fn_t)mockrt_ompt_get_num_places},
+      {"ompt_get_place_proc_ids", (ompt_interface_fn_t)mockrt_ompt_get_place_proc_ids},
+      {"ompt_get_place_num", (ompt_interface_fn_t)mockrt_ompt_get_place_num},
+      {"ompt_get_partition_place_nums", (ompt_interface_fn_t)mockrt_ompt_get_partition_place_nums},
+      {"ompt_get_proc_id", (ompt_interface_fn_t)mockrt_ompt_get_proc_id},
+      {"ompt_get_num_devices", (ompt_interface_fn_t)mockrt_ompt_get_num_devices},
+      {"ompt_get_target_info", (ompt_interface_fn_t)mockrt_ompt_get_target_info},
+      {"ompt_enumerate_mutex_impls", (ompt_interface_fn_t)mockrt_ompt_enumerate_mutex_impls},
       {"ompt_finalize_tool", (ompt_interface_fn_t)mockrt_ompt_finalize_tool},
   };
   if (!name)

@@ -261,6 +261,7 @@ void mockrt_fork_ex(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(
 {
   /* The calling thread is attached (and any tool found) before the test. */
   (void)mockrt_self();
+  mockrt_ompt_places_bound();
   if (MOCKRT_OMPT_ON)
     mockrt_fork_observed(team, master_task, fn, data, requested, codeptr, init, arg);
   else

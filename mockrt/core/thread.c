@@ -68,6 +68,7 @@ static void mockrt_init_once(void)
   mockrt_icv_init();
   pthread_key_create(&mockrt_initial_key, mockrt_initial_thread_exit);
   mockrt_ompt_init();
+  mockrt_ompt_places_ready(); /* after initialize, as libomp sets its places up */
   /* atexit handlers run before any library destructor, while tools still work. */
   atexit(mockrt_shutdown);
 }
