@@ -36,9 +36,11 @@ static inline __attribute__((always_inline)) void mockrt_barrier_block(mockrt_ba
   }
 }
 
-/* The barrier as a tool sees it: events, the wait state and its wait id. */
-__attribute__((noinline, cold)) void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind,
-                                                                  const void *codeptr)
+/* The barrier as a tool sees it: events, the wait state and its wait id.
+ * The end events name the region when join is false; the join barrier's
+ * name none, as libomp 14's (the team may be gone when a worker leaves). */
+__attribute__((noinline, cold)) void mockrt_barrier_wait_observed_ex(mockrt_task_t *task, int kind,
+                                                                     const void *codeptr, bool join)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_team_t *team = task->team;
@@ -66,13 +68,18 @@ __attribute__((noinline, cold)) void mockrt_barrier_wait_observed(mockrt_task_t 
   /* Waiting threads run the team's tasks; none leaves while tasks are pending. */
   if (!mockrt_task_barrier(task))
     mockrt_barrier_block(&team->barrier);
+  ompt_data_t *ended = join ? NULL : &team->parallel_data;
   if (mockrt_ompt.sync_region_wait)
-    mockrt_ompt.sync_region_wait(kind, ompt_scope_end, &team->parallel_data, &task->task_data,
-                                 codeptr);
+    mockrt_ompt.sync_region_wait(kind, ompt_scope_end, ended, &task->task_data, codeptr);
   mockrt_set_state(self, prev);
   if (mockrt_ompt.sync_region && !(mockrt_fault(MOCKRT_FAULT_SYNC_REGION_END_DROPPED) &&
                                    kind == ompt_sync_region_barrier_explicit))
-    mockrt_ompt.sync_region(kind, ompt_scope_end, &team->parallel_data, &task->task_data, codeptr);
+    mockrt_ompt.sync_region(kind, ompt_scope_end, ended, &task->task_data, codeptr);
+}
+
+void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr)
+{
+  mockrt_barrier_wait_observed_ex(task, kind, codeptr, false);
 }
 
 /* No tool: nothing to report and no state to keep. */

@@ -446,6 +446,8 @@ void mockrt_barrier_init(mockrt_barrier_t *b, unsigned n);
 void mockrt_barrier_wait(mockrt_task_t *task, int kind, const void *codeptr);
 /* Its two halves: with a tool (events, states), and without (the test made). */
 void mockrt_barrier_wait_observed(mockrt_task_t *task, int kind, const void *codeptr);
+/* The same; join: the region's join barrier, whose end events name no region. */
+void mockrt_barrier_wait_observed_ex(mockrt_task_t *task, int kind, const void *codeptr, bool join);
 void mockrt_barrier_wait_plain(mockrt_task_t *task, int kind, const void *codeptr);
 
 /* ---- futexes and lock words (futex.c) ---- */
@@ -583,5 +585,10 @@ extern const uint64_t mockrt_abi_sometimes, mockrt_abi_never;
 
 /* The string a personality reports as runtime_version to ompt_start_tool. */
 extern const char *mockrt_runtime_version;
+
+/* An implicit task's flags as the inquiries give them: implicit and, as
+ * libomp 14 marks every one there, undeferred (its implicit_task events
+ * say implicit alone). */
+#define MOCKRT_IMPLICIT_TASK_FLAGS (ompt_task_implicit | ompt_task_undeferred)
 
 #endif

@@ -90,8 +90,11 @@ mockrt_implicit_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task
   mockrt_set_state(self, ompt_state_overhead);
   if (mockrt_ompt.implicit_task &&
       !(mockrt_fault(MOCKRT_FAULT_IMPLICIT_TASK_END_DROPPED) && task->thread_num != 0))
-    mockrt_ompt.implicit_task(ompt_scope_end, &team->parallel_data, &task->task_data,
-                              team->nthreads, (unsigned)task->thread_num, ompt_task_implicit);
+    /* As libomp 14: no team (it may be gone by the time a worker ends its
+     * task), and the team's size for the primary thread alone. */
+    mockrt_ompt.implicit_task(ompt_scope_end, NULL, &task->task_data,
+                              task->thread_num == 0 ? team->nthreads : 0,
+                              (unsigned)task->thread_num, ompt_task_implicit);
 }
 
 /*
@@ -113,7 +116,7 @@ static inline __attribute__((always_inline)) void mockrt_implicit_begin_body(moc
   task->parent = enc;
   task->team = team;
   task->thread_num = thread_num;
-  task->flags = ompt_task_implicit;
+  task->flags = MOCKRT_IMPLICIT_TASK_FLAGS;
   task->nthreads_var = team->tasks_nthreads_var;
   /* A team that starts inside a loop (combined parallel loop) is in slot 0. */
   if (team->preset_ws) {
@@ -159,7 +162,7 @@ mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa, int aft
   if (tool && !mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING))
     mockrt_frame_enter(task, cfa);
   if (tool)
-    mockrt_barrier_wait_observed(task, ompt_sync_region_barrier_implicit, team->codeptr);
+    mockrt_barrier_wait_observed_ex(task, ompt_sync_region_barrier_implicit, team->codeptr, true);
   else
     mockrt_barrier_wait_plain(task, ompt_sync_region_barrier_implicit, team->codeptr);
   if (tool)

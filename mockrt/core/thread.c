@@ -26,7 +26,8 @@ static void mockrt_end_initial(mockrt_thread_t *self)
 {
   mockrt_task_t *t = &self->initial_task;
   if (mockrt_ompt.implicit_task)
-    mockrt_ompt.implicit_task(ompt_scope_end, &self->initial_team->parallel_data, &t->task_data, 1,
+    /* As libomp 14: no parallelism at the end. */
+    mockrt_ompt.implicit_task(ompt_scope_end, &self->initial_team->parallel_data, &t->task_data, 0,
                               1, ompt_task_initial);
   if (mockrt_ompt.thread_end)
     mockrt_ompt.thread_end(&self->thread_data);
