@@ -11,8 +11,11 @@ knit_unit_test(test_audit
 if(TARGET test_audit)
   target_compile_definitions(test_audit PRIVATE
     KNIT_AUDIT_WORKLOAD="$<TARGET_FILE:calls>"
-    KNIT_AUDIT_WORKLOAD_LIB="$<TARGET_FILE:knit_wl_calls>")
-  add_dependencies(test_audit calls knit_wl_calls)
+    KNIT_AUDIT_WORKLOAD_LIB="$<TARGET_FILE:knit_wl_calls>"
+    KNIT_AUDIT_MOCK_GOMP="$<TARGET_FILE:mockrt_gomp>"
+    KNIT_AUDIT_MOCK_INTEL="$<TARGET_FILE:mockrt_intel>"
+    KNIT_AUDIT_MOCK_PGI="$<TARGET_FILE:mockrt_pgi>")
+  add_dependencies(test_audit calls knit_wl_calls mockrt_gomp mockrt_intel mockrt_pgi)
   set_tests_properties(unit.test_audit PROPERTIES LABELS "unit;audit")
 endif()
 

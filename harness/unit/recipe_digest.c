@@ -71,14 +71,16 @@ static void mix_result(digest *d, uint64_t start, int n, const knit_recipe *r)
     mix_recipe(d, &r[i]);
 }
 
-static void mix_jump(digest *d, const knit_jump_state *j)
+static void mix_entries(digest *d, const knit_part_entries *e)
 {
-  mix_u64(d, j->found);
-  if (!j->found)
-    return;
-  mix_recipe(d, &j->rule);
-  mix_u64(d, (uint64_t)(int64_t)j->sp_depth);
-  mix_u64(d, j->sp_known);
+  mix_u64(d, (uint64_t)(int64_t)e->count);
+  for (int i = 0; i < e->count; i++) {
+    const knit_jump_state *j = &e->at[i];
+    mix_u64(d, j->rule.start);
+    mix_recipe(d, &j->rule);
+    mix_u64(d, (uint64_t)(int64_t)j->sp_depth);
+    mix_u64(d, j->sp_known);
+  }
 }
 
 typedef struct file {
@@ -112,9 +114,9 @@ static const uint8_t *code_at(file *f, uint64_t start, uint64_t end, size_t *len
   return NULL;
 }
 
-/* As part_entry in unwind/recipe_cache.c: the state at the parent's first
- * jump into the part at start, the parent's own entry worked out first. */
-static bool part_entry(file *f, uint64_t start, int depth, knit_jump_state *entry)
+/* As part_entry in unwind/recipe_cache.c: the states at the parent's jumps
+ * into the part [start, end), the parent's own entries worked out first. */
+static bool part_entry(file *f, uint64_t start, uint64_t end, int depth, knit_part_entries *entries)
 {
   uint64_t pstart, pend;
   size_t plen;
@@ -124,15 +126,15 @@ static bool part_entry(file *f, uint64_t start, int depth, knit_jump_state *entr
   const uint8_t *pcode = code_at(f, pstart, pend, &plen);
   if (!pcode || plen == 0)
     return false;
-  knit_jump_state parent_entry;
-  bool parent_is_part = part_entry(f, pstart, depth + 1, &parent_entry);
+  knit_part_entries parent_entries;
+  bool parent_is_part = part_entry(f, pstart, pend, depth + 1, &parent_entries);
   int n = f->isa->analyze_entered((size_t)f->cs, f->insn, pcode, plen, pstart,
-                                  parent_is_part ? &parent_entry : NULL, start, entry, f->recipes,
-                                  MAX_RECIPES, f->work);
+                                  parent_is_part ? &parent_entries : NULL, start, end, entries,
+                                  f->recipes, MAX_RECIPES, f->work);
   f->analyses++;
   mix_result(&f->part, pstart, n, f->recipes);
-  mix_jump(&f->part, entry);
-  return n > 0 && entry->found;
+  mix_entries(&f->part, entries);
+  return n > 0 && knit_part_entry_at(entries, start);
 }
 
 static void digest_function(file *f, uint64_t start, uint64_t end)
@@ -141,10 +143,10 @@ static void digest_function(file *f, uint64_t start, uint64_t end)
   const uint8_t *code = code_at(f, start, end, &len);
   if (!code || len == 0)
     return;
-  knit_jump_state entry;
+  knit_part_entries entries;
   int n;
-  if (part_entry(f, start, 0, &entry))
-    n = f->isa->analyze_entered((size_t)f->cs, f->insn, code, len, start, &entry, 0, NULL,
+  if (part_entry(f, start, end, 0, &entries))
+    n = f->isa->analyze_entered((size_t)f->cs, f->insn, code, len, start, &entries, 0, 0, NULL,
                                 f->recipes, MAX_RECIPES, f->work);
   else
     n = f->isa->analyze((size_t)f->cs, f->insn, code, len, start, f->recipes, MAX_RECIPES, f->work);

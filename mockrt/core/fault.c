@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../include/knit/probe.h"
+
 int mockrt_fault_active;
+int mockrt_probe_points;
 ompt_data_t mockrt_fault_stray_data;
 
 static const char *const mockrt_fault_names[] = {NULL,
@@ -19,8 +22,37 @@ static const char *const mockrt_fault_names[] = {NULL,
 };
 #define MOCKRT_FAULT_COUNT ((int)(sizeof mockrt_fault_names / sizeof mockrt_fault_names[0]))
 
+/* MOCKRT_PROBE: a comma-separated list of probe points (fault.h). */
+static void mockrt_probe_init(void)
+{
+  const char *list = getenv("MOCKRT_PROBE");
+  static const struct {
+    const char *name;
+    int point;
+  } points[] = {{"fork", MOCKRT_PROBE_FORK}, {"join", MOCKRT_PROBE_JOIN}};
+  while (list && *list) {
+    size_t len = strcspn(list, ",");
+    bool known = false;
+    for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+      if (strlen(points[i].name) == len && strncmp(list, points[i].name, len) == 0) {
+        mockrt_probe_points |= points[i].point;
+        known = true;
+      }
+    }
+    if (!known && len > 0)
+      fprintf(stderr, "mockrt: unknown MOCKRT_PROBE point '%.*s' (fork, join)\n", (int)len, list);
+    list += len + (list[len] == ',');
+  }
+}
+
+void mockrt_probe_take(void)
+{
+  knit_probe();
+}
+
 __attribute__((constructor)) static void mockrt_fault_init(void)
 {
+  mockrt_probe_init();
   const char *want = getenv("MOCKRT_FAULT");
   if (!want || !*want)
     return;

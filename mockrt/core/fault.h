@@ -95,6 +95,32 @@ static inline bool mockrt_fault(enum mockrt_fault_id id)
   return MOCKRT_UNLIKELY(mockrt_fault_active == (int)id);
 }
 
+/*
+ * Probe points: MOCKRT_PROBE=fork,join (either or both) makes the runtime
+ * take a knit probe (include/knit/probe.h) itself, with a tool attached,
+ * at moments when no code of the program runs, so that a PROBE run
+ * samples them every time, where timer samples land only by chance:
+ *   fork: the master, its implicit task just made current, before the
+ *         body is called (no exit frame yet);
+ *   join: the master after its implicit task has ended: the encountering
+ *         task current again, with its enter frame, state overhead, the
+ *         workers not yet gone.
+ * A walk from either crosses the entry point that opened the region,
+ * laid out as the compiler made it: gcc splits the tool's side of the
+ * mock's GOMP_parallel into GOMP_parallel.cold, entered at two places,
+ * and knit once read the join's return address 32 bytes off there.
+ * Read by the same constructor as MOCKRT_FAULT; an unknown name is
+ * reported on stderr.
+ */
+enum { MOCKRT_PROBE_FORK = 1, MOCKRT_PROBE_JOIN = 2 };
+extern MOCKRT_HIDDEN int mockrt_probe_points;
+/* Takes the probe (nothing when knit is not loaded). */
+void mockrt_probe_take(void);
+static inline bool mockrt_probe_at(int point)
+{
+  return MOCKRT_UNLIKELY(mockrt_probe_points & point);
+}
+
 /* An ompt_data_t that belongs to no region (for parallel_data_mismatch). */
 extern ompt_data_t mockrt_fault_stray_data;
 

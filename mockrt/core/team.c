@@ -242,6 +242,8 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
     mockrt_implicit_begin_observed(team, master_task, 0);
   else
     mockrt_implicit_begin_plain(team, master_task, 0);
+  if (tool && mockrt_probe_at(MOCKRT_PROBE_FORK))
+    mockrt_probe_take();
 }
 
 __attribute__((noinline, cold)) static void
@@ -284,6 +286,8 @@ mockrt_join_body(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa, con
   mockrt_task_t *enc = team->encountering;
 
   mockrt_implicit_end(team, master_task, cfa, ompt_state_overhead, enc, tool);
+  if (tool && mockrt_probe_at(MOCKRT_PROBE_JOIN))
+    mockrt_probe_take();
   /* Workers still read the team until they have left it. */
   unsigned want = team->nthreads - 1, left;
   int spins = 0;

@@ -205,6 +205,68 @@ static void canonical_step(const knit_analysis *an, canonical_search *c, const v
   }
 }
 
+/* ---- Ways into other code, and in from it --------------------------------- */
+
+/* A direct jump to target, out of the code into the range asked for, with
+ * the state before it: a jump does not change the frame, so that is the
+ * state its target is entered with. The first jump to each target
+ * decides, unless it was guessed and a later one was not. With the set
+ * full, the start of the range (the part's own entry) still goes in, in
+ * place of the last. */
+static void note_jump(knit_analysis *an, uint64_t target, const void *s)
+{
+  const knit_analyzer *az = an->az;
+  knit_part_entries *set = an->at_jumps;
+  if (knit_analysis_in_function(an, target))
+    return; /* only a jump out of the code is a way into another part */
+  int i = 0;
+  while (i < set->count && set->at[i].rule.start != target)
+    i++;
+  if (i < set->count) {
+    if (!an->jump_guessed[i] || az->guessed(s))
+      return;
+  } else if (set->count < KNIT_MAX_PART_ENTRIES) {
+    set->count++;
+  } else if (target == an->jump_lo) {
+    i = KNIT_MAX_PART_ENTRIES - 1;
+  } else {
+    return;
+  }
+  az->to_jump(s, &set->at[i]);
+  set->at[i].rule.start = target;
+  an->jump_guessed[i] = az->guessed(s);
+}
+
+/* Records the addresses the code is entered at besides its start as
+ * branch targets, with the states the parent's jumps leave there, before
+ * a run: a block of a part that no path of the part reaches (it follows
+ * a jump back into the parent) is then swept from its entry state, not
+ * from a guess. Their branch is none of the code's (from UINT32_MAX), so
+ * a branch of the code replaces such a state only with a better-founded
+ * one (knit_analysis_record_target). */
+static void seed_entries(knit_analysis *an)
+{
+  const knit_analyzer *az = an->az;
+  for (int e = 0; an->entries && e < an->entries->count; e++) {
+    const knit_jump_state *j = &an->entries->at[e];
+    uint64_t addr = j->rule.start;
+    if (addr == an->func_start || !knit_analysis_in_function(an, addr) || !az->start_state ||
+        an->target_count == an->targets_max)
+      continue;
+    uint32_t off = (uint32_t)(addr - an->func_start);
+    int i = target_lower_bound(an, off);
+    if (i < an->target_count && target_at(an, i)->addr == off)
+      continue;
+    memmove(an->targets + (size_t)(i + 1) * an->target_stride,
+            an->targets + (size_t)i * an->target_stride,
+            (size_t)(an->target_count - i) * an->target_stride);
+    target_at(an, i)->addr = off;
+    target_at(an, i)->from = UINT32_MAX;
+    az->start_state(an->code, (size_t)(an->func_end - an->func_start), j, target_state(an, i));
+    an->target_count++;
+  }
+}
+
 /* ---- The sweep ------------------------------------------------------------ */
 
 /* The record of the instruction at pc, the i-th of the function: kept from
@@ -256,7 +318,8 @@ static int sweep(knit_analysis *an, const void *start, int pass)
   int decoded = 0;
   an->count = 0;
   an->changed = false;
-  an->jump_found = false;
+  if (an->at_jumps)
+    an->at_jumps->count = 0;
   if (az->begin_pass)
     az->begin_pass(an, pass);
   uint64_t pc = an->func_start;
@@ -348,13 +411,9 @@ static int sweep(knit_analysis *an, const void *start, int pass)
     canonical_step(an, &canonical, before.b, cur.b, rec, flow);
     if (flow == FLOW_BRANCH || flow == FLOW_JUMP)
       knit_analysis_record_target(an, at, target, cur.b);
-    if (an->jump_to && (rec->flags & KNIT_INSN_JUMPS) && rec->jump_target == an->jump_to &&
-        (!an->jump_found || (az->guessed(an->jump_state) && !az->guessed(before.b)))) {
-      /* A jump does not change the frame: the state before it is the one
-       * its target is entered with. */
-      an->jump_found = true;
-      copy_state(an, an->jump_state, before.b);
-    }
+    if (an->at_jumps && (rec->flags & KNIT_INSN_JUMPS) && rec->jump_target >= an->jump_lo &&
+        rec->jump_target < an->jump_hi)
+      note_jump(an, rec->jump_target, before.b);
     /* Alignment padding after the end of a path is never executed: the
      * code after it is still entered only by branches. */
     bool dead_padding = padding && !(az->target_padding_is_code && known);
@@ -385,6 +444,7 @@ static int run(knit_analysis *an, const void *start)
 {
   an->target_count = 0;
   an->noreturn_count = 0;
+  seed_entries(an);
   for (int pass = 0;; pass++) {
     if (sweep(an, start, pass) == 0)
       return -1;
@@ -417,8 +477,9 @@ static __attribute__((noinline)) int analyze_on_stack(knit_analysis *an, const v
 
 int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle, void *insn,
                           const uint8_t *code, size_t len, uint64_t addr,
-                          const knit_jump_state *entry, uint64_t jump_to, knit_jump_state *at_jump,
-                          knit_recipe *out, int max, knit_analyze_work *work)
+                          const knit_part_entries *entries, uint64_t into, uint64_t into_end,
+                          knit_part_entries *at_jumps, knit_recipe *out, int max,
+                          knit_analyze_work *work)
 {
   if (az->state_size > KNIT_ANALYZE_STATE_MAX || az->insn_size > KNIT_ANALYZE_INSN_MAX ||
       az->insn_size < sizeof(knit_insn_head))
@@ -434,14 +495,19 @@ int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle
       .out = out,
       .max = max,
       .target_stride = KNIT_ANALYZE_TARGET_BYTES(az->state_size),
+      .entries = entries,
   };
-  /* Only a jump out of the code is a way into another part. */
-  an.jump_to = at_jump && (jump_to < addr || jump_to >= addr + len) ? jump_to : 0;
-  if (at_jump)
-    at_jump->found = false;
+  if (at_jumps) {
+    at_jumps->count = 0;
+    if (az->to_jump && into < into_end) {
+      an.at_jumps = at_jumps;
+      an.jump_lo = into;
+      an.jump_hi = into_end;
+    }
+  }
   state_buf start;
   if (az->start_state)
-    az->start_state(code, len, entry, start.b);
+    az->start_state(code, len, knit_part_entry_at(entries, addr), start.b);
   else
     copy_state(&an, start.b, az->entry_state);
 
@@ -459,7 +525,7 @@ int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle
   } else {
     n = analyze_on_stack(&an, start.b);
   }
-  if (n >= 0 && an.jump_to && an.jump_found && az->to_jump)
-    az->to_jump(an.jump_state, at_jump);
+  if (n < 0 && at_jumps)
+    at_jumps->count = 0;
   return n;
 }

@@ -244,11 +244,16 @@ struct knit_analysis {
   unsigned char *records;
   int records_max;
   int records_filled;
-  /* The jump asked for (0: none) and the state at it, found anew by every
-   * pass (the last pass's is kept). */
-  uint64_t jump_to;
-  bool jump_found;
-  _Alignas(8) unsigned char jump_state[KNIT_ANALYZE_STATE_MAX];
+  /* The jumps asked for, into [jump_lo, jump_hi) (at_jumps NULL: none),
+   * and the state at each address jumped to, written into the caller's
+   * set (the handler's stack has no room for them) anew by every pass
+   * (the last pass's are kept), with whether each was guessed. */
+  uint64_t jump_lo, jump_hi;
+  knit_part_entries *at_jumps;
+  bool jump_guessed[KNIT_MAX_PART_ENTRIES];
+  /* The addresses the code is entered at besides its start, with their
+   * states: recorded as branch targets at the start of every run. */
+  const knit_part_entries *entries;
 };
 
 /* Analyzes the function [addr, addr+len) at code (isa.h, analyze and
@@ -256,8 +261,9 @@ struct knit_analysis {
  * context, which its hooks find in the analysis. */
 int knit_analyze_function(const knit_analyzer *az, void *model, size_t cs_handle, void *insn,
                           const uint8_t *code, size_t len, uint64_t addr,
-                          const knit_jump_state *entry, uint64_t jump_to, knit_jump_state *at_jump,
-                          knit_recipe *out, int max, knit_analyze_work *work);
+                          const knit_part_entries *entries, uint64_t into, uint64_t into_end,
+                          knit_part_entries *at_jumps, knit_recipe *out, int max,
+                          knit_analyze_work *work);
 
 /* For the ISAs' hooks: */
 

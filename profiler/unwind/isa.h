@@ -19,13 +19,41 @@ struct knit_func_table; /* bounds.h */
  * a hot/cold split (gcc's foo.cold), entered from foo with foo's frame in
  * place. ISA-neutral: the rule that holds at the jump, plus how far sp is
  * below the CFA when the analyzer knows it (after a frame set-up the rule
- * computes the CFA from fp, and the distance would be lost). */
+ * computes the CFA from fp, and the distance would be lost). rule.start is
+ * the address jumped to. */
 typedef struct knit_jump_state {
-  knit_recipe rule; /* start and end unused */
+  knit_recipe rule; /* start: the jump's target; end unused */
   int32_t sp_depth; /* CFA - sp, when sp_known */
   bool sp_known;
-  bool found; /* a jump to the address asked for was seen */
+  bool found; /* set by the analysis that saw the jump */
 } knit_jump_state;
+
+/* Every address at which a parent enters a part, each with its state. A
+ * part may hold unlikely blocks from several places of its parent, each
+ * entered by a jump of its own: the mock runtime's GOMP_parallel.cold
+ * holds the tool's side of both the fork and the join, entered before and
+ * after the body with the same frame, and the block of the join, after
+ * the fork block's jump back, was reached by no path of the part itself:
+ * analyzed from a guess, it was 32 bytes off (the fork's pushed
+ * arguments), and every walk from the master's join through it read a
+ * stack address as a return address. libstdc++'s parts have up to 22
+ * entries (exception landing pads); beyond this many, the others are not
+ * recorded (their blocks are guessed, as before), but the start always is. */
+#define KNIT_MAX_PART_ENTRIES 32
+typedef struct knit_part_entries {
+  int count;
+  knit_jump_state at[KNIT_MAX_PART_ENTRIES];
+} knit_part_entries;
+
+/* The entry of entries at addr, or NULL. */
+static inline const knit_jump_state *knit_part_entry_at(const knit_part_entries *entries,
+                                                        uint64_t addr)
+{
+  for (int i = 0; entries && i < entries->count; i++)
+    if (entries->at[i].rule.start == addr)
+      return &entries->at[i];
+  return NULL;
+}
 
 /* Caller-provided room for an analysis (unwind/analyze.c): the branch
  * target table (ppc64le's holds 4468 targets, 210 KiB, so that a large
@@ -141,15 +169,18 @@ typedef struct knit_isa_ops {
 
   /* --- parts entered by a jump (hot/cold splits) --- */
   /* analyze, with two additions; the same contract (pure, no allocation,
-   * signal-safe). entry: the state the code is entered with (from a jump
-   * of its parent), or NULL for a call. jump_to: when not 0, *at_jump
-   * receives the state at the first direct jump (jmp or jcc) from this code
-   * to jump_to, preferring one the analysis followed from the entry over a
-   * guessed one; at_jump->found says whether there was one. NULL on ISAs
-   * that do not model such parts yet. */
+   * signal-safe). entries: the addresses the code is entered at by jumps
+   * of its parent, each with the parent's state there (the one at addr
+   * is the state at the start), or NULL for a call. [into, into_end),
+   * when not empty and outside the code: *at_jumps receives the state at
+   * the direct jumps (jmp or jcc) from this code into that range, one
+   * entry per address jumped to (at most KNIT_MAX_PART_ENTRIES, into
+   * always among them when jumped to), each preferring a jump the analysis
+   * followed from the entry over a guessed one. NULL on ISAs that do not
+   * model such parts yet. */
   int (*analyze_entered)(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
-                         uint64_t addr, const knit_jump_state *entry, uint64_t jump_to,
-                         knit_jump_state *at_jump, knit_recipe *out, int max,
+                         uint64_t addr, const knit_part_entries *entries, uint64_t into,
+                         uint64_t into_end, knit_part_entries *at_jumps, knit_recipe *out, int max,
                          knit_analyze_work *work);
 } knit_isa_ops;
 

@@ -90,39 +90,60 @@ static bool analyzable(const knit_decoder *dec, uint64_t start, uint64_t end)
   return dec->open && dec->isa->analyze && end > start && end - start <= KNIT_MAX_FUNCTION_BYTES;
 }
 
-/* The state at which the function at start is entered, when it is a part
- * of another (bounds.h, parent): the state at its parent's first jump into
- * it. The parent may be a part itself, entered with a state of its own, so
- * that is worked out first: analyzed as if called, a part that pops its
- * parent's registers before a tail jump hands on a state off by what it
- * popped. The parents' recipes come out of the same analyses: they are
- * published too, when no thread has done so yet. */
+/* The states at which the function [start, end) is entered, when it is a
+ * part of another (bounds.h, parent): its parent's at each of its jumps
+ * into it (entries of a part: isa.h). The parent may be a part itself,
+ * entered with states of its own, so the chain of parents (up to
+ * KNIT_MAX_PART_DEPTH) is analyzed from the outermost in: analyzed as if
+ * called, a part that pops its parent's registers before a tail jump hands
+ * on a state off by what it popped. A parent that cannot be analyzed, or
+ * whose analysis saw no jump to the start of the next link, leaves that
+ * link to be analyzed as if called. The parents' recipes come out of the
+ * same analyses: they are published too, when no thread has done so yet.
+ * Iterative, with two sets of entries of the scratch in turn: the
+ * analyses run inside the signal handler, on whatever stack the thread
+ * has. The part's own go to scratch->entries[0]. */
 static bool part_entry(knit_decoder *dec, knit_recipe_scratch *scratch, uint32_t module,
-                       const knit_func_table *funcs, uint64_t base, uint64_t start, int depth,
-                       knit_jump_state *entry, uint64_t *built)
+                       const knit_func_table *funcs, uint64_t base, uint64_t start, uint64_t end,
+                       uint64_t *built)
 {
-  uint64_t pstart, pend;
-  if (depth >= KNIT_MAX_PART_DEPTH || !funcs || !dec->isa->analyze_entered ||
-      !knit_bounds_parent(funcs, start - base, &pstart, &pend))
+  knit_part_entries *entries = &scratch->entries[0];
+  if (!funcs || !dec->isa->analyze_entered)
     return false;
-  pstart += base;
-  pend += base;
-  if (!analyzable(dec, pstart, pend))
-    return false;
-  knit_jump_state parent_entry;
-  bool parent_is_part =
-      part_entry(dec, scratch, module, funcs, base, pstart, depth + 1, &parent_entry, built);
-  int n =
-      dec->isa->analyze_entered(dec->handle, dec->insn, (const uint8_t *)(uintptr_t)pstart,
-                                pend - pstart, pstart, parent_is_part ? &parent_entry : NULL, start,
-                                entry, scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
-  if (n <= 0)
-    return false;
-  (*built)++;
-  slot *claimed;
-  if (!find_or_claim(key_of(module, pstart), &claimed) && claimed)
-    publish(claimed, scratch->recipes, n);
-  return entry->found;
+  /* chain[0] is start's parent, chain[k + 1] chain[k]'s. */
+  uint64_t chain_start[KNIT_MAX_PART_DEPTH], chain_end[KNIT_MAX_PART_DEPTH];
+  int depth = 0;
+  for (uint64_t at = start; depth < KNIT_MAX_PART_DEPTH; depth++) {
+    uint64_t pstart, pend;
+    if (!knit_bounds_parent(funcs, at - base, &pstart, &pend))
+      break;
+    chain_start[depth] = pstart + base;
+    chain_end[depth] = pend + base;
+    at = chain_start[depth];
+  }
+  const knit_part_entries *in = NULL;
+  for (int k = depth - 1; k >= 0; k--) {
+    uint64_t pstart = chain_start[k], pend = chain_end[k];
+    uint64_t into = k > 0 ? chain_start[k - 1] : start;
+    uint64_t into_end = k > 0 ? chain_end[k - 1] : end;
+    knit_part_entries *out = k > 0 ? &scratch->entries[1 + (k & 1)] : entries;
+    int n =
+        analyzable(dec, pstart, pend)
+            ? dec->isa->analyze_entered(dec->handle, dec->insn, (const uint8_t *)(uintptr_t)pstart,
+                                        pend - pstart, pstart, in, into, into_end, out,
+                                        scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work)
+            : -1;
+    if (n <= 0) {
+      in = NULL;
+      continue;
+    }
+    (*built)++;
+    slot *claimed;
+    if (!find_or_claim(key_of(module, pstart), &claimed) && claimed)
+      publish(claimed, scratch->recipes, n);
+    in = knit_part_entry_at(out, into) ? out : NULL;
+  }
+  return depth > 0 && in == entries;
 }
 
 const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scratch *scratch,
@@ -137,12 +158,12 @@ const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scrat
 
   int n = -1;
   if (analyzable(dec, start, end)) {
-    knit_jump_state entry;
-    bool jumped = part_entry(dec, scratch, module, funcs, base, start, 0, &entry, built);
+    bool jumped = part_entry(dec, scratch, module, funcs, base, start, end, built);
     const uint8_t *code = (const uint8_t *)(uintptr_t)start;
     if (jumped)
-      n = dec->isa->analyze_entered(dec->handle, dec->insn, code, end - start, start, &entry, 0,
-                                    NULL, scratch->recipes, KNIT_RECIPE_SCRATCH, &scratch->work);
+      n = dec->isa->analyze_entered(dec->handle, dec->insn, code, end - start, start,
+                                    &scratch->entries[0], 0, 0, NULL, scratch->recipes,
+                                    KNIT_RECIPE_SCRATCH, &scratch->work);
     else
       n = dec->isa->analyze(dec->handle, dec->insn, code, end - start, start, scratch->recipes,
                             KNIT_RECIPE_SCRATCH, &scratch->work);

@@ -23,6 +23,9 @@ typedef struct knit_recipe_scratch {
   knit_recipe recipes[KNIT_RECIPE_SCRATCH];
   /* The analyzer's tables: large ones do not fit a signal stack. */
   knit_analyze_work work;
+  /* A part's entries (isa.h), and two sets for its chain of parents,
+   * used in turn: for the same reason. */
+  knit_part_entries entries[3];
 } knit_recipe_scratch;
 
 /* Largest function analyzed; beyond it the entry recipe is used. */

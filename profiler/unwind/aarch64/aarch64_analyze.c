@@ -232,6 +232,6 @@ int knit_aarch64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code, 
                          uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work)
 {
   a64_model m = {.cfa_from_fp = false};
-  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0, NULL,
-                               out, max, work);
+  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0, 0,
+                               NULL, out, max, work);
 }

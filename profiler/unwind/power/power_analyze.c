@@ -252,6 +252,6 @@ int knit_power_analyze(const knit_power_abi *abi, size_t cs_handle, void *insn_b
 {
   ppc_model m;
   m.abi = abi;
-  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0, NULL,
-                               out, max, work);
+  return knit_analyze_function(&analyzer, &m, cs_handle, insn_buf, code, len, addr, NULL, 0, 0,
+                               NULL, out, max, work);
 }

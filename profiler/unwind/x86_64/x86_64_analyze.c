@@ -278,15 +278,15 @@ KNIT_ANALYZER_FITS(frame_state, x86_record, TARGETS_MAX, TARGETS_MAX);
 int knit_x86_64_analyze(size_t cs_handle, void *insn_buf, const uint8_t *code, size_t len,
                         uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work)
 {
-  return knit_analyze_function(&analyzer, NULL, cs_handle, insn_buf, code, len, addr, NULL, 0, NULL,
-                               out, max, work);
+  return knit_analyze_function(&analyzer, NULL, cs_handle, insn_buf, code, len, addr, NULL, 0, 0,
+                               NULL, out, max, work);
 }
 
 int knit_x86_64_analyze_entered(size_t cs_handle, void *insn_buf, const uint8_t *code, size_t len,
-                                uint64_t addr, const knit_jump_state *entry, uint64_t jump_to,
-                                knit_jump_state *at_jump, knit_recipe *out, int max,
-                                knit_analyze_work *work)
+                                uint64_t addr, const knit_part_entries *entries, uint64_t into,
+                                uint64_t into_end, knit_part_entries *at_jumps, knit_recipe *out,
+                                int max, knit_analyze_work *work)
 {
-  return knit_analyze_function(&analyzer, NULL, cs_handle, insn_buf, code, len, addr, entry,
-                               jump_to, at_jump, out, max, work);
+  return knit_analyze_function(&analyzer, NULL, cs_handle, insn_buf, code, len, addr, entries, into,
+                               into_end, at_jumps, out, max, work);
 }

@@ -13,10 +13,10 @@ int knit_x86_64_analyze(size_t cs_handle, void *insn, const uint8_t *code, size_
                         uint64_t addr, knit_recipe *out, int max, knit_analyze_work *work);
 
 /* The analyze_entered entry of knit_isa_x86_64 (unwind/isa.h): a part of a
- * hot/cold split analyzed from its parent's state at the jump into it. */
+ * hot/cold split analyzed from its parent's states at the jumps into it. */
 int knit_x86_64_analyze_entered(size_t cs_handle, void *insn, const uint8_t *code, size_t len,
-                                uint64_t addr, const knit_jump_state *entry, uint64_t jump_to,
-                                knit_jump_state *at_jump, knit_recipe *out, int max,
-                                knit_analyze_work *work);
+                                uint64_t addr, const knit_part_entries *entries, uint64_t into,
+                                uint64_t into_end, knit_part_entries *at_jumps, knit_recipe *out,
+                                int max, knit_analyze_work *work);
 
 #endif /* KNIT_UNWIND_X86_64_ANALYZE_H */
