@@ -154,6 +154,7 @@ typedef struct mockrt_team {
   int level;        /* enclosing parallel regions, this included */
   int active_level; /* the same, counting only teams of > 1 */
   mockrt_task_t *encountering;
+  int invoker; /* ompt_parallel_invoker_runtime or _program, set at the fork */
   /* nthreads-var of the team's implicit tasks, set at the fork: a worker
    * that read it from the encountering task would share that task's cache
    * line with the frame record its thread writes meanwhile (with a tool). */
@@ -180,6 +181,10 @@ typedef struct mockrt_thread {
   mockrt_task_t initial_task;
   mockrt_team_t *initial_team; /* allocated once, never freed */
   int no_tool;                 /* attached, and no tool is (mockrt_plain_entry) */
+  /* The next region this thread forks is the runtime's to invoke (its
+   * trampoline calls the body: __kmpc_fork_call), as its parallel_begin
+   * and parallel_end flags say; reset by the fork. */
+  bool fork_by_runtime;
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;

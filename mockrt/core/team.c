@@ -57,17 +57,17 @@ __attribute__((noinline, cold)) static void mockrt_parallel_begin_seen(mockrt_te
     enc->frame.enter_frame_flags = ompt_frame_runtime;
   if (mockrt_ompt.parallel_begin)
     mockrt_ompt.parallel_begin(&enc->task_data, &enc->frame, &team->parallel_data, want,
-                               ompt_parallel_invoker_program | ompt_parallel_team, codeptr);
+                               team->invoker | ompt_parallel_team, codeptr);
 }
 
 __attribute__((noinline, cold)) static void
 mockrt_parallel_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *enc)
 {
   if (mockrt_ompt.parallel_end && !mockrt_fault(MOCKRT_FAULT_PARALLEL_END_DROPPED))
-    mockrt_ompt.parallel_end(
-        mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH) ? &mockrt_fault_stray_data
-                                                          : &team->parallel_data,
-        &enc->task_data, ompt_parallel_invoker_program | ompt_parallel_team, team->codeptr);
+    mockrt_ompt.parallel_end(mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH)
+                                 ? &mockrt_fault_stray_data
+                                 : &team->parallel_data,
+                             &enc->task_data, team->invoker | ompt_parallel_team, team->codeptr);
   mockrt_set_state(self, enc->team->level > 0 ? ompt_state_work_parallel : ompt_state_work_serial);
 }
 
@@ -222,6 +222,11 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
   if (want < 1)
     want = 1;
   team->parallel_data.value = 0;
+  /* As libomp 14: a region forked through the runtime's trampoline is the
+   * runtime's to invoke, any other (GNU ABI, serialized) the program's. */
+  team->invoker =
+      self->fork_by_runtime ? ompt_parallel_invoker_runtime : ompt_parallel_invoker_program;
+  self->fork_by_runtime = false;
   if (tool)
     mockrt_parallel_begin_seen(team, enc, want, codeptr);
   /*

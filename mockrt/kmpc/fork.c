@@ -52,6 +52,7 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
 
   mockrt_kmpc_pushed_threads = 0;
   mockrt_frame_enter(enc, entry_cfa);
+  self->fork_by_runtime = true;
   mockrt_fork_ex(&team, &task, NULL, NULL, requested, ra, mockrt_kmpc_set_micro, &micro);
   /* The body may keep these pointers for the whole region. */
   int32_t gtid = self->gtid, btid = 0;
