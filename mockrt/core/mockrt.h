@@ -465,6 +465,15 @@ void mockrt_word_unlock(atomic_int *w);
 /* ---- OMPT-instrumented mutexes (mutex.c) ---- */
 /* Acquire a lock word with mutex_acquire/acquired events and a wait state. */
 void mockrt_mutex_acquire(atomic_int *w, int kind, int wait_state, const void *codeptr);
+
+/* The implementation a mutex event names, as libomp 14 names its own:
+ * kmp_mutex_impl_spin (1) for ordered, kmp_mutex_impl_queuing (2) for
+ * locks and critical sections (the numbers ompt_enumerate_mutex_impls
+ * lists, ompt_platform.c). */
+#define MOCKRT_MUTEX_IMPL_SPIN    1
+#define MOCKRT_MUTEX_IMPL_QUEUING 2
+#define MOCKRT_MUTEX_IMPL(kind)                                                                    \
+  ((kind) == ompt_mutex_ordered ? MOCKRT_MUTEX_IMPL_SPIN : MOCKRT_MUTEX_IMPL_QUEUING)
 bool mockrt_mutex_try(atomic_int *w, int kind, const void *codeptr);
 void mockrt_mutex_release(atomic_int *w, int kind, const void *codeptr);
 

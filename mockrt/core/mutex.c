@@ -24,7 +24,7 @@ void mockrt_mutex_acquire(atomic_int *w, int kind, int wait_state, const void *c
   mockrt_set_wait(self, wait_state,
                   mockrt_fault(MOCKRT_FAULT_STATE_WAIT_ID_WRONG) ? (char *)w + 8 : (void *)w);
   if (mockrt_ompt.mutex_acquire)
-    mockrt_ompt.mutex_acquire(kind, 0 /* no hint */, 0 /* one implementation */, id, codeptr);
+    mockrt_ompt.mutex_acquire(kind, 0 /* no hint */, MOCKRT_MUTEX_IMPL(kind), id, codeptr);
   mockrt_word_lock(w);
   mockrt_set_state(self, prev);
   if (mockrt_ompt.mutex_acquired)
@@ -35,7 +35,7 @@ bool mockrt_mutex_try(atomic_int *w, int kind, const void *codeptr)
 {
   ompt_wait_id_t id = (ompt_wait_id_t)(uintptr_t)w;
   if (mockrt_ompt.mutex_acquire)
-    mockrt_ompt.mutex_acquire(kind, 0 /* no hint */, 0 /* one implementation */, id, codeptr);
+    mockrt_ompt.mutex_acquire(kind, 0 /* no hint */, MOCKRT_MUTEX_IMPL(kind), id, codeptr);
   bool got = mockrt_word_trylock(w);
   if (got && mockrt_ompt.mutex_acquired)
     mockrt_ompt.mutex_acquired(kind, id, codeptr);

@@ -39,7 +39,8 @@ static void mockrt_ordered_wait(mockrt_task_t *t, const void *codeptr)
                                                                  : ompt_state_wait_ordered,
                   mockrt_fault(MOCKRT_FAULT_ORDERED_WAIT_ID_WRONG) ? (const char *)id + 8 : id);
   if (codeptr && mockrt_ompt.mutex_acquire)
-    mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, 0, MOCKRT_ID(id), codeptr);
+    mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, MOCKRT_MUTEX_IMPL_SPIN, MOCKRT_ID(id),
+                              codeptr);
   while (atomic_load_explicit(&ws->ord, memory_order_acquire) != t->pos.ord_first)
     sched_yield();
   mockrt_set_state(self, prev);
@@ -63,7 +64,8 @@ void mockrt_ordered_enter(mockrt_task_t *t, const void *codeptr)
   mockrt_set_wait(self, ompt_state_wait_ordered,
                   mockrt_fault(MOCKRT_FAULT_ORDERED_WAIT_ID_WRONG) ? (const char *)id + 8 : id);
   if (mockrt_ompt.mutex_acquire)
-    mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, 0, MOCKRT_ID(id), codeptr);
+    mockrt_ompt.mutex_acquire(ompt_mutex_ordered, 0, MOCKRT_MUTEX_IMPL_SPIN, MOCKRT_ID(id),
+                              codeptr);
   mockrt_set_state(self, prev);
   if (mockrt_ompt.mutex_acquired)
     mockrt_ompt.mutex_acquired(ompt_mutex_ordered, MOCKRT_ID(id), codeptr);

@@ -20,7 +20,8 @@ MOCKRT_EXPORT void omp_init_lock(atomic_int *l)
 {
   atomic_init(l, 0);
   if (mockrt_self() && mockrt_ompt.lock_init)
-    mockrt_ompt.lock_init(ompt_mutex_lock, 0, 0, MOCKRT_ID(l), __builtin_return_address(0));
+    mockrt_ompt.lock_init(ompt_mutex_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(l),
+                          __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void omp_destroy_lock(atomic_int *l)
@@ -60,7 +61,8 @@ MOCKRT_EXPORT void omp_init_nest_lock(mockrt_gomp_nest_lock_t *l)
   l->count = 0;
   __atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
   if (mockrt_self() && mockrt_ompt.lock_init)
-    mockrt_ompt.lock_init(ompt_mutex_nest_lock, 0, 0, MOCKRT_ID(l), __builtin_return_address(0));
+    mockrt_ompt.lock_init(ompt_mutex_nest_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(l),
+                          __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void omp_destroy_nest_lock(mockrt_gomp_nest_lock_t *l)

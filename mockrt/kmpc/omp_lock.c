@@ -30,7 +30,8 @@ MOCKRT_EXPORT void omp_init_lock(void **l)
   *l = NULL;
   atomic_init(mockrt_kmpc_word(l), 0);
   if (mockrt_self() && mockrt_ompt.lock_init)
-    mockrt_ompt.lock_init(ompt_mutex_lock, 0, 0, MOCKRT_ID(l), __builtin_return_address(0));
+    mockrt_ompt.lock_init(ompt_mutex_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(l),
+                          __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void omp_init_lock_with_hint(void **l, int hint)
@@ -39,7 +40,7 @@ MOCKRT_EXPORT void omp_init_lock_with_hint(void **l, int hint)
   *l = NULL;
   atomic_init(mockrt_kmpc_word(l), 0);
   if (mockrt_self() && mockrt_ompt.lock_init)
-    mockrt_ompt.lock_init(ompt_mutex_lock, (unsigned)hint, 0, MOCKRT_ID(l),
+    mockrt_ompt.lock_init(ompt_mutex_lock, (unsigned)hint, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(l),
                           __builtin_return_address(0));
 }
 
@@ -84,7 +85,7 @@ static void mockrt_kmpc_nest_init(mockrt_kmpc_nest_handle_t *h, unsigned hint, c
   atomic_init(&l->lock, 0);
   h->lk = l;
   if (mockrt_self() && mockrt_ompt.lock_init)
-    mockrt_ompt.lock_init(ompt_mutex_nest_lock, hint, 0, MOCKRT_ID(h), ra);
+    mockrt_ompt.lock_init(ompt_mutex_nest_lock, hint, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(h), ra);
 }
 
 MOCKRT_EXPORT void omp_init_nest_lock(mockrt_kmpc_nest_handle_t *h)
@@ -118,7 +119,7 @@ static void mockrt_kmpc_nest_acquire(mockrt_kmpc_nest_handle_t *h, mockrt_kmpc_n
   int prev = self->state;
   mockrt_set_wait(self, ompt_state_wait_lock, h);
   if (mockrt_ompt.mutex_acquire)
-    mockrt_ompt.mutex_acquire(ompt_mutex_nest_lock, 0, 0, MOCKRT_ID(h), ra);
+    mockrt_ompt.mutex_acquire(ompt_mutex_nest_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(h), ra);
   mockrt_word_lock(&l->lock);
   mockrt_set_state(self, prev);
   if (mockrt_ompt.mutex_acquired)
@@ -173,7 +174,8 @@ MOCKRT_EXPORT int omp_test_nest_lock(mockrt_kmpc_nest_handle_t *h)
       mockrt_ompt.nest_lock(ompt_scope_begin, MOCKRT_ID(h), ra);
   } else {
     if (mockrt_ompt.mutex_acquire)
-      mockrt_ompt.mutex_acquire(ompt_mutex_test_nest_lock, 0, 0, MOCKRT_ID(h), ra);
+      mockrt_ompt.mutex_acquire(ompt_mutex_test_nest_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING,
+                                MOCKRT_ID(h), ra);
     if (mockrt_word_trylock(&l->lock)) {
       __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
       count = l->count = 1;
