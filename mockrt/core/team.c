@@ -161,7 +161,9 @@ mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa, int aft
   /* While the join barrier waits, everything inward of cfa is runtime. */
   if (tool && !mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING))
     mockrt_frame_enter(task, cfa);
-  if (tool)
+  /* A team of one (a serialized region) has no barrier a tool sees, as on
+   * libomp 14; its pending tasks still run here. */
+  if (tool && team->nthreads > 1)
     mockrt_barrier_wait_observed_ex(task, ompt_sync_region_barrier_implicit, team->codeptr, true);
   else
     mockrt_barrier_wait_plain(task, ompt_sync_region_barrier_implicit, team->codeptr);
