@@ -14,7 +14,9 @@ MOCKRT_EXPORT int omp_control_tool(int command, int modifier, void *arg)
 {
   mockrt_thread_t *self = mockrt_self();
   mockrt_task_t *t = self->task;
-  if (!mockrt_ompt_active())
+  /* As libomp 14, which answers notool until its start-up completes at the
+   * first parallel region, whatever the tool. */
+  if (!mockrt_ompt_active() || !mockrt_ompt_forked_once())
     return MOCKRT_CONTROL_NOTOOL;
   int r = MOCKRT_CONTROL_NOCALLBACK;
   if (t)

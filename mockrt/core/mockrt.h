@@ -579,6 +579,9 @@ int mockrt_ompt_enumerate_states(int current, int *next, const char **name);
 /* Platform inquiries (ompt_platform.c), as libomp 14 answers them. */
 void mockrt_ompt_places_ready(void);
 void mockrt_ompt_places_bound(void);
+/* Whether a region was forked yet: libomp 14 completes its start-up (its
+ * "middle" initialization) there. */
+bool mockrt_ompt_forked_once(void);
 int mockrt_ompt_get_num_procs(void);
 int mockrt_ompt_get_num_places(void);
 int mockrt_ompt_get_place_proc_ids(int place_num, int ids_size, int *ids);

@@ -31,6 +31,11 @@ void mockrt_ompt_places_bound(void)
     atomic_store_explicit(&mockrt_places_bound, 1, memory_order_release);
 }
 
+bool mockrt_ompt_forked_once(void)
+{
+  return atomic_load_explicit(&mockrt_places_bound, memory_order_acquire) != 0;
+}
+
 static bool mockrt_places_known(void)
 {
   return atomic_load_explicit(&mockrt_places_ready, memory_order_acquire) != 0;
