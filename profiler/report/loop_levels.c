@@ -114,14 +114,6 @@ static size_t common_calls(const knit_symbol *at, const knit_symbol *latch)
 
 /* What an instruction of a loop is compared with: the scope and line of
  * an address beside the loop. */
-typedef struct line_in_scope {
-  knit_symbolizer *s;
-  uint32_t mi;
-  const knit_symbol *own; /* the address's inlined calls and line */
-  size_t scope;           /* how many of them hold the loop's latch */
-  unsigned line;          /* its line there */
-} line_in_scope;
-
 /* The line of at in the scope of its first `scope` inlined calls: the
  * line of the call it makes there, or its own. */
 static unsigned line_at_depth(const knit_symbol *at, size_t scope)
@@ -129,20 +121,140 @@ static unsigned line_at_depth(const knit_symbol *at, size_t scope)
   return at->inlined_count > scope ? at->inlined[scope].call_line : at->line;
 }
 
-/* Whether the loop's instruction at addr has the same line in the same
- * scope (the same inlined calls) as the address beside the loop. */
-static int same_line_in_scope(void *ctx, uint64_t addr)
+/* A hash of at's first depth inlined calls (their names are interned, so
+ * a name's address stands for it). */
+static uint64_t calls_hash(const knit_symbol *at, size_t depth)
 {
-  line_in_scope *w = ctx;
-  module_entry *m = &w->s->modules[w->mi];
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < depth && i < at->inlined_count; i++) {
+    h = (h ^ (uint64_t)(uintptr_t)at->inlined[i].function) * 0x100000001b3ull;
+    h = (h ^ at->inlined[i].call_line) * 0x100000001b3ull;
+  }
+  return h;
+}
+
+static uint64_t line_key(uint64_t calls, unsigned line)
+{
+  return (calls ^ ((uint64_t)line << 1 | 1)) * 0x9e3779b97f4a7c15ull;
+}
+
+/* What a loop's code says of its lines, found once per loop: its latch's
+ * inlined calls (how many, and their hash) and, for each of the loop's
+ * instructions inside those calls, the hash of its calls there with its
+ * line there, sorted. */
+typedef struct loop_lines {
+  uint64_t function;
+  uint32_t index;
+  uint32_t scope;
+  uint64_t latch_calls;
+  uint64_t *keys;
+  size_t count;
+} loop_lines;
+
+struct knit_loop_lines_cache {
+  loop_lines *v; /* by (function, index) */
+  size_t count, cap;
+};
+
+void knit_sym_loop_lines_free(module_entry *m)
+{
+  struct knit_loop_lines_cache *c = m->loop_lines;
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->count; i++)
+    free(c->v[i].keys);
+  free(c->v);
+  free(c);
+  m->loop_lines = NULL;
+}
+
+typedef struct key_collect {
+  knit_symbolizer *s;
+  uint32_t mi;
+  size_t scope;
+  uint64_t *keys;
+  size_t count, cap;
+} key_collect;
+
+/* The key of one of the loop's instructions, when it is inside the
+ * latch's calls (deeper or not). */
+static int collect_key(void *ctx, uint64_t addr)
+{
+  key_collect *c = ctx;
+  module_entry *m = &c->s->modules[c->mi];
   knit_symbol here;
-  owned_levels *before = compared_calls(w->s, w->mi, addr, &here);
+  owned_levels *before = compared_calls(c->s, c->mi, addr, &here);
   const char *file = NULL;
   knit_dwarf_units_line(knit_sym_units(m), addr + m->bias - m->dwarf_bias, &file, &here.line);
-  int same = here.inlined_count >= w->scope && common_calls(w->own, &here) >= w->scope &&
-             line_at_depth(&here, w->scope) == w->line;
-  release_calls(w->s, before);
-  return same;
+  unsigned line = line_at_depth(&here, c->scope);
+  if (here.inlined_count >= c->scope && line != 0) {
+    if (c->count == c->cap) {
+      size_t cap = c->cap ? 2 * c->cap : 64;
+      uint64_t *k = realloc(c->keys, cap * sizeof *k);
+      if (k) {
+        c->keys = k;
+        c->cap = cap;
+      }
+    }
+    if (c->count < c->cap)
+      c->keys[c->count++] = line_key(calls_hash(&here, c->scope), line);
+  }
+  release_calls(c->s, before);
+  return 0;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The lines of a loop of module mi, found on first use; NULL out of
+ * memory. At most 4,096 of a loop's instructions are read: the code moved
+ * out of a loop is its first iteration, which the start of the loop holds. */
+static const loop_lines *lines_of_loop(knit_symbolizer *s, uint32_t mi, knit_structure *st,
+                                       const knit_loop_ref *loop)
+{
+  module_entry *m = &s->modules[mi];
+  if (!m->loop_lines && !(m->loop_lines = calloc(1, sizeof *m->loop_lines)))
+    return NULL;
+  struct knit_loop_lines_cache *c = m->loop_lines;
+  size_t lo = 0, hi = c->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const loop_lines *x = &c->v[mid];
+    if (x->function == loop->function && x->index == loop->index)
+      return x;
+    if (x->function < loop->function || (x->function == loop->function && x->index < loop->index))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (c->count == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 32;
+    loop_lines *v = realloc(c->v, cap * sizeof *v);
+    if (!v)
+      return NULL;
+    c->v = v;
+    c->cap = cap;
+  }
+  knit_symbol latch;
+  owned_levels *before = compared_calls(s, mi, loop->latch, &latch);
+  loop_lines l = {.function = loop->function,
+                  .index = loop->index,
+                  .scope = latch.inlined_count,
+                  .latch_calls = calls_hash(&latch, latch.inlined_count)};
+  release_calls(s, before);
+  key_collect k = {.s = s, .mi = mi, .scope = l.scope};
+  knit_structure_loop_any(st, loop, 4096, collect_key, &k);
+  if (k.count > 0)
+    qsort(k.keys, k.count, sizeof *k.keys, compare_keys);
+  l.keys = k.keys;
+  l.count = k.count;
+  memmove(&c->v[lo + 1], &c->v[lo], (c->count - lo) * sizeof *c->v);
+  c->v[lo] = l;
+  c->count++;
+  return &c->v[lo];
 }
 
 /* A loop beside addr that addr's code belongs to by its lines, written to
@@ -151,24 +263,21 @@ static int same_line_in_scope(void *ctx, uint64_t addr)
  * on POWER at -O2), the loop's entry test, code hoisted out of it. Such
  * code is in the scope of the loop's latch (the same inlined calls), on a
  * line that the loop's own code has there too (directly, or as the line
- * of an inlined call). own holds addr's inlined calls and line. At most
- * 4,096 instructions of a loop are compared: the code moved out of a
- * loop is its first iteration, which the start of the loop holds. */
+ * of an inlined call). own holds addr's inlined calls and line. Each
+ * loop's lines are found once (lines_of_loop), then looked up. */
 static int moved_out_of_loop(knit_symbolizer *s, uint32_t mi, knit_structure *st, uint64_t addr,
                              const knit_symbol *own, knit_loop_ref *loop)
 {
   knit_loop_ref beside[32];
   int n = knit_structure_loops_inside(st, addr, beside, 32);
   for (int j = 0; j < n && j < 32; j++) {
-    knit_symbol latch;
-    owned_levels *before = compared_calls(s, mi, beside[j].latch, &latch);
-    size_t scope = latch.inlined_count;
-    int inside = common_calls(own, &latch) == scope;
-    release_calls(s, before);
-    line_in_scope w = {.s = s, .mi = mi, .own = own, .scope = scope};
-    w.line = line_at_depth(own, scope);
-    if (inside && w.line != 0 &&
-        knit_structure_loop_any(st, &beside[j], 4096, same_line_in_scope, &w)) {
+    const loop_lines *l = lines_of_loop(s, mi, st, &beside[j]);
+    if (!l || own->inlined_count < l->scope || calls_hash(own, l->scope) != l->latch_calls)
+      continue;
+    unsigned line = line_at_depth(own, l->scope);
+    uint64_t key = line_key(l->latch_calls, line);
+    if (line != 0 && l->count > 0 &&
+        bsearch(&key, l->keys, l->count, sizeof *l->keys, compare_keys) != NULL) {
       *loop = beside[j];
       return 1;
     }

@@ -132,6 +132,7 @@ void knit_symbolizer_free(knit_symbolizer *s)
   for (size_t i = 0; i < s->module_count; i++) {
     knit_dwarf_units_free(&s->modules[i].units);
     knit_structure_close(s->modules[i].structure);
+    knit_sym_loop_lines_free(&s->modules[i]);
     free(s->modules[i].lines);
     if (s->modules[i].dwfl != NULL)
       dwfl_end(s->modules[i].dwfl);

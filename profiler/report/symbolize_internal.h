@@ -28,6 +28,8 @@ typedef struct module_entry {
   knit_structure *structure;
   bool structure_tried;
   struct module_lines *lines;
+  /* Each loop's lines, found on first use (loop_levels.c). */
+  struct knit_loop_lines_cache *loop_lines;
 } module_entry;
 
 typedef struct cache_entry {
@@ -97,6 +99,9 @@ knit_dwarf_units *knit_sym_units(module_entry *m);
 /* The calls inlined at the Dwfl address a of module index mi into out
  * (out->inlined, kept on s->levels). */
 void knit_sym_inlined_calls(knit_symbolizer *s, uint32_t mi, Dwarf_Addr a, knit_symbol *out);
+
+/* Frees what loop_levels.c keeps for the module. */
+void knit_sym_loop_lines_free(module_entry *m);
 
 /* Adds the loops around addr (an ELF address of module mi) to out's levels
  * (loop_levels.c). */
