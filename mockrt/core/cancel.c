@@ -18,6 +18,7 @@
  */
 #include "mockrt.h"
 #include "fault.h"
+#include "task.h"
 
 #include <limits.h>
 
@@ -33,6 +34,14 @@ static atomic_int *mockrt_cancel_word(mockrt_task_t *t, int kind)
 {
   if (kind == ompt_cancel_parallel)
     return &t->team->cancelled;
+  /* The innermost taskgroup around the task: one it opened, or the one it
+   * was created in (task.c discards that group's tasks not yet started). */
+  if (kind == ompt_cancel_taskgroup) {
+    if (t->taskgroup)
+      return &t->taskgroup->cancelled;
+    mockrt_taskgroup_t *g = (t->flags & ompt_task_explicit) ? ((mockrt_xtask_t *)t)->group : NULL;
+    return g ? &g->cancelled : NULL;
+  }
   /* gcc open-codes static loops: a cancelled loop may have no ws at all. */
   if (kind == ompt_cancel_loop || kind == ompt_cancel_sections)
     return &t->team->ws_cancelled;

@@ -304,6 +304,14 @@ static bool mockrt_task_is_complete(void *arg)
  * Back to prior (unpublish first), task_schedule complete, then completion;
  * a detachable task whose event is still pending is detached instead.
  */
+/* Whether the task's taskgroup was cancelled: a task not yet started is
+ * then discarded, and every task of the group ends with status cancel, as
+ * on libomp 14. */
+static bool mockrt_task_cancelled(const mockrt_xtask_t *x)
+{
+  return x->group && atomic_load_explicit(&x->group->cancelled, memory_order_acquire);
+}
+
 static void mockrt_task_switch_out(mockrt_thread_t *self, mockrt_xtask_t *x, mockrt_task_t *prior)
 {
   atomic_signal_fence(memory_order_seq_cst);
@@ -313,7 +321,9 @@ static void mockrt_task_switch_out(mockrt_thread_t *self, mockrt_xtask_t *x, moc
   if (x->detachable && mockrt_task_detach(x, prior))
     return;
   if (mockrt_ompt.task_schedule)
-    mockrt_ompt.task_schedule(&x->task.task_data, ompt_task_complete, &prior->task_data);
+    mockrt_ompt.task_schedule(&x->task.task_data,
+                              mockrt_task_cancelled(x) ? ompt_task_cancel : ompt_task_complete,
+                              &prior->task_data);
   mockrt_task_complete(x);
 }
 
@@ -322,8 +332,15 @@ __attribute__((noinline, cold)) static void mockrt_task_run_observed(mockrt_thre
 {
   mockrt_task_t *prior = self->task;
   int state = self->state;
-  mockrt_task_switch_in(self, x, status);
-  x->invoke(x);
+  if (!mockrt_task_cancelled(x)) {
+    mockrt_task_switch_in(self, x, status);
+    x->invoke(x);
+  } else if (mockrt_ompt.cancel) {
+    /* Discarded as libomp 14 discards it: never switched to, its cancel
+     * event, then its end (status cancel). */
+    mockrt_ompt.cancel(&x->task.task_data, ompt_cancel_taskgroup | ompt_cancel_discarded_task,
+                       NULL);
+  }
   mockrt_task_switch_out(self, x, prior);
   mockrt_set_state(self, state);
 }
@@ -341,7 +358,8 @@ mockrt_task_run_ex(mockrt_thread_t *self, mockrt_xtask_t *x, int status, const b
   atomic_signal_fence(memory_order_seq_cst);
   self->task = &x->task;
   atomic_signal_fence(memory_order_seq_cst);
-  x->invoke(x);
+  if (!mockrt_task_cancelled(x))
+    x->invoke(x);
   atomic_signal_fence(memory_order_seq_cst);
   self->task = prior;
   atomic_signal_fence(memory_order_seq_cst);

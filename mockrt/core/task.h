@@ -21,6 +21,7 @@
 /* A taskgroup: the tasks created in it, and their descendants, not yet complete. */
 typedef struct mockrt_taskgroup {
   atomic_int pending;
+  atomic_int cancelled;           /* cancel taskgroup: its tasks not yet started are discarded */
   struct mockrt_taskgroup *outer; /* the group open around it in the same task */
 } mockrt_taskgroup_t;
 

@@ -1,8 +1,8 @@
 /*
  * Cancellation under the __kmpc_* ABI: cancel, cancellation point and the
  * cancellable barrier clang uses in regions with cancel constructs
- * (core/cancel.c does the work).  Taskgroup cancellation belongs to
- * explicit tasks and is not handled here.
+ * (core/cancel.c does the work; a cancelled taskgroup's tasks not yet
+ * started are discarded by core/task.c).
  */
 #include "kmpc.h"
 
@@ -20,6 +20,7 @@ static int mockrt_kmpc_cancel_kind(int32_t kind)
   case MOCKRT_KMP_CANCEL_PARALLEL: return ompt_cancel_parallel;
   case MOCKRT_KMP_CANCEL_LOOP: return ompt_cancel_loop;
   case MOCKRT_KMP_CANCEL_SECTIONS: return ompt_cancel_sections;
+  case MOCKRT_KMP_CANCEL_TASKGROUP: return ompt_cancel_taskgroup;
   default: return 0;
   }
 }
