@@ -64,14 +64,12 @@ int mockrt_ompt_get_place_proc_ids(int place_num, int ids_size, int *ids)
 
 int mockrt_ompt_get_place_num(void)
 {
-  return mockrt_places_known() && atomic_load_explicit(&mockrt_places_bound, memory_order_acquire)
-             ? 0
-             : -1;
+  return mockrt_places_known() && mockrt_ompt_forked_once() ? 0 : -1;
 }
 
 int mockrt_ompt_get_partition_place_nums(int place_nums_size, int *place_nums)
 {
-  if (!mockrt_places_known() || !atomic_load_explicit(&mockrt_places_bound, memory_order_acquire))
+  if (!mockrt_places_known() || !mockrt_ompt_forked_once())
     return 0;
   if (place_nums_size >= 1 && place_nums)
     place_nums[0] = 0;

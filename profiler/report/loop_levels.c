@@ -303,8 +303,10 @@ void knit_sym_add_loops(knit_symbolizer *s, uint32_t mi, uint64_t addr, knit_sym
    * placed by them. */
   knit_symbol own = *out;
   owned_levels *own_before = s->levels;
-  if (!s->inline_calls)
-    compared_calls(s, mi, addr, &own), own.line = out->line;
+  if (!s->inline_calls) {
+    compared_calls(s, mi, addr, &own);
+    own.line = out->line;
+  }
   if (st && moved_out_of_loop(s, mi, st, addr, &own, &refs[n]))
     n++;
   if (!s->inline_calls)
