@@ -12,8 +12,10 @@
  * what its encountering task held and which region that task is in, and
  * each implicit task's value maps to its region, so that the ancestors a
  * thread is told of can be followed out to the initial task
- * (checker_ancestors.c).  The runtime's own work (fork, join, an implicit
- * task's start and end) is where it reports state overhead, if it does.
+ * (checker_ancestors.c).  The end of a team's implicit task, after its join
+ * barrier, is where the runtime reports state overhead, if it does (a
+ * region's begin comes in the encountering task's state on libomp 14, and
+ * a team of one keeps its body's state to its end).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +77,8 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
                               const void *codeptr)
 {
   (void)requested, (void)flags, (void)codeptr;
-  int state = checker_get_state(NULL);
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_parallel_begin, "parallel_begin");
-  check_overhead_locked(t, "parallel_begin", state);
   bool have = enc_frame && enc_frame->enter_frame.ptr;
   EXPECT(CHK_ENTER_FRAME_AT_FORK, have,
          "parallel_begin on thread #%d: encountering task's "
@@ -112,10 +112,8 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task_da
                             const void *codeptr)
 {
   (void)enc_task_data, (void)flags, (void)codeptr;
-  int state = checker_get_state(NULL);
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_parallel_end, "parallel_end");
-  check_overhead_locked(t, "parallel_end", state);
   EXPECT(CHK_PARALLEL_PAIRED, t->npar > 0,
          "parallel_end(%p) on thread #%d, which has no "
          "open region",
@@ -194,6 +192,15 @@ static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
   t->nimp++;
 }
 
+/* The size of the team of the open implicit task task_data holds (0: none). */
+static unsigned implicit_team_size_locked(const thread_rec_t *t, const ompt_data_t *task_data)
+{
+  for (int i = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1; i >= 0; i--)
+    if (t->imp[i].value == task_data->value)
+      return t->imp[i].size;
+  return 0;
+}
+
 static void implicit_end_locked(thread_rec_t *t, ompt_data_t *task_data)
 {
   int top = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
@@ -229,9 +236,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   int state = checker_get_state(NULL);
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_implicit_task, "implicit_task");
-  if (!(flags & ompt_task_initial))
-    check_overhead_locked(
-        t, endpoint == ompt_scope_begin ? "implicit_task begin" : "implicit_task end", state);
+  if (endpoint == ompt_scope_end && !(flags & ompt_task_initial) &&
+      implicit_team_size_locked(t, task_data) > 1)
+    check_overhead_locked(t, "implicit_task end", state);
   if (endpoint == ompt_scope_begin)
     implicit_begin_locked(t, parallel_data, task_data, actual, index, flags);
   else

@@ -118,19 +118,24 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
   (void)par;
   (void)task;
   (void)codeptr;
-  if (ep != ompt_scope_begin)
-    return;
   ompt_wait_id_t id = 0;
   int state = get_state(&id);
-  if (kind == ompt_sync_region_barrier_explicit)
-    CHECK(state == ompt_state_wait_barrier_explicit);
-  else
-    CHECK(state == ompt_state_wait_barrier_implicit);
-  CHECK(id != 0);
-  /* Inside any barrier the current task is inside a runtime call. */
+  /* The wait state and its id are in place from after the begin events
+   * until after the end events (libomp 14's order). */
+  if (ep == ompt_scope_end) {
+    if (kind == ompt_sync_region_barrier_explicit)
+      CHECK(state == ompt_state_wait_barrier_explicit);
+    else
+      CHECK(state == ompt_state_wait_barrier_implicit);
+    CHECK(id != 0);
+    return;
+  }
+  /* A barrier the program called is inside a runtime call; a join barrier,
+   * after the body returned, has no enter frame (libomp 14). */
   ompt_frame_t *f = NULL;
   CHECK(get_task_info(0, NULL, NULL, &f, NULL, NULL) == 2);
-  CHECK(f && f->enter_frame.ptr != NULL);
+  if (kind == ompt_sync_region_barrier_explicit)
+    CHECK(f && f->enter_frame.ptr != NULL);
   __atomic_add_fetch(&n_barrier_waits, 1, __ATOMIC_RELAXED);
 }
 

@@ -537,6 +537,10 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *par, ompt_da
     if (ep == ompt_scope_begin) {
       put_inquiry(&b, s);
       put_places(&b);
+    } else if (get_state) {
+      /* The thread's own state is its own at any time: the end's state says
+       * whether the join is the runtime's overhead yet. */
+      put(&b, " state=0x%x", get_state(NULL));
     }
     emit(s, 1, b.b);
     if (ep != ompt_scope_begin)

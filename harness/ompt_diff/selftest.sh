@@ -36,10 +36,11 @@ expect() { # expect RC TEXT WHAT
 }
 expect 0 PASS "the lists as they are"
 
-# The locks-only entry for the nest lock's mutex_acquire, left out.
-grep -v 'mutex_acquire nest_lock ;;' "$here/known_gaps.txt" >"$tmp/fewer"
+# The first entry that explains a difference of locks on mock-intel, left out.
+awk -F' ;; ' '!done && $0 !~ /^#/ && NF >= 4 && $1 ~ /(^|,)locks(,|$)/ && $2 ~ /mock-intel/ { done = 1; next } { print }' \
+  "$here/known_gaps.txt" >"$tmp/fewer"
 if cmp -s "$tmp/fewer" "$here/known_gaps.txt"; then
-  echo "FAIL: selftest.sh expects a nest-lock entry in known_gaps.txt (update this test)"
+  echo "FAIL: no known gap of locks on mock-intel is left to leave out: choose another program in selftest.sh"
   exit 1
 fi
 run --gaps "$tmp/fewer"

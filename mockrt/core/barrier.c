@@ -61,10 +61,13 @@ __attribute__((noinline, cold)) void mockrt_barrier_wait_observed_ex(mockrt_task
     wait_state = ompt_state_work_parallel;
   if (mockrt_fault(MOCKRT_FAULT_BARRIER_KIND_WRONG) && kind == ompt_sync_region_barrier_explicit)
     wait_state = ompt_state_wait_barrier_implicit;
-  mockrt_set_wait(self, wait_state, &team->barrier);
+  if (mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING) && kind == ompt_sync_region_barrier_explicit)
+    mockrt_frame_leave(task);
+  /* As libomp 14, the wait state comes after the begin events. */
   if (!early_wait && mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, &team->parallel_data, &task->task_data,
                                  codeptr);
+  mockrt_set_wait(self, wait_state, &team->barrier);
   /* Waiting threads run the team's tasks; none leaves while tasks are pending. */
   if (!mockrt_task_barrier(task))
     mockrt_barrier_block(&team->barrier);

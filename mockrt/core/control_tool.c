@@ -20,7 +20,7 @@ MOCKRT_EXPORT int omp_control_tool(int command, int modifier, void *arg)
     return MOCKRT_CONTROL_NOTOOL;
   int r = MOCKRT_CONTROL_NOCALLBACK;
   if (t)
-    mockrt_frame_enter(t, __builtin_dwarf_cfa());
+    mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   if (mockrt_ompt.control_tool)
     r = mockrt_ompt.control_tool((uint64_t)command, (uint64_t)modifier, arg,
                                  __builtin_return_address(0));

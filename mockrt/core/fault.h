@@ -16,7 +16,7 @@
     "the master's implicit task names an exit frame 64 KiB below the runtime frame that calls "    \
     "the body")                                                                                    \
   X(ENTER_FRAME_MISSING, "enter_frame_missing",                                                    \
-    "no enter frame is set while an implicit task waits in its join barrier")                      \
+    "no enter frame is set while a task waits in an explicit barrier")                             \
   X(ENTER_FRAME_FLAGS_WRONG, "enter_frame_flags_wrong",                                            \
     "the encountering task's enter frame flags say neither cfa nor framepointer at "               \
     "parallel_begin")                                                                              \

@@ -4,7 +4,7 @@
  * The core owns the thread-local state that OMPT inquiries read, the tasks
  * and teams that describe parallel regions, the worker pool, barriers, locks,
  * worksharing dispatch and the OMPT dispatch table.  A personality owns the
- * ABI entry points: those must evaluate __builtin_dwarf_cfa() themselves and
+ * ABI entry points: those must evaluate MOCKRT_ENTRY_FRAME() themselves and
  * call the outlined function themselves, because the frame layout that a
  * profiler sees is exactly what distinguishes one personality from another.
  *
@@ -163,6 +163,7 @@ typedef struct mockrt_team {
   mockrt_barrier_t barrier;
   atomic_uint left;                /* workers that have finished with the team */
   bool preset_ws;                  /* slot 0 is a loop every thread starts in */
+  bool inline_serial;              /* serialized by the program (thread's fork_inline) */
   atomic_int cancelled;            /* cancel parallel was activated (cancel.c) */
   atomic_int ws_cancelled;         /* cancel for/sections, until the construct's barrier */
   mockrt_barrier_t cancel_barrier; /* cancellable barriers; unused once cancelled */
@@ -185,6 +186,10 @@ typedef struct mockrt_thread {
    * trampoline calls the body: __kmpc_fork_call), as its parallel_begin
    * and parallel_end flags say; reset by the fork. */
   bool fork_by_runtime;
+  /* The next region this thread forks is one the program serialized and
+   * runs itself (__kmpc_serialized_parallel): as in libomp 14, its fork
+   * and join are not overhead; reset by the fork. */
+  bool fork_inline;
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
@@ -299,9 +304,20 @@ static inline void mockrt_frame_exit_ex(mockrt_task_t *t, void *addr, int flags)
   __atomic_store_n(&t->frame.exit_frame.ptr, addr, __ATOMIC_RELEASE);
   atomic_signal_fence(memory_order_seq_cst);
 }
-static inline void mockrt_frame_enter(mockrt_task_t *t, void *cfa)
+/*
+ * A runtime entry point's enter frame, as the personality writes it: the
+ * __kmpc_* mocks, as libomp 14, the entry's frame address with
+ * ompt_frame_framepointer (LLVM's OMPT_GET_FRAME_ADDRESS(0)); mock-gomp its
+ * CFA with ompt_frame_cfa.  A tool must read both; the mocks exercise both.
+ * MOCKRT_ENTRY_FRAME() is evaluated in the entry point itself.
+ */
+extern const int mockrt_entry_frame_flags;
+#define MOCKRT_ENTRY_FRAME()                                                                       \
+  ((mockrt_entry_frame_flags & ompt_frame_framepointer) ? __builtin_frame_address(0)               \
+                                                        : __builtin_dwarf_cfa())
+static inline void mockrt_frame_enter(mockrt_task_t *t, void *entry_frame)
 {
-  mockrt_frame_enter_ex(t, cfa, ompt_frame_runtime | ompt_frame_cfa);
+  mockrt_frame_enter_ex(t, entry_frame, mockrt_entry_frame_flags);
 }
 static inline void mockrt_frame_leave(mockrt_task_t *t)
 {
@@ -410,17 +426,17 @@ void mockrt_fork_ex_plain(mockrt_team_t *team, mockrt_task_t *master_task, void 
                           void *data, unsigned requested, const void *codeptr,
                           mockrt_team_init_fn init, void *arg);
 /*
- * The master's side of the end of a region: join barrier (with cfa as the
- * implicit task's enter frame), implicit_task end, wait for the workers to
+ * The master's side of the end of a region: join barrier (no enter frame,
+ * as in libomp 14), implicit_task end, wait for the workers to
  * let go of the team, parallel_end, and the encountering task is current again.
  */
-void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa);
+void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task);
 void mockrt_join_plain(mockrt_team_t *team, mockrt_task_t *master_task);
 /* Set up a task as an implicit task of team and publish it (begin event). */
 void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
 void mockrt_implicit_begin_plain(mockrt_team_t *team, mockrt_task_t *task, int thread_num);
 /* Join barrier, end event, unpublish; used by workers. */
-void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa);
+void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task);
 void mockrt_implicit_end_worker_plain(mockrt_team_t *team, mockrt_task_t *task);
 
 /* ---- explicit tasks (task.c; the rest of the interface is in task.h) ---- */

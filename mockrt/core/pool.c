@@ -106,7 +106,7 @@ static void *mockrt_worker_main(void *arg)
     }
     if (MOCKRT_OMPT_ON) {
       mockrt_frame_unexit(&task);
-      mockrt_implicit_end_worker(team, &task, cfa);
+      mockrt_implicit_end_worker(team, &task);
     } else {
       mockrt_implicit_end_worker_plain(team, &task);
     }

@@ -214,20 +214,31 @@ static mockrt_xtask_t *mockrt_task_take(mockrt_thread_t *self, mockrt_team_tasks
 
 /* ---- running a task ---- */
 
-static void mockrt_task_switch_in(mockrt_thread_t *self, mockrt_xtask_t *x, int status)
+/*
+ * The task is current, in its work state, before task_schedule: inside the
+ * callback the inquiries answer for the task being scheduled, as libomp
+ * 14's do.  prior is the task the thread ran until now (an undeferred
+ * task's switch has made it current already).
+ */
+static void mockrt_task_switch_in_from(mockrt_thread_t *self, mockrt_xtask_t *x,
+                                       mockrt_task_t *prior, int status)
 {
-  mockrt_task_t *prior = self->task;
   x->task.thread_num = prior->thread_num;
-  if (mockrt_ompt.task_schedule)
-    mockrt_ompt.task_schedule(mockrt_fault(MOCKRT_FAULT_TASK_SCHEDULE_PRIOR_WRONG)
-                                  ? &x->task.task_data
-                                  : &prior->task_data,
-                              (ompt_task_status_t)status, &x->task.task_data);
   /* Filled in before a signal handler can see it. */
   atomic_signal_fence(memory_order_seq_cst);
   self->task = &x->task;
   atomic_signal_fence(memory_order_seq_cst);
   mockrt_set_state(self, mockrt_task_work_state(x->task.team));
+  if (mockrt_ompt.task_schedule)
+    mockrt_ompt.task_schedule(mockrt_fault(MOCKRT_FAULT_TASK_SCHEDULE_PRIOR_WRONG)
+                                  ? &x->task.task_data
+                                  : &prior->task_data,
+                              (ompt_task_status_t)status, &x->task.task_data);
+}
+
+static void mockrt_task_switch_in(mockrt_thread_t *self, mockrt_xtask_t *x, int status)
+{
+  mockrt_task_switch_in_from(self, x, self->task, status);
 }
 
 static void mockrt_task_complete(mockrt_xtask_t *x)
@@ -534,17 +545,27 @@ void mockrt_task_submit(mockrt_xtask_t *x, const mockrt_dep_t *deps, int ndeps, 
     mockrt_task_submit_body(x, deps, ndeps, codeptr, false);
 }
 
+/*
+ * An undeferred task the program runs itself (if(0)): as in libomp 14 it is
+ * current from its task_create on, so that inside that callback the
+ * inquiries already answer for it.
+ */
 void mockrt_task_begin_inline(mockrt_xtask_t *x, const void *codeptr)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_team_tasks_t *q = &x->task.team->tasks;
+  mockrt_task_t *prior = self->task;
   x->undeferred = true;
   x->task.flags |= ompt_task_undeferred;
+  x->task.thread_num = prior->thread_num;
+  atomic_signal_fence(memory_order_seq_cst);
+  self->task = &x->task;
+  atomic_signal_fence(memory_order_seq_cst);
   mockrt_task_dispatch_create(x, 0, codeptr);
   mockrt_word_lock(&q->lock);
   mockrt_task_count_locked(x);
   mockrt_word_unlock(&q->lock);
-  mockrt_task_switch_in(self, x, ompt_task_switch);
+  mockrt_task_switch_in_from(self, x, prior, ompt_task_switch);
 }
 
 void mockrt_task_end_inline(mockrt_xtask_t *x)
@@ -623,9 +644,12 @@ static void mockrt_task_sync_wait(int kind, int state, mockrt_task_done_t done, 
 
   if (mockrt_ompt.sync_region)
     mockrt_ompt.sync_region(kind, ompt_scope_begin, pd, &t->task_data, codeptr);
-  mockrt_set_wait(self, state, arg);
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_begin, pd, &t->task_data, codeptr);
+  /* The wait state from here on: after the begin events, as libomp 14
+   * reports them (which keeps its work state through the wait, a departure
+   * knit conform reports). */
+  mockrt_set_wait(self, state, arg);
   mockrt_task_wait(self, done, arg);
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_end, pd, &t->task_data, codeptr);

@@ -84,10 +84,9 @@ __attribute__((noinline, cold)) static void mockrt_implicit_begin_seen(mockrt_th
   mockrt_set_state(self, ompt_state_work_parallel);
 }
 
-__attribute__((noinline, cold)) static void
-mockrt_implicit_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *task)
+__attribute__((noinline, cold)) static void mockrt_implicit_end_seen(mockrt_team_t *team,
+                                                                     mockrt_task_t *task)
 {
-  mockrt_set_state(self, ompt_state_overhead);
   if (mockrt_ompt.implicit_task &&
       !(mockrt_fault(MOCKRT_FAULT_IMPLICIT_TASK_END_DROPPED) && task->thread_num != 0))
     /* As libomp 14: no team (it may be gone by the time a worker ends its
@@ -110,8 +109,6 @@ static inline __attribute__((always_inline)) void mockrt_implicit_begin_body(moc
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_task_t *enc = team->encountering;
 
-  if (tool)
-    mockrt_set_state(self, ompt_state_overhead);
   memset(task, 0, sizeof *task);
   task->parent = enc;
   task->team = team;
@@ -127,6 +124,12 @@ static inline __attribute__((always_inline)) void mockrt_implicit_begin_body(moc
   atomic_signal_fence(memory_order_seq_cst);
   self->task = task;
   atomic_signal_fence(memory_order_seq_cst);
+  /* As libomp 14: a team's implicit tasks begin in work_parallel; a team
+   * of one begins in the state its fork left (overhead, or the
+   * encountering task's when the program serialized the region).  Set
+   * once the task is current, so that the state always names its task. */
+  if (tool && team->nthreads > 1)
+    mockrt_set_state(self, ompt_state_work_parallel);
   if (tool)
     mockrt_implicit_begin_seen(self, team, task, thread_num);
   if (team->preset_ws)
@@ -154,34 +157,40 @@ void mockrt_implicit_begin(mockrt_team_t *team, mockrt_task_t *task, int thread_
 
 /* The part of the end of an implicit task that master and workers share. */
 static inline __attribute__((always_inline)) void
-mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, void *cfa, int after_state,
+mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, int after_state,
                     mockrt_task_t *after_task, const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
-  /* While the join barrier waits, everything inward of cfa is runtime. */
-  if (tool && !mockrt_fault(MOCKRT_FAULT_ENTER_FRAME_MISSING))
-    mockrt_frame_enter(task, cfa);
+  /* The join barrier sets no enter frame, as libomp 14's: the body has
+   * returned and no frame of the task's own is left on the stack.  The
+   * join is overhead from its barrier on; a team of one has no barrier and
+   * ends in the state its body left, as on libomp 14. */
+  if (tool && team->nthreads > 1 && !mockrt_fault(MOCKRT_FAULT_OVERHEAD_STATE_MISSING))
+    mockrt_set_state(self, ompt_state_overhead);
   /* A team of one (a serialized region) has no barrier a tool sees, as on
    * libomp 14; its pending tasks still run here. */
+  /* Only the primary thread's join barrier names the region's code, as
+   * on libomp 14. */
   if (tool && team->nthreads > 1)
-    mockrt_barrier_wait_observed_ex(task, ompt_sync_region_barrier_implicit, team->codeptr, true);
+    mockrt_barrier_wait_observed_ex(task, ompt_sync_region_barrier_implicit,
+                                    task->thread_num == 0 ? team->codeptr : NULL, true);
   else
     mockrt_barrier_wait_plain(task, ompt_sync_region_barrier_implicit, team->codeptr);
   if (tool)
-    mockrt_implicit_end_seen(self, team, task);
+    mockrt_implicit_end_seen(team, task);
   atomic_signal_fence(memory_order_seq_cst);
   self->task = after_task;
   atomic_signal_fence(memory_order_seq_cst);
-  if (tool) {
-    mockrt_frame_leave(task);
+  /* A team of one leaves the primary thread in its body's state until
+   * parallel_end (libomp 14). */
+  if (tool && (team->nthreads > 1 || !after_task))
     mockrt_set_state(self, after_state);
-  }
 }
 
-__attribute__((noinline, cold)) static void
-mockrt_implicit_end_worker_observed(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
+__attribute__((noinline, cold)) static void mockrt_implicit_end_worker_observed(mockrt_team_t *team,
+                                                                                mockrt_task_t *task)
 {
-  mockrt_implicit_end(team, task, cfa,
+  mockrt_implicit_end(team, task,
                       mockrt_fault(MOCKRT_FAULT_IDLE_STATE_WRONG) ? ompt_state_wait_barrier_implicit
                                                                   : ompt_state_idle,
                       NULL, true);
@@ -189,15 +198,15 @@ mockrt_implicit_end_worker_observed(mockrt_team_t *team, mockrt_task_t *task, vo
 
 void mockrt_implicit_end_worker_plain(mockrt_team_t *team, mockrt_task_t *task)
 {
-  mockrt_implicit_end(team, task, NULL, ompt_state_idle, NULL, false);
+  mockrt_implicit_end(team, task, ompt_state_idle, NULL, false);
 }
 
-void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task, void *cfa)
+void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task)
 {
   if (MOCKRT_OMPT_ON)
-    mockrt_implicit_end_worker_observed(team, task, cfa);
+    mockrt_implicit_end_worker_observed(team, task);
   else
-    mockrt_implicit_end(team, task, cfa, ompt_state_idle, NULL, false);
+    mockrt_implicit_end(team, task, ompt_state_idle, NULL, false);
 }
 
 static void mockrt_no_init(mockrt_team_t *team, void *arg)
@@ -216,9 +225,6 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
   unsigned want = requested ? requested : (unsigned)enc->nthreads_var;
   unsigned nthreads;
 
-  if (tool && !mockrt_fault(MOCKRT_FAULT_OVERHEAD_STATE_MISSING))
-    mockrt_set_state(self, ompt_state_overhead);
-
   if (want > (unsigned)mockrt_icv.thread_limit)
     want = (unsigned)mockrt_icv.thread_limit;
   if (want < 1)
@@ -228,9 +234,15 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
    * runtime's to invoke, any other (GNU ABI, serialized) the program's. */
   team->invoker =
       self->fork_by_runtime ? ompt_parallel_invoker_runtime : ompt_parallel_invoker_program;
-  self->fork_by_runtime = false;
+  team->inline_serial = self->fork_inline;
+  self->fork_by_runtime = self->fork_inline = false;
+  /* As libomp 14: parallel_begin comes in the encountering task's state,
+   * then the fork is the runtime's overhead (not a region the program
+   * serializes itself). */
   if (tool)
     mockrt_parallel_begin_seen(team, enc, want, codeptr);
+  if (tool && !team->inline_serial && !mockrt_fault(MOCKRT_FAULT_OVERHEAD_STATE_MISSING))
+    mockrt_set_state(self, ompt_state_overhead);
   /*
    * parallel_begin may already have stored into parallel_data, so team
    * setup leaves it alone.  A region nested deeper than max-active-levels
@@ -287,12 +299,12 @@ void mockrt_fork(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
 }
 
 static inline __attribute__((always_inline)) void
-mockrt_join_body(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa, const bool tool)
+mockrt_join_body(mockrt_team_t *team, mockrt_task_t *master_task, const bool tool)
 {
   mockrt_thread_t *self = &mockrt_self_tls;
   mockrt_task_t *enc = team->encountering;
 
-  mockrt_implicit_end(team, master_task, cfa, ompt_state_overhead, enc, tool);
+  mockrt_implicit_end(team, master_task, ompt_state_overhead, enc, tool);
   if (tool && mockrt_probe_at(MOCKRT_PROBE_JOIN))
     mockrt_probe_take();
   /* Workers still read the team until they have left it. */
@@ -306,21 +318,21 @@ mockrt_join_body(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa, con
     mockrt_parallel_end_seen(self, team, enc);
 }
 
-__attribute__((noinline, cold)) static void
-mockrt_join_observed(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
+__attribute__((noinline, cold)) static void mockrt_join_observed(mockrt_team_t *team,
+                                                                 mockrt_task_t *master_task)
 {
-  mockrt_join_body(team, master_task, cfa, true);
+  mockrt_join_body(team, master_task, true);
 }
 
 void mockrt_join_plain(mockrt_team_t *team, mockrt_task_t *master_task)
 {
-  mockrt_join_body(team, master_task, NULL, false);
+  mockrt_join_body(team, master_task, false);
 }
 
-void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task, void *cfa)
+void mockrt_join(mockrt_team_t *team, mockrt_task_t *master_task)
 {
   if (MOCKRT_OMPT_ON)
-    mockrt_join_observed(team, master_task, cfa);
+    mockrt_join_observed(team, master_task);
   else
-    mockrt_join_body(team, master_task, cfa, false);
+    mockrt_join_body(team, master_task, false);
 }

@@ -22,18 +22,13 @@ mockrt_gomp_fork_observed(mockrt_team_t *team, mockrt_task_t *task, void (*fn)(v
     mockrt_fault_exit_frame(task, (char *)cfa + 16);
 }
 
-/*
- * The entry point's CFA is still the encountering task's enter frame (set
- * by mockrt_gomp_fork_observed): read back from there, it need not be kept
- * in a register across the body in the path without a tool.
- */
+/* The encountering task's enter frame stays as the fork set it until the end. */
 __attribute__((noinline, cold)) void mockrt_gomp_join_observed(mockrt_team_t *team,
                                                                mockrt_task_t *task)
 {
   mockrt_task_t *enc = team->encountering;
-  void *cfa = __atomic_load_n(&enc->frame.enter_frame.ptr, __ATOMIC_RELAXED);
   mockrt_frame_unexit(task);
-  mockrt_join(team, task, cfa);
+  mockrt_join(team, task);
   mockrt_frame_leave(enc);
 }
 
@@ -149,7 +144,7 @@ MOCKRT_EXPORT void GOMP_parallel_end(void)
   mockrt_task_t *enc = r->team.encountering;
   mockrt_frame_unexit(&r->task);
   mockrt_frame_enter(enc, cfa);
-  mockrt_join(&r->team, &r->task, cfa);
+  mockrt_join(&r->team, &r->task);
   mockrt_frame_leave(enc);
   /* Unpublished by the join, and every worker has left: nothing reads it any more. */
   free(r);
@@ -160,6 +155,8 @@ MOCKRT_EXPORT void GOMP_parallel_end(void)
  * runtime never sees them, so their callbacks are answered sometimes (work,
  * dispatch) or never (masked, reduction, flush).
  */
+/* Enter frames are entry points' CFAs (core/mockrt.h). */
+const int mockrt_entry_frame_flags = ompt_frame_runtime | ompt_frame_cfa;
 const uint64_t mockrt_abi_sometimes =
     MOCKRT_CB_BIT(ompt_callback_work) | MOCKRT_CB_BIT(ompt_callback_dispatch);
 const uint64_t mockrt_abi_never = MOCKRT_CB_BIT(ompt_callback_masked) |

@@ -33,7 +33,7 @@ MOCKRT_EXPORT int32_t __kmpc_cancel(mockrt_ident_t *loc, int32_t gtid, int32_t k
   (void)gtid;
   if (!k || !mockrt_icv.cancellation)
     return 0;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   bool cancelled = mockrt_cancel(t, k, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return cancelled;
@@ -47,7 +47,7 @@ MOCKRT_EXPORT int32_t __kmpc_cancellationpoint(mockrt_ident_t *loc, int32_t gtid
   (void)gtid;
   if (!k || !mockrt_icv.cancellation)
     return 0;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   bool cancelled = mockrt_cancel_point(t, k, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return cancelled;
@@ -60,7 +60,7 @@ MOCKRT_EXPORT int32_t __kmpc_cancel_barrier(mockrt_ident_t *loc, int32_t gtid)
   int kind = loc && (loc->flags & MOCKRT_IDENT_BARRIER_EXPL) ? ompt_sync_region_barrier_explicit
                                                              : ompt_sync_region_barrier_implicit;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   bool cancelled = mockrt_barrier_wait_cancel(t, kind, __builtin_return_address(0));
   mockrt_frame_leave(t);
   return cancelled;

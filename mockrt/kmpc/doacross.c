@@ -44,7 +44,7 @@ MOCKRT_EXPORT void __kmpc_doacross_init(mockrt_ident_t *loc, int32_t gtid, int32
     else
       d[i].count = lo < up ? 0 : ((uint64_t)lo - (uint64_t)up) / (0 - (uint64_t)st) + 1;
   }
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   mockrt_doacross_begin(t, num_dims, d);
   mockrt_frame_leave(t);
 }
@@ -54,7 +54,7 @@ MOCKRT_EXPORT void __kmpc_doacross_wait(mockrt_ident_t *loc, int32_t gtid, const
   mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   mockrt_doacross_wait(t, (const long *)vec);
   mockrt_frame_leave(t);
 }

@@ -5,10 +5,11 @@
  * The master's stack during a region is
  *   user -> __kmpc_fork_call -> mockrt_kmpc_run_region -> trampoline -> outlined
  * as in LLVM's runtime (__kmpc_fork_call -> __kmp_fork_call -> ... ->
- * __kmp_invoke_microtask).  The encountering task's enter frame is the CFA
- * of __kmpc_fork_call (the runtime entry); the implicit task's exit frame is
- * the CFA of the trampoline, which stores it itself, so every frame between
- * the two is runtime and a tool can cut them all.
+ * __kmp_invoke_microtask).  The encountering task's enter frame is the frame
+ * address of __kmpc_fork_call (the runtime entry, ompt_frame_framepointer);
+ * the implicit task's exit frame is the trampoline's frame pointer, which it
+ * stores itself, so every frame between the two is runtime and a tool can
+ * cut them all.
  */
 #include "kmpc.h"
 #include "../core/fault.h"
@@ -23,6 +24,8 @@
  */
 const uint64_t mockrt_abi_sometimes = MOCKRT_CB_BIT(ompt_callback_dispatch);
 const uint64_t mockrt_abi_never = 0;
+/* Enter frames as libomp 14 writes them (core/mockrt.h). */
+const int mockrt_entry_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
 
 /* num_threads() clause of the next region this thread opens (0: none). */
 static MOCKRT_TLS int mockrt_kmpc_pushed_threads;
@@ -41,7 +44,7 @@ static void mockrt_kmpc_set_micro(mockrt_team_t *team, void *arg)
  * task live in its frame until every worker has left them.
  */
 static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int argc, void **argv,
-                                                   void *entry_cfa, const void *ra)
+                                                   void *entry_frame, const void *ra)
 {
   mockrt_thread_t *self = mockrt_self();
   mockrt_task_t *enc = self->task;
@@ -51,7 +54,7 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
   unsigned requested = (unsigned)mockrt_kmpc_pushed_threads;
 
   mockrt_kmpc_pushed_threads = 0;
-  mockrt_frame_enter(enc, entry_cfa);
+  mockrt_frame_enter(enc, entry_frame);
   self->fork_by_runtime = true;
   mockrt_fork_ex(&team, &task, NULL, NULL, requested, ra, mockrt_kmpc_set_micro, &micro);
   /* The body may keep these pointers for the whole region. */
@@ -60,14 +63,14 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
   /* The trampoline stores the right exit frame; a fault has it stored aside. */
   void **exit_slot = &task.frame.exit_frame.ptr;
   if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_WRONG))
-    exit_slot = mockrt_fault_exit_frame(&task, (char *)entry_cfa - 65536);
-  /* The entry point's CFA: a runtime frame, above the body, but not its caller's. */
+    exit_slot = mockrt_fault_exit_frame(&task, (char *)entry_frame - 65536);
+  /* The entry point's own frame: a runtime frame, above the body, but not its caller's. */
   if (mockrt_fault(MOCKRT_FAULT_EXIT_FRAME_NOT_CALLERS))
-    exit_slot = mockrt_fault_exit_frame(&task, entry_cfa);
+    exit_slot = mockrt_fault_exit_frame(&task, entry_frame);
   mockrt_invoke_microtask(micro.fn, &gtid, &btid, argc, argv, exit_slot);
   mockrt_frame_unexit(&task);
   /* In the join barrier everything inward of the entry point is runtime. */
-  mockrt_join(&team, &task, entry_cfa);
+  mockrt_join(&team, &task);
   mockrt_frame_leave(enc);
 }
 
@@ -90,7 +93,7 @@ MOCKRT_EXPORT void __kmpc_fork_call(mockrt_ident_t *loc, int32_t argc, mockrt_km
   for (int i = 0; i < argc; i++)
     argv[i] = va_arg(ap, void *);
   va_end(ap);
-  mockrt_kmpc_run_region(fn, argc, argv, __builtin_dwarf_cfa(), __builtin_return_address(0));
+  mockrt_kmpc_run_region(fn, argc, argv, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
   if (argv != inline_args)
     free(argv);
 }
@@ -192,7 +195,8 @@ MOCKRT_EXPORT void __kmpc_serialized_parallel(mockrt_ident_t *loc, int32_t gtid)
   (void)gtid;
   if (!s)
     abort();
-  mockrt_frame_enter(enc, cfa);
+  self->fork_inline = true;
+  mockrt_frame_enter(enc, MOCKRT_ENTRY_FRAME());
   mockrt_fork_ex(&s->team, &s->task, NULL, NULL, 1, __builtin_return_address(0), NULL, NULL);
   mockrt_frame_enter_ex(enc, cfa, ompt_frame_application | ompt_frame_framepointer);
   mockrt_frame_exit_ex(&s->task, cfa, ompt_frame_application | ompt_frame_framepointer);
@@ -204,7 +208,6 @@ MOCKRT_EXPORT void __kmpc_end_serialized_parallel(mockrt_ident_t *loc, int32_t g
 {
   mockrt_thread_t *self = mockrt_self();
   mockrt_kmpc_serial_t *s = mockrt_kmpc_serial_top;
-  void *cfa = __builtin_dwarf_cfa();
 
   (void)loc;
   (void)gtid;
@@ -214,8 +217,8 @@ MOCKRT_EXPORT void __kmpc_end_serialized_parallel(mockrt_ident_t *loc, int32_t g
   mockrt_kmpc_serial_top = s->outer;
   mockrt_task_t *enc = s->team.encountering;
   mockrt_frame_unexit(&s->task);
-  mockrt_frame_enter(enc, cfa);
-  mockrt_join(&s->team, &s->task, cfa);
+  mockrt_frame_enter(enc, MOCKRT_ENTRY_FRAME());
+  mockrt_join(&s->team, &s->task);
   mockrt_frame_leave(enc);
   /* Unpublished by the join: no signal handler can reach it any more. */
   free(s);

@@ -195,17 +195,16 @@ static int mockrt_kmpc_dispatch_kind(int32_t sched, long *chunk, bool *ordered)
   }
 }
 
+/* As libomp 14, the loop entry points set no enter frame. */
 static void mockrt_kmpc_dispatch_init(int32_t sched, long lb, long ub, long st, long chunk,
-                                      void *cfa, const void *codeptr)
+                                      const void *codeptr)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   bool ordered;
   int kind = mockrt_kmpc_dispatch_kind(sched, &chunk, &ordered);
 
-  mockrt_frame_enter(t, cfa);
   mockrt_ws_enter_ex(t, ompt_work_loop, kind, lb, st >= 0 ? ub + 1 : ub - 1, st, chunk, codeptr);
   t->pos.ordered = ordered;
-  mockrt_frame_leave(t);
 }
 
 /*
@@ -238,14 +237,12 @@ static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *
 }
 
 /* The end of an iteration of an ordered loop: pass the turn, the next iteration is a new unit. */
-static void mockrt_kmpc_ordered_iteration_end(void *cfa)
+static void mockrt_kmpc_ordered_iteration_end(void)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   if (!t->ws || !t->pos.ordered)
     return;
-  mockrt_frame_enter(t, cfa);
   mockrt_ordered_unit_end(t);
-  mockrt_frame_leave(t);
   mockrt_ordered_unit(t, t->pos.ord_end, t->pos.ord_end + 1);
 }
 
@@ -256,7 +253,7 @@ static void mockrt_kmpc_ordered_iteration_end(void *cfa)
     (void)loc;                                                                                     \
     (void)gtid;                                                                                    \
     mockrt_kmpc_dispatch_init(sched, (long)lb, (long)ub, (long)st, (long)chunk,                    \
-                              __builtin_dwarf_cfa(), __builtin_return_address(0));                 \
+                              __builtin_return_address(0));                                        \
   }                                                                                                \
   MOCKRT_EXPORT int32_t __kmpc_dispatch_next_##sfx(mockrt_ident_t *loc, int32_t gtid,              \
                                                    int32_t *plast, T *plb, T *pub, ST *pst)        \
@@ -276,7 +273,7 @@ static void mockrt_kmpc_ordered_iteration_end(void *cfa)
   {                                                                                                \
     (void)loc;                                                                                     \
     (void)gtid;                                                                                    \
-    mockrt_kmpc_ordered_iteration_end(__builtin_dwarf_cfa());                                      \
+    mockrt_kmpc_ordered_iteration_end();                                                           \
   }
 
 MOCKRT_KMPC_DISPATCH(4, int32_t, int32_t)
@@ -284,7 +281,10 @@ MOCKRT_KMPC_DISPATCH(4u, uint32_t, int32_t)
 MOCKRT_KMPC_DISPATCH(8, int64_t, int64_t)
 MOCKRT_KMPC_DISPATCH(8u, uint64_t, int64_t)
 
-/* Outside a dispatched loop (an orphaned ordered) there is nothing to order. */
+/*
+ * Outside a dispatched loop (an orphaned ordered) there is nothing to order.
+ * No enter frame while waiting for the turn, as on libomp 14.
+ */
 MOCKRT_EXPORT void __kmpc_ordered(mockrt_ident_t *loc, int32_t gtid)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
@@ -292,9 +292,7 @@ MOCKRT_EXPORT void __kmpc_ordered(mockrt_ident_t *loc, int32_t gtid)
   (void)gtid;
   if (!t->ws)
     return;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_ordered_enter(t, __builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 MOCKRT_EXPORT void __kmpc_end_ordered(mockrt_ident_t *loc, int32_t gtid)

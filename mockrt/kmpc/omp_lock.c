@@ -3,8 +3,8 @@
  * are each one pointer.  A simple lock's lock word fits in that pointer's
  * storage, so it needs no allocation; a nest lock needs an owner and a
  * count as well, so the pointer names a small allocation made by init and
- * freed by destroy.  Each entry point publishes its own CFA as the enter
- * frame while it may block or call a tool.
+ * freed by destroy.  As in libomp 14, no entry point sets an enter frame:
+ * a tool sees the lock's frames as the task's own.
  */
 #include "kmpc.h"
 
@@ -52,28 +52,19 @@ MOCKRT_EXPORT void omp_destroy_lock(void **l)
 
 MOCKRT_EXPORT void omp_set_lock(void **l)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_mutex_acquire(mockrt_kmpc_word(l), ompt_mutex_lock, ompt_state_wait_lock,
                        __builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 MOCKRT_EXPORT void omp_unset_lock(void **l)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_mutex_release(mockrt_kmpc_word(l), ompt_mutex_lock, __builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 MOCKRT_EXPORT int omp_test_lock(void **l)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   /* libomp 14 names a test's events as a set's (ompt_mutex_lock). */
   int got = mockrt_mutex_try(mockrt_kmpc_word(l), ompt_mutex_lock, __builtin_return_address(0));
-  mockrt_frame_leave(t);
   return got;
 }
 
@@ -131,8 +122,11 @@ MOCKRT_EXPORT void omp_set_nest_lock(mockrt_kmpc_nest_handle_t *h)
   mockrt_task_t *t = mockrt_kmpc_task();
   mockrt_kmpc_nest_lock_t *l = h->lk;
   const void *ra = __builtin_return_address(0);
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == t) {
+    /* libomp 14 announces every set, a re-acquisition by the owner too. */
+    if (mockrt_ompt.mutex_acquire)
+      mockrt_ompt.mutex_acquire(ompt_mutex_nest_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(h),
+                                ra);
     l->count++;
     if (mockrt_ompt.nest_lock)
       mockrt_ompt.nest_lock(ompt_scope_begin, MOCKRT_ID(h), ra);
@@ -141,15 +135,12 @@ MOCKRT_EXPORT void omp_set_nest_lock(mockrt_kmpc_nest_handle_t *h)
     __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
     l->count = 1;
   }
-  mockrt_frame_leave(t);
 }
 
 MOCKRT_EXPORT void omp_unset_nest_lock(mockrt_kmpc_nest_handle_t *h)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   mockrt_kmpc_nest_lock_t *l = h->lk;
   const void *ra = __builtin_return_address(0);
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   if (--l->count == 0) {
     __atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
     mockrt_word_unlock(&l->lock);
@@ -158,31 +149,30 @@ MOCKRT_EXPORT void omp_unset_nest_lock(mockrt_kmpc_nest_handle_t *h)
   } else if (mockrt_ompt.nest_lock) {
     mockrt_ompt.nest_lock(ompt_scope_end, MOCKRT_ID(h), ra);
   }
-  mockrt_frame_leave(t);
 }
 
+/*
+ * As libomp 14: every test is announced (mutex_acquire, kind nest_lock, as
+ * a set's), then a first acquisition is mutex_acquired and the owner's
+ * re-acquisition nest_lock begin; a failed test sends nothing more.
+ */
 MOCKRT_EXPORT int omp_test_nest_lock(mockrt_kmpc_nest_handle_t *h)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   mockrt_kmpc_nest_lock_t *l = h->lk;
   const void *ra = __builtin_return_address(0);
   int count = 0;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  if (mockrt_ompt.mutex_acquire)
+    mockrt_ompt.mutex_acquire(ompt_mutex_nest_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING, MOCKRT_ID(h), ra);
   if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == t) {
     count = ++l->count;
     if (mockrt_ompt.nest_lock)
       mockrt_ompt.nest_lock(ompt_scope_begin, MOCKRT_ID(h), ra);
-  } else {
-    if (mockrt_ompt.mutex_acquire)
-      mockrt_ompt.mutex_acquire(ompt_mutex_test_nest_lock, 0, MOCKRT_MUTEX_IMPL_QUEUING,
-                                MOCKRT_ID(h), ra);
-    if (mockrt_word_trylock(&l->lock)) {
-      __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
-      count = l->count = 1;
-      if (mockrt_ompt.mutex_acquired)
-        mockrt_ompt.mutex_acquired(ompt_mutex_test_nest_lock, MOCKRT_ID(h), ra);
-    }
+  } else if (mockrt_word_trylock(&l->lock)) {
+    __atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
+    count = l->count = 1;
+    if (mockrt_ompt.mutex_acquired)
+      mockrt_ompt.mutex_acquired(ompt_mutex_nest_lock, MOCKRT_ID(h), ra);
   }
-  mockrt_frame_leave(t);
   return count;
 }

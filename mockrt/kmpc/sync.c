@@ -1,8 +1,9 @@
 /*
  * Synchronization under the __kmpc_* ABI: barrier, critical, single,
- * master/masked, flush and reductions.  Each entry point that can block or
- * call a tool sets the current task's enter frame to its own CFA first and
- * clears it before returning to the program, as the GOMP ones do.
+ * master/masked, flush and reductions.  Where libomp 14 sets the current
+ * task's enter frame (barriers, reductions, copyprivate's barriers) the entry
+ * point sets it to its own frame address first and clears it before
+ * returning to the program; critical and single set none, as libomp's.
  */
 #include "kmpc.h"
 #include "../core/fault.h"
@@ -18,7 +19,7 @@ MOCKRT_EXPORT void __kmpc_barrier(mockrt_ident_t *loc, int32_t gtid)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   mockrt_barrier_wait(t, mockrt_kmpc_barrier_kind(loc), __builtin_return_address(0));
   mockrt_frame_leave(t);
 }
@@ -26,38 +27,29 @@ MOCKRT_EXPORT void __kmpc_barrier(mockrt_ident_t *loc, int32_t gtid)
 /* The first four bytes of the zeroed kmp_critical_name are the lock word. */
 MOCKRT_EXPORT void __kmpc_critical(mockrt_ident_t *loc, int32_t gtid, mockrt_critical_name_t *crit)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_mutex_acquire(mockrt_kmpc_word(crit), ompt_mutex_critical, ompt_state_wait_critical,
                        __builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 /* Hints choose a lock implementation; this runtime has one. */
 MOCKRT_EXPORT void __kmpc_critical_with_hint(mockrt_ident_t *loc, int32_t gtid,
                                              mockrt_critical_name_t *crit, uint32_t hint)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
   (void)hint;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_mutex_acquire(mockrt_kmpc_word(crit), ompt_mutex_critical, ompt_state_wait_critical,
                        __builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 MOCKRT_EXPORT void __kmpc_end_critical(mockrt_ident_t *loc, int32_t gtid,
                                        mockrt_critical_name_t *crit)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_mutex_release(mockrt_kmpc_word(crit), ompt_mutex_critical, __builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 /*
@@ -66,13 +58,9 @@ MOCKRT_EXPORT void __kmpc_end_critical(mockrt_ident_t *loc, int32_t gtid,
  */
 MOCKRT_EXPORT int32_t __kmpc_single(mockrt_ident_t *loc, int32_t gtid)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
-  bool mine = mockrt_ws_single(t, __builtin_return_address(0));
-  mockrt_frame_leave(t);
-  return mine;
+  return mockrt_ws_single(mockrt_kmpc_task(), __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_single(mockrt_ident_t *loc, int32_t gtid)
@@ -143,10 +131,11 @@ MOCKRT_EXPORT void __kmpc_flush(mockrt_ident_t *loc)
  * blocking form then waits for the team.  From the begin to the end the
  * thread is in a reduction (state work_reduction, reduction events).
  */
-static int32_t mockrt_kmpc_reduce_begin(mockrt_critical_name_t *lck, void *cfa, const void *ra)
+static int32_t mockrt_kmpc_reduce_begin(mockrt_critical_name_t *lck, void *entry_frame,
+                                        const void *ra)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
-  mockrt_frame_enter(t, cfa);
+  mockrt_frame_enter(t, entry_frame);
   mockrt_ws_settle(t);
   if (mockrt_ompt.reduction)
     mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_begin, &t->team->parallel_data,
@@ -159,10 +148,10 @@ static int32_t mockrt_kmpc_reduce_begin(mockrt_critical_name_t *lck, void *cfa, 
 }
 
 static void mockrt_kmpc_reduce_end(mockrt_critical_name_t *lck, bool wait,
-                                   const mockrt_ident_t *loc, void *cfa, const void *ra)
+                                   const mockrt_ident_t *loc, void *entry_frame, const void *ra)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
-  mockrt_frame_enter(t, cfa);
+  mockrt_frame_enter(t, entry_frame);
   mockrt_set_state(mockrt_self(), ompt_state_work_parallel);
   if (t->team->nthreads > 1)
     mockrt_mutex_release(mockrt_kmpc_word(lck), ompt_mutex_critical, ra);
@@ -185,14 +174,14 @@ MOCKRT_EXPORT int32_t __kmpc_reduce_nowait(mockrt_ident_t *loc, int32_t gtid, in
   (void)size;
   (void)data;
   (void)reduce;
-  return mockrt_kmpc_reduce_begin(lck, __builtin_dwarf_cfa(), __builtin_return_address(0));
+  return mockrt_kmpc_reduce_begin(lck, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_reduce_nowait(mockrt_ident_t *loc, int32_t gtid,
                                             mockrt_critical_name_t *lck)
 {
   (void)gtid;
-  mockrt_kmpc_reduce_end(lck, false, loc, __builtin_dwarf_cfa(), __builtin_return_address(0));
+  mockrt_kmpc_reduce_end(lck, false, loc, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT int32_t __kmpc_reduce(mockrt_ident_t *loc, int32_t gtid, int32_t nvars, size_t size,
@@ -205,13 +194,13 @@ MOCKRT_EXPORT int32_t __kmpc_reduce(mockrt_ident_t *loc, int32_t gtid, int32_t n
   (void)size;
   (void)data;
   (void)reduce;
-  return mockrt_kmpc_reduce_begin(lck, __builtin_dwarf_cfa(), __builtin_return_address(0));
+  return mockrt_kmpc_reduce_begin(lck, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_reduce(mockrt_ident_t *loc, int32_t gtid, mockrt_critical_name_t *lck)
 {
   (void)gtid;
-  mockrt_kmpc_reduce_end(lck, true, loc, __builtin_dwarf_cfa(), __builtin_return_address(0));
+  mockrt_kmpc_reduce_end(lck, true, loc, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
 }
 
 /*
@@ -227,7 +216,7 @@ MOCKRT_EXPORT void __kmpc_copyprivate(mockrt_ident_t *loc, int32_t gtid, size_t 
   (void)loc;
   (void)gtid;
   (void)size;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   if (didit)
     t->team->copyprivate = data;
   mockrt_barrier_wait(t, ompt_sync_region_barrier_implicit, ra);

@@ -167,7 +167,7 @@ MOCKRT_EXPORT int32_t __kmpc_omp_task(mockrt_ident_t *loc, int32_t gtid, void *t
   if (mockrt_kmpc_requeue(x))
     return 0;
   mockrt_kmpc_task_priority(x);
-  mockrt_frame_enter(enc, __builtin_dwarf_cfa());
+  mockrt_frame_enter(enc, MOCKRT_ENTRY_FRAME());
   mockrt_task_submit(x, NULL, 0, __builtin_return_address(0));
   mockrt_frame_leave(enc);
   return 0;
@@ -185,7 +185,7 @@ MOCKRT_EXPORT int32_t __kmpc_omp_task_with_deps(mockrt_ident_t *loc, int32_t gti
   (void)loc;
   (void)gtid;
   mockrt_kmpc_task_priority(x);
-  mockrt_frame_enter(enc, __builtin_dwarf_cfa());
+  mockrt_frame_enter(enc, MOCKRT_ENTRY_FRAME());
   int n = mockrt_kmpc_decode_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, buf, &deps);
   mockrt_task_submit(x, deps, n, __builtin_return_address(0));
   if (deps != buf)
@@ -203,7 +203,7 @@ MOCKRT_EXPORT void __kmpc_omp_wait_deps(mockrt_ident_t *loc, int32_t gtid, int32
   mockrt_dep_t buf[MOCKRT_KMPC_INLINE_DEPS], *deps;
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   int n = mockrt_kmpc_decode_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, buf, &deps);
   mockrt_task_wait_deps(deps, n, __builtin_return_address(0));
   if (deps != buf)
@@ -225,10 +225,10 @@ MOCKRT_EXPORT void __kmpc_omp_task_begin_if0(mockrt_ident_t *loc, int32_t gtid, 
   void *cfa = __builtin_dwarf_cfa();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(enc, cfa);
+  /* Both frames before the task_create, where libomp 14 has them. */
   mockrt_frame_exit_ex(&x->task, cfa, ompt_frame_application | ompt_frame_framepointer);
-  mockrt_task_begin_inline(x, __builtin_return_address(0));
   mockrt_frame_enter_ex(enc, cfa, ompt_frame_application | ompt_frame_framepointer);
+  mockrt_task_begin_inline(x, __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_omp_task_complete_if0(mockrt_ident_t *loc, int32_t gtid, void *task)
@@ -238,7 +238,7 @@ MOCKRT_EXPORT void __kmpc_omp_task_complete_if0(mockrt_ident_t *loc, int32_t gti
   (void)loc;
   (void)gtid;
   mockrt_frame_unexit(&x->task);
-  mockrt_frame_enter(enc, __builtin_dwarf_cfa());
+  mockrt_frame_enter(enc, MOCKRT_ENTRY_FRAME());
   mockrt_task_end_inline(x);
   mockrt_frame_leave(enc);
 }
@@ -248,7 +248,7 @@ MOCKRT_EXPORT int32_t __kmpc_omp_taskwait(mockrt_ident_t *loc, int32_t gtid)
   mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   mockrt_task_taskwait(__builtin_return_address(0));
   mockrt_frame_leave(t);
   return 0;
@@ -260,30 +260,25 @@ MOCKRT_EXPORT int32_t __kmpc_omp_taskyield(mockrt_ident_t *loc, int32_t gtid, in
   (void)loc;
   (void)gtid;
   (void)end_part;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
+  mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
   mockrt_task_yield();
   mockrt_frame_leave(t);
   return 0;
 }
 
+/* Neither end of a taskgroup sets an enter frame, as in libomp 14. */
 MOCKRT_EXPORT void __kmpc_taskgroup(mockrt_ident_t *loc, int32_t gtid)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_task_group_begin(__builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 MOCKRT_EXPORT void __kmpc_end_taskgroup(mockrt_ident_t *loc, int32_t gtid)
 {
-  mockrt_task_t *t = mockrt_kmpc_task();
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(t, __builtin_dwarf_cfa());
   mockrt_task_group_end(__builtin_return_address(0));
-  mockrt_frame_leave(t);
 }
 
 typedef void (*mockrt_kmp_task_dup_t)(void *dst, void *src, int32_t lastpriv);
@@ -313,6 +308,8 @@ static mockrt_xtask_t *mockrt_kmpc_chunk(mockrt_xtask_t *pattern, int flags,
  * sched: 0 none, 1 grainsize, 2 num_tasks (grainsize holds the number).
  * ub is inclusive.  nogroup: clang 14 opens the taskgroup itself and
  * passes 1; otherwise the runtime waits for the chunks in a taskgroup.
+ * As in libomp 14, the enter frame is set only while each chunk's task is
+ * created.
  */
 MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task, int if_val,
                                    uint64_t *lb, uint64_t *ub, int64_t st, int nogroup, int sched,
@@ -327,7 +324,6 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
 
   (void)loc;
   (void)gtid;
-  mockrt_frame_enter(enc, __builtin_dwarf_cfa());
   if (st == 0)
     st = 1;
   if (st > 0)
@@ -348,6 +344,7 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
     mockrt_task_group_begin(ra);
   mockrt_task_taskloop_event(enc, ompt_scope_begin, tc, ra);
   uint64_t base = tc / ntasks, rem = tc % ntasks, s = lower;
+  void *entry_frame = MOCKRT_ENTRY_FRAME();
   for (uint64_t i = 0; tc > 0 && i < ntasks; i++) {
     uint64_t count = base + (i < rem);
     uint64_t e = s + (count - 1) * (uint64_t)st;
@@ -355,7 +352,9 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
         mockrt_kmpc_chunk(pattern, flags, (mockrt_kmp_task_dup_t)task_dup, i == ntasks - 1);
     *(uint64_t *)((char *)x->arg + lb_off) = s;
     *(uint64_t *)((char *)x->arg + ub_off) = e;
+    mockrt_frame_enter(enc, entry_frame);
     mockrt_task_submit(x, NULL, 0, ra);
+    mockrt_frame_leave(enc);
     s = e + (uint64_t)st;
   }
   mockrt_task_taskloop_event(enc, ompt_scope_end, tc, ra);
@@ -363,5 +362,4 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
     mockrt_task_group_end(ra);
   /* The pattern never ran and no tool saw it. */
   mockrt_task_discard(pattern);
-  mockrt_frame_leave(enc);
 }

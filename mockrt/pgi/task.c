@@ -3,8 +3,9 @@
  * of its own, like an implicit task's body (invoke.c).  The switch calls
  * the trampoline on the segment, and the trampoline calls
  * mockrt_pgi_task_body, which calls the routine: the body's frame is the
- * runtime frame that calls the routine, so its CFA, on the segment, is the
- * task's exit frame (the trampoline's own store goes to a scratch slot).
+ * runtime frame that calls the routine, so its frame address, on the
+ * segment, is the task's exit frame (ompt_frame_framepointer, as libomp 14
+ * writes it; the trampoline's own store goes to a scratch slot).
  */
 #include "../kmpc/kmpc.h"
 #include "../core/task.h"
@@ -13,7 +14,8 @@
 static MOCKRT_NOINLINE void mockrt_pgi_task_body(int32_t *gtid, int32_t *btid, mockrt_xtask_t *x)
 {
   (void)btid;
-  mockrt_frame_exit(&x->task, __builtin_dwarf_cfa());
+  mockrt_frame_exit_ex(&x->task, __builtin_frame_address(0),
+                       ompt_frame_runtime | ompt_frame_framepointer);
   /* An untied task's routine may ask to run its next part (kmpc/task.c). */
   do {
     x->again = false;

@@ -40,6 +40,8 @@ int main(void)
   /* A free lock's test succeeds. */
   if (omp_test_lock(&lock_a))
     omp_unset_lock(&lock_a);
+  if (omp_test_nest_lock(&nest_a))
+    omp_unset_nest_lock(&nest_a);
   omp_destroy_nest_lock(&nest_a);
   omp_destroy_lock(&lock_hinted);
   omp_destroy_lock(&lock_a);
