@@ -1,5 +1,6 @@
 #!/bin/sh
 # run_diff.sh --build DIR --program NAME --runtime mock-intel|mock-pgi|libomp
+#             [--emulator CMD] [--isa ISA]
 #             [--keep DIR] [--all] [--gaps FILE] [--intended FILE]
 #
 # Runs one program of progs/ with the event-logging tool on LLVM's libomp 14
@@ -10,6 +11,11 @@
 # new difference fails, and so does a gap that no longer occurs (the list
 # must shrink as the mocks are fixed).  --runtime libomp runs libomp twice
 # and requires the same canonical log (the program is deterministic).
+# The tree's ISA, which picks the entries of known_gaps.txt and
+# intended.txt qualified with @ISA, and in a cross tree the emulator the
+# programs run under (qemu-aarch64 -L /usr/aarch64-linux-gnu, its words
+# joined by commas) come from BUILD_DIR/ompt_diff/tree.conf, which CMake
+# writes; --isa and --emulator override them.
 # --all prints every differing line, not only the unexplained ones;
 # --gaps and --intended read other lists (selftest.sh).
 # Exit: 0 pass, 1 fail, 77 skip (no libomp 14, no program).
@@ -17,7 +23,7 @@
 # runtime, in a tree whose mocks are instrumented).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build= program= runtime= keep= all=0
+build= program= runtime= keep= all=0 emulator= isa=
 gaps_file=$here/known_gaps.txt
 intended_file=$here/intended.txt
 while [ $# -gt 0 ]; do
@@ -25,6 +31,8 @@ while [ $# -gt 0 ]; do
   --build) build=$2; shift 2 ;;
   --program) program=$2; shift 2 ;;
   --runtime) runtime=$2; shift 2 ;;
+  --emulator) emulator=$2; shift 2 ;;
+  --isa) isa=$2; shift 2 ;;
   --keep) keep=$2; shift 2 ;;
   --all) all=1; shift ;;
   --gaps) gaps_file=$2; shift 2 ;;
@@ -36,6 +44,12 @@ done
   echo "usage: run_diff.sh --build DIR --program NAME --runtime mock-intel|mock-pgi|libomp" >&2
   exit 2
 }
+conf=$build/ompt_diff/tree.conf
+if [ -f "$conf" ]; then
+  [ -n "$isa" ] || isa=$(sed -n 's/^isa=//p' "$conf")
+  [ -n "$emulator" ] || emulator=$(sed -n 's/^emulator=//p' "$conf")
+fi
+[ -n "$isa" ] || isa=$(uname -m)
 prog=$build/ompt_diff/$program
 tool=$build/lib/libompt_log.so
 real=$build/lib/real-libomp
@@ -67,16 +81,60 @@ fi
 
 # One run: the raw log, then the program's exit status and output as
 # events of their own (a crash or a wrong result is a difference too).
+# Under an emulator the program's environment goes through qemu's -E
+# options: a library path or preload in qemu's own environment would be
+# the host loader's too.  A guest runs several times slower, hence the
+# longer time limit.
 run() { # run RUNTIME_DIR NAME
-  rm -f "$work/$2.raw"
-  env LD_LIBRARY_PATH="$1" OMP_TOOL_LIBRARIES="$tool" OMPT_LOG_FILE="$work/$2.raw" \
-    ${OMPT_DIFF_PRELOAD:+LD_PRELOAD="$OMPT_DIFF_PRELOAD"} \
-    OMP_NUM_THREADS=4 OMP_CANCELLATION=true OMP_TOOL=enabled \
-    timeout 45 "$prog" >"$work/$2.out" 2>&1
+  name=$2
+  rm -f "$work/$name.raw"
+  set -- LD_LIBRARY_PATH="$1" OMP_TOOL_LIBRARIES="$tool" OMPT_LOG_FILE="$work/$name.raw" \
+    OMP_NUM_THREADS=4 OMP_CANCELLATION=true OMP_TOOL=enabled
+  if [ -n "${OMPT_DIFF_PRELOAD:-}" ]; then
+    set -- "$@" LD_PRELOAD="$OMPT_DIFF_PRELOAD"
+  fi
+  if [ -n "$emulator" ]; then
+    for v; do
+      shift
+      set -- "$@" -E "$v"
+    done
+    set -f
+    old_ifs=$IFS
+    IFS=,
+    # shellcheck disable=SC2086
+    set -- $emulator "$@"
+    IFS=$old_ifs
+    set +f
+    timeout 180 "$@" "$prog" >"$work/$name.out" 2>&1
+  else
+    env "$@" timeout 45 "$prog" >"$work/$name.out" 2>&1
+  fi
   rc=$?
-  out=$(head -c 200 "$work/$2.out" | tr '\t\n ' '__.')
-  printf 'A\t999998\tprogram exit=%s\nA\t999999\tprogram output=%s\n' "$rc" "$out" >>"$work/$2.raw"
-  sh "$here/canon.sh" "$prog" "$work/$2.raw" >"$work/$2.canon"
+  out=$(head -c 200 "$work/$name.out" | tr '\t\n ' '__.')
+  printf 'A\t999998\tprogram exit=%s\nA\t999999\tprogram output=%s\n' "$rc" "$out" >>"$work/$name.raw"
+  sh "$here/canon.sh" "$prog" "$work/$name.raw" >"$work/$name.canon"
+}
+
+# names RUNTIMES: whether a comma-separated list of RUNTIME or RUNTIME@ISA
+# names this run's runtime (a bare one on every ISA, a qualified one on its
+# ISA only); * stands for either mock.
+names() {
+  old_ifs=$IFS
+  IFS=,
+  set -f
+  # shellcheck disable=SC2086
+  set -- $1
+  set +f
+  IFS=$old_ifs
+  for tok; do
+    case $tok in
+    *@*) [ "${tok#*@}" = "$isa" ] || continue; tok=${tok%@*} ;;
+    esac
+    if [ "$tok" = "$runtime" ] || [ "$tok" = "*" ]; then
+      return 0
+    fi
+  done
+  return 1
 }
 
 # Lines of the form "A ;; B ;; ..." of a list file, comments and blanks out.
@@ -106,7 +164,7 @@ sedfile=$work/intended.sed
 : >"$sedfile"
 entries "$intended_file" | while IFS= read -r line; do
   rt=$(printf '%s' "$line" | awk -F ' ;; ' '{print $1}')
-  [ "$rt" = "$runtime" ] || [ "$rt" = "*" ] || continue
+  names "$rt" || continue
   printf '%s\n' "$line" | awk -F ' ;; ' '{print $2}' >>"$sedfile"
 done
 for side in libomp mock; do
@@ -127,7 +185,7 @@ while IFS= read -r line; do
   rt=$(printf '%s' "$line" | awk -F ' ;; ' '{print $2}')
   pat=$(printf '%s' "$line" | awk -F ' ;; ' '{print $3}')
   why=$(printf '%s' "$line" | awk -F ' ;; ' '{print $4}')
-  case ",$rt," in *",$runtime,"*) ;; *) continue ;; esac
+  names "$rt" || continue
   case ",$progs," in *",$program,"*) ;; *) continue ;; esac
   n=$(grep -c -E -e "$pat" "$work/diffs")
   if [ "$n" -eq 0 ]; then

@@ -6,7 +6,11 @@
 #   - an entry for a difference that does not occur: fail, naming the gap
 #     that no longer occurs;
 #   - intended.txt left out on mock-intel: fail (the shepherd thread), and
-#     on mock-pgi (frames off the thread's stack, the cactus stack).
+#     on mock-pgi (frames off the thread's stack, the cactus stack);
+#   - entries qualified with an ISA (RUNTIME@ISA) apply on that ISA only:
+#     the nest-lock entry qualified with another ISA than the tree's is
+#     left out (fail), with the ISA the run names it counts (pass); a
+#     qualified gap that does not occur fails on its ISA only.
 # Exit 0 when each verdict is the expected one, 77 when the runner skips.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,4 +61,23 @@ expect 1 "thread_begin other" "the shepherd thread without intended.txt"
 runtime=mock-pgi
 run --intended "$tmp/none"
 expect 1 "=off-stack/" "the cactus stack without intended.txt"
+
+# ISA qualifiers.  "selftest-isa" is no tree's ISA; --isa makes a run one.
+runtime=mock-intel
+sed '/mutex_acquire nest_lock ;;/s/ ;; mock-intel,mock-pgi ;; / ;; mock-pgi,mock-intel@selftest-isa ;; /' \
+  "$here/known_gaps.txt" >"$tmp/qualified"
+if cmp -s "$tmp/qualified" "$here/known_gaps.txt"; then
+  echo "FAIL: selftest.sh expects the nest-lock entry of known_gaps.txt for mock-intel,mock-pgi (update this test)"
+  exit 1
+fi
+run --gaps "$tmp/qualified"
+expect 1 "that neither intended.txt nor known_gaps.txt explains" "a gap qualified with another ISA does not apply"
+run --gaps "$tmp/qualified" --isa selftest-isa
+expect 0 PASS "a gap qualified with the run's ISA applies"
+cp "$here/known_gaps.txt" "$tmp/more"
+echo 'locks ;; mock-intel@selftest-isa ;; ^[-+]\S+ +no_such_event ;; a gap of one ISA that was fixed' >>"$tmp/more"
+run --gaps "$tmp/more"
+expect 0 PASS "a gap of another ISA is not looked for"
+run --gaps "$tmp/more" --isa selftest-isa
+expect 1 "known gap no longer occurs" "a gap of the run's ISA that no longer occurs"
 exit $fail
