@@ -512,8 +512,12 @@ bool mockrt_ws_next(mockrt_task_t *t, long *istart, long *iend);
  */
 bool mockrt_ws_single(mockrt_task_t *t, const void *codeptr);
 void mockrt_ws_single_end(mockrt_task_t *t);
+/* The same, with the end's own code address (the ABI's end call) when not NULL. */
+void mockrt_ws_single_end_at(mockrt_task_t *t, const void *end_codeptr);
 void mockrt_ws_settle(mockrt_task_t *t);
 void mockrt_ws_leave(mockrt_task_t *t);
+/* The same, with the end event's count and codeptr_ra given. */
+void mockrt_ws_leave_at(mockrt_task_t *t, uint64_t count, const void *codeptr);
 /*
  * Take the slot of the task's next construct without entering it (t->ws is
  * untouched) and without events; mockrt_ws_unclaim gives it back, and the
@@ -589,6 +593,7 @@ int mockrt_ompt_get_state(ompt_wait_id_t *wait_id);
 int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_frame_t **frame,
                               ompt_data_t **parallel_data, int *thread_num);
 int mockrt_ompt_get_parallel_info(int level, ompt_data_t **parallel_data, int *team_size);
+int mockrt_ompt_get_task_memory(void **addr, size_t *size, int block);
 ompt_data_t *mockrt_ompt_get_thread_data(void);
 int mockrt_ompt_enumerate_states(int current, int *next, const char **name);
 

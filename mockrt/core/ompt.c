@@ -236,6 +236,7 @@ ompt_interface_fn_t mockrt_ompt_lookup(const char *name)
       {"ompt_get_state", (ompt_interface_fn_t)mockrt_ompt_get_state},
       {"ompt_get_parallel_info", (ompt_interface_fn_t)mockrt_ompt_get_parallel_info},
       {"ompt_get_task_info", (ompt_interface_fn_t)mockrt_ompt_get_task_info},
+      {"ompt_get_task_memory", (ompt_interface_fn_t)mockrt_ompt_get_task_memory},
       {"ompt_get_thread_data", (ompt_interface_fn_t)mockrt_ompt_get_thread_data},
       {"ompt_get_unique_id", (ompt_interface_fn_t)mockrt_ompt_get_unique_id},
       {"ompt_enumerate_states", (ompt_interface_fn_t)mockrt_ompt_enumerate_states},

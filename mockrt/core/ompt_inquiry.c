@@ -6,6 +6,7 @@
  */
 #include "mockrt.h"
 #include "fault.h"
+#include "task.h"
 
 static mockrt_thread_t *mockrt_known_self(void)
 {
@@ -56,6 +57,27 @@ int mockrt_ompt_get_task_info(int level, int *flags, ompt_data_t **task_data, om
   if (thread_num)
     *thread_num = t->thread_num;
   return 2;
+}
+
+/*
+ * The current explicit task's data environment, as one block (block 0
+ * only): the personality's copy of the task's arguments and privates,
+ * allocated with the task.  As libomp 14: nothing for implicit tasks.
+ */
+int mockrt_ompt_get_task_memory(void **addr, size_t *size, int block)
+{
+  mockrt_thread_t *self = mockrt_known_self();
+  mockrt_task_t *t = self ? self->task : NULL;
+  if (!t || block != 0 || !(t->flags & ompt_task_explicit))
+    return 0;
+  mockrt_xtask_t *x = (mockrt_xtask_t *)t;
+  if (x->data_size == 0)
+    return 0;
+  if (addr)
+    *addr = mockrt_task_data(x);
+  if (size)
+    *size = x->data_size;
+  return 1;
 }
 
 /* The implicit (or initial) task t is in, skipping explicit tasks. */

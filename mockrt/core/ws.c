@@ -267,14 +267,21 @@ bool mockrt_ws_single(mockrt_task_t *t, const void *codeptr)
   return mine;
 }
 
-void mockrt_ws_single_end(mockrt_task_t *t)
+void mockrt_ws_single_end_at(mockrt_task_t *t, const void *end_codeptr)
 {
   const void *codeptr = t->pos.single_open;
   if (!codeptr)
     return;
   t->pos.single_open = NULL;
+  if (end_codeptr)
+    codeptr = end_codeptr;
   mockrt_ws_work(t, ompt_work_single_executor, ompt_scope_end, 1,
                  codeptr == (const void *)t ? NULL : codeptr);
+}
+
+void mockrt_ws_single_end(mockrt_task_t *t)
+{
+  mockrt_ws_single_end_at(t, NULL);
 }
 
 /*
@@ -294,11 +301,17 @@ void mockrt_ws_settle(mockrt_task_t *t)
 
 void mockrt_ws_leave(mockrt_task_t *t)
 {
+  if (t->ws)
+    mockrt_ws_leave_at(t, (uint64_t)t->ws->count, t->pos.codeptr);
+}
+
+void mockrt_ws_leave_at(mockrt_task_t *t, uint64_t count, const void *codeptr)
+{
   mockrt_ws_t *ws = t->ws;
   if (!ws)
     return;
   if (!(mockrt_fault(MOCKRT_FAULT_WORK_END_DROPPED) && ws->wstype == ompt_work_loop))
-    mockrt_ws_work(t, ws->wstype, ompt_scope_end, (uint64_t)ws->count, t->pos.codeptr);
+    mockrt_ws_work(t, ws->wstype, ompt_scope_end, count, codeptr);
   if (mockrt_fault(MOCKRT_FAULT_DISPATCH_OUTSIDE_WORK) && mockrt_ompt.dispatch) {
     ompt_data_t instance = {.value = 0};
     mockrt_ompt.dispatch(&t->team->parallel_data, &t->task_data, ompt_dispatch_iteration, instance);

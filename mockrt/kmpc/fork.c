@@ -18,12 +18,12 @@
 #include <stdlib.h>
 
 /*
- * clang calls the runtime for every construct with an OMPT event except
- * static loops' later chunks (the compiler's arithmetic): only dispatch is
- * answered sometimes.
+ * clang calls the runtime for every construct with an OMPT event.  The
+ * dispatch callback (OpenMP 5.0's chunks and sections) is answered never
+ * and never sent, as libomp 14 does: it has no dispatch events.
  */
-const uint64_t mockrt_abi_sometimes = MOCKRT_CB_BIT(ompt_callback_dispatch);
-const uint64_t mockrt_abi_never = 0;
+const uint64_t mockrt_abi_sometimes = 0;
+const uint64_t mockrt_abi_never = MOCKRT_CB_BIT(ompt_callback_dispatch);
 /* Enter frames as libomp 14 writes them (core/mockrt.h). */
 const int mockrt_entry_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
 

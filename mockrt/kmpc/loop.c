@@ -212,7 +212,8 @@ static void mockrt_kmpc_dispatch_init(int32_t sched, long lb, long ub, long st, 
  * An ordered loop's units are single iterations: clang calls
  * __kmpc_dispatch_fini_* after each one, which passes the turn on.
  */
-static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *st)
+static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *st,
+                                      const void *codeptr)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   mockrt_ws_t *ws = t->ws;
@@ -220,8 +221,10 @@ static bool mockrt_kmpc_dispatch_next(int32_t *plast, long *lb, long *ub, long *
 
   if (!ws)
     return false;
+  /* The loop ends at the call that finds no chunk left: as on libomp 14,
+   * its work end names that call and counts 0 iterations. */
   if (!mockrt_ws_next(t, &s, &e)) {
-    mockrt_ws_leave(t);
+    mockrt_ws_leave_at(t, 0, codeptr);
     return false;
   }
   *lb = s;
@@ -261,7 +264,7 @@ static void mockrt_kmpc_ordered_iteration_end(void)
     long lb, ub, st;                                                                               \
     (void)loc;                                                                                     \
     (void)gtid;                                                                                    \
-    if (!mockrt_kmpc_dispatch_next(plast, &lb, &ub, &st))                                          \
+    if (!mockrt_kmpc_dispatch_next(plast, &lb, &ub, &st, __builtin_return_address(0)))             \
       return 0;                                                                                    \
     *plb = (T)lb;                                                                                  \
     *pub = (T)ub;                                                                                  \

@@ -49,7 +49,10 @@ MOCKRT_EXPORT void __kmpc_end_critical(mockrt_ident_t *loc, int32_t gtid,
 {
   (void)loc;
   (void)gtid;
-  mockrt_mutex_release(mockrt_kmpc_word(crit), ompt_mutex_critical, __builtin_return_address(0));
+  /* libomp 14 reads the code address kept for thread 0, whoever releases:
+   * only the initial thread's release names its call, the others' NULL. */
+  const void *ra = mockrt_self()->gtid == 0 ? __builtin_return_address(0) : NULL;
+  mockrt_mutex_release(mockrt_kmpc_word(crit), ompt_mutex_critical, ra);
 }
 
 /*
@@ -67,7 +70,8 @@ MOCKRT_EXPORT void __kmpc_end_single(mockrt_ident_t *loc, int32_t gtid)
 {
   (void)loc;
   (void)gtid;
-  mockrt_ws_single_end(mockrt_kmpc_task());
+  /* The executor's end names the end's call, as libomp 14's. */
+  mockrt_ws_single_end_at(mockrt_kmpc_task(), __builtin_return_address(0));
 }
 
 /* master and masked: the thread that runs the region reports its begin and end. */
@@ -124,40 +128,62 @@ MOCKRT_EXPORT void __kmpc_flush(mockrt_ident_t *loc)
 }
 
 /*
- * Reductions: this runtime always answers 1, "combine your partial result
- * into the shared variable yourself", and makes that safe with the lock the
- * compiler passes (a critical name of its own), as LLVM's critical method
- * does.  A team of one needs no lock.  The end calls release it; the
- * blocking form then waits for the team.  From the begin to the end the
- * thread is in a reduction (state work_reduction, reduction events).
+ * Reductions, with the method libomp 14 chooses on a host CPU: a team of
+ * one combines without a lock (1, "combine it yourself"); a team of two to
+ * four threads, when clang offers it (it always does), combines with atomic
+ * updates of its own (2), which the runtime neither locks nor reports; a
+ * larger team combines in a critical section on the lock the compiler
+ * passes (1: libomp's tree reduction there is a different way to the same
+ * result, left out).  The reduction events and state work_reduction
+ * (begin to end) come with the methods the runtime takes part in.
  */
-static int32_t mockrt_kmpc_reduce_begin(mockrt_critical_name_t *lck, void *entry_frame,
-                                        const void *ra)
+#define MOCKRT_IDENT_ATOMIC_REDUCE    0x10
+#define MOCKRT_REDUCE_ATOMIC_MAX_TEAM 4
+enum { MOCKRT_REDUCE_EMPTY, MOCKRT_REDUCE_ATOMIC, MOCKRT_REDUCE_CRITICAL };
+
+/* The method of this thread's reduction in progress (its begin chose it). */
+static MOCKRT_TLS int mockrt_kmpc_reduce_method;
+
+static int32_t mockrt_kmpc_reduce_begin(const mockrt_ident_t *loc, mockrt_critical_name_t *lck,
+                                        void *entry_frame, const void *ra)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
-  mockrt_frame_enter(t, entry_frame);
+  unsigned n = t->team->nthreads;
+  int method =
+      n == 1 ? MOCKRT_REDUCE_EMPTY
+      : (n <= MOCKRT_REDUCE_ATOMIC_MAX_TEAM && loc && (loc->flags & MOCKRT_IDENT_ATOMIC_REDUCE))
+          ? MOCKRT_REDUCE_ATOMIC
+          : MOCKRT_REDUCE_CRITICAL;
+  mockrt_kmpc_reduce_method = method;
   mockrt_ws_settle(t);
+  if (method == MOCKRT_REDUCE_ATOMIC)
+    return 2;
+  mockrt_frame_enter(t, entry_frame);
   if (mockrt_ompt.reduction)
     mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_begin, &t->team->parallel_data,
                           &t->task_data, ra);
-  if (t->team->nthreads > 1)
+  if (method == MOCKRT_REDUCE_CRITICAL)
     mockrt_mutex_acquire(mockrt_kmpc_word(lck), ompt_mutex_critical, ompt_state_wait_critical, ra);
   mockrt_set_state(mockrt_self(), ompt_state_work_reduction);
   mockrt_frame_leave(t);
   return 1;
 }
 
+/* The end call of method 1 (and of method 2 when blocking: its barrier). */
 static void mockrt_kmpc_reduce_end(mockrt_critical_name_t *lck, bool wait,
                                    const mockrt_ident_t *loc, void *entry_frame, const void *ra)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
+  int method = mockrt_kmpc_reduce_method;
   mockrt_frame_enter(t, entry_frame);
-  mockrt_set_state(mockrt_self(), ompt_state_work_parallel);
-  if (t->team->nthreads > 1)
-    mockrt_mutex_release(mockrt_kmpc_word(lck), ompt_mutex_critical, ra);
-  if (mockrt_ompt.reduction)
-    mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_end, &t->team->parallel_data,
-                          &t->task_data, ra);
+  if (method != MOCKRT_REDUCE_ATOMIC) {
+    mockrt_set_state(mockrt_self(), ompt_state_work_parallel);
+    if (method == MOCKRT_REDUCE_CRITICAL)
+      mockrt_mutex_release(mockrt_kmpc_word(lck), ompt_mutex_critical, ra);
+    if (mockrt_ompt.reduction)
+      mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_end, &t->team->parallel_data,
+                            &t->task_data, ra);
+  }
   if (wait && t->team->nthreads > 1)
     mockrt_barrier_wait(t, mockrt_kmpc_barrier_kind(loc), ra);
   mockrt_frame_leave(t);
@@ -168,13 +194,12 @@ MOCKRT_EXPORT int32_t __kmpc_reduce_nowait(mockrt_ident_t *loc, int32_t gtid, in
                                            void (*reduce)(void *lhs, void *rhs),
                                            mockrt_critical_name_t *lck)
 {
-  (void)loc;
   (void)gtid;
   (void)nvars;
   (void)size;
   (void)data;
   (void)reduce;
-  return mockrt_kmpc_reduce_begin(lck, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
+  return mockrt_kmpc_reduce_begin(loc, lck, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_reduce_nowait(mockrt_ident_t *loc, int32_t gtid,
@@ -188,13 +213,12 @@ MOCKRT_EXPORT int32_t __kmpc_reduce(mockrt_ident_t *loc, int32_t gtid, int32_t n
                                     void *data, void (*reduce)(void *lhs, void *rhs),
                                     mockrt_critical_name_t *lck)
 {
-  (void)loc;
   (void)gtid;
   (void)nvars;
   (void)size;
   (void)data;
   (void)reduce;
-  return mockrt_kmpc_reduce_begin(lck, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
+  return mockrt_kmpc_reduce_begin(loc, lck, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_reduce(mockrt_ident_t *loc, int32_t gtid, mockrt_critical_name_t *lck)

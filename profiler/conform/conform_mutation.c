@@ -14,16 +14,18 @@
 /* Asked of the mock to make it list its faults. */
 #define LIST_FAULTS "knit-conform-list-faults"
 
-/* Faults in events that an ABI may not have at all: with the check's
- * verdict "not observable" (gcc open-codes master; clang does a long double
- * atomic in libatomic, and gcc too where the ISA has a wide enough
- * compare-and-swap), the fault changes nothing a tool could see, so it
- * cannot be injected there. */
+/* Faults in events that an ABI or a runtime may not have at all: with the
+ * check's verdict "not observable" (gcc open-codes master; clang does a long
+ * double atomic in libatomic, and gcc too where the ISA has a wide enough
+ * compare-and-swap) or "not supported" (the __kmpc_* mocks, as libomp 14,
+ * answer never for dispatch), the fault changes nothing a tool could see,
+ * so it cannot be injected there. */
 static const struct {
   const char *fault, *callback_check;
 } needs_event[] = {
     {"masked_end_dropped", "set_callback_masked"},
     {"atomic_state_wrong", "atomic_wait_state"},
+    {"dispatch_outside_work", "set_callback_dispatch"},
 };
 
 static int read_faults(const char *log, char names[][48], int max)
@@ -54,6 +56,10 @@ static bool applicable(const knit_conform_report *base, const char *fault, char 
     const knit_check *c = knit_conform_find(base, needs_event[i].callback_check);
     if (c && c->verdict == KNIT_V_UNOBSERVABLE) {
       snprintf(why, len, "%.40s is not observable under this ABI: %.100s", c->name, c->evidence);
+      return false;
+    }
+    if (c && c->verdict == KNIT_V_UNSUPPORTED) {
+      snprintf(why, len, "%.40s: the runtime does not offer these events", c->name);
       return false;
     }
   }
