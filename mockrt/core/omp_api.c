@@ -140,9 +140,12 @@ MOCKRT_EXPORT int omp_get_cancellation(void)
   return mockrt_icv.cancellation;
 }
 
+/* Inside a teams construct, its thread_limit (team.c). */
 MOCKRT_EXPORT int omp_get_thread_limit(void)
 {
-  mockrt_self();
+  mockrt_task_t *t = mockrt_api_task();
+  if (t && t->team->cg_limit)
+    return (int)t->team->cg_limit;
   return mockrt_icv.thread_limit;
 }
 
