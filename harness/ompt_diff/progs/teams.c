@@ -1,0 +1,37 @@
+/*
+ * Host teams (OpenMP 5.0, __kmpc_fork_teams): a league of two teams, each
+ * with a parallel loop inside and its team number, then distribute.  Two
+ * teams of one thread each, the sizes libomp 14 forms on any machine with
+ * two processors or more (it never forms more teams, nor teams times
+ * threads, than processors).
+ */
+#include <omp.h>
+#include <stdio.h>
+
+int sink[16];
+int seen[4];
+int dist_team[10];
+
+int main(void)
+{
+#pragma omp teams num_teams(2) thread_limit(1)
+  {
+    int t = omp_get_team_num();
+    seen[t] = omp_get_num_teams() * 100 + omp_get_level() * 10 + omp_get_thread_num();
+#pragma omp parallel for
+    for (int i = 0; i < 8; i++)
+      sink[t * 8 + i] += i + omp_get_num_threads() + 10 * omp_get_team_num();
+  }
+
+#pragma omp teams num_teams(2) thread_limit(1)
+#pragma omp distribute
+  for (int i = 0; i < 10; i++)
+    dist_team[i] = omp_get_team_num();
+
+  int d = 0;
+  for (int i = 0; i < 10; i++)
+    d = d * 2 + dist_team[i];
+  printf("teams: %d %d sum %d %d dist %d outside %d %d\n", seen[0], seen[1], sink[7], sink[15], d,
+         omp_get_num_teams(), omp_get_team_num());
+  return 0;
+}
