@@ -2,7 +2,8 @@
 # selftest.sh BUILD_DIR: the runner catches what it is for.  On one
 # program and mock (locks, mock-intel):
 #   - the lists as they are: pass;
-#   - one entry of known_gaps.txt left out: fail, naming a new difference;
+#   - an entry of known_gaps.txt left out (the first of locks that alone
+#     explains a line): fail, naming a new difference;
 #   - an entry for a difference that does not occur: fail, naming the gap
 #     that no longer occurs;
 #   - intended.txt left out on mock-intel: fail (the shepherd thread), and
@@ -36,14 +37,33 @@ expect() { # expect RC TEXT WHAT
 }
 expect 0 PASS "the lists as they are"
 
-# The locks-only entry for the nest lock's mutex_acquire, left out.
-grep -v 'mutex_acquire nest_lock ;;' "$here/known_gaps.txt" >"$tmp/fewer"
-if cmp -s "$tmp/fewer" "$here/known_gaps.txt"; then
-  echo "FAIL: selftest.sh expects a nest-lock entry in known_gaps.txt (update this test)"
-  exit 1
+# An entry of locks on mock-intel left out: the first of them that alone
+# explains some line (entries may overlap, and the list shrinks as the
+# mocks are fixed, so no entry is named here).
+n=0
+found=0
+while IFS= read -r entry; do
+  n=$((n + 1))
+  case $entry in
+  '#'* | '') continue ;;
+  esac
+  progs=$(printf '%s' "$entry" | awk -F ' ;; ' '{print $1}')
+  rts=$(printf '%s' "$entry" | awk -F ' ;; ' '{print $2}')
+  case ",$progs," in *,locks,*) ;; *) continue ;; esac
+  case ",$rts," in *,mock-intel,*) ;; *) continue ;; esac
+  sed "${n}d" "$here/known_gaps.txt" >"$tmp/fewer"
+  run --gaps "$tmp/fewer"
+  if [ "$rc" = 1 ] && grep -q "that neither intended.txt nor known_gaps.txt explains" "$tmp/out"; then
+    found=1
+    break
+  fi
+done <"$here/known_gaps.txt"
+if [ "$found" = 1 ]; then
+  echo "ok: a gap left out is a new difference"
+else
+  echo "FAIL: no entry of locks on mock-intel, left out, gave a new difference"
+  fail=1
 fi
-run --gaps "$tmp/fewer"
-expect 1 "that neither intended.txt nor known_gaps.txt explains" "a gap left out is a new difference"
 
 cp "$here/known_gaps.txt" "$tmp/more"
 echo 'locks ;; mock-intel ;; ^[-+]\S+ +no_such_event ;; a gap that was fixed' >>"$tmp/more"
