@@ -3,7 +3,9 @@
  * with a parallel loop inside and its team number, then distribute.  Two
  * teams of one thread each, the sizes libomp 14 forms on any machine with
  * two processors or more (it never forms more teams, nor teams times
- * threads, than processors).
+ * threads, than processors).  No league of one team: libomp 14 runs it
+ * as a serialized region whose events name the task data of the previous
+ * teams construct's first team, as if it were nested there.
  */
 #include <omp.h>
 #include <stdio.h>
