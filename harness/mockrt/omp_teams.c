@@ -7,7 +7,8 @@
  * threads, than there are, and the mocks do as it does.
  *
  * --results-only: no event checks (the real libomp 14, whose team of the
- * body also reports thread_limit threads where the mocks report one).
+ * body also reports thread_limit threads where the mocks report one); a
+ * skip (77) on one processor.
  */
 #include "check.h"
 
@@ -164,6 +165,12 @@ int main(int argc, char **argv)
 {
   int procs = omp_get_num_procs();
   with_tool = !(argc > 1 && strcmp(argv[1], "--results-only") == 0);
+  /* On one processor libomp 14 runs a league of one team as a serialized
+   * region whose team queries are not what this program checks. */
+  if (!with_tool && procs < 2) {
+    printf("skip: one processor\n");
+    return 77;
+  }
 
   CHECK(omp_get_num_teams() == 1 && omp_get_team_num() == 0);
 
@@ -193,7 +200,9 @@ int main(int argc, char **argv)
     CHECK(team_seen[i] == 1 && inner_threads[i] == 1);
   events_check_league(n2, 1);
 
-  /* One team of two threads: the parallel region inside is active, level 1. */
+  /* One team of two threads (at most nthreads-var): the parallel region
+   * inside is active, level 1, and has as many. */
+  int n1 = min(2, omp_get_max_threads());
   if (procs >= 2) {
     int threads = 0, levels_bad = 0;
     events_reset(1);
@@ -203,13 +212,14 @@ int main(int argc, char **argv)
       {
 #pragma omp atomic
         threads++;
-        if (omp_get_level() != 1 || omp_get_active_level() != 1 || !omp_in_parallel() ||
-            omp_get_num_threads() != 2 || omp_get_team_num() != 0 || omp_get_num_teams() != 1 ||
+        if (omp_get_level() != 1 || omp_get_active_level() != (n1 > 1) ||
+            omp_in_parallel() != (n1 > 1) || omp_get_num_threads() != n1 ||
+            omp_get_team_num() != 0 || omp_get_num_teams() != 1 ||
             omp_get_ancestor_thread_num(0) != 0)
           __atomic_add_fetch(&levels_bad, 1, __ATOMIC_RELAXED);
       }
     }
-    CHECK(threads == 2 && levels_bad == 0);
+    CHECK(threads == n1 && levels_bad == 0);
   }
 
   /* No clause: one team. */

@@ -61,8 +61,10 @@ MOCKRT_EXPORT void __kmpc_push_num_teams_51(mockrt_ident_t *loc, int32_t gtid, i
 /*
  * The sizes libomp 14 gives a construct on the host: one team without
  * num_teams; no more teams, nor teams times threads, than processors;
- * without thread_limit, the processors shared among the teams, at most
- * nthreads-var each; never more than the thread limit.
+ * without thread_limit, the processors shared among the teams; never more
+ * threads a team than nthreads-var (even with thread_limit) or the thread
+ * limit.  (libomp's thread-limit-var in the body is thread_limit as given;
+ * here omp_get_thread_limit() answers the team's size limit.)
  */
 static void mockrt_kmpc_teams_size(const mockrt_task_t *enc, unsigned *nteams, unsigned *limit)
 {
@@ -73,11 +75,10 @@ static void mockrt_kmpc_teams_size(const mockrt_task_t *enc, unsigned *nteams, u
 
   if (n > procs)
     n = procs;
-  if (t == 0) {
+  if (t == 0)
     t = procs / n;
-    if (enc->nthreads_var > 0 && t > (unsigned)enc->nthreads_var)
-      t = (unsigned)enc->nthreads_var;
-  }
+  if (enc->nthreads_var > 0 && t > (unsigned)enc->nthreads_var)
+    t = (unsigned)enc->nthreads_var;
   if (t > max_threads)
     t = max_threads;
   if (n * t > procs)
