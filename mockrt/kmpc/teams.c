@@ -50,7 +50,8 @@ MOCKRT_EXPORT void __kmpc_push_num_teams(mockrt_ident_t *loc, int32_t gtid, int3
   mockrt_kmpc_pushed_limit = num_threads > 0 ? num_threads : 0;
 }
 
-/* OpenMP 5.1's num_teams(lower:upper): the upper bound is what libomp 14 forms. */
+/* OpenMP 5.1's num_teams(lower:upper): the mock forms the upper bound (at
+ * most the processors, as for num_teams). */
 MOCKRT_EXPORT void __kmpc_push_num_teams_51(mockrt_ident_t *loc, int32_t gtid, int32_t lower,
                                             int32_t upper, int32_t num_threads)
 {
