@@ -277,6 +277,25 @@ int main(int argc, char **argv)
   for (int i = 0; i < 18; i++)
     CHECK(v[i] == i + 1);
 
+  /* OpenMP 5.1's nteams-var and teams-thread-limit-var, for constructs
+   * without the clauses (last: they stay set). */
+  CHECK(omp_get_max_teams() == 0 && omp_get_teams_thread_limit() == 0);
+  omp_set_num_teams(2);
+  omp_set_teams_thread_limit(1);
+  CHECK(omp_get_max_teams() == 2 && omp_get_teams_thread_limit() == 1);
+  int icv_teams = 0, icv_threads = 0;
+#pragma omp teams
+  {
+    if (omp_get_team_num() == 0)
+      icv_teams = omp_get_num_teams();
+#pragma omp parallel
+    {
+#pragma omp atomic
+      icv_threads++;
+    }
+  }
+  CHECK(icv_teams == n2 && icv_threads == n2);
+
   printf("teams: %d teams of %d processors, %s\n", n2, procs, failures ? "FAILED" : "ok");
   return failures ? 1 : 0;
 }

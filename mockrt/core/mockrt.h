@@ -156,9 +156,11 @@ typedef struct mockrt_team {
   mockrt_task_t *encountering;
   int invoker; /* ompt_parallel_invoker_runtime or _program, set at the fork */
   int kind;    /* MOCKRT_TEAM_*, set at the fork from the thread's fork_kind */
-  /* thread_limit of the teams construct the team is in (0: none), which
-   * bounds the regions nested in it; inherited by inner teams. */
+  /* The threads a team of the teams construct the team is in may have (0:
+   * not in teams), which bounds the regions nested in it, and its
+   * thread_limit clause (0: none), thread-limit-var there; inherited. */
   unsigned cg_limit;
+  unsigned cg_thread_limit_var;
   /* nthreads-var of the team's implicit tasks, set at the fork: a worker
    * that read it from the encountering task would share that task's cache
    * line with the frame record its thread writes meanwhile (with a tool). */

@@ -24,10 +24,40 @@
 #include "kmpc.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* num_teams() and thread_limit() of the next teams construct (0: none). */
 static MOCKRT_TLS int mockrt_kmpc_pushed_teams, mockrt_kmpc_pushed_limit;
+
+/*
+ * OpenMP 5.1's nteams-var and teams-thread-limit-var, for a construct
+ * without the clause: OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT, or what
+ * the program sets; 0 (the implementation's choice) without either, as in
+ * libomp 14.  Process-wide, as libomp keeps them.
+ */
+static atomic_int mockrt_kmpc_nteams_var = -1, mockrt_kmpc_teams_limit_var = -1;
+
+static int mockrt_kmpc_env_positive(const char *name)
+{
+  const char *s = getenv(name);
+  char *end;
+  long v = s ? strtol(s, &end, 10) : 0;
+  return s && end != s && v > 0 && v <= INT32_MAX ? (int)v : 0;
+}
+
+/* An ICV's value, read from its variable the first time it is asked for. */
+static int mockrt_kmpc_teams_icv(atomic_int *icv, const char *env)
+{
+  int v = atomic_load_explicit(icv, memory_order_relaxed);
+  if (v < 0) {
+    int expected = -1;
+    v = mockrt_kmpc_env_positive(env);
+    if (!atomic_compare_exchange_strong(icv, &expected, v))
+      v = expected;
+  }
+  return v;
+}
 
 /* Arguments forwarded without allocating, which covers almost every construct. */
 #define MOCKRT_KMPC_TEAMS_INLINE_ARGS 16
@@ -37,7 +67,8 @@ typedef struct mockrt_kmpc_league {
   mockrt_kmpc_micro_t fn;
   int argc;
   void **argv;
-  unsigned thread_limit;
+  unsigned thread_limit; /* the threads a team may have */
+  unsigned clause_limit; /* the thread_limit clause, 0 without one */
 } mockrt_kmpc_league_t;
 
 MOCKRT_EXPORT void __kmpc_push_num_teams(mockrt_ident_t *loc, int32_t gtid, int32_t num_teams,
@@ -60,19 +91,25 @@ MOCKRT_EXPORT void __kmpc_push_num_teams_51(mockrt_ident_t *loc, int32_t gtid, i
 }
 
 /*
- * The sizes libomp 14 gives a construct on the host: one team without
- * num_teams; no more teams, nor teams times threads, than processors;
- * without thread_limit, the processors shared among the teams; never more
- * threads a team than nthreads-var (even with thread_limit) or the thread
- * limit.  (libomp's thread-limit-var in the body is thread_limit as given;
- * here omp_get_thread_limit() answers the team's size limit.)
+ * The sizes libomp 14 gives a construct on the host: without num_teams,
+ * nteams-var or else one team; without thread_limit, teams-thread-limit-var
+ * or else the processors shared among the teams; no more teams, nor teams times threads, than processors;
+ * never more threads a team than nthreads-var (even with thread_limit) or
+ * the thread limit.
  */
 static void mockrt_kmpc_teams_size(const mockrt_task_t *enc, unsigned *nteams, unsigned *limit)
 {
   unsigned procs = mockrt_icv.num_procs > 0 ? (unsigned)mockrt_icv.num_procs : 1;
   unsigned max_threads = mockrt_icv.thread_limit > 0 ? (unsigned)mockrt_icv.thread_limit : 1;
-  unsigned n = mockrt_kmpc_pushed_teams > 0 ? (unsigned)mockrt_kmpc_pushed_teams : 1;
+  unsigned n = (unsigned)mockrt_kmpc_pushed_teams;
   unsigned t = (unsigned)mockrt_kmpc_pushed_limit;
+
+  if (n == 0)
+    n = (unsigned)mockrt_kmpc_teams_icv(&mockrt_kmpc_nteams_var, "OMP_NUM_TEAMS");
+  if (n == 0)
+    n = 1;
+  if (t == 0)
+    t = (unsigned)mockrt_kmpc_teams_icv(&mockrt_kmpc_teams_limit_var, "OMP_TEAMS_THREAD_LIMIT");
 
   if (n > procs)
     n = procs;
@@ -97,6 +134,9 @@ static void mockrt_kmpc_body_init(mockrt_team_t *team, void *arg)
 {
   const mockrt_kmpc_league_t *lg = arg;
   team->cg_limit = lg->thread_limit;
+  /* As libomp 14: thread-limit-var is the clause's value, else unchanged. */
+  if (lg->clause_limit)
+    team->cg_thread_limit_var = lg->clause_limit;
 }
 
 /*
@@ -140,7 +180,7 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_league(mockrt_kmpc_micro_t fn, int a
   mockrt_task_t *enc = self->task;
   mockrt_team_t league;
   mockrt_task_t task;
-  mockrt_kmpc_league_t lg = {fn, argc, argv, 1};
+  mockrt_kmpc_league_t lg = {fn, argc, argv, 1, (unsigned)mockrt_kmpc_pushed_limit};
   void *lg_argv[1] = {&lg};
   mockrt_microtask_t micro = {mockrt_kmpc_teams_master, NULL, 1, lg_argv};
   unsigned nteams;
@@ -209,4 +249,26 @@ void mockrt_kmpc_league_pos(unsigned *team_num, unsigned *nteams)
   const mockrt_task_t *t = mockrt_kmpc_league_task();
   *team_num = t ? (unsigned)t->thread_num : 0;
   *nteams = t ? t->team->nthreads : 1;
+}
+
+MOCKRT_EXPORT void omp_set_num_teams(int num_teams)
+{
+  if (num_teams > 0)
+    atomic_store_explicit(&mockrt_kmpc_nteams_var, num_teams, memory_order_relaxed);
+}
+
+MOCKRT_EXPORT int omp_get_max_teams(void)
+{
+  return mockrt_kmpc_teams_icv(&mockrt_kmpc_nteams_var, "OMP_NUM_TEAMS");
+}
+
+MOCKRT_EXPORT void omp_set_teams_thread_limit(int thread_limit)
+{
+  if (thread_limit > 0)
+    atomic_store_explicit(&mockrt_kmpc_teams_limit_var, thread_limit, memory_order_relaxed);
+}
+
+MOCKRT_EXPORT int omp_get_teams_thread_limit(void)
+{
+  return mockrt_kmpc_teams_icv(&mockrt_kmpc_teams_limit_var, "OMP_TEAMS_THREAD_LIMIT");
 }
