@@ -1,6 +1,7 @@
 /*
  * Host teams (OpenMP 5.0, __kmpc_fork_teams): a league of two teams, each
- * with a parallel loop inside and its team number, then distribute.  Two
+ * with a parallel loop inside and its team number, then distribute, a
+ * chunked distribute and a combined distribute parallel loop.  Two
  * teams of one thread each, the sizes libomp 14 forms on any machine with
  * two processors or more (it never forms more teams, nor teams times
  * threads, than processors).  No league of one team: libomp 14 runs it
@@ -13,6 +14,8 @@
 int sink[16];
 int seen[4];
 int dist_team[10];
+int dist_chunk[10];
+int dist_par[10];
 
 int main(void)
 {
@@ -30,10 +33,18 @@ int main(void)
   for (int i = 0; i < 10; i++)
     dist_team[i] = omp_get_team_num();
 
+    /* Chunked distribute, and a combined distribute parallel loop. */
+#pragma omp teams distribute dist_schedule(static, 2) num_teams(2) thread_limit(1)
+  for (int i = 0; i < 10; i++)
+    dist_chunk[i] = omp_get_team_num();
+#pragma omp teams distribute parallel for num_teams(2) thread_limit(1)
+  for (int i = 0; i < 10; i++)
+    dist_par[i] = omp_get_team_num() * 10 + omp_get_num_threads();
+
   int d = 0;
   for (int i = 0; i < 10; i++)
-    d = d * 2 + dist_team[i];
-  printf("teams: %d %d sum %d %d dist %d outside %d %d\n", seen[0], seen[1], sink[7], sink[15], d,
-         omp_get_num_teams(), omp_get_team_num());
+    d = d * 4 + dist_team[i] * 2 + dist_chunk[i];
+  printf("teams: %d %d sum %d %d dist %d %d %d outside %d %d\n", seen[0], seen[1], sink[7],
+         sink[15], d, dist_par[0], dist_par[9], omp_get_num_teams(), omp_get_team_num());
   return 0;
 }
