@@ -234,7 +234,11 @@ static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
 {
   (void)endpoint, (void)wait_id, (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  checker_event_locked(ompt_callback_nest_lock, "nest_lock");
+  thread_rec_t *t = checker_event_locked(ompt_callback_nest_lock, "nest_lock");
+  /* An owner's acquire of its nest lock (libomp 14 sends mutex_acquire
+   * first) ends here, with no mutex_acquired: it waited for nothing. */
+  if (endpoint == ompt_scope_begin)
+    t->acq_pending = false;
   pthread_mutex_unlock(&checker_mu);
 }
 

@@ -504,12 +504,17 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *par, ompt_da
     int s;
     if (ep == ompt_scope_begin) {
       int r = seg_of(par);
+      int league = r >= 0;
       if ((flags & ompt_task_initial) && par && r < 0) {
         /* The initial task's region has no parallel_begin: name it here. */
         r = seg_new("R%u", index);
         par->value = (uint64_t)r + 1;
       }
-      if (flags & ompt_task_initial)
+      if ((flags & ompt_task_initial) && league)
+        /* The initial task of a team of a league (host teams): named
+         * within its league's region, as implicit tasks are. */
+        s = seg_new("%s/I%u", segs[r].key, index);
+      else if (flags & ompt_task_initial)
         s = seg_new("I%u", index);
       else
         s = seg_new("%s/i%u", r < 0 ? "?" : segs[r].key, index);

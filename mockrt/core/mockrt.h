@@ -155,6 +155,12 @@ typedef struct mockrt_team {
   int active_level; /* the same, counting only teams of > 1 */
   mockrt_task_t *encountering;
   int invoker; /* ompt_parallel_invoker_runtime or _program, set at the fork */
+  int kind;    /* MOCKRT_TEAM_*, set at the fork from the thread's fork_kind */
+  /* The threads a team of the teams construct the team is in may have (0:
+   * not in teams), which bounds the regions nested in it, and its
+   * thread_limit clause (0: none), thread-limit-var there; inherited. */
+  unsigned cg_limit;
+  unsigned cg_thread_limit_var;
   /* nthreads-var of the team's implicit tasks, set at the fork: a worker
    * that read it from the encountering task would share that task's cache
    * line with the frame record its thread writes meanwhile (with a tool). */
@@ -170,6 +176,15 @@ typedef struct mockrt_team {
   mockrt_team_tasks_t tasks;       /* explicit tasks (task.c) */
   mockrt_ws_t ws[MOCKRT_WS_SLOTS];
 } mockrt_team_t;
+
+/*
+ * What a team is (host teams, kmpc/teams.c).  A league's threads are the
+ * initial threads of its teams: its events say ompt_parallel_league and
+ * ompt_task_initial.  A team's own region is the one each of them opens to
+ * run the teams body, as libomp 14 does, always on a team of one.  Neither
+ * counts as a nesting level.
+ */
+enum { MOCKRT_TEAM_PARALLEL = 0, MOCKRT_TEAM_LEAGUE = 1, MOCKRT_TEAM_TEAMS_BODY = 2 };
 
 /* Per-thread state; lives in initial-exec TLS so a signal handler can read it. */
 typedef struct mockrt_thread {
@@ -190,6 +205,8 @@ typedef struct mockrt_thread {
    * runs itself (__kmpc_serialized_parallel): as in libomp 14, its fork
    * and join are not overhead; reset by the fork. */
   bool fork_inline;
+  /* The MOCKRT_TEAM_* of the next region this thread forks; reset by the fork. */
+  int fork_kind;
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;

@@ -140,9 +140,12 @@ MOCKRT_EXPORT int omp_get_cancellation(void)
   return mockrt_icv.cancellation;
 }
 
+/* Inside a teams construct with a thread_limit clause, the clause's value. */
 MOCKRT_EXPORT int omp_get_thread_limit(void)
 {
-  mockrt_self();
+  mockrt_task_t *t = mockrt_api_task();
+  if (t && t->team->cg_thread_limit_var)
+    return (int)t->team->cg_thread_limit_var;
   return mockrt_icv.thread_limit;
 }
 

@@ -22,8 +22,12 @@ mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), v
   team->data = data;
   team->micro = NULL;
   team->nthreads = nthreads;
-  team->level = outer->level + 1;
-  team->active_level = outer->active_level + (nthreads > 1);
+  /* A league and a team's own region are no nesting level (host teams). */
+  bool counts = team->kind == MOCKRT_TEAM_PARALLEL;
+  team->level = outer->level + counts;
+  team->active_level = outer->active_level + (counts && nthreads > 1);
+  team->cg_limit = outer->cg_limit;
+  team->cg_thread_limit_var = outer->cg_thread_limit_var;
   team->encountering = enc;
   /* OMP_NUM_THREADS=4,2: the implicit tasks of level 1 ask for 2 threads. */
   team->tasks_nthreads_var = team->level < mockrt_icv.nthreads_levels
@@ -43,6 +47,16 @@ mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), v
   }
 }
 
+/* A region's flags and its implicit tasks' as a tool sees them. */
+static int mockrt_team_flags(const mockrt_team_t *team)
+{
+  return team->kind == MOCKRT_TEAM_LEAGUE ? ompt_parallel_league : ompt_parallel_team;
+}
+static int mockrt_team_task_flags(const mockrt_team_t *team)
+{
+  return team->kind == MOCKRT_TEAM_LEAGUE ? ompt_task_initial : ompt_task_implicit;
+}
+
 /*
  * What a tool sees of fork and join, kept out of line (cold): inline, the
  * code a run without a tool never executes still cost it registers saved
@@ -57,18 +71,21 @@ __attribute__((noinline, cold)) static void mockrt_parallel_begin_seen(mockrt_te
     enc->frame.enter_frame_flags = ompt_frame_runtime;
   if (mockrt_ompt.parallel_begin)
     mockrt_ompt.parallel_begin(&enc->task_data, &enc->frame, &team->parallel_data, want,
-                               team->invoker | ompt_parallel_team, codeptr);
+                               team->invoker | mockrt_team_flags(team), codeptr);
 }
 
 __attribute__((noinline, cold)) static void
 mockrt_parallel_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *enc)
 {
   if (mockrt_ompt.parallel_end && !mockrt_fault(MOCKRT_FAULT_PARALLEL_END_DROPPED))
-    mockrt_ompt.parallel_end(mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH)
-                                 ? &mockrt_fault_stray_data
-                                 : &team->parallel_data,
-                             &enc->task_data, team->invoker | ompt_parallel_team, team->codeptr);
-  mockrt_set_state(self, enc->team->level > 0 ? ompt_state_work_parallel : ompt_state_work_serial);
+    mockrt_ompt.parallel_end(
+        mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH) ? &mockrt_fault_stray_data
+                                                          : &team->parallel_data,
+        &enc->task_data, team->invoker | mockrt_team_flags(team), team->codeptr);
+  /* A league's and a team's tasks are at level 0, inside a team still. */
+  mockrt_set_state(self, enc->team->level > 0 || enc->team->kind != MOCKRT_TEAM_PARALLEL
+                             ? ompt_state_work_parallel
+                             : ompt_state_work_serial);
 }
 
 __attribute__((noinline, cold)) static void mockrt_implicit_begin_seen(mockrt_thread_t *self,
@@ -77,10 +94,11 @@ __attribute__((noinline, cold)) static void mockrt_implicit_begin_seen(mockrt_th
                                                                        int thread_num)
 {
   if (mockrt_ompt.implicit_task)
-    mockrt_ompt.implicit_task(
-        ompt_scope_begin, &team->parallel_data, &task->task_data,
-        team->nthreads + mockrt_fault(MOCKRT_FAULT_TEAM_SIZE_WRONG),
-        mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0 : (unsigned)thread_num, ompt_task_implicit);
+    mockrt_ompt.implicit_task(ompt_scope_begin, &team->parallel_data, &task->task_data,
+                              team->nthreads + mockrt_fault(MOCKRT_FAULT_TEAM_SIZE_WRONG),
+                              mockrt_fault(MOCKRT_FAULT_THREAD_NUM_WRONG) ? 0
+                                                                          : (unsigned)thread_num,
+                              mockrt_team_task_flags(team));
   mockrt_set_state(self, ompt_state_work_parallel);
 }
 
@@ -90,10 +108,12 @@ __attribute__((noinline, cold)) static void mockrt_implicit_end_seen(mockrt_team
   if (mockrt_ompt.implicit_task &&
       !(mockrt_fault(MOCKRT_FAULT_IMPLICIT_TASK_END_DROPPED) && task->thread_num != 0))
     /* As libomp 14: no team (it may be gone by the time a worker ends its
-     * task), and the team's size for the primary thread alone. */
-    mockrt_ompt.implicit_task(ompt_scope_end, NULL, &task->task_data,
-                              task->thread_num == 0 ? team->nthreads : 0,
-                              (unsigned)task->thread_num, ompt_task_implicit);
+     * task), and the team's size for the primary thread alone (not even
+     * that for a league's initial tasks). */
+    mockrt_ompt.implicit_task(
+        ompt_scope_end, NULL, &task->task_data,
+        task->thread_num == 0 && team->kind != MOCKRT_TEAM_LEAGUE ? team->nthreads : 0,
+        (unsigned)task->thread_num, mockrt_team_task_flags(team));
 }
 
 /*
@@ -236,6 +256,8 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
       self->fork_by_runtime ? ompt_parallel_invoker_runtime : ompt_parallel_invoker_program;
   team->inline_serial = self->fork_inline;
   self->fork_by_runtime = self->fork_inline = false;
+  team->kind = self->fork_kind;
+  self->fork_kind = MOCKRT_TEAM_PARALLEL;
   /* As libomp 14: parallel_begin comes in the encountering task's state,
    * then the fork is the runtime's overhead (not a region the program
    * serializes itself). */
@@ -251,7 +273,12 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
    */
   nthreads = 1;
   team->nthreads = 0;
-  if (enc->team->active_level < mockrt_icv.max_active_levels && want > 1)
+  /* Inside a teams construct its thread_limit bounds every team. */
+  if (enc->team->cg_limit && want > enc->team->cg_limit)
+    want = enc->team->cg_limit;
+  /* A team's own region (host teams) is its initial thread alone. */
+  if (enc->team->active_level < mockrt_icv.max_active_levels && want > 1 &&
+      team->kind != MOCKRT_TEAM_TEAMS_BODY)
     nthreads = 1 + mockrt_pool_reserve(team, want - 1);
   mockrt_team_setup(team, enc, fn, data, nthreads, codeptr);
   (init ? init : mockrt_no_init)(team, arg);

@@ -43,12 +43,17 @@ static bool mockrt_kmpc_static_chunked(int32_t sched)
          sched == MOCKRT_KMP_DISTRIBUTE_STATIC_CHUNKED;
 }
 
-/* clang marks the static loop of a sections construct in the ident. */
-#define MOCKRT_IDENT_WORK_SECTIONS 0x400
+/* clang marks the static loop of a sections or distribute construct in the ident. */
+#define MOCKRT_IDENT_WORK_SECTIONS   0x400
+#define MOCKRT_IDENT_WORK_DISTRIBUTE 0x800
 
 static int mockrt_kmpc_wstype(const mockrt_ident_t *loc)
 {
-  return loc && (loc->flags & MOCKRT_IDENT_WORK_SECTIONS) ? ompt_work_sections : ompt_work_loop;
+  if (loc && (loc->flags & MOCKRT_IDENT_WORK_SECTIONS))
+    return ompt_work_sections;
+  if (loc && (loc->flags & MOCKRT_IDENT_WORK_DISTRIBUTE))
+    return ompt_work_distribute;
+  return ompt_work_loop;
 }
 
 /*
@@ -73,9 +78,14 @@ static void mockrt_kmpc_static_events(const mockrt_ident_t *loc, uint64_t trip, 
   }
 }
 
-static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
+/* A distribute loop is shared among the teams of the league, a loop among a team's threads. */
+static void mockrt_kmpc_team_pos(int32_t sched, unsigned *tid, unsigned *nth)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
+  if ((sched & ~MOCKRT_KMP_MODIFIER_MASK) >= MOCKRT_KMP_DISTRIBUTE_STATIC_CHUNKED) {
+    mockrt_kmpc_league_pos(tid, nth);
+    return;
+  }
   *tid = t ? (unsigned)t->thread_num : 0;
   *nth = t ? t->team->nthreads : 1;
 }
@@ -97,7 +107,7 @@ static void mockrt_kmpc_team_pos(unsigned *tid, unsigned *nth)
     UT trip;                                                                                       \
     (void)loc;                                                                                     \
     (void)gtid;                                                                                    \
-    mockrt_kmpc_team_pos(&tid, &nth);                                                              \
+    mockrt_kmpc_team_pos(sched, &tid, &nth);                                                       \
     if (incr == 0 || (incr > 0 ? hi < lo : lo < hi)) {                                             \
       /* No iterations: the bounds stay empty for the compiler's own test. */                      \
       if (plast)                                                                                   \
