@@ -77,6 +77,22 @@ bool mockrt_cancel_point(mockrt_task_t *t, int kind, const void *codeptr)
   return true;
 }
 
+bool mockrt_cancel_settle(mockrt_task_t *t, int kind, const void *codeptr)
+{
+  mockrt_team_t *team = t->team;
+  bool region = atomic_load_explicit(&team->cancelled, memory_order_acquire);
+  bool construct = atomic_load_explicit(&team->ws_cancelled, memory_order_acquire);
+  if (!region && !construct)
+    return false;
+  /* Everyone has read the requests before anyone withdraws them. */
+  mockrt_barrier_wait(t, kind, codeptr);
+  if (region)
+    atomic_store_explicit(&team->cancelled, 0, memory_order_relaxed);
+  if (construct)
+    atomic_store_explicit(&team->ws_cancelled, 0, memory_order_relaxed);
+  return region;
+}
+
 bool mockrt_barrier_wait_cancel(mockrt_task_t *t, int kind, const void *codeptr)
 {
   mockrt_team_t *team = t->team;

@@ -558,6 +558,13 @@ void mockrt_ordered_unit_end(mockrt_task_t *t);
 bool mockrt_cancel(mockrt_task_t *t, int kind, const void *codeptr);
 /* A cancellation point: true (and a detected event) if kind was cancelled. */
 bool mockrt_cancel_point(mockrt_task_t *t, int kind, const void *codeptr);
+/*
+ * After a barrier of the whole team (__kmpc_cancel_barrier, libomp's way):
+ * when a cancellation of the region or of a loop or sections is pending, a
+ * second barrier, then the requests are withdrawn; true if the region was
+ * cancelled.
+ */
+bool mockrt_cancel_settle(mockrt_task_t *t, int kind, const void *codeptr);
 /* A cancellable barrier: true if the region was cancelled. */
 bool mockrt_barrier_wait_cancel(mockrt_task_t *t, int kind, const void *codeptr);
 
@@ -600,6 +607,10 @@ static const mockrt_ompt_cbs_t mockrt_ompt_none;
 void mockrt_ompt_init(void);
 /* Call the tool's finalize once, and stop dispatching. */
 void mockrt_ompt_finalize(void);
+/* The runtime's end (thread.c): pool workers' and the calling initial
+ * thread's end events, then the tool's finalize; once, at exit or at
+ * ompt_finalize_tool. */
+void mockrt_shutdown(void);
 ompt_interface_fn_t mockrt_ompt_lookup(const char *name);
 /* A tool is initialized and not yet finalized (omp_control_tool). */
 bool mockrt_ompt_active(void);

@@ -220,9 +220,10 @@ static uint64_t mockrt_ompt_get_unique_id(void)
   return mockrt_unique_id();
 }
 
+/* As libomp 14: the runtime's end events, then the tool's finalize. */
 static void mockrt_ompt_finalize_tool(void)
 {
-  mockrt_ompt_finalize();
+  mockrt_shutdown();
 }
 
 ompt_interface_fn_t mockrt_ompt_lookup(const char *name)

@@ -236,9 +236,13 @@ static void mockrt_task_switch_in_from(mockrt_thread_t *self, mockrt_xtask_t *x,
                               (ompt_task_status_t)status, &x->task.task_data);
 }
 
-static void mockrt_task_switch_in(mockrt_thread_t *self, mockrt_xtask_t *x, int status)
+void mockrt_task_invoked(mockrt_xtask_t *x)
 {
-  mockrt_task_switch_in_from(self, x, self->task, status);
+  mockrt_task_t *prior = x->switch_prior;
+  if (!prior)
+    return;
+  x->switch_prior = NULL;
+  mockrt_task_switch_in_from(&mockrt_self_tls, x, prior, x->switch_status);
 }
 
 static void mockrt_task_complete(mockrt_xtask_t *x)
@@ -344,7 +348,9 @@ __attribute__((noinline, cold)) static void mockrt_task_run_observed(mockrt_thre
   mockrt_task_t *prior = self->task;
   int state = self->state;
   if (!mockrt_task_cancelled(x)) {
-    mockrt_task_switch_in(self, x, status);
+    /* The switch happens inside the invoke, after its exit frame store. */
+    x->switch_prior = prior;
+    x->switch_status = status;
     x->invoke(x);
   } else if (mockrt_ompt.cancel) {
     /* Discarded as libomp 14 discards it: never switched to, its cancel
@@ -714,13 +720,14 @@ void mockrt_task_group_end(const void *codeptr)
 
   if (!g)
     return; /* an end without a start: the program's bug */
+  if (mockrt_ompt.sync_region_wait)
+    mockrt_ompt.sync_region_wait(ompt_sync_region_taskgroup, ompt_scope_begin,
+                                 &t->team->parallel_data, &t->task_data, codeptr);
+  /* The wait state after the begin event, as for a taskwait. */
   mockrt_set_wait(self,
                   mockrt_fault(MOCKRT_FAULT_TASK_WAIT_STATES_SWAPPED) ? ompt_state_wait_taskwait
                                                                       : ompt_state_wait_taskgroup,
                   g);
-  if (mockrt_ompt.sync_region_wait)
-    mockrt_ompt.sync_region_wait(ompt_sync_region_taskgroup, ompt_scope_begin,
-                                 &t->team->parallel_data, &t->task_data, codeptr);
   mockrt_task_wait(self, mockrt_counter_zero, &g->pending);
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(ompt_sync_region_taskgroup, ompt_scope_end,

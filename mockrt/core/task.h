@@ -37,6 +37,12 @@ typedef struct mockrt_xtask mockrt_xtask_t;
  * runtime function that calls the body), calls it, clears the exit frame.
  */
 typedef void (*mockrt_task_invoke_t)(mockrt_xtask_t *x);
+/*
+ * An invoke calls this once the task's exit frame is stored, before the
+ * body: with a tool, the task becomes current there and its task_schedule
+ * is sent, so that a tool finds the exit frame in place, as on libomp 14.
+ */
+void mockrt_task_invoked(mockrt_xtask_t *x);
 
 struct mockrt_xtask {
   mockrt_task_t task; /* first: a mockrt_task_t * converts back */
@@ -59,6 +65,10 @@ struct mockrt_xtask {
   bool again;       /* the body asked to be called once more (untied parts) */
   size_t data_size; /* bytes of personality data at MOCKRT_XTASK_HDR */
   int priority;     /* scheduling hint, 0 .. max-task-priority */
+  /* A switch to this task that waits for its invoke to store the exit
+   * frame (mockrt_task_invoked): the task it leaves, and the status. */
+  mockrt_task_t *switch_prior;
+  int switch_status;
   /* detach(event): the task completes once its body has ended and the event is fulfilled. */
   bool detachable;
   int event; /* mockrt_event_state, under event_lock */

@@ -47,6 +47,17 @@ mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), v
   }
 }
 
+/*
+ * A region libomp 14 serializes: a team of one, except a parallel region
+ * inside a teams construct, which it forms as a team even when
+ * thread_limit leaves it one thread.
+ */
+static bool mockrt_team_serialized(const mockrt_team_t *team)
+{
+  return team->nthreads == 1 && !(team->kind == MOCKRT_TEAM_PARALLEL && team->encountering &&
+                                  team->encountering->team->kind == MOCKRT_TEAM_TEAMS_BODY);
+}
+
 /* A region's flags and its implicit tasks' as a tool sees them. */
 static int mockrt_team_flags(const mockrt_team_t *team)
 {
@@ -78,10 +89,17 @@ __attribute__((noinline, cold)) static void
 mockrt_parallel_end_seen(mockrt_thread_t *self, mockrt_team_t *team, mockrt_task_t *enc)
 {
   if (mockrt_ompt.parallel_end && !mockrt_fault(MOCKRT_FAULT_PARALLEL_END_DROPPED))
-    mockrt_ompt.parallel_end(
-        mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH) ? &mockrt_fault_stray_data
-                                                          : &team->parallel_data,
-        &enc->task_data, team->invoker | mockrt_team_flags(team), team->codeptr);
+    mockrt_ompt.parallel_end(mockrt_fault(MOCKRT_FAULT_PARALLEL_DATA_MISMATCH)
+                                 ? &mockrt_fault_stray_data
+                                 : &team->parallel_data,
+                             &enc->task_data, team->invoker | mockrt_team_flags(team),
+                             team->inline_serial ? NULL : team->codeptr);
+  /* A serialized region's implicit task was current until here (mockrt_implicit_end). */
+  if (mockrt_team_serialized(team)) {
+    atomic_signal_fence(memory_order_seq_cst);
+    self->task = enc;
+    atomic_signal_fence(memory_order_seq_cst);
+  }
   /* A league's and a team's tasks are at level 0, inside a team still. */
   mockrt_set_state(self, enc->team->level > 0 || enc->team->kind != MOCKRT_TEAM_PARALLEL
                              ? ompt_state_work_parallel
@@ -198,9 +216,14 @@ mockrt_implicit_end(mockrt_team_t *team, mockrt_task_t *task, int after_state,
     mockrt_barrier_wait_plain(task, ompt_sync_region_barrier_implicit, team->codeptr);
   if (tool)
     mockrt_implicit_end_seen(team, task);
-  atomic_signal_fence(memory_order_seq_cst);
-  self->task = after_task;
-  atomic_signal_fence(memory_order_seq_cst);
+  /* A serialized region's implicit task stays current until its
+   * parallel_end (mockrt_parallel_end_seen), where libomp 14 still
+   * answers from inside it. */
+  if (!(tool && mockrt_team_serialized(team) && after_task)) {
+    atomic_signal_fence(memory_order_seq_cst);
+    self->task = after_task;
+    atomic_signal_fence(memory_order_seq_cst);
+  }
   /* A team of one leaves the primary thread in its body's state until
    * parallel_end (libomp 14). */
   if (tool && (team->nthreads > 1 || !after_task))

@@ -49,9 +49,11 @@ static void mockrt_initial_thread_exit(void *arg)
 /*
  * At exit the idle workers are stopped first (thread_end each), then the
  * exiting thread ends its initial task, and the tool is finalized last so it
- * has seen every end event when it writes its results.
+ * has seen every end event when it writes its results.  ompt_finalize_tool
+ * does the same, as libomp 14 tears itself down there; a region after it
+ * starts new workers, and no tool sees them.
  */
-static void mockrt_shutdown(void)
+void mockrt_shutdown(void)
 {
   if (atomic_exchange(&mockrt_shut_down, 1))
     return;

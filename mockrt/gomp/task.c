@@ -37,6 +37,7 @@ enum {
 static MOCKRT_NOINLINE void mockrt_gomp_task_invoke(mockrt_xtask_t *x)
 {
   mockrt_frame_exit(&x->task, __builtin_dwarf_cfa());
+  mockrt_task_invoked(x);
   ((void (*)(void *))x->fn)(x->arg);
   mockrt_frame_unexit(&x->task);
 }
@@ -44,6 +45,7 @@ static MOCKRT_NOINLINE void mockrt_gomp_task_invoke(mockrt_xtask_t *x)
 /* Without a tool there is no exit frame to keep. */
 static void mockrt_gomp_task_invoke_plain(mockrt_xtask_t *x)
 {
+  mockrt_task_invoked(x);
   ((void (*)(void *))x->fn)(x->arg);
 }
 

@@ -12,6 +12,7 @@ MOCKRT_NOINLINE void mockrt_kmpc_task_invoke(mockrt_xtask_t *x)
   int32_t gtid = mockrt_self_tls.gtid;
   mockrt_frame_exit_ex(&x->task, __builtin_frame_address(0),
                        ompt_frame_runtime | ompt_frame_framepointer);
+  mockrt_task_invoked(x);
   /* An untied task's routine may ask to run its next part (kmpc/task.c). */
   do {
     x->again = false;

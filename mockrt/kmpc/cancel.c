@@ -53,15 +53,26 @@ MOCKRT_EXPORT int32_t __kmpc_cancellationpoint(mockrt_ident_t *loc, int32_t gtid
   return cancelled;
 }
 
-/* clang marks a barrier the program asked for; all others are implicit. */
+/*
+ * The barrier clang calls in regions with cancel constructs, as libomp 14
+ * has it: the team's barrier (a call from inside the runtime: its events'
+ * codeptr_ra is the runtime's), then, while a cancellation of the region,
+ * a loop or sections is pending, a second one, after which every thread has
+ * seen it and the request is withdrawn; true for a cancelled region.  Every
+ * thread of a cancelled region comes to one at the region's end, so the
+ * team's barrier counts stay exact; no cancel events here.  clang marks a
+ * barrier the program asked for; all others are implicit.
+ */
 MOCKRT_EXPORT int32_t __kmpc_cancel_barrier(mockrt_ident_t *loc, int32_t gtid)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   int kind = loc && (loc->flags & MOCKRT_IDENT_BARRIER_EXPL) ? ompt_sync_region_barrier_explicit
                                                              : ompt_sync_region_barrier_implicit;
+  const void *inside = (const void *)(uintptr_t)__kmpc_cancel_barrier;
   (void)gtid;
   mockrt_frame_enter(t, MOCKRT_ENTRY_FRAME());
-  bool cancelled = mockrt_barrier_wait_cancel(t, kind, __builtin_return_address(0));
+  mockrt_barrier_wait(t, kind, inside);
+  bool cancelled = mockrt_icv.cancellation && mockrt_cancel_settle(t, kind, inside);
   mockrt_frame_leave(t);
   return cancelled;
 }

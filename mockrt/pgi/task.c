@@ -16,6 +16,7 @@ static MOCKRT_NOINLINE void mockrt_pgi_task_body(int32_t *gtid, int32_t *btid, m
   (void)btid;
   mockrt_frame_exit_ex(&x->task, __builtin_frame_address(0),
                        ompt_frame_runtime | ompt_frame_framepointer);
+  mockrt_task_invoked(x);
   /* An untied task's routine may ask to run its next part (kmpc/task.c). */
   do {
     x->again = false;
