@@ -207,6 +207,9 @@ typedef struct mockrt_thread {
   bool fork_inline;
   /* The MOCKRT_TEAM_* of the next region this thread forks; reset by the fork. */
   int fork_kind;
+  /* The thread has a place: a worker from its start, an initial thread
+   * from its first fork (libomp 14 binds it there). */
+  bool place_bound;
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
@@ -477,6 +480,8 @@ unsigned mockrt_pool_reserve(mockrt_team_t *team, unsigned want);
 void mockrt_pool_start(mockrt_team_t *team);
 /* Stop and join the idle workers (at process exit). */
 void mockrt_pool_shutdown(void);
+/* An initial thread ends: the workers of its hot team are free for others. */
+void mockrt_pool_release_root(const mockrt_thread_t *root);
 
 /* ---- barriers (barrier.c) ---- */
 void mockrt_barrier_init(mockrt_barrier_t *b, unsigned n);

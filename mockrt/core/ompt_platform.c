@@ -5,9 +5,9 @@
  * up after the tool's initialize, so while initialize runs there are none
  * (no places, place -1, no processor, 0 processors); from then on the
  * whole machine is one place, 0, which every thread's partition holds.
- * Threads are put in it at the first fork: until then (the initial task's
- * begin) the initial thread has no place (-1) and an empty partition.  Async-signal-safe: flags and
- * the thread's own processor.
+ * A worker is in it from its start, an initial thread from its first fork:
+ * until then (its initial task's begin) it has no place (-1) and an empty
+ * partition.  Async-signal-safe: flags and the thread's own processor.
  */
 #define _GNU_SOURCE
 #include "mockrt.h"
@@ -29,6 +29,14 @@ void mockrt_ompt_places_bound(void)
 {
   if (!atomic_load_explicit(&mockrt_places_bound, memory_order_relaxed))
     atomic_store_explicit(&mockrt_places_bound, 1, memory_order_release);
+  mockrt_self_tls.place_bound = true;
+}
+
+/* Whether the calling thread has a place yet (an initial thread: its first
+ * fork; a thread the runtime does not know has none). */
+static bool mockrt_ompt_thread_placed(void)
+{
+  return mockrt_self_tls.place_bound;
 }
 
 bool mockrt_ompt_forked_once(void)
@@ -64,12 +72,12 @@ int mockrt_ompt_get_place_proc_ids(int place_num, int ids_size, int *ids)
 
 int mockrt_ompt_get_place_num(void)
 {
-  return mockrt_places_known() && mockrt_ompt_forked_once() ? 0 : -1;
+  return mockrt_places_known() && mockrt_ompt_thread_placed() ? 0 : -1;
 }
 
 int mockrt_ompt_get_partition_place_nums(int place_nums_size, int *place_nums)
 {
-  if (!mockrt_places_known() || !mockrt_ompt_forked_once())
+  if (!mockrt_places_known() || !mockrt_ompt_thread_placed())
     return 0;
   if (place_nums_size >= 1 && place_nums)
     place_nums[0] = 0;

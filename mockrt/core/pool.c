@@ -22,6 +22,9 @@ typedef struct mockrt_worker {
   int thread_num;
   bool busy; /* protected by mockrt_pool_lock */
   bool shutdown;
+  /* The initial thread whose outermost team it belongs to (its hot team),
+   * or NULL: free for any team (protected by mockrt_pool_lock). */
+  const mockrt_thread_t *root;
 } mockrt_worker_t;
 
 static pthread_mutex_t mockrt_pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -118,9 +121,37 @@ static void *mockrt_worker_main(void *arg)
   return NULL;
 }
 
+/*
+ * Workers are kept per initial thread, as libomp 14 keeps each root
+ * thread's hot team (and libgomp each initial thread's pool): an
+ * outermost team takes its own initial thread's workers first, then free
+ * ones, and owns them until its next outermost team needs fewer or the
+ * thread ends; a nested team takes free workers only.  So a program's two
+ * threads that each start OpenMP do not share workers while both live.
+ */
+static bool mockrt_pool_may_take(const mockrt_worker_t *w, const mockrt_thread_t *root, int pass)
+{
+  if (w->busy)
+    return false;
+  return pass == 0 ? root && w->root == root : !w->root;
+}
+
+void mockrt_pool_release_root(const mockrt_thread_t *root)
+{
+  pthread_mutex_lock(&mockrt_pool_lock);
+  for (int i = 0; i < mockrt_nworkers; i++)
+    if (mockrt_workers[i]->root == root)
+      mockrt_workers[i]->root = NULL;
+  pthread_mutex_unlock(&mockrt_pool_lock);
+}
+
 unsigned mockrt_pool_reserve(mockrt_team_t *team, unsigned want)
 {
   unsigned got = 0;
+  const mockrt_thread_t *self = &mockrt_self_tls;
+  /* An outermost team: its initial thread's hot team. */
+  const mockrt_thread_t *root =
+      self->kind == ompt_thread_initial && self->task && self->task->team->level == 0 ? self : NULL;
   pthread_mutex_lock(&mockrt_pool_lock);
   /* OMP_THREAD_LIMIT bounds every thread at once, nested teams' included,
    * as in libgomp: a team gets only the workers the limit has room for. */
@@ -128,20 +159,28 @@ unsigned mockrt_pool_reserve(mockrt_team_t *team, unsigned want)
   unsigned room = limit > 1 + mockrt_busy_workers ? limit - 1 - mockrt_busy_workers : 0;
   if (want > room)
     want = room;
-  for (int i = 0; i < mockrt_nworkers && got < want; i++) {
-    mockrt_worker_t *w = mockrt_workers[i];
-    if (w->busy)
-      continue;
-    w->busy = true;
-    w->team = team;
-    w->thread_num = (int)++got;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < mockrt_nworkers && got < want; i++) {
+      mockrt_worker_t *w = mockrt_workers[i];
+      if (!mockrt_pool_may_take(w, root, pass))
+        continue;
+      w->busy = true;
+      w->team = team;
+      w->root = root;
+      w->thread_num = (int)++got;
+    }
   }
+  /* The hot team is the team it now has: workers it no longer needs are free. */
+  for (int i = 0; root && i < mockrt_nworkers; i++)
+    if (mockrt_workers[i]->root == root && !mockrt_workers[i]->busy)
+      mockrt_workers[i]->root = NULL;
   while (got < want && mockrt_nworkers < MOCKRT_MAX_THREADS) {
     mockrt_worker_t *w = calloc(1, sizeof *w);
     if (!w)
       break;
     w->busy = true;
     w->team = team;
+    w->root = root;
     w->thread_num = (int)got + 1;
     if (pthread_create(&w->tid, NULL, mockrt_worker_main, w) != 0) {
       free(w);

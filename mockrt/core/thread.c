@@ -43,6 +43,7 @@ static void mockrt_initial_thread_exit(void *arg)
   if (self && self->kind == ompt_thread_initial && !atomic_load(&mockrt_shut_down)) {
     mockrt_end_initial(self);
     mockrt_set_state(self, ompt_state_undefined);
+    mockrt_pool_release_root(self);
   }
 }
 
@@ -135,6 +136,7 @@ mockrt_thread_t *mockrt_thread_attach_worker(void)
   self->gtid = atomic_fetch_add(&mockrt_next_gtid, 1);
   atomic_signal_fence(memory_order_seq_cst);
   self->kind = ompt_thread_worker;
+  self->place_bound = true;
   self->no_tool = !MOCKRT_OMPT_ON;
   if (mockrt_ompt.thread_begin && !mockrt_fault(MOCKRT_FAULT_THREAD_BEGIN_DROPPED))
     mockrt_ompt.thread_begin(ompt_thread_worker, &self->thread_data);
