@@ -204,17 +204,44 @@ static bool judge_locked(target_t *x, int what, const void *object, int state, o
   return true;
 }
 
-/* The critical's mutex_acquire names its lock, the address of its name. */
+/*
+ * A critical region's mutex_acquire names one lock: the same wait id on
+ * every thread and at every entry, and another one than any other critical
+ * region's (libomp 14 names an object it allocates for the critical, the
+ * mocks too; what it is is the runtime's choice).
+ */
+#define MAX_CRITICALS 64
+static struct {
+  const void *object;
+  ompt_wait_id_t id;
+} critical_ids[MAX_CRITICALS];
+static int n_critical_ids;
+
 static void check_critical_id_locked(target_t *ts, int n, const void *object)
 {
   for (int i = 0; i < n; i++) {
     const thread_rec_t *t = &checker_threads[ts[i].index];
-    if (ts[i].started && t->acq_pending)
-      EXPECT(CHK_CRITICAL_WAIT_ID, t->acq_id == (ompt_wait_id_t)(uintptr_t)object,
-             "thread #%d "
-             "blocked entering a critical region: mutex_acquire named 0x%llx, the critical's "
-             "name is at %p",
-             t->index, (unsigned long long)t->acq_id, object);
+    if (!ts[i].started || !t->acq_pending)
+      continue;
+    int k = 0;
+    while (k < n_critical_ids && critical_ids[k].object != object)
+      k++;
+    if (k == n_critical_ids && k < MAX_CRITICALS) {
+      critical_ids[k].object = object;
+      critical_ids[k].id = t->acq_id;
+      n_critical_ids++;
+    }
+    if (k == MAX_CRITICALS)
+      continue;
+    EXPECT(CHK_CRITICAL_WAIT_ID, t->acq_id == critical_ids[k].id,
+           "thread #%d blocked entering the critical region named at %p: mutex_acquire named "
+           "0x%llx, another entry 0x%llx",
+           t->index, object, (unsigned long long)t->acq_id, (unsigned long long)critical_ids[k].id);
+    for (int j = 0; j < n_critical_ids; j++)
+      if (j != k)
+        EXPECT(CHK_CRITICAL_WAIT_ID, critical_ids[j].id != critical_ids[k].id,
+               "the critical regions named at %p and %p have the same wait id 0x%llx", object,
+               critical_ids[j].object, (unsigned long long)critical_ids[k].id);
   }
 }
 

@@ -267,6 +267,9 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
   mockrt_task_t *enc = self->task;
   unsigned want = requested ? requested : (unsigned)enc->nthreads_var;
   unsigned nthreads;
+  /* parallel_begin names the size asked for, before the thread limit cuts
+   * it, as libomp 14 does. */
+  unsigned asked = want < 1 ? 1 : want;
 
   if (want > (unsigned)mockrt_icv.thread_limit)
     want = (unsigned)mockrt_icv.thread_limit;
@@ -285,7 +288,7 @@ mockrt_fork_body(mockrt_team_t *team, mockrt_task_t *master_task, void (*fn)(voi
    * then the fork is the runtime's overhead (not a region the program
    * serializes itself). */
   if (tool)
-    mockrt_parallel_begin_seen(team, enc, want, codeptr);
+    mockrt_parallel_begin_seen(team, enc, asked, codeptr);
   if (tool && !team->inline_serial && !mockrt_fault(MOCKRT_FAULT_OVERHEAD_STATE_MISSING))
     mockrt_set_state(self, ompt_state_overhead);
   /*

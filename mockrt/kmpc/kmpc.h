@@ -48,11 +48,19 @@ void mockrt_kmpc_task_invoke(struct mockrt_xtask *x);
 /* The calling task's team number and the number of teams (1 outside teams; teams.c). */
 void mockrt_kmpc_league_pos(unsigned *team_num, unsigned *nteams);
 
-/* The lock word inside a critical name or a pointer-sized omp_lock_t. */
+/* The lock word inside a pointer-sized omp_lock_t. */
 static inline atomic_int *mockrt_kmpc_word(void *p)
 {
   return (atomic_int *)p;
 }
+
+/*
+ * A critical section's lock word, as libomp 14 keeps it: in an object of
+ * its own, made at the critical's first use and never freed, whose address
+ * its mutex events name as wait id; the name's second pointer-sized word
+ * points to it (sync.c).
+ */
+atomic_int *mockrt_kmpc_critical_word(mockrt_critical_name_t *crit);
 
 /* The current task; an unattached thread becomes an initial thread first. */
 static inline mockrt_task_t *mockrt_kmpc_task(void)

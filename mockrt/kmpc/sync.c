@@ -8,6 +8,8 @@
 #include "kmpc.h"
 #include "../core/fault.h"
 
+#include <stdlib.h>
+
 /* clang marks a barrier the program asked for; all others are implicit. */
 static int mockrt_kmpc_barrier_kind(const mockrt_ident_t *loc)
 {
@@ -24,13 +26,31 @@ MOCKRT_EXPORT void __kmpc_barrier(mockrt_ident_t *loc, int32_t gtid)
   mockrt_frame_leave(t);
 }
 
-/* The first four bytes of the zeroed kmp_critical_name are the lock word. */
+atomic_int *mockrt_kmpc_critical_word(mockrt_critical_name_t *crit)
+{
+  _Atomic(atomic_int *) *slot = (_Atomic(atomic_int *) *)((char *)*crit + sizeof(void *));
+  atomic_int *w = atomic_load_explicit(slot, memory_order_acquire);
+  if (w)
+    return w;
+  atomic_int *fresh = calloc(1, 64);
+  if (!fresh)
+    abort();
+  atomic_init(fresh, 0);
+  atomic_int *expected = NULL;
+  if (atomic_compare_exchange_strong_explicit(slot, &expected, fresh, memory_order_acq_rel,
+                                              memory_order_acquire))
+    return fresh;
+  free(fresh);
+  return expected;
+}
+
+/* The zeroed kmp_critical_name holds a pointer to the critical's lock. */
 MOCKRT_EXPORT void __kmpc_critical(mockrt_ident_t *loc, int32_t gtid, mockrt_critical_name_t *crit)
 {
   (void)loc;
   (void)gtid;
-  mockrt_mutex_acquire(mockrt_kmpc_word(crit), ompt_mutex_critical, ompt_state_wait_critical,
-                       __builtin_return_address(0));
+  mockrt_mutex_acquire(mockrt_kmpc_critical_word(crit), ompt_mutex_critical,
+                       ompt_state_wait_critical, __builtin_return_address(0));
 }
 
 /* Hints choose a lock implementation; this runtime has one. */
@@ -40,8 +60,8 @@ MOCKRT_EXPORT void __kmpc_critical_with_hint(mockrt_ident_t *loc, int32_t gtid,
   (void)loc;
   (void)gtid;
   (void)hint;
-  mockrt_mutex_acquire(mockrt_kmpc_word(crit), ompt_mutex_critical, ompt_state_wait_critical,
-                       __builtin_return_address(0));
+  mockrt_mutex_acquire(mockrt_kmpc_critical_word(crit), ompt_mutex_critical,
+                       ompt_state_wait_critical, __builtin_return_address(0));
 }
 
 MOCKRT_EXPORT void __kmpc_end_critical(mockrt_ident_t *loc, int32_t gtid,
@@ -52,7 +72,7 @@ MOCKRT_EXPORT void __kmpc_end_critical(mockrt_ident_t *loc, int32_t gtid,
   /* libomp 14 reads the code address kept for thread 0, whoever releases:
    * only the initial thread's release names its call, the others' NULL. */
   const void *ra = mockrt_self()->gtid == 0 ? __builtin_return_address(0) : NULL;
-  mockrt_mutex_release(mockrt_kmpc_word(crit), ompt_mutex_critical, ra);
+  mockrt_mutex_release(mockrt_kmpc_critical_word(crit), ompt_mutex_critical, ra);
 }
 
 /*
@@ -163,7 +183,8 @@ static int32_t mockrt_kmpc_reduce_begin(const mockrt_ident_t *loc, mockrt_critic
     mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_begin, &t->team->parallel_data,
                           &t->task_data, ra);
   if (method == MOCKRT_REDUCE_CRITICAL)
-    mockrt_mutex_acquire(mockrt_kmpc_word(lck), ompt_mutex_critical, ompt_state_wait_critical, ra);
+    mockrt_mutex_acquire(mockrt_kmpc_critical_word(lck), ompt_mutex_critical,
+                         ompt_state_wait_critical, ra);
   mockrt_set_state(mockrt_self(), ompt_state_work_reduction);
   mockrt_frame_leave(t);
   return 1;
@@ -179,7 +200,7 @@ static void mockrt_kmpc_reduce_end(mockrt_critical_name_t *lck, bool wait,
   if (method != MOCKRT_REDUCE_ATOMIC) {
     mockrt_set_state(mockrt_self(), ompt_state_work_parallel);
     if (method == MOCKRT_REDUCE_CRITICAL)
-      mockrt_mutex_release(mockrt_kmpc_word(lck), ompt_mutex_critical, ra);
+      mockrt_mutex_release(mockrt_kmpc_critical_word(lck), ompt_mutex_critical, ra);
     if (mockrt_ompt.reduction)
       mockrt_ompt.reduction(ompt_sync_region_reduction, ompt_scope_end, &t->team->parallel_data,
                             &t->task_data, ra);

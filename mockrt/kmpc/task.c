@@ -342,7 +342,10 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
     ntasks = 1;
   if (!nogroup)
     mockrt_task_group_begin(ra);
-  mockrt_task_taskloop_event(enc, ompt_scope_begin, tc, ra);
+  /* libomp 14 names its own code as the taskloop's begin and end and its
+   * tasks' creation (the address it kept is used up by then). */
+  const void *inside = (const void *)(uintptr_t)__kmpc_taskloop;
+  mockrt_task_taskloop_event(enc, ompt_scope_begin, tc, inside);
   uint64_t base = tc / ntasks, rem = tc % ntasks, s = lower;
   void *entry_frame = MOCKRT_ENTRY_FRAME();
   for (uint64_t i = 0; tc > 0 && i < ntasks; i++) {
@@ -353,11 +356,11 @@ MOCKRT_EXPORT void __kmpc_taskloop(mockrt_ident_t *loc, int32_t gtid, void *task
     *(uint64_t *)((char *)x->arg + lb_off) = s;
     *(uint64_t *)((char *)x->arg + ub_off) = e;
     mockrt_frame_enter(enc, entry_frame);
-    mockrt_task_submit(x, NULL, 0, ra);
+    mockrt_task_submit(x, NULL, 0, inside);
     mockrt_frame_leave(enc);
     s = e + (uint64_t)st;
   }
-  mockrt_task_taskloop_event(enc, ompt_scope_end, tc, ra);
+  mockrt_task_taskloop_event(enc, ompt_scope_end, tc, inside);
   if (!nogroup)
     mockrt_task_group_end(ra);
   /* The pattern never ran and no tool saw it. */
