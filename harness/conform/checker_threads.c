@@ -16,6 +16,12 @@
  * barrier, is where the runtime reports state overhead, if it does (a
  * region's begin comes in the encountering task's state on libomp 14, and
  * a team of one keeps its body's state to its end).
+ *
+ * An initial task whose implicit_task names a region that began belongs
+ * to a league (host teams): the region must be flagged a league, and a
+ * teams body's omp_get_team_num() and omp_get_num_teams() must be that
+ * task's index and actual_parallelism.  At finalize every thread that
+ * began must have ended, and no thread's initial task be open.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,7 +308,8 @@ void checker_thread_final_checks_locked(void)
            t->index, t->nwork, t->work[0]);
     EXPECT(CHK_MASKED_PAIRED, t->nmasked == 0, "thread #%d: %d masked regions never ended",
            t->index, t->nmasked);
-    /* The initial thread's implicit task is still open at finalize. */
+    /* The initial thread's implicit task may still be open at finalize
+     * (ends_before_finalize asks for its end where knit's contract holds). */
     int open = t->nimp - (t->nimp > 0 && t->imp[0].key == 0);
     EXPECT(CHK_IMPLICIT_TASK_CLOSED, open <= 0,
            "thread #%d: %d implicit tasks never ended "
