@@ -52,6 +52,21 @@ void knit_ompt_checker_probe(const void *local, const void *ra, int thread_num, 
  */
 void knit_ompt_checker_task_probe(const void *local);
 
+/*
+ * Called from an explicit task's body: firstprivate is the address of the
+ * task's firstprivate variable, of size bytes.  The checker asks
+ * ompt_get_task_memory for block 0, which must hold all of it.
+ */
+void knit_ompt_checker_task_memory(const void *firstprivate, unsigned long size);
+
+/*
+ * Called from a teams construct's body (host teams, __kmpc_* ABI only):
+ * team_num and num_teams are what omp_get_team_num() and
+ * omp_get_num_teams() said.  The checker compares them with the initial
+ * task of the league that began on this thread.
+ */
+void knit_ompt_checker_teams_probe(int team_num, int num_teams);
+
 /* Called before omp_init_lock(lock): the lock's address is its wait id. */
 void knit_ompt_checker_lock(const void *lock);
 

@@ -63,6 +63,13 @@ static const char *verdict_of(check_id id, char *buf, size_t len, const char **e
     snprintf(buf, len, "set_callback answered never for the callback this check needs (%d)", cb);
     return VERDICT_UNSUPPORTED;
   }
+  if (strcmp(checker_abi, "gomp") == 0 &&
+      (id == CHK_LEAGUE_FLAGS || id == CHK_TEAM_NUM || id == CHK_TASK_MEMORY)) {
+    snprintf(buf, len, "only the __kmpc_* programs run %s: not exercised under the GOMP ABI",
+             id == CHK_TASK_MEMORY ? "the task that asks ompt_get_task_memory"
+                                   : "a teams construct");
+    return VERDICT_UNOBSERVABLE;
+  }
   snprintf(buf, len, "nothing this check needs happened in this program");
   return VERDICT_UNOBSERVABLE;
 }

@@ -27,6 +27,7 @@ static void report_and_exit_locked(void)
   EXPECT(CHK_FINALIZE_ONCE, checker_n_finalize == 1, "finalize was called %d times",
          checker_n_finalize);
   checker_held(CHK_FINALIZE_CALLED);
+  checker_ends_before_finalize_locked();
   checker_thread_final_checks_locked();
   checker_task_final_checks_locked();
   checker_sync_final_checks_locked();
@@ -69,6 +70,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
   checker_get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
   checker_get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
   checker_get_unique_id = (ompt_get_unique_id_t)lookup("ompt_get_unique_id");
+  checker_get_task_memory = (ompt_get_task_memory_t)lookup("ompt_get_task_memory");
   if (!checker_set_callback || !checker_get_state || !checker_get_task_info ||
       !checker_get_parallel_info || !checker_get_unique_id) {
     pthread_mutex_lock(&checker_mu);

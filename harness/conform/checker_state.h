@@ -68,8 +68,9 @@ typedef struct thread_rec {
   int npar;
   struct {
     ompt_data_t *td;
-    uint64_t value; /* what we stored in *td at begin */
-    uint64_t key;   /* the region's key; 0 for an initial task */
+    uint64_t value;  /* what we stored in *td at begin */
+    uint64_t key;    /* the region's key; 0 for an initial task */
+    uint64_t league; /* an initial task of a league: the league's key, else 0 */
     unsigned index, size;
   } imp[MAX_OPEN];
   int nimp;
@@ -96,6 +97,7 @@ typedef struct region_rec {
   unsigned actual;     /* actual_parallelism its first implicit task said */
   unsigned begins;     /* implicit tasks that began in it */
   uint64_t indices[4]; /* thread_num bits seen (up to 256) */
+  int flags;           /* parallel_begin's flags (ompt_parallel_flag_t) */
 } region_rec_t;
 
 extern pthread_mutex_t checker_mu;
@@ -113,6 +115,7 @@ extern ompt_get_state_t checker_get_state;
 extern ompt_get_task_info_t checker_get_task_info;
 extern ompt_get_parallel_info_t checker_get_parallel_info;
 extern ompt_get_unique_id_t checker_get_unique_id;
+extern ompt_get_task_memory_t checker_get_task_memory; /* NULL if lookup has none */
 
 extern check_rec_t checker_checks[CHK_COUNT];
 extern thread_rec_t checker_threads[MAX_THREADS];
@@ -170,6 +173,8 @@ void checker_register_other_callbacks(void);  /* checker_callbacks.c */
 
 /* Final checks that need the whole run, per concern. */
 void checker_thread_final_checks_locked(void);
+/* At finalize: the runtime's end events came first (checker_threads.c). */
+void checker_ends_before_finalize_locked(void);
 void checker_task_final_checks_locked(void);
 void checker_sync_final_checks_locked(void);
 

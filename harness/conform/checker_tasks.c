@@ -293,3 +293,22 @@ void checker_register_task_callbacks(void)
   REGISTER(ompt_callback_dependences, on_dependences);
   REGISTER(ompt_callback_task_dependence, on_task_dependence);
 }
+
+/* From a task's body: block 0 of the task's memory holds its firstprivate variable. */
+EXPORT void knit_ompt_checker_task_memory(const void *firstprivate, unsigned long size)
+{
+  if (!checker_get_task_memory)
+    return; /* no tool session, or the runtime has no such entry point */
+  void *addr = NULL;
+  size_t len = 0;
+  int more = checker_get_task_memory(&addr, &len, 0);
+  const char *lo = addr, *fp = firstprivate;
+  bool holds = lo && fp >= lo && fp + size <= lo + len;
+  pthread_mutex_lock(&checker_mu);
+  thread_rec_t *t = checker_me_locked();
+  EXPECT(CHK_TASK_MEMORY, holds,
+         "thread #%d in a task body: ompt_get_task_memory(block 0) answered %d with %zu bytes at "
+         "%p; the task's firstprivate is %lu bytes at %p",
+         t->index, more, len, addr, size, firstprivate);
+  pthread_mutex_unlock(&checker_mu);
+}

@@ -16,12 +16,21 @@
  * barrier, is where the runtime reports state overhead, if it does (a
  * region's begin comes in the encountering task's state on libomp 14, and
  * a team of one keeps its body's state to its end).
+ *
+ * An initial task whose implicit_task names a region that began belongs
+ * to a league (host teams): the region must be flagged a league, and a
+ * teams body's omp_get_team_num() and omp_get_num_teams() must be that
+ * task's index and actual_parallelism.  At finalize every thread that
+ * began must have ended, and no thread's initial task be open.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checker.h"
 #include "checker_state.h"
+
+#define EXPORT __attribute__((visibility("default")))
 
 #define MAX_IMPLICIT 8192
 
@@ -76,15 +85,22 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
                               ompt_data_t *parallel_data, unsigned int requested, int flags,
                               const void *codeptr)
 {
-  (void)requested, (void)flags, (void)codeptr;
+  (void)requested, (void)codeptr;
   pthread_mutex_lock(&checker_mu);
   thread_rec_t *t = checker_event_locked(ompt_callback_parallel_begin, "parallel_begin");
   bool have = enc_frame && enc_frame->enter_frame.ptr;
-  EXPECT(CHK_ENTER_FRAME_AT_FORK, have,
-         "parallel_begin on thread #%d: encountering task's "
-         "enter frame is NULL",
-         t->index);
-  if (have)
+  /* The region of a teams body is forked by the runtime itself, from an
+   * initial task of the league that never ran code of the program: no
+   * frame of the program's is there to mark. */
+  int open = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
+  bool by_runtime = open >= 0 && t->imp[open].league && enc_task_data &&
+                    enc_task_data->value == t->imp[open].value;
+  if (!by_runtime)
+    EXPECT(CHK_ENTER_FRAME_AT_FORK, have,
+           "parallel_begin on thread #%d: encountering task's "
+           "enter frame is NULL",
+           t->index);
+  if (have && !by_runtime)
     EXPECT(CHK_ENTER_FRAME_FLAGS, checker_frame_flags_valid(enc_frame->enter_frame_flags),
            "parallel_begin on thread #%d: enter frame %p has flags 0x%x (neither cfa nor "
            "framepointer)",
@@ -94,6 +110,7 @@ static void on_parallel_begin(ompt_data_t *enc_task_data, const ompt_frame_t *en
   if (key <= MAX_REGIONS) {
     int top = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
     region_rec_t *r = &checker_regions[key - 1];
+    r->flags = flags;
     r->enc_value = enc_task_data ? enc_task_data->value : 0;
     /* The encountering task is the thread's innermost implicit task, or an explicit one. */
     if (!checker_implicit_key_locked(r->enc_value, &r->outer_key))
@@ -158,11 +175,35 @@ static void region_begin_locked(thread_rec_t *t, region_rec_t *r, uint64_t key, 
   }
 }
 
+/*
+ * An initial task that names a region that began is one of a league's (a
+ * teams construct's): that region must be flagged a league, and the task's
+ * index is its team number, below the number of teams.  Returns the
+ * league's key, or 0 for the initial task of a thread.
+ */
+static uint64_t league_of_locked(const thread_rec_t *t, const ompt_data_t *parallel_data,
+                                 unsigned actual, unsigned index)
+{
+  uint64_t key = parallel_data ? parallel_data->value : 0;
+  if (key == 0 || key > checker_n_regions || key > MAX_REGIONS)
+    return 0;
+  int flags = checker_regions[key - 1].flags;
+  EXPECT(CHK_LEAGUE_FLAGS,
+         (flags & ompt_parallel_league) && !(flags & ompt_parallel_team) && index < actual,
+         "thread #%d: an initial task (team %u of %u) names region %llu, whose parallel_begin "
+         "has flags 0x%x (%s)",
+         t->index, index, actual, (unsigned long long)key, flags,
+         flags & ompt_parallel_league ? "league" : "not ompt_parallel_league");
+  return key;
+}
+
 static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
                                   ompt_data_t *task_data, unsigned actual, unsigned index,
                                   int flags)
 {
-  uint64_t key = 0;
+  uint64_t key = 0, league = 0;
+  if (flags & ompt_task_initial)
+    league = league_of_locked(t, parallel_data, actual, index);
   task_data->value = checker_get_unique_id();
   checker_note_id_locked(task_data->value);
   t->ran_task = true;
@@ -186,6 +227,7 @@ static void implicit_begin_locked(thread_rec_t *t, ompt_data_t *parallel_data,
     t->imp[t->nimp].td = task_data;
     t->imp[t->nimp].value = task_data->value;
     t->imp[t->nimp].key = key;
+    t->imp[t->nimp].league = league;
     t->imp[t->nimp].index = index;
     t->imp[t->nimp].size = actual;
   }
@@ -266,7 +308,8 @@ void checker_thread_final_checks_locked(void)
            t->index, t->nwork, t->work[0]);
     EXPECT(CHK_MASKED_PAIRED, t->nmasked == 0, "thread #%d: %d masked regions never ended",
            t->index, t->nmasked);
-    /* The initial thread's implicit task is still open at finalize. */
+    /* The initial thread's implicit task may still be open at finalize
+     * (ends_before_finalize asks for its end where knit's contract holds). */
     int open = t->nimp - (t->nimp > 0 && t->imp[0].key == 0);
     EXPECT(CHK_IMPLICIT_TASK_CLOSED, open <= 0,
            "thread #%d: %d implicit tasks never ended "
@@ -293,6 +336,52 @@ void checker_thread_final_checks_locked(void)
          "ompt_get_unique_id returned %llu more "
          "than once (of %zu ids)",
          (unsigned long long)checker_ids[dup], checker_n_ids);
+}
+
+/*
+ * At finalize: every thread that began has ended and no initial task is
+ * open, so the tool has seen the runtime's shutdown.  Threads that had no
+ * thread_end while the callback was answered never are left alone.
+ */
+void checker_ends_before_finalize_locked(void)
+{
+  bool ends = checker_set_answer[ompt_callback_thread_end] != ompt_set_never;
+  for (int i = 0; i < checker_n_threads; i++) {
+    const thread_rec_t *t = &checker_threads[i];
+    if (!t->begun)
+      continue;
+    int top = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1;
+    bool initial_open = top >= 0 && t->imp[0].key == 0 && t->imp[0].league == 0;
+    EXPECT(CHK_ENDS_BEFORE_FINALIZE, (t->ended || !ends) && !initial_open,
+           "thread #%d (type %d) at finalize: %s%s", t->index, t->type,
+           t->ended || !ends ? "" : "no thread_end yet",
+           initial_open ? (t->ended || !ends ? "its initial task has not ended"
+                                             : ", its initial task has not ended")
+                        : "");
+  }
+}
+
+/* From a teams body: the team queries against the league's initial task on this thread. */
+EXPORT void knit_ompt_checker_teams_probe(int team_num, int num_teams)
+{
+  if (!checker_get_task_info)
+    return; /* no tool session: nothing to compare */
+  pthread_mutex_lock(&checker_mu);
+  thread_rec_t *t = checker_me_locked();
+  int found = -1;
+  for (int i = (t->nimp < MAX_OPEN ? t->nimp : MAX_OPEN) - 1; i >= 0 && found < 0; i--)
+    if (t->imp[i].league)
+      found = i;
+  EXPECT(CHK_LEAGUE_FLAGS, found >= 0,
+         "thread #%d in a teams region (team %d of %d): no initial task of a league began on it",
+         t->index, team_num, num_teams);
+  if (found >= 0)
+    EXPECT(CHK_TEAM_NUM,
+           t->imp[found].index == (unsigned)team_num && t->imp[found].size == (unsigned)num_teams,
+           "thread #%d in a teams region: omp_get_team_num() %d, omp_get_num_teams() %d; its "
+           "initial task began as team %u of %u",
+           t->index, team_num, num_teams, t->imp[found].index, t->imp[found].size);
+  pthread_mutex_unlock(&checker_mu);
 }
 
 void checker_register_thread_callbacks(void)

@@ -2,7 +2,8 @@
  * The program the OMPT checker watches for explicit tasks: deferred tasks
  * run by any thread (some while others wait in a barrier), recursive tasks
  * with taskwait, dependences, if(0), final (included) tasks, a taskgroup, a
- * taskloop, a taskyield, and tasks in a nested region (their ancestors run
+ * taskloop, a taskyield, (clang only) a task that asks for its memory,
+ * and tasks in a nested region (their ancestors run
  * out through both regions to the initial task).  Every task body probes
  * the checker (checker.h) with the address of one of its locals.  A task
  * that another thread runs while its creator waits for it in a taskwait,
@@ -16,6 +17,11 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__clang__)
+/* What the task that asks for its memory saw of its firstprivate. */
+static long memory_seen;
+#endif
 
 static int probe(int v)
 {
@@ -120,6 +126,19 @@ int main(void)
 #pragma omp taskloop grainsize(4) shared(looped)
       for (int i = 0; i < 32; i++)
         __atomic_add_fetch(&looped, probe(1), __ATOMIC_RELAXED);
+#if defined(__clang__)
+      {
+        /* A firstprivate and nothing shared (the global is not captured): in
+         * clang's layout the variable ends the task's data block, which
+         * ompt_get_task_memory must hold whole. */
+        long fp = 42;
+#pragma omp task firstprivate(fp)
+        {
+          knit_ompt_checker_task_memory(&fp, sizeof fp);
+          __atomic_add_fetch(&memory_seen, fp, __ATOMIC_RELAXED);
+        }
+      }
+#endif
 #pragma omp task shared(count)
       {
 #pragma omp taskyield
@@ -136,6 +155,12 @@ int main(void)
     __atomic_add_fetch(&nested, probe(1), __ATOMIC_RELAXED);
   }
   omp_destroy_lock(&lock);
+#if defined(__clang__)
+  if (memory_seen != 42) {
+    fprintf(stderr, "prog_tasks: the firstprivate task saw %ld\n", memory_seen);
+    return 1;
+  }
+#endif
   if (count != 2 + 16 + 1 + 1 + 1 + 1 || x != 3 || tree != 32 || looped != 32 || nested != 4) {
     fprintf(stderr, "prog_tasks: count %d x %d tree %d looped %d nested %d are wrong\n", count, x,
             tree, looped, nested);

@@ -77,7 +77,15 @@
   X(ANCESTOR_LEVEL_WRONG, "ancestor_level_wrong",                                                  \
     "ompt_get_task_info and ompt_get_parallel_info skip a level beyond level 1")                   \
   X(ORDERED_STATE_WRONG, "ordered_state_wrong",                                                    \
-    "a thread waiting for its ordered turn reports wait_lock")
+    "a thread waiting for its ordered turn reports wait_lock")                                     \
+  X(TASK_MEMORY_WRONG, "task_memory_wrong",                                                        \
+    "ompt_get_task_memory answers an explicit task's data block one byte short")                   \
+  X(LEAGUE_FLAGS_WRONG, "league_flags_wrong",                                                      \
+    "a teams construct's parallel_begin says ompt_parallel_team, not ompt_parallel_league")        \
+  X(TEAM_NUM_WRONG, "team_num_wrong", "omp_get_team_num counts the teams from 1, not from 0")      \
+  X(FINALIZE_BEFORE_ENDS, "finalize_before_ends",                                                  \
+    "at shutdown the tool is finalized before the runtime's end events (thread_end, the initial "  \
+    "task's implicit_task end), which then reach no tool")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,

@@ -76,7 +76,7 @@ int mockrt_ompt_get_task_memory(void **addr, size_t *size, int block)
   if (addr)
     *addr = mockrt_task_data(x);
   if (size)
-    *size = x->data_size;
+    *size = x->data_size - mockrt_fault(MOCKRT_FAULT_TASK_MEMORY_WRONG);
   return 1;
 }
 

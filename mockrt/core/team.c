@@ -82,7 +82,10 @@ __attribute__((noinline, cold)) static void mockrt_parallel_begin_seen(mockrt_te
     enc->frame.enter_frame_flags = ompt_frame_runtime;
   if (mockrt_ompt.parallel_begin)
     mockrt_ompt.parallel_begin(&enc->task_data, &enc->frame, &team->parallel_data, want,
-                               team->invoker | mockrt_team_flags(team), codeptr);
+                               team->invoker | (mockrt_fault(MOCKRT_FAULT_LEAGUE_FLAGS_WRONG)
+                                                    ? (int)ompt_parallel_team
+                                                    : mockrt_team_flags(team)),
+                               codeptr);
 }
 
 __attribute__((noinline, cold)) static void

@@ -58,6 +58,8 @@ void mockrt_shutdown(void)
 {
   if (atomic_exchange(&mockrt_shut_down, 1))
     return;
+  if (mockrt_fault(MOCKRT_FAULT_FINALIZE_BEFORE_ENDS))
+    mockrt_ompt_finalize();
   mockrt_pool_shutdown();
   if (mockrt_personality_stop)
     mockrt_personality_stop();

@@ -22,6 +22,7 @@
  * and the implicit task's size are the thread_limit; here they are 1.
  */
 #include "kmpc.h"
+#include "../core/fault.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -234,7 +235,7 @@ static const mockrt_task_t *mockrt_kmpc_league_task(void)
 MOCKRT_EXPORT int omp_get_team_num(void)
 {
   const mockrt_task_t *t = mockrt_kmpc_league_task();
-  return t ? t->thread_num : 0;
+  return t ? t->thread_num + mockrt_fault(MOCKRT_FAULT_TEAM_NUM_WRONG) : 0;
 }
 
 MOCKRT_EXPORT int omp_get_num_teams(void)
