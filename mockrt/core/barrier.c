@@ -69,9 +69,14 @@ __attribute__((noinline, cold)) void mockrt_barrier_wait_observed_ex(mockrt_task
                                  codeptr);
   mockrt_set_wait(self, wait_state, &team->barrier);
   /* Waiting threads run the team's tasks; none leaves while tasks are pending. */
+  unsigned gen = atomic_load_explicit(&team->barrier.gen, memory_order_relaxed);
   if (!mockrt_task_barrier(task))
     mockrt_barrier_block(&team->barrier);
   ompt_data_t *ended = join ? NULL : &team->parallel_data;
+  /* libomp 14's join has no code address at its end when tasks were created
+   * since the team's last barrier (it ends through its tasking path). */
+  if (join && atomic_load_explicit(&team->task_gen, memory_order_relaxed) == gen + 1)
+    codeptr = NULL;
   if (mockrt_ompt.sync_region_wait)
     mockrt_ompt.sync_region_wait(kind, ompt_scope_end, ended, &task->task_data, codeptr);
   mockrt_set_state(self, prev);

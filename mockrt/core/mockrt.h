@@ -167,9 +167,13 @@ typedef struct mockrt_team {
   int tasks_nthreads_var;
   const void *codeptr;
   mockrt_barrier_t barrier;
-  atomic_uint left;                /* workers that have finished with the team */
-  bool preset_ws;                  /* slot 0 is a loop every thread starts in */
-  bool inline_serial;              /* serialized by the program (thread's fork_inline) */
+  atomic_uint left;   /* workers that have finished with the team */
+  bool preset_ws;     /* slot 0 is a loop every thread starts in */
+  bool inline_serial; /* serialized by the program (thread's fork_inline) */
+  /* One more than the barrier generation in which an explicit task was
+   * last created (0: none), with a tool: the join can tell whether tasks
+   * came since the team's last barrier (barrier.c). */
+  atomic_uint task_gen;
   atomic_int cancelled;            /* cancel parallel was activated (cancel.c) */
   atomic_int ws_cancelled;         /* cancel for/sections, until the construct's barrier */
   mockrt_barrier_t cancel_barrier; /* cancellable barriers; unused once cancelled */
@@ -652,6 +656,9 @@ int mockrt_ompt_enumerate_mutex_impls(int current, int *next, const char **name)
  * sometimes) or wholly (never), as bits 1 << callback id.
  */
 extern const uint64_t mockrt_abi_sometimes, mockrt_abi_never;
+/* The personality reports a detachable task's fulfilment with OpenMP 5.1's
+ * early/late_fulfill statuses, as libomp 14 does (core/task.c). */
+extern const bool mockrt_fulfill_statuses;
 #define MOCKRT_CB_BIT(cb) ((uint64_t)1 << (cb))
 
 /* The string a personality reports as runtime_version to ompt_start_tool. */

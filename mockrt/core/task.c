@@ -41,7 +41,10 @@
  * next) when a thread starts a task and (task, ompt_task_complete, the task
  * it resumes) when the task ends, or (task, ompt_task_detach, the task it
  * resumes) when a detachable task's body ends first and (task,
- * ompt_task_complete, NULL) at the fulfilment (OpenMP 5.0 semantics).  A
+ * ompt_task_complete, NULL) at the fulfilment (OpenMP 5.0 semantics; with
+ * mockrt_fulfill_statuses, 5.1's as libomp 14 sends them: the fulfilment is
+ * ompt_task_late_fulfill, and a body that ends after its event was
+ * fulfilled ends with ompt_task_early_fulfill).  A
  * task is the thread's current task (mockrt_self()->task) exactly while
  * its body runs.
  */
@@ -306,7 +309,9 @@ void mockrt_task_fulfill(mockrt_xtask_t *x)
   if (was != MOCKRT_EVENT_DETACHED)
     return; /* the body's end completes it (or a second fulfilment) */
   if (mockrt_ompt.task_schedule)
-    mockrt_ompt.task_schedule(&x->task.task_data, ompt_task_complete, NULL);
+    mockrt_ompt.task_schedule(&x->task.task_data,
+                              mockrt_fulfill_statuses ? ompt_task_late_fulfill : ompt_task_complete,
+                              NULL);
   mockrt_task_complete(x);
 }
 
@@ -335,10 +340,11 @@ static void mockrt_task_switch_out(mockrt_thread_t *self, mockrt_xtask_t *x, moc
   mockrt_set_state(self, ompt_state_overhead);
   if (x->detachable && mockrt_task_detach(x, prior))
     return;
+  int status = mockrt_task_cancelled(x)                   ? ompt_task_cancel
+               : x->detachable && mockrt_fulfill_statuses ? ompt_task_early_fulfill
+                                                          : ompt_task_complete;
   if (mockrt_ompt.task_schedule)
-    mockrt_ompt.task_schedule(&x->task.task_data,
-                              mockrt_task_cancelled(x) ? ompt_task_cancel : ompt_task_complete,
-                              &prior->task_data);
+    mockrt_ompt.task_schedule(&x->task.task_data, (ompt_task_status_t)status, &prior->task_data);
   mockrt_task_complete(x);
 }
 
@@ -454,6 +460,10 @@ __attribute__((noinline, cold)) static void
 mockrt_task_dispatch_create(mockrt_xtask_t *x, int ndeps, const void *codeptr)
 {
   mockrt_task_t *parent = x->task.parent;
+  mockrt_team_t *team = x->task.team;
+  atomic_store_explicit(&team->task_gen,
+                        atomic_load_explicit(&team->barrier.gen, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
   if (mockrt_ompt.task_create)
     mockrt_ompt.task_create(&parent->task_data, &parent->frame, &x->task.task_data, x->task.flags,
                             ndeps > 0, codeptr);

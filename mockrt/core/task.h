@@ -167,8 +167,9 @@ bool mockrt_task_in_final(void);
 /* ---- inside the core only: the dependence graph (task_dep.c), under the team lock ---- */
 /*
  * Make x wait for its parent's conflicting children and add it to them;
- * returns how many, with *preds a malloc'd array of them, each holding a
- * reference the caller drops (after reporting the edges).
+ * returns how many of them a tool is told of (task_dependence: not two
+ * mutexinoutset tasks), with *preds a malloc'd array of those, each
+ * holding a reference the caller drops (after reporting the edges).
  */
 int mockrt_dep_link_locked(mockrt_xtask_t *x, mockrt_task_t *parent, mockrt_xtask_t ***preds);
 /* True while a child of parent conflicts with deps. */

@@ -5,7 +5,10 @@
  * address (one of the two writes: out, inout or mutexinoutset, which is
  * treated as inout, a legal stronger order).  Waiting for every conflicting
  * sibling rather than only the last writer adds edges the order implies
- * anyway, and keeps the rule obviously right.  Everything here runs under
+ * anyway, and keeps the rule obviously right.  An order between two
+ * mutexinoutset tasks is not reported as a task_dependence: libomp 14
+ * makes them mutually exclusive without an edge, and the order here is
+ * only the stronger way to the same exclusion.  Everything here runs under
  * the team's task lock.
  */
 #include "task.h"
@@ -23,6 +26,22 @@ static bool mockrt_deps_conflict(const mockrt_xtask_t *a, const mockrt_dep_t *de
     for (int j = 0; j < ndeps; j++) {
       if (a->deps[i].addr == deps[j].addr &&
           (mockrt_dep_writes(a->deps[i].type) || mockrt_dep_writes(deps[j].type)))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* A conflict other than between two mutexinoutset dependences: an edge a tool is told of. */
+static bool mockrt_deps_conflict_reported(const mockrt_xtask_t *a, const mockrt_dep_t *deps,
+                                          int ndeps)
+{
+  for (int i = 0; i < a->ndeps; i++) {
+    for (int j = 0; j < ndeps; j++) {
+      if (a->deps[i].addr == deps[j].addr &&
+          (mockrt_dep_writes(a->deps[i].type) || mockrt_dep_writes(deps[j].type)) &&
+          !(a->deps[i].type == ompt_dependence_type_mutexinoutset &&
+            deps[j].type == ompt_dependence_type_mutexinoutset))
         return true;
     }
   }
@@ -51,6 +70,8 @@ int mockrt_dep_link_locked(mockrt_xtask_t *x, mockrt_task_t *parent, mockrt_xtas
       continue;
     mockrt_dep_add_succ(s, x);
     x->npred++;
+    if (!mockrt_deps_conflict_reported(s, x->deps, x->ndeps))
+      continue;
     /* The caller reports the edge after the lock; the reference keeps s alive. */
     if (n == cap) {
       cap = cap ? 2 * cap : 8;

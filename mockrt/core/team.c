@@ -37,6 +37,7 @@ mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), v
   mockrt_barrier_init(&team->barrier, nthreads);
   mockrt_barrier_init(&team->cancel_barrier, nthreads);
   atomic_init(&team->cancelled, 0);
+  atomic_init(&team->task_gen, 0);
   atomic_init(&team->ws_cancelled, 0);
   atomic_init(&team->left, 0);
   team->preset_ws = false;

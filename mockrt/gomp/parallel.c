@@ -157,6 +157,8 @@ MOCKRT_EXPORT void GOMP_parallel_end(void)
  */
 /* Enter frames are entry points' CFAs (core/mockrt.h). */
 const int mockrt_entry_frame_flags = ompt_frame_runtime | ompt_frame_cfa;
+/* A detachable task's fulfilment as OpenMP 5.0 reports it (core/task.c). */
+const bool mockrt_fulfill_statuses = false;
 const uint64_t mockrt_abi_sometimes =
     MOCKRT_CB_BIT(ompt_callback_work) | MOCKRT_CB_BIT(ompt_callback_dispatch);
 const uint64_t mockrt_abi_never = MOCKRT_CB_BIT(ompt_callback_masked) |

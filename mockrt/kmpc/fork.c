@@ -24,6 +24,7 @@
  */
 const uint64_t mockrt_abi_sometimes = 0;
 const uint64_t mockrt_abi_never = MOCKRT_CB_BIT(ompt_callback_dispatch);
+const bool mockrt_fulfill_statuses = true;
 /* Enter frames as libomp 14 writes them (core/mockrt.h). */
 const int mockrt_entry_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
 
