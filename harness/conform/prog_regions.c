@@ -5,8 +5,8 @@
  * reduction, a flush, a cancelled loop (with OMP_CANCELLATION=true),
  * explicit and implicit barriers, a contended lock, a nestable lock, a
  * named critical region, an atomic the compiler cannot do without the
- * runtime (gcc's long double), a control_tool call and (clang only) a
- * teams construct.  One thread holds
+ * runtime (gcc's long double), a control_tool call and a teams
+ * construct.  One thread holds
  * the critical region, the lock and the first ordered turn, and stays out
  * of a barrier, while the checker samples the others waiting there; after the regions it samples
  * the idle pool.  Built by gcc (GOMP_* ABI) and by clang (__kmpc_* ABI);
@@ -181,10 +181,8 @@ int main(void)
       __atomic_add_fetch(&inner, 1, __ATOMIC_RELAXED);
     }
   }
-#if defined(__clang__)
-  /* Host teams (__kmpc_fork_teams; the gcc-built program has none): each
-   * team's body asks the team queries, which the checker compares with the
-   * league's events. */
+  /* Host teams (__kmpc_fork_teams, GOMP_teams_reg): each team's body asks
+   * the team queries, which the checker compares with the league's events. */
   int teams_run = 0;
 #pragma omp teams num_teams(2) thread_limit(1)
   {
@@ -195,7 +193,6 @@ int main(void)
     fprintf(stderr, "prog_regions: %d teams ran\n", teams_run);
     return 1;
   }
-#endif
   omp_destroy_lock(&lock);
   omp_destroy_nest_lock(&nest);
   if (reduced != (long)REGIONS * ITERS * (ITERS - 1) / 2 || nested_locks != REGIONS) {

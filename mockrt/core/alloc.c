@@ -31,9 +31,9 @@ enum {
   MOCKRT_ATV_ABORT_FB = 13,
   MOCKRT_ATV_ALLOCATOR_FB = 14,
 };
-#define MOCKRT_DEFAULT_MEM_ALLOC  1
-#define MOCKRT_PREDEFINED_MAX     1024
-#define MOCKRT_ALLOC_MIN_ALIGN    16
+#define MOCKRT_DEFAULT_MEM_ALLOC 1
+#define MOCKRT_PREDEFINED_MAX    1024
+#define MOCKRT_ALLOC_MIN_ALIGN   16
 
 typedef struct mockrt_alloctrait {
   int key;
@@ -87,7 +87,8 @@ static void *mockrt_alloc_block(size_t align, size_t size, uintptr_t handle)
       return mockrt_alloc_block(align, size, MOCKRT_DEFAULT_MEM_ALLOC);
     return NULL;
   }
-  uintptr_t p = ((uintptr_t)base + sizeof(mockrt_alloc_header_t) + align - 1) & ~(uintptr_t)(align - 1);
+  uintptr_t p =
+      ((uintptr_t)base + sizeof(mockrt_alloc_header_t) + align - 1) & ~(uintptr_t)(align - 1);
   mockrt_alloc_header_t *h = (mockrt_alloc_header_t *)p - 1;
   h->base = base;
   h->size = size;

@@ -161,6 +161,11 @@ typedef struct mockrt_team {
    * thread_limit clause (0: none), thread-limit-var there; inherited. */
   unsigned cg_limit;
   unsigned cg_thread_limit_var;
+  /* Host teams: a team's own region names its team's number (by default
+   * the thread number of its initial thread in the league), a league the
+   * number of its teams (by default its threads); core/teams.c reads them. */
+  unsigned team_num;
+  unsigned num_teams;
   /* nthreads-var of the team's implicit tasks, set at the fork: a worker
    * that read it from the encountering task would share that task's cache
    * line with the frame record its thread writes meanwhile (with a tool). */
@@ -182,7 +187,7 @@ typedef struct mockrt_team {
 } mockrt_team_t;
 
 /*
- * What a team is (host teams, kmpc/teams.c).  A league's threads are the
+ * What a team is (host teams: kmpc/teams.c, gomp/teams.c).  A league's threads are the
  * initial threads of its teams: its events say ompt_parallel_league and
  * ompt_task_initial.  A team's own region is the one each of them opens to
  * run the teams body, as libomp 14 does, always on a team of one.  Neither
@@ -462,6 +467,13 @@ void mockrt_implicit_begin_plain(mockrt_team_t *team, mockrt_task_t *task, int t
 /* Join barrier, end event, unpublish; used by workers. */
 void mockrt_implicit_end_worker(mockrt_team_t *team, mockrt_task_t *task);
 void mockrt_implicit_end_worker_plain(mockrt_team_t *team, mockrt_task_t *task);
+
+/* ---- host teams (teams.c) ---- */
+/* nteams-var and teams-thread-limit-var (0: not set). */
+int mockrt_teams_nteams_var(void);
+int mockrt_teams_thread_limit_var(void);
+/* The calling task's team number and the number of teams (0 and 1 outside teams). */
+void mockrt_league_pos(unsigned *team_num, unsigned *nteams);
 
 /* ---- explicit tasks (task.c; the rest of the interface is in task.h) ---- */
 /* Empty a fresh team's task queue. */

@@ -28,6 +28,8 @@ mockrt_team_setup(mockrt_team_t *team, mockrt_task_t *enc, void (*fn)(void *), v
   team->active_level = outer->active_level + (counts && nthreads > 1);
   team->cg_limit = outer->cg_limit;
   team->cg_thread_limit_var = outer->cg_thread_limit_var;
+  team->team_num = team->kind == MOCKRT_TEAM_TEAMS_BODY ? (unsigned)enc->thread_num : 0;
+  team->num_teams = nthreads;
   team->encountering = enc;
   /* OMP_NUM_THREADS=4,2: the implicit tasks of level 1 ask for 2 threads. */
   team->tasks_nthreads_var = team->level < mockrt_icv.nthreads_levels

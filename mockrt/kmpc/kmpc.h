@@ -45,9 +45,6 @@ void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int
 struct mockrt_xtask;
 void mockrt_kmpc_task_invoke(struct mockrt_xtask *x);
 
-/* The calling task's team number and the number of teams (1 outside teams; teams.c). */
-void mockrt_kmpc_league_pos(unsigned *team_num, unsigned *nteams);
-
 /* The lock word inside a pointer-sized omp_lock_t. */
 static inline atomic_int *mockrt_kmpc_word(void *p)
 {

@@ -83,7 +83,7 @@ static void mockrt_kmpc_team_pos(int32_t sched, unsigned *tid, unsigned *nth)
 {
   mockrt_task_t *t = mockrt_kmpc_task();
   if ((sched & ~MOCKRT_KMP_MODIFIER_MASK) >= MOCKRT_KMP_DISTRIBUTE_STATIC_CHUNKED) {
-    mockrt_kmpc_league_pos(tid, nth);
+    mockrt_league_pos(tid, nth);
     return;
   }
   *tid = t ? (unsigned)t->thread_num : 0;

@@ -22,7 +22,6 @@
  * and the implicit task's size are the thread_limit; here they are 1.
  */
 #include "kmpc.h"
-#include "../core/fault.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -30,35 +29,6 @@
 
 /* num_teams() and thread_limit() of the next teams construct (0: none). */
 static MOCKRT_TLS int mockrt_kmpc_pushed_teams, mockrt_kmpc_pushed_limit;
-
-/*
- * OpenMP 5.1's nteams-var and teams-thread-limit-var, for a construct
- * without the clause: OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT, or what
- * the program sets; 0 (the implementation's choice) without either, as in
- * libomp 14.  Process-wide, as libomp keeps them.
- */
-static atomic_int mockrt_kmpc_nteams_var = -1, mockrt_kmpc_teams_limit_var = -1;
-
-static int mockrt_kmpc_env_positive(const char *name)
-{
-  const char *s = getenv(name);
-  char *end;
-  long v = s ? strtol(s, &end, 10) : 0;
-  return s && end != s && v > 0 && v <= INT32_MAX ? (int)v : 0;
-}
-
-/* An ICV's value, read from its variable the first time it is asked for. */
-static int mockrt_kmpc_teams_icv(atomic_int *icv, const char *env)
-{
-  int v = atomic_load_explicit(icv, memory_order_relaxed);
-  if (v < 0) {
-    int expected = -1;
-    v = mockrt_kmpc_env_positive(env);
-    if (!atomic_compare_exchange_strong(icv, &expected, v))
-      v = expected;
-  }
-  return v;
-}
 
 /* Arguments forwarded without allocating, which covers almost every construct. */
 #define MOCKRT_KMPC_TEAMS_INLINE_ARGS 16
@@ -106,11 +76,11 @@ static void mockrt_kmpc_teams_size(const mockrt_task_t *enc, unsigned *nteams, u
   unsigned t = (unsigned)mockrt_kmpc_pushed_limit;
 
   if (n == 0)
-    n = (unsigned)mockrt_kmpc_teams_icv(&mockrt_kmpc_nteams_var, "OMP_NUM_TEAMS");
+    n = (unsigned)mockrt_teams_nteams_var();
   if (n == 0)
     n = 1;
   if (t == 0)
-    t = (unsigned)mockrt_kmpc_teams_icv(&mockrt_kmpc_teams_limit_var, "OMP_TEAMS_THREAD_LIMIT");
+    t = (unsigned)mockrt_teams_thread_limit_var();
 
   if (n > procs)
     n = procs;
@@ -220,55 +190,4 @@ MOCKRT_EXPORT void __kmpc_fork_teams(mockrt_ident_t *loc, int32_t argc, mockrt_k
   mockrt_kmpc_run_league(fn, argc, argv, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
   if (argv != inline_args)
     free(argv);
-}
-
-/* The league task on the calling task's way out, or NULL outside teams. */
-static const mockrt_task_t *mockrt_kmpc_league_task(void)
-{
-  const mockrt_task_t *t = mockrt_self()->task;
-  for (; t; t = t->parent)
-    if (t->team && t->team->kind == MOCKRT_TEAM_LEAGUE)
-      return t;
-  return NULL;
-}
-
-MOCKRT_EXPORT int omp_get_team_num(void)
-{
-  const mockrt_task_t *t = mockrt_kmpc_league_task();
-  return t ? t->thread_num + mockrt_fault(MOCKRT_FAULT_TEAM_NUM_WRONG) : 0;
-}
-
-MOCKRT_EXPORT int omp_get_num_teams(void)
-{
-  const mockrt_task_t *t = mockrt_kmpc_league_task();
-  return t ? (int)t->team->nthreads : 1;
-}
-
-void mockrt_kmpc_league_pos(unsigned *team_num, unsigned *nteams)
-{
-  const mockrt_task_t *t = mockrt_kmpc_league_task();
-  *team_num = t ? (unsigned)t->thread_num : 0;
-  *nteams = t ? t->team->nthreads : 1;
-}
-
-MOCKRT_EXPORT void omp_set_num_teams(int num_teams)
-{
-  if (num_teams > 0)
-    atomic_store_explicit(&mockrt_kmpc_nteams_var, num_teams, memory_order_relaxed);
-}
-
-MOCKRT_EXPORT int omp_get_max_teams(void)
-{
-  return mockrt_kmpc_teams_icv(&mockrt_kmpc_nteams_var, "OMP_NUM_TEAMS");
-}
-
-MOCKRT_EXPORT void omp_set_teams_thread_limit(int thread_limit)
-{
-  if (thread_limit > 0)
-    atomic_store_explicit(&mockrt_kmpc_teams_limit_var, thread_limit, memory_order_relaxed);
-}
-
-MOCKRT_EXPORT int omp_get_teams_thread_limit(void)
-{
-  return mockrt_kmpc_teams_icv(&mockrt_kmpc_teams_limit_var, "OMP_TEAMS_THREAD_LIMIT");
 }

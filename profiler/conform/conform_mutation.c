@@ -17,8 +17,9 @@
 /* Faults in events that an ABI or a runtime may not have at all: with the
  * check's verdict "not observable" (gcc open-codes master; clang does a long
  * double atomic in libatomic, and gcc too where the ISA has a wide enough
- * compare-and-swap; the gcc-built programs run no teams construct and no
- * task that asks ompt_get_task_memory) or "not supported" (the __kmpc_*
+ * compare-and-swap; the gcc-built programs run no task that asks
+ * ompt_get_task_memory; a runtime without host teams runs no teams
+ * construct) or "not supported" (the __kmpc_*
  * mocks, as libomp 14, answer never for dispatch), the fault changes
  * nothing a tool could see, so it cannot be injected there. */
 static const struct {
@@ -27,7 +28,8 @@ static const struct {
     {"masked_end_dropped", "set_callback_masked"},
     {"atomic_state_wrong", "atomic_wait_state"},
     {"dispatch_outside_work", "set_callback_dispatch"},
-    /* Host teams and the task that asks for its memory: clang-built programs only. */
+    /* Host teams, where the runtime has them; the task that asks for its
+     * memory: clang-built programs only. */
     {"league_flags_wrong", "league_flags"},
     {"team_num_wrong", "team_num"},
     {"task_memory_wrong", "task_memory"},
