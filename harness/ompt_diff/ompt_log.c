@@ -534,6 +534,10 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *par, ompt_da
      * reads a team that may already serve the next region): not logged. */
     if (ep == ompt_scope_begin)
       put(&b, " actual=%u index=%u flags=0x%x", actual, index, flags);
+    else if (s >= 0 && strstr(segs[s].key, "/I"))
+      /* A league's initial task: libomp 14 reads its flags at the end from
+       * a team that may already serve the next construct, 0x1 or 0x2. */
+      put(&b, " actual=%u flags=league", actual);
     else
       put(&b, " actual=%u flags=0x%x", actual, flags);
     /* At an end the thread may already belong to the next region (a

@@ -43,8 +43,9 @@
  * resumes) when a detachable task's body ends first and (task,
  * ompt_task_complete, NULL) at the fulfilment (OpenMP 5.0 semantics; with
  * mockrt_fulfill_statuses, 5.1's as libomp 14 sends them: the fulfilment is
- * ompt_task_late_fulfill, and a body that ends after its event was
- * fulfilled ends with ompt_task_early_fulfill).  A
+ * (task, ompt_task_late_fulfill, NULL) after the body's detach, and (task,
+ * ompt_task_early_fulfill, NULL) while the body still runs, whose end is
+ * then an ordinary ompt_task_complete).  A
  * task is the thread's current task (mockrt_self()->task) exactly while
  * its body runs.
  */
@@ -306,6 +307,8 @@ void mockrt_task_fulfill(mockrt_xtask_t *x)
   int was = x->event;
   x->event = MOCKRT_EVENT_FULFILLED;
   mockrt_word_unlock(&x->event_lock);
+  if (was == MOCKRT_EVENT_PENDING && mockrt_fulfill_statuses && mockrt_ompt.task_schedule)
+    mockrt_ompt.task_schedule(&x->task.task_data, ompt_task_early_fulfill, NULL);
   if (was != MOCKRT_EVENT_DETACHED)
     return; /* the body's end completes it (or a second fulfilment) */
   if (mockrt_ompt.task_schedule)
@@ -340,11 +343,10 @@ static void mockrt_task_switch_out(mockrt_thread_t *self, mockrt_xtask_t *x, moc
   mockrt_set_state(self, ompt_state_overhead);
   if (x->detachable && mockrt_task_detach(x, prior))
     return;
-  int status = mockrt_task_cancelled(x)                   ? ompt_task_cancel
-               : x->detachable && mockrt_fulfill_statuses ? ompt_task_early_fulfill
-                                                          : ompt_task_complete;
   if (mockrt_ompt.task_schedule)
-    mockrt_ompt.task_schedule(&x->task.task_data, (ompt_task_status_t)status, &prior->task_data);
+    mockrt_ompt.task_schedule(&x->task.task_data,
+                              mockrt_task_cancelled(x) ? ompt_task_cancel : ompt_task_complete,
+                              &prior->task_data);
   mockrt_task_complete(x);
 }
 
