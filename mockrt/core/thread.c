@@ -44,6 +44,13 @@ static void mockrt_initial_thread_exit(void *arg)
     mockrt_end_initial(self);
     mockrt_set_state(self, ompt_state_undefined);
     mockrt_pool_release_root(self);
+    /* The thread ends: nothing reaches its initial team once no task of
+     * it is current (a signal handler here finds none). */
+    atomic_signal_fence(memory_order_seq_cst);
+    self->task = NULL;
+    atomic_signal_fence(memory_order_seq_cst);
+    free(self->initial_team);
+    self->initial_team = NULL;
   }
 }
 
