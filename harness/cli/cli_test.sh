@@ -50,6 +50,19 @@ asan_without_malloc_stacks() {
   fi
 }
 
+# The program's thread also opens regions in that state, and the mock, as
+# libgomp and libomp do, starts workers for that thread's own team there:
+# ASan's pthread_create records the creating stack by frame pointers, which
+# the instrumented mock keeps intact into the unreadable pages (the real
+# runtimes, built without frame pointers, stop its walk at once), and
+# faults.  No ASan option leaves that stack out: the case skips there.
+asan_skip_on_mock() {
+  if [ "${KNIT_SANITIZED:-}" = asan ] && [ "${1:-mock-gomp}" = mock-gomp ]; then
+    echo "skip: under ASan, its pthread_create walks the stack the workload made unreadable when the mock starts a worker for the program's thread"
+    exit 77
+  fi
+}
+
 case "$case_name" in
 no_command)
   expect 2 'usage: knit' -- "$knit"
@@ -148,6 +161,7 @@ faults_with_program_handler)
   # SIGBUS handlers after knit's guard (gfortran's runtime does): knit keeps
   # its guard first, its faults never reach the program's handler (which
   # would exit 4), and the program is told of the handler it had set.
+  asan_skip_on_mock mock-gomp
   asan_without_malloc_stacks
   expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE \
     --runtime=mock-gomp -o "$tmp/m" -- "$wl/unreadable" own-handler
@@ -164,6 +178,7 @@ faults_recovered)
   # (run_cross.sh sets KNIT_LIBDIR to it).
   opts=(-e PROBE --runtime="${RUNTIME:-mock-gomp}" -o "$tmp/m")
   [ "${KNIT_QEMU:-0}" = 1 ] && opts+=(--qemu)
+  asan_skip_on_mock "${RUNTIME:-mock-gomp}"
   asan_without_malloc_stacks
   expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record "${opts[@]}" -- "$wl/unreadable"
   grep -q '^SUMMARY samples=11 partial=2 blocked=0 faults=4 ' "$tmp/m/knit.log" ||
@@ -200,6 +215,7 @@ faults_blocked)
   # kills the process, so knit lets its own in around its reads (probes in
   # the handler, region captures in callbacks) and blocks them again after
   # (else the program exits 3). Every fault is recovered and counted.
+  asan_skip_on_mock "${RUNTIME:-mock-gomp}"
   asan_without_malloc_stacks
   expect 0 'unreadable: status 0' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE \
     --runtime="${RUNTIME:-mock-gomp}" -o "$tmp/m" -- "$wl/unreadable" faults-blocked
