@@ -31,8 +31,6 @@ const int mockrt_entry_frame_flags = ompt_frame_runtime | ompt_frame_framepointe
 /* num_threads() clause of the next region this thread opens (0: none). */
 static MOCKRT_TLS int mockrt_kmpc_pushed_threads;
 
-/* Arguments forwarded without allocating, which covers almost every region. */
-#define MOCKRT_KMPC_INLINE_ARGS 16
 
 static void mockrt_kmpc_set_micro(mockrt_team_t *team, void *arg)
 {
@@ -75,28 +73,38 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_region(mockrt_kmpc_micro_t fn, int a
   mockrt_frame_leave(enc);
 }
 
-MOCKRT_EXPORT void __kmpc_fork_call(mockrt_ident_t *loc, int32_t argc, mockrt_kmpc_micro_t fn, ...)
+void **mockrt_kmpc_args_take(void **inline_args, int32_t *argc, va_list ap)
 {
-  void *inline_args[MOCKRT_KMPC_INLINE_ARGS];
   void **argv = inline_args;
-  va_list ap;
-
-  (void)loc;
-  if (argc < 0)
-    argc = 0;
-  if (argc > MOCKRT_KMPC_INLINE_ARGS) {
-    argv = malloc(sizeof *argv * (size_t)argc);
+  if (*argc < 0)
+    *argc = 0;
+  if (*argc > MOCKRT_KMPC_INLINE_ARGS) {
+    argv = malloc(sizeof *argv * (size_t)*argc);
     if (!argv)
       abort();
   }
-  /* clang passes every captured variable as one pointer. */
-  va_start(ap, fn);
-  for (int i = 0; i < argc; i++)
+  for (int i = 0; i < *argc; i++)
     argv[i] = va_arg(ap, void *);
-  va_end(ap);
-  mockrt_kmpc_run_region(fn, argc, argv, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
+  return argv;
+}
+
+void mockrt_kmpc_args_release(void **argv, void **inline_args)
+{
   if (argv != inline_args)
     free(argv);
+}
+
+MOCKRT_EXPORT void __kmpc_fork_call(mockrt_ident_t *loc, int32_t argc, mockrt_kmpc_micro_t fn, ...)
+{
+  void *inline_args[MOCKRT_KMPC_INLINE_ARGS];
+  va_list ap;
+
+  (void)loc;
+  va_start(ap, fn);
+  void **argv = mockrt_kmpc_args_take(inline_args, &argc, ap);
+  va_end(ap);
+  mockrt_kmpc_run_region(fn, argc, argv, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
+  mockrt_kmpc_args_release(argv, inline_args);
 }
 
 MOCKRT_EXPORT void __kmpc_push_num_threads(mockrt_ident_t *loc, int32_t gtid, int32_t n)

@@ -10,6 +10,8 @@
 
 #include "../core/mockrt.h"
 
+#include <stdarg.h>
+
 #include <stdint.h>
 
 /* Source location the compiler passes to every entry point. */
@@ -44,6 +46,18 @@ void mockrt_invoke_microtask(void (*fn)(void), int32_t *gtid, int32_t *btid, int
  */
 struct mockrt_xtask;
 void mockrt_kmpc_task_invoke(struct mockrt_xtask *x);
+
+/*
+ * The outlined function's arguments as clang passes them to
+ * __kmpc_fork_call and __kmpc_fork_teams: argc pointers after fn, one per
+ * captured variable.  They go into inline_args (MOCKRT_KMPC_INLINE_ARGS
+ * of them, which covers almost every region) or, past that, into an
+ * allocation mockrt_kmpc_args_release frees; ap is the caller's, started
+ * after fn.
+ */
+#define MOCKRT_KMPC_INLINE_ARGS 16
+void **mockrt_kmpc_args_take(void **inline_args, int32_t *argc, va_list ap);
+void mockrt_kmpc_args_release(void **argv, void **inline_args);
 
 /* The lock word inside a pointer-sized omp_lock_t. */
 static inline atomic_int *mockrt_kmpc_word(void *p)

@@ -30,9 +30,6 @@
 /* num_teams() and thread_limit() of the next teams construct (0: none). */
 static MOCKRT_TLS int mockrt_kmpc_pushed_teams, mockrt_kmpc_pushed_limit;
 
-/* Arguments forwarded without allocating, which covers almost every construct. */
-#define MOCKRT_KMPC_TEAMS_INLINE_ARGS 16
-
 /* One teams construct, as every initial thread of its league reads it. */
 typedef struct mockrt_kmpc_league {
   mockrt_kmpc_micro_t fn;
@@ -170,24 +167,13 @@ static MOCKRT_NOINLINE void mockrt_kmpc_run_league(mockrt_kmpc_micro_t fn, int a
 
 MOCKRT_EXPORT void __kmpc_fork_teams(mockrt_ident_t *loc, int32_t argc, mockrt_kmpc_micro_t fn, ...)
 {
-  void *inline_args[MOCKRT_KMPC_TEAMS_INLINE_ARGS];
-  void **argv = inline_args;
+  void *inline_args[MOCKRT_KMPC_INLINE_ARGS];
   va_list ap;
 
   (void)loc;
-  if (argc < 0)
-    argc = 0;
-  if (argc > MOCKRT_KMPC_TEAMS_INLINE_ARGS) {
-    argv = malloc(sizeof *argv * (size_t)argc);
-    if (!argv)
-      abort();
-  }
-  /* clang passes every captured variable as one pointer. */
   va_start(ap, fn);
-  for (int i = 0; i < argc; i++)
-    argv[i] = va_arg(ap, void *);
+  void **argv = mockrt_kmpc_args_take(inline_args, &argc, ap);
   va_end(ap);
   mockrt_kmpc_run_league(fn, argc, argv, MOCKRT_ENTRY_FRAME(), __builtin_return_address(0));
-  if (argv != inline_args)
-    free(argv);
+  mockrt_kmpc_args_release(argv, inline_args);
 }
