@@ -16,6 +16,9 @@ packages=(
   # ppc64's root is built from Debian source packages (ci/target-libs.sh):
   # dpkg-source unpacks them (.tar.bz2 and .tar.xz), make builds zlib and libelf.
   dpkg-dev bzip2 xz-utils make
+  # The exports' checks: protoc decodes the pprof form against its schema;
+  # headless Chromium loads the `knit view` page and the Chrome trace.
+  protobuf-compiler chromium
 )
 
 missing=()
