@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "report/folded.h"
+#include "report/json_tree.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
 #include "report/profile.h"
@@ -25,7 +26,7 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
+          "usage: knit report [--format=tree|folded|json] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
           "                   [--no-cache] [--source=FUNCTION]\n"
@@ -171,12 +172,12 @@ static int newest_measurement(char *buf, size_t len)
 
 int knit_cmd_report(int argc, char **argv)
 {
-  enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
+  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_JSON } format = FORMAT_TREE;
   knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
                             .min_percent = DEFAULT_MIN_PERCENT};
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
   const char *metrics_list = NULL, *folded_metric = NULL, *source_function = NULL;
-  int threads = 0, steps = 0;
+  int threads = 0, steps = 0, min_given = 0;
   knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
@@ -208,8 +209,10 @@ int knit_cmd_report(int argc, char **argv)
         format = FORMAT_TREE;
       else if (strcmp(optarg, "folded") == 0)
         format = FORMAT_FOLDED;
+      else if (strcmp(optarg, "json") == 0)
+        format = FORMAT_JSON;
       else
-        return bad_usage("unknown format '%s' (tree or folded)", optarg);
+        return bad_usage("unknown format '%s' (tree, folded or json)", optarg);
       break;
     case 'l': view.tree.lines = 1; break;
     case 'a': view.tree.all_frames = 1; break;
@@ -227,6 +230,7 @@ int knit_cmd_report(int argc, char **argv)
       if (end == optarg || *end != '\0' || errno != 0 || !(view.min_percent >= 0.0) ||
           view.min_percent > 100.0)
         return bad_usage("--min wants a percentage from 0 to 100, not '%s'", optarg);
+      min_given = 1;
       break;
     }
     case 't': threads = 1; break;
@@ -257,6 +261,10 @@ int knit_cmd_report(int argc, char **argv)
     return bad_usage("--metrics=%s chooses the tree's columns; --format=folded counts "
                      "one metric, chosen with --metric=NAME",
                      metrics_list);
+  if (format == FORMAT_JSON && (metrics_list != NULL || source_function != NULL))
+    return bad_usage("--format=json writes the tree with every metric; %s is the text "
+                     "tree's",
+                     metrics_list != NULL ? "--metrics" : "--source");
   if (view.tree.fold_recursion && (format == FORMAT_FOLDED || view.tree.lines))
     return bad_usage("--fold folds the function tree's recursion; %s",
                      view.tree.lines ? "--lines shows every call site as recorded"
@@ -292,6 +300,14 @@ int knit_cmd_report(int argc, char **argv)
       knit_folded_write(&folded, stdout);
       knit_folded_free(&folded);
     }
+  } else if (format == FORMAT_JSON) {
+    view.tree.sort = sort_key.sort;
+    view.tree.metric = knit_sort_key_metric(&sort_key, &profile.measurement, err, sizeof err);
+    if (view.tree.metric < 0)
+      return bad_metric(&profile, err);
+    if (knit_json_tree_write(&profile, &view.tree, min_given ? view.min_percent : 0.0, stdout,
+                             stderr) != 0)
+      rc = 1;
   } else {
     view.tree.sort = sort_key.sort;
     view.tree.metric = knit_sort_key_metric(&sort_key, &profile.measurement, err, sizeof err);
