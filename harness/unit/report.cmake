@@ -30,6 +30,11 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_saturation
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_saturation.c
     LIBS knit_report)
+  # JSON strings and numbers whatever the names hold, and the string table
+  # of the JSON tree.
+  knit_unit_test(test_json_write
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_json_write.c
+    LIBS knit_report)
   # Text from a measurement in its printable form.
   knit_unit_test(test_printable
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_printable.c

@@ -409,7 +409,6 @@
     function sortedChildren(id) {
       let kids = model.children(id);
       if (model.filter) kids = kids.filter(model.filter);
-      if (sortColumn === 0 && sortDescending && model.naturalOrder) return kids;
       const sign = sortDescending ? -1 : 1;
       if (sortColumn < 0) {
         const names = new Map(kids.map((k) => [k, model.label(k).name]));
@@ -522,7 +521,6 @@
     const kids = (i) => Array.from(p.childList.subarray(p.childStart[i], p.childStart[i + 1]));
     const model = {
       columns: metricColumns(p, state),
-      naturalOrder: state.metric === 0,
       children: (id) => kids(id === null ? 0 : id),
       hasChildren: (id) => p.childStart[id + 1] > p.childStart[id],
       label: (id) => nodeLabel(p, id),
@@ -623,7 +621,6 @@
     });
     const model = {
       columns: cols,
-      naturalOrder: true,
       children: (id) => (id === null ? roots : kids(id)),
       hasChildren: (id) => {
         const b = nodes[id];
@@ -872,6 +869,9 @@
     const drawnAt = performance.now();
     setStatus('loadMs', (loaded - t0).toFixed(1));
     setStatus('drawMs', (drawnAt - loaded).toFixed(1));
+    // Since the navigation began: the browser's reading of the page and its
+    // data included.
+    setStatus('readyMs', drawnAt.toFixed(1));
 
     const searchBox = document.getElementById('search');
     let pending = 0;
