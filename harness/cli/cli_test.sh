@@ -63,6 +63,51 @@ asan_skip_on_mock() {
   fi
 }
 
+# The `knit view` page in headless Chromium (ci/deps.sh installs it): the
+# page writes its state into #knit-status (viewer.js), which the DOM dump
+# shows. Without Chromium the case skips.
+chromium_here() {
+  command -v chromium || command -v chromium-browser || {
+    echo "skip: no chromium to load the page in (ci/deps.sh installs it)"
+    exit 77
+  }
+}
+
+# browse PAGE: the DOM after the page's script ran, into $tmp/dom.html; its
+# status element into $status.
+browse() {
+  local chrome
+  chrome=$(chromium_here) || exit 77
+  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
+    --window-size=1400,900 --virtual-time-budget=5000 --dump-dom "file://$1" \
+    >"$tmp/dom.html" 2>"$tmp/chrome.log" || fail "chromium: $(tail -n 3 "$tmp/chrome.log")"
+  status=$(grep -o '<div id="knit-status"[^>]*>' "$tmp/dom.html")
+  echo "+ chromium $1: $status"
+  grep -q 'data-state="ready"' <<<"$status" ||
+    fail "the page did not get ready: $status $(grep -o '<pre id="knit-errors">[^<]*' "$tmp/dom.html")"
+  grep -q 'data-errors="0"' <<<"$status" ||
+    fail "the page reported errors: $(grep -o '<pre id="knit-errors">[^<]*' "$tmp/dom.html")"
+}
+
+# status_of KEY: a number of the page's status (data-KEY), 0 when absent.
+status_of() {
+  local v
+  v=$(grep -o " data-$1=\"[0-9.]*\"" <<<"$status" | cut -d'"' -f2)
+  echo "${v:-0}"
+}
+
+# shoot PAGE NAME: a screenshot of the page as $KNIT_VIEW_SHOTS/NAME.png,
+# when the build asks for them (docs/view-*.png are made from these).
+shoot() {
+  [ -n "${KNIT_VIEW_SHOTS:-}" ] || return 0
+  mkdir -p "$KNIT_VIEW_SHOTS"
+  timeout 120 "$(chromium_here)" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
+    --window-size=1400,900 --virtual-time-budget=5000 --hide-scrollbars \
+    --screenshot="$KNIT_VIEW_SHOTS/$2.png" "file://$1" >/dev/null 2>&1 ||
+    fail "chromium could not take the screenshot $2.png"
+  echo "+ screenshot $KNIT_VIEW_SHOTS/$2.png"
+}
+
 case "$case_name" in
 no_command)
   expect 2 'usage: knit' -- "$knit"
@@ -667,6 +712,114 @@ report_inline)
   echo 'main;run 6' >"$tmp/inlined.folded"
   expect 0 'matches' -- "$knit" check "$tmp/i" "$tmp/inlined.folded"
   expect 0 'no-inline' -- "$knit" report --help
+  ;;
+report_json)
+  # The tree as JSON: every metric, inlined levels as nodes of their own,
+  # names by number into the string table (exact probes: inlined has 6).
+  expect 0 'SUMMARY samples=6 ' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
+  expect 0 '^"nodes":\[$' -- "$knit" report --format=json --no-loops "$tmp/i"
+  json=$out_last
+  grep -qF '{"format":"knit-profile","version":1,' <<<"$json" || fail "no knit-profile header"
+  grep -qF '"event":"PROBE","event_text":"PROBE","period_ns":0,"unit":"probes","samples":6,"periods":6,"threads":1,' <<<"$json" ||
+    fail "the header's counts are wrong"
+  grep -qF '{"name":"PROBE","unit":"probes","description":"charged where each sample was taken","total":6}' <<<"$json" ||
+    fail "the PROBE metric's descriptor is wrong"
+  grep -qF '"name":"OMP_MUTEX_BLAME"' <<<"$json" || fail "a metric is missing"
+  strings=$(sed -n '/^"strings":\[$/,$p' <<<"$json" | sed 1d)
+  [ "$(sed -n 5p <<<"$strings")" = '"run",' ] || fail "string 4 is not run: $(sed -n 5p <<<"$strings")"
+  grep -qE '^\[1,"function",4,-1,[0-9]+,[0-9]+,[0-9]+,[0-9]+,1,\[6,0,0,0,0,0,0,0\]\],$' <<<"$json" ||
+    fail "run is not a function below main with 6 probes inclusive, none exclusive"
+  [ "$(grep -c '^\[[0-9]*,"inlined",' <<<"$json")" = 8 ] || fail "not 8 inlined levels"
+  # Leaves hold the probes: the exclusive values add up to the total.
+  [ "$(grep -oE '\[[0-9]+,[0-9]+,0,0,0,0,0,0\]\]' <<<"$json" | awk -F, '{ s += $2 } END { print s }')" = 6 ] ||
+    fail "the exclusive values do not add up to 6"
+  expect 0 '"inline":false' -- "$knit" report --format=json --no-inline --no-loops "$tmp/i"
+  ! grep -q '"inlined"' <<<"$out_last" || fail "--no-inline wrote inlined levels"
+  expect 0 '"lines":true' -- "$knit" report --format=json --lines "$tmp/i"
+  expect 0 '"loop"' -- "$knit" report --format=json "$tmp/i"
+  expect 0 '"min_percent":50}' -- "$knit" report --format=json --min=50 "$tmp/i"
+  ! grep -q '"inner_step"' <<<"$out_last" || fail "--min=50 kept inner_step (2 of 6 probes)"
+  expect 2 "unknown format 'xml' \(tree, folded or json\)" -- "$knit" report --format=xml "$tmp/i"
+  expect 2 'json writes the tree with every metric; --metrics' -- \
+    "$knit" report --format=json --metrics=all "$tmp/i"
+  # A measurement directory named with an escape and a byte that is no
+  # UTF-8: the JSON escapes the one and replaces the other.
+  m="$tmp/m"$'\e'"[2J"$'\xff'
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$m" -- "$wl/calls" 1
+  expect 0 '"dir":"[^"]*/m\\u001b\[2J\\ufffd"' -- "$knit" report --format=json "$m"
+  ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f-\xff]' <<<"$out_last" || fail "a raw control or non-ASCII byte in the JSON"
+  ;;
+view_parallel_for)
+  # The page of a parallel program's measurement (mock-gomp): it loads
+  # without errors, draws the flame graph, builds both trees and shows the
+  # program's functions; it fetches nothing.
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp -o "$tmp/p" -- "$wl/parallel_for" 20
+  expect 0 "^$tmp/p/knit-view.html\$" -- "$knit" view "$tmp/p"
+  page="$tmp/p/knit-view.html"
+  ! grep -qiE '<(script|link|img|iframe)[^>]* (src|href)=' "$page" || fail "the page loads another file"
+  grep -qF '"compute_all._omp_fn.0"' "$page" || fail "the parallel body's raw symbol is not in the data"
+  browse "$page"
+  [ "$(status_of nodes)" -gt 5 ] || fail "fewer than 6 nodes"
+  [ "$(status_of flame-rects)" -gt 5 ] || fail "the flame graph drew fewer than 6 frames"
+  [ "$(status_of topdown-rows)" -gt 5 ] || fail "the top-down tree has fewer than 6 rows"
+  [ "$(status_of bottomup-rows)" -gt 0 ] || fail "no bottom-up tree"
+  grep -q 'class="tw">[^<]*</span>main<' "$tmp/dom.html" || fail "no row for main"
+  grep -q 'class="tw">[^<]*</span>parallel at parallel_for.c:' "$tmp/dom.html" || fail "no row for the parallel body"
+  grep -q 'class="tw">[^<]*</span>knit_work_step ' "$tmp/dom.html" || fail "no row for the sampled leaf"
+  tr -d '\n' <"$tmp/dom.html" | grep -q '<div class="vtree" id="bottomup">.*class="tw">[^<]*</span>knit_work_step ' || fail "the bottom-up tree does not start at the leaf"
+  echo "load $(status_of load-ms) ms, first draw $(status_of draw-ms) ms"
+  shoot "$page" view-parallel_for
+  # -o elsewhere, and the newest ./knit-* when no directory is named.
+  expect 0 "^$tmp/page.html\$" -- "$knit" view -o "$tmp/page.html" "$tmp/p"
+  (cd "$tmp" && cp -r p knit-newest && "$knit" view) | grep -qx './knit-newest/knit-view.html' ||
+    fail "knit view without a directory did not take ./knit-newest"
+  expect 0 'usage: knit view' -- "$knit" view --help
+  ;;
+view_large)
+  # 100,000 nodes: the page draws only what a pixel shows and makes rows
+  # only for what is in view. The load and first draw times are printed.
+  awk -v N=100000 -f "$(dirname "$0")/view_big_profile.awk" >"$tmp/big.json" || fail "generating the profile"
+  expect 0 "^$tmp/big.html\$" -- "$knit" view "$tmp/big.json"
+  browse "$tmp/big.html"
+  [ "$(status_of nodes)" = 99999 ] || fail "not 99999 nodes (and the root)"
+  [ "$(status_of flame-rects)" -gt 1000 ] || fail "the flame graph drew too few frames"
+  [ "$(status_of flame-rects)" -lt 99999 ] || fail "the flame graph drew frames narrower than a pixel"
+  [ "$(status_of topdown-dom)" -lt 100 ] || fail "the top-down tree made $(status_of topdown-dom) rows"
+  [ "$(status_of bottomup-rows)" -gt 1000 ] || fail "the bottom-up tree has too few functions"
+  [ "$(status_of bottomup-dom)" -lt 100 ] || fail "the bottom-up tree made $(status_of bottomup-dom) rows"
+  echo "100,000 nodes: load $(status_of load-ms) ms, first draw $(status_of draw-ms) ms, ready $(status_of ready-ms) ms after navigation"
+  ;;
+view_timeline)
+  # A Chrome trace (the fixture has the shape `knit report --format=chrome`
+  # writes) in the timeline: a lane per thread, the runtime's states drawn;
+  # a thread name holding "</script>" stays data.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
+  expect 0 "^$tmp/t.html\$" -- "$knit" view -o "$tmp/t.html" --trace="$(dirname "$0")/view_trace.json" "$tmp/i"
+  ! grep -q '</script><b>' "$tmp/t.html" || fail "the trace's text can end its script element"
+  browse "$tmp/t.html"
+  [ "$(status_of trace-threads)" = 3 ] || fail "not 3 threads"
+  [ "$(status_of trace-events)" = 23 ] || fail "not 23 events"
+  [ "$(status_of timeline-idle)" -ge 4 ] || fail "fewer than 4 <omp-idle> slices drawn"
+  [ "$(status_of timeline-barrier)" -ge 3 ] || fail "fewer than 3 <omp-barrier> slices drawn"
+  [ "$(status_of timeline-lock-wait)" -ge 1 ] || fail "no <omp-lock-wait> slice drawn"
+  [ "$(status_of timeline-rects)" = 20 ] || fail "not every slice of the trace drawn"
+  grep -q '<section id="timeline-section">' "$tmp/dom.html" || fail "the timeline is hidden"
+  shoot "$tmp/t.html" view-timeline
+  ;;
+view_bad_input)
+  # What knit view cannot use is an error with a reason, never a page.
+  expect 1 'no such file|cannot|No such' -- "$knit" view "$tmp/none"
+  printf 'not json\n' >"$tmp/x.json"
+  expect 1 'x.json: not a JSON object' -- "$knit" view "$tmp/x.json"
+  [ ! -e "$tmp/x.html" ] || fail "a page was written for a file that is no JSON"
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
+  expect 1 'none.json: No such file' -- "$knit" view --trace="$tmp/none.json" "$tmp/i"
+  expect 1 'x.json: not a JSON object' -- "$knit" view --trace="$tmp/x.json" "$tmp/i"
+  expect 1 "$tmp/no/dir/p.html: No such file" -- "$knit" view -o "$tmp/no/dir/p.html" "$tmp/i"
+  expect 2 "unknown or incomplete option '--bogus'" -- "$knit" view --bogus "$tmp/i"
+  expect 2 'at most, got' -- "$knit" view "$tmp/i" "$tmp/i"
+  expect 1 'no ./knit-\* measurement directory here; name one: knit view DIR' -- \
+    sh -c 'cd "$1" && exec "$2" view' sh "$tmp/i" "$knit"
   ;;
 *)
   echo "unknown case $case_name"
