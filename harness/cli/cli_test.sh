@@ -769,6 +769,15 @@ view_parallel_for)
   tr -d '\n' <"$tmp/dom.html" | grep -q '<div class="vtree" id="bottomup">.*class="tw">[^<]*</span>knit_work_step ' || fail "the bottom-up tree does not start at the leaf"
   echo "load $(status_of load-ms) ms, first draw $(status_of draw-ms) ms"
   shoot "$page" view-parallel_for
+  # A search (from the link: page#search=TEXT) highlights the one frame of
+  # work_light and narrows the top-down tree to the path down to it.
+  all_rows=$(status_of topdown-rows)
+  browse "$page#search=work_light"
+  [ "$(status_of search-matches)" = 1 ] || fail "the search did not find work_light once"
+  [ "$(status_of flame-matches)" = 1 ] || fail "the flame graph did not highlight work_light"
+  [ "$(status_of topdown-rows)" -lt "$all_rows" ] || fail "the search did not narrow the top-down tree"
+  grep -q 'class="row match"[^>]*>.*</span>work_light<' "$tmp/dom.html" || fail "work_light's row is not marked"
+  [ "$(status_of bottomup-rows)" -ge 1 ] || fail "the bottom-up tree lost the leaves below work_light"
   # -o elsewhere, and the newest ./knit-* when no directory is named.
   expect 0 "^$tmp/page.html\$" -- "$knit" view -o "$tmp/page.html" "$tmp/p"
   (cd "$tmp" && cp -r p knit-newest && "$knit" view) | grep -qx './knit-newest/knit-view.html' ||

@@ -60,6 +60,7 @@
     '<omp-idle>': '#c9c9cf',
     '<omp-barrier>': '#f2a33a',
     '<omp-lock-wait>': '#d9453d',
+    '<omp-overhead>': '#8db89c',
     'parallel region': '#a9c8ee',
   };
 
@@ -212,10 +213,12 @@
 
   // --- search ---------------------------------------------------------------
 
-  // matches[i]: 1 the node's name holds the text, 2 a node below it does.
+  // matches[i]: 1 the node's name holds the text, 2 a node below it does;
+  // onPath[i]: 1 when the node or one above it matches.
   function searchProfile(p, text) {
     const matches = new Uint8Array(p.n);
-    if (!text) return { text: '', matches, count: 0 };
+    const onPath = new Uint8Array(p.n);
+    if (!text) return { text: '', matches, onPath, count: 0 };
     const needle = text.toLowerCase();
     const byString = new Map();
     let count = 0;
@@ -230,9 +233,10 @@
         count++;
       }
     }
+    for (let i = 1; i < p.n; i++) onPath[i] = matches[i] === 1 || onPath[p.parent[i]] ? 1 : 0;
     for (let i = p.n - 1; i > 0; i--)
       if (matches[i] && !matches[p.parent[i]]) matches[p.parent[i]] = 2;
-    return { text: needle, matches, count };
+    return { text: needle, matches, onPath, count };
   }
 
   // --- the flame graph ------------------------------------------------------
@@ -283,12 +287,14 @@
       ctx.font = '11px system-ui, sans-serif';
       ctx.textBaseline = 'middle';
       rects = [];
+      let matched = 0;
       const search = state.search;
       const searching = search.text !== '';
       const minPx = 0.5;
 
       const paint = (i, x, y, w, dim) => {
         const match = searching && search.matches[i] === 1;
+        if (match) matched++;
         ctx.globalAlpha = dim || (searching && !match) ? 0.35 : 1;
         ctx.fillStyle = match ? '#d62ad6' : i === 0 ? '#b9b9c3' : warmColour(p.name(i), p.kind[i]);
         ctx.fillRect(x, y, Math.max(w - 0.5, 0.5), ROW - 1);
@@ -331,6 +337,7 @@
         i++;
       }
       setStatus('flameRects', rects.length);
+      setStatus('flameMatches', matched);
       setStatus('flameFocus', focus);
     }
 
@@ -601,7 +608,6 @@
       }
     }
     const roots = group(sampled, sampled);
-    const rootSet = new Set(roots);
 
     function kids(id) {
       const b = nodes[id];
@@ -648,7 +654,8 @@
     const tree = VirtualTree(host, model, 'bottomup');
     return {
       search() {
-        model.filter = state.search.text === "" ? null : (id) => !rootSet.has(id) || model.matches(id);
+        // Kept: the sampled paths that pass through a match, wherever on them.
+        model.filter = state.search.text === '' ? null : (id) => nodes[id].leaves.some((leaf) => state.search.onPath[leaf] === 1);
         tree.refresh();
       },
       reset() {
@@ -874,20 +881,27 @@
     setStatus('readyMs', drawnAt.toFixed(1));
 
     const searchBox = document.getElementById('search');
+    const applySearch = () => {
+      state.search = searchProfile(p, searchBox.value.trim());
+      document.getElementById('search-count').textContent =
+        state.search.text ? state.search.count + ' node' + (state.search.count === 1 ? '' : 's') : '';
+      setStatus('searchMatches', state.search.count);
+      flame.draw();
+      topDown.search();
+      bottomUp.search();
+      if (timeline) timeline.draw();
+    };
     let pending = 0;
     searchBox.addEventListener('input', () => {
       window.clearTimeout(pending);
-      pending = window.setTimeout(() => {
-        state.search = searchProfile(p, searchBox.value.trim());
-        document.getElementById('search-count').textContent =
-          state.search.text ? state.search.count + ' node' + (state.search.count === 1 ? '' : 's') : '';
-        setStatus('searchMatches', state.search.count);
-        flame.draw();
-        topDown.search();
-        bottomUp.search();
-        if (timeline) timeline.draw();
-      }, 120);
+      pending = window.setTimeout(applySearch, 120);
     });
+    // A link may carry a search: page.html#search=TEXT.
+    const asked = /(?:^#|&)search=([^&]*)/.exec(window.location.hash);
+    if (asked) {
+      searchBox.value = decodeURIComponent(asked[1]);
+      applySearch();
+    }
     select.addEventListener('change', () => {
       state.metric = +select.value;
       flame.draw();
