@@ -765,6 +765,8 @@ report_json)
   expect 2 "unknown format 'xml' \(tree, folded or json\)" -- "$knit" report --format=xml "$tmp/i"
   expect 2 'json writes the tree with every metric; --metrics' -- \
     "$knit" report --format=json --metrics=all "$tmp/i"
+  expect 2 "json writes the tree with every metric; --threads is the text report's" -- \
+    "$knit" report --format=json --threads "$tmp/i"
   # A measurement directory named with an escape and a byte that is no
   # UTF-8: the JSON escapes the one and replaces the other.
   m="$tmp/m"$'\e'"[2J"$'\xff'
@@ -842,11 +844,14 @@ view_bad_input)
   # What knit view cannot use is an error with a reason, never a page.
   expect 1 'no such file|cannot|No such' -- "$knit" view "$tmp/none"
   printf 'not json\n' >"$tmp/x.json"
-  expect 1 'x.json: not a JSON object' -- "$knit" view "$tmp/x.json"
+  expect 1 'x.json: not a knit profile \(`knit report --format=json` writes one\)' -- "$knit" view "$tmp/x.json"
+  printf '{"traceEvents":[]}\n' >"$tmp/t.json"
+  expect 1 't.json: not a knit profile' -- "$knit" view "$tmp/t.json"
   [ ! -e "$tmp/x.html" ] || fail "a page was written for a file that is no JSON"
   expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
   expect 1 'none.json: No such file' -- "$knit" view --trace="$tmp/none.json" "$tmp/i"
-  expect 1 'x.json: not a JSON object' -- "$knit" view --trace="$tmp/x.json" "$tmp/i"
+  expect 1 'x.json: not a Chrome trace' -- "$knit" view --trace="$tmp/x.json" "$tmp/i"
+  expect 1 'i: not a regular file' -- "$knit" view --trace="$tmp/i" "$tmp/i"
   expect 1 "$tmp/no/dir/p.html: No such file" -- "$knit" view -o "$tmp/no/dir/p.html" "$tmp/i"
   expect 2 "unknown or incomplete option '--bogus'" -- "$knit" view --bogus "$tmp/i"
   expect 2 'at most, got' -- "$knit" view "$tmp/i" "$tmp/i"

@@ -35,6 +35,10 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_json_write
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_json_write.c
     LIBS knit_report)
+  # The JSON tree on a profile built in memory, read back by a strict reader.
+  knit_unit_test(test_json_tree
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_json_tree.c
+    LIBS knit_report)
   # Text from a measurement in its printable form.
   knit_unit_test(test_printable
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_printable.c

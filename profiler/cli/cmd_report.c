@@ -262,10 +262,14 @@ int knit_cmd_report(int argc, char **argv)
     return bad_usage("--metrics=%s chooses the tree's columns; --format=folded counts "
                      "one metric, chosen with --metric=NAME",
                      metrics_list);
-  if (format == FORMAT_JSON && (metrics_list != NULL || source_function != NULL))
+  if (format == FORMAT_JSON &&
+      (metrics_list != NULL || source_function != NULL || threads || steps))
     return bad_usage("--format=json writes the tree with every metric; %s is the text "
-                     "tree's",
-                     metrics_list != NULL ? "--metrics" : "--source");
+                     "report's",
+                     metrics_list != NULL      ? "--metrics"
+                     : source_function != NULL ? "--source"
+                     : threads                 ? "--threads"
+                                               : "--steps");
   if (view.tree.fold_recursion && (format == FORMAT_FOLDED || view.tree.lines))
     return bad_usage("--fold folds the function tree's recursion; %s",
                      view.tree.lines ? "--lines shows every call site as recorded"

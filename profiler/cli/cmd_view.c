@@ -1,6 +1,7 @@
 /* knit view: writes a measurement (or a JSON tree from `knit report
  * --format=json`) as one self-contained HTML page: flame graph, top-down
  * and bottom-up trees, and a per-thread timeline when there is a trace. */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -91,19 +92,31 @@ static char *read_whole(const char *path, size_t *len)
   return buf;
 }
 
-/* A JSON text as the page wants it: an object. Anything else (a text
- * report, a binary file) is refused here rather than shown as a broken
- * page. */
-static int looks_like_json_object(const char *text, size_t len, const char *path)
+/* Where a JSON document's telling member must appear: knit's writers put
+ * it in the first line, and a reader should not scan megabytes for it. */
+#define HEAD_BYTES 4096
+
+/* Whether text is a JSON document of the kind the page shows: an object
+ * that holds marker near its start (a profile's "knit-profile", a trace's
+ * "traceEvents"), or, for a trace, an array of events (Chrome reads
+ * both). Anything else (a text report, a binary file) is refused here
+ * rather than shown as a broken page. */
+static int looks_like(const char *text, size_t len, const char *path, const char *marker,
+                      int array_too, const char *what)
 {
   size_t i = 0;
-  while (i < len && strchr(" \t\r\n", text[i]) != NULL && text[i] != '\0')
+  while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
     i++;
-  if (i == len || text[i] != '{' || memchr(text, '\0', len) != NULL) {
-    fprintf(stderr, "knit view: error: %s: not a JSON object\n", path);
-    return 0;
+  int ok = i < len && memchr(text, '\0', len) == NULL;
+  if (ok && text[i] == '{') {
+    size_t head = len - i < HEAD_BYTES ? len - i : HEAD_BYTES;
+    ok = memmem(text + i, head, marker, strlen(marker)) != NULL;
+  } else {
+    ok = ok && array_too && text[i] == '[';
   }
-  return 1;
+  if (!ok)
+    fprintf(stderr, "knit view: error: %s: not %s\n", path, what);
+  return ok;
 }
 
 /* The measurement's call paths over time as a Chrome trace, for the page's
@@ -219,7 +232,8 @@ int knit_cmd_view(int argc, char **argv)
   if (trace_path != NULL) {
     if ((trace = read_whole(trace_path, &trace_len)) == NULL)
       return 1;
-    if (!looks_like_json_object(trace, trace_len, trace_path)) {
+    if (!looks_like(trace, trace_len, trace_path, "\"traceEvents\"", 1,
+                    "a Chrome trace (a JSON object with traceEvents, or an array of events)")) {
       free(trace);
       return 1;
     }
@@ -231,7 +245,8 @@ int knit_cmd_view(int argc, char **argv)
   char *json = NULL;
   if (from_file) {
     json = read_whole(input, &json_len);
-    if (json != NULL && !looks_like_json_object(json, json_len, input)) {
+    if (json != NULL && !looks_like(json, json_len, input, "\"knit-profile\"", 0,
+                                    "a knit profile (`knit report --format=json` writes one)")) {
       free(json);
       json = NULL;
     }
