@@ -840,6 +840,32 @@ view_timeline)
   grep -q '<section id="timeline-section">' "$tmp/dom.html" || fail "the timeline is hidden"
   shoot "$tmp/t.html" view-timeline
   ;;
+view_interact)
+  # The page used as a user would (harness/cli/view_interact.html drives it
+  # from a frame): a click on a flame graph frame zooms to it and one on the
+  # root zooms out, a click on a tree row collapses and reopens it, one on a
+  # heading sorts by it, and a typed search highlights the frames.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
+  expect 0 "^$tmp/i/knit-view.html\$" -- "$knit" view "$tmp/i"
+  chrome=$(chromium_here) || exit 77
+  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --allow-file-access-from-files \
+    --user-data-dir="$tmp/chrome" --window-size=1400,900 --virtual-time-budget=5000 --dump-dom \
+    "file://$(cd "$(dirname "$0")" && pwd)/view_interact.html?page=file://$tmp/i/knit-view.html" \
+    >"$tmp/dom.html" 2>"$tmp/chrome.log" || fail "chromium: $(tail -n 3 "$tmp/chrome.log")"
+  status=$(grep -o '<div id="result"[^>]*>' "$tmp/dom.html")
+  echo "+ driven: $status"
+  grep -q 'data-done="1"' <<<"$status" || fail "the driver did not finish"
+  ! grep -q 'data-driver-error' <<<"$status" || fail "the driver failed"
+  [ "$(status_of errors)" = 0 ] || fail "the page reported errors"
+  [ "$(status_of focus-after-click)" = 1 ] || fail "a click on main did not zoom to it"
+  [ "$(status_of focus-after-root)" = 0 ] || fail "a click on the root did not zoom out"
+  [ "$(status_of rows-collapsed)" = 1 ] || fail "a click on main's row did not collapse it"
+  [ "$(status_of rows-reopened)" = "$(status_of rows-open)" ] || fail "a second click did not reopen main"
+  [ "$(status_of rows-open)" -gt 5 ] || fail "the tree did not start open"
+  grep -q 'data-sorted-head="-1"' <<<"$status" || fail "a click on the function heading did not sort by name"
+  [ "$(status_of search-matches)" = 3 ] || fail "the search did not find the 3 knit_probe levels"
+  [ "$(status_of flame-matches)" -ge 1 ] || fail "the search highlighted no frame"
+  ;;
 view_bad_input)
   # What knit view cannot use is an error with a reason, never a page.
   expect 1 'no such file|cannot|No such' -- "$knit" view "$tmp/none"
