@@ -102,7 +102,7 @@ shoot() {
   [ -n "${KNIT_VIEW_SHOTS:-}" ] || return 0
   mkdir -p "$KNIT_VIEW_SHOTS"
   timeout 120 "$(chromium_here)" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
-    --window-size=1400,900 --virtual-time-budget=5000 --hide-scrollbars \
+    --window-size=1400,1100 --virtual-time-budget=5000 --hide-scrollbars \
     --screenshot="$KNIT_VIEW_SHOTS/$2.png" "file://$1" >/dev/null 2>&1 ||
     fail "chromium could not take the screenshot $2.png"
   echo "+ screenshot $KNIT_VIEW_SHOTS/$2.png"
@@ -827,8 +827,9 @@ view_timeline)
   # A Chrome trace (the fixture has the shape `knit report --format=chrome`
   # writes) in the timeline: a lane per thread, the runtime's states drawn;
   # a thread name holding "</script>" stays data.
-  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
-  expect 0 "^$tmp/t.html\$" -- "$knit" view -o "$tmp/t.html" --trace="$(dirname "$0")/view_trace.json" "$tmp/i"
+  # The profile beside it is of the program the fixture pretends to trace.
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp -o "$tmp/p" -- "$wl/parallel_for" 20
+  expect 0 "^$tmp/t.html\$" -- "$knit" view -o "$tmp/t.html" --trace="$(dirname "$0")/view_trace.json" "$tmp/p"
   ! grep -q '</script><b>' "$tmp/t.html" || fail "the trace's text can end its script element"
   browse "$tmp/t.html"
   [ "$(status_of trace-threads)" = 3 ] || fail "not 3 threads"

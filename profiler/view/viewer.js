@@ -56,11 +56,14 @@
     return h >>> 0;
   }
 
+  // The runtime's states in colours no function gets (functions are warm
+  // yellows and oranges, never red, purple, teal or blue), so they stand
+  // out in the timeline and the flame graph.
   const OMP_COLOURS = {
     '<omp-idle>': '#c9c9cf',
-    '<omp-barrier>': '#f2a33a',
-    '<omp-lock-wait>': '#d9453d',
-    '<omp-overhead>': '#8db89c',
+    '<omp-barrier>': '#8a6fd1',
+    '<omp-lock-wait>': '#d62828',
+    '<omp-overhead>': '#4aa3a2',
     'parallel region': '#a9c8ee',
   };
 
@@ -70,7 +73,7 @@
     if (kind === KIND_LOOP) return 'hsl(' + (100 + (h % 40)) + ',45%,' + (62 + (h >> 8) % 12) + '%)';
     if (kind === KIND_PLACEHOLDER) return 'hsl(220,15%,' + (70 + (h % 12)) + '%)';
     const light = kind === KIND_INLINED ? 74 : 60;
-    return 'hsl(' + (h % 55) + ',' + (70 + ((h >> 8) % 25)) + '%,' + (light + ((h >> 16) % 10)) + '%)';
+    return 'hsl(' + (18 + (h % 40)) + ',' + (70 + ((h >> 8) % 25)) + '%,' + (light + ((h >> 16) % 10)) + '%)';
   }
 
   // --- the profile ---------------------------------------------------------
@@ -405,7 +408,7 @@
       let html = '';
       model.columns.forEach((c, k) => {
         html += '<span class="num' + (k === sortColumn ? ' sorted' : '') + '" data-col="' + k +
-                '" title="' + escapeHtml(c.tip || c.title) + '">' + escapeHtml(c.title) +
+                '" title="' + escapeHtml(c.tip) + '">' + escapeHtml(c.metric) + '<br>' + escapeHtml(c.part) +
                 (k === sortColumn ? (sortDescending ? ' \u25be' : ' \u25b4') : '') + '</span>';
       });
       html += '<span class="name' + (sortColumn < 0 ? ' sorted' : '') + '" data-col="-1">function' +
@@ -510,9 +513,9 @@
     const cols = [];
     state.shownMetrics.forEach((m) => {
       const meta = p.metrics[m];
-      cols.push({ title: meta.name + ' incl', tip: meta.description + ' (' + meta.unit + ', inclusive)',
+      cols.push({ metric: meta.name, part: 'incl', tip: meta.description + ' (' + meta.unit + ', inclusive)',
                   value: (i) => p.incl[i * p.M + m] });
-      cols.push({ title: meta.name + ' excl', tip: meta.description + ' (' + meta.unit + ', exclusive)',
+      cols.push({ metric: meta.name, part: 'excl', tip: meta.description + ' (' + meta.unit + ', exclusive)',
                   value: (i) => p.excl[i * p.M + m] });
     });
     return cols;
@@ -622,7 +625,7 @@
     const cols = [];
     state.shownMetrics.forEach((m) => {
       const meta = p.metrics[m];
-      cols.push({ title: meta.name + ' self', tip: meta.description + ' (' + meta.unit + ', exclusive, through this path)',
+      cols.push({ metric: meta.name, part: 'self', tip: meta.description + ' (' + meta.unit + ', exclusive, through this path)',
                   value: (id) => nodes[id].self[m] });
     });
     const model = {
