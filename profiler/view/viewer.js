@@ -748,7 +748,8 @@
         // there stands for the rest.
         const lastPx = new Float64Array(t.levels).fill(-1);
         for (const s of t.slices) {
-          if (s.level >= t.levels || s.ts + s.dur < from || s.ts > to) continue;
+          if (s.ts > to) break; // sorted by start: the rest is to the right
+          if (s.level >= t.levels || s.ts + s.dur < from) continue;
           const x = LABEL_WIDTH + Math.max(0, (s.ts - from) * scale);
           const xe = LABEL_WIDTH + Math.min(plot, (s.ts + s.dur - from) * scale);
           let w = xe - x;
@@ -857,15 +858,15 @@
     select.innerHTML = state.shownMetrics
       .map((m) => '<option value="' + m + '">' + escapeHtml(p.metrics[m].name) + ' (' + escapeHtml(p.metrics[m].unit) + ')</option>')
       .join('');
+    const traceDoc = readEmbedded('knit-trace');
+    const trace = traceDoc ? loadTrace(traceDoc) : null;
     const loaded = performance.now();
 
     const flame = FlameGraph(document.getElementById('flame'), document.getElementById('flame-box'), p, state);
     const topDown = TopDown(document.getElementById('topdown'), p, state, (id) => flame.zoom(id));
     const bottomUp = BottomUp(document.getElementById('bottomup'), p, state);
     let timeline = null;
-    const traceDoc = readEmbedded('knit-trace');
-    if (traceDoc) {
-      const trace = loadTrace(traceDoc);
+    if (trace) {
       document.getElementById('timeline-section').hidden = false;
       legend(document.getElementById('timeline-legend'));
       timeline = Timeline(document.getElementById('timeline'), document.getElementById('timeline-box'), trace, state);
