@@ -882,6 +882,10 @@ view_bad_input)
   expect 1 "$tmp/no/dir/p.html: No such file" -- "$knit" view -o "$tmp/no/dir/p.html" "$tmp/i"
   expect 2 "unknown or incomplete option '--bogus'" -- "$knit" view --bogus "$tmp/i"
   expect 2 'at most, got' -- "$knit" view "$tmp/i" "$tmp/i"
+  "$knit" report --format=json "$tmp/i" >"$tmp/i.json" || fail "report --format=json"
+  expect 2 "\-\-fold shapes a measurement's tree; a JSON tree is shaped already" -- \
+    "$knit" view --fold "$tmp/i.json"
+  expect 0 "^$tmp/i.html\$" -- "$knit" view "$tmp/i.json"
   expect 1 'no ./knit-\* measurement directory here; name one: knit view DIR' -- \
     sh -c 'cd "$1" && exec "$2" view' sh "$tmp/i" "$knit"
   ;;

@@ -43,12 +43,13 @@ static void usage(FILE *out)
                "per thread coloured by function, <omp-idle>, <omp-barrier> and\n"
                "<omp-lock-wait> included.\n"
                "\n"
-               "  -o FILE          write the page to FILE (default: DIR/" DEFAULT_PAGE ", or\n"
+               "  -o, --output=FILE  write the page to FILE (default: DIR/" DEFAULT_PAGE ", or\n"
                "                   PROFILE.html beside PROFILE.json)\n"
                "  --trace=FILE     show this Chrome trace (`knit report --format=chrome`)\n"
                "                   in the timeline instead of the measurement's own\n"
                "  --all-frames, --fold, --raw-names, --no-inline, --no-loops, --no-cache\n"
-               "                   shape the tree as `knit report` does (see its --help)\n"
+               "                   shape the tree as `knit report` does (see its --help);\n"
+               "                   a PROFILE.json is shaped already\n"
                "  -h, --help       print this help\n"
                "\n"
                "Exit status: 0 written, 1 no usable measurement or the page could not be\n"
@@ -182,7 +183,7 @@ int knit_cmd_view(int argc, char **argv)
 {
   knit_calltree_options tree = {.sort = KNIT_SORT_INCLUSIVE};
   knit_profile_options load = {0};
-  const char *output = NULL, *trace_path = NULL;
+  const char *output = NULL, *trace_path = NULL, *shaping = NULL;
   static const struct option options[] = {
       {"output", required_argument, NULL, 'o'}, {"trace", required_argument, NULL, 'T'},
       {"all-frames", no_argument, NULL, 'a'},   {"fold", no_argument, NULL, 'F'},
@@ -209,6 +210,9 @@ int knit_cmd_view(int argc, char **argv)
     case 'h': usage(stdout); return 0;
     default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
+    /* The rest shape the tree of a measurement: a JSON tree has its shape. */
+    if (c != 'o' && c != 'T')
+      shaping = argv[optind - 1];
   }
   if (argc - optind > 1)
     return bad_usage("one measurement directory or JSON file at most, got '%s' too",
@@ -241,6 +245,12 @@ int knit_cmd_view(int argc, char **argv)
 
   struct stat st;
   int from_file = stat(input, &st) == 0 && S_ISREG(st.st_mode);
+  if (from_file && shaping != NULL) {
+    free(trace);
+    return bad_usage("%s shapes a measurement's tree; a JSON tree is shaped already "
+                     "(knit report --format=json takes it)",
+                     shaping);
+  }
   size_t json_len = 0;
   char *json = NULL;
   if (from_file) {
