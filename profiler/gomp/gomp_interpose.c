@@ -388,6 +388,15 @@ void *knit_gomp_real(void **slot, const char *name)
 WRAP_REGION(GOMP_parallel, (void (*fn)(void *), void *data, unsigned nthreads, unsigned flags),
             (fn, data, nthreads, flags))
 
+/* A host teams construct (OpenMP 5.0): libgomp runs the teams one after
+ * another on the calling thread, each body called through run_body, so
+ * that every team's samples sit under the construct's path and the
+ * runtime's frames between are cut, as in a region. */
+WRAP_REGION(GOMP_teams_reg,
+            (void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
+             unsigned flags),
+            (fn, data, num_teams, thread_limit, flags))
+
 WRAP_REGION(GOMP_parallel_sections,
             (void (*fn)(void *), void *data, unsigned nthreads, unsigned count, unsigned flags),
             (fn, data, nthreads, count, flags))

@@ -317,7 +317,7 @@ void knit_region_settle(void)
   if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &frame, &parallel_data, &thread_num) !=
       2)
     return;
-  const void *word = knit_task_prefix_word(flags, task_data, parallel_data);
+  const void *word = knit_task_prefix_word(flags, task_data, parallel_data, frame);
   if (is_ticket(word))
     (void)knit_region_path_wait(word);
 }
