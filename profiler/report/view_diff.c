@@ -118,7 +118,10 @@ void knit_view_diff(const knit_diff *d, const knit_profile *a, const knit_profil
   for (size_t i = 0; i < o->columns.count; i++) {
     char name[80];
     column_name(a, b, o->columns.metric[i], name, sizeof name);
-    fprintf(out, "%-*s  ", 3 * width[i] + 4, name);
+    if (i + 1 < o->columns.count)
+      fprintf(out, "%-*s  ", 3 * width[i] + 4, name);
+    else
+      fputs(name, out);
   }
   fputc('\n', out);
   for (size_t i = 0; i < o->columns.count; i++)

@@ -80,8 +80,11 @@ void knit_view_flat(const knit_profile *p, const knit_view_options *o, knit_flat
   if (grouped) {
     for (size_t i = 0; i < shown.count; i++) {
       int shares = shown.metric[i] == sort_metric ? 2 * (GAP + SHARE_WIDTH) : 0;
-      fprintf(out, "%-*s%*s", 2 * width[i] + GAP + shares, knit_metric_name(m, shown.metric[i]),
-              GAP, "");
+      if (i + 1 < shown.count)
+        fprintf(out, "%-*s%*s", 2 * width[i] + GAP + shares, knit_metric_name(m, shown.metric[i]),
+                GAP, "");
+      else
+        fputs(knit_metric_name(m, shown.metric[i]), out);
     }
     fputc('\n', out);
   }
