@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "console/progress.h"
 #include "report/diff.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
@@ -192,6 +193,9 @@ int knit_cmd_diff(int argc, char **argv)
   if (scaling && !sort_given)
     sort_key.sort = KNIT_SORT_EXCLUSIVE;
 
+  knit_progress progress;
+  knit_progress_init(&progress, "knit diff", stderr);
+  load_options.progress = &progress;
   knit_profile a, b;
   if (knit_profile_load_with(&a, argv[optind], "knit diff", stderr, &load_options) != 0)
     return 1;

@@ -41,6 +41,9 @@ typedef struct knit_profile_options {
   /* NULL, or the threads to keep (thread_select.h): the others are left
    * out before the tree is merged. */
   const char *threads;
+  /* Where loading says how far it is (console/progress.h), or NULL. The
+   * line is cleared before knit_profile_load_with returns. */
+  struct knit_progress *progress;
 } knit_profile_options;
 
 /* knit_profile_load with options (NULL: the defaults). A thread list that
