@@ -81,6 +81,15 @@ static uint32_t find_or_add(builder *b, uint32_t parent, const knit_calltree_nod
   return b->slots[s];
 }
 
+/* Whether a call tree node is a thread's idle time: a runtime thread
+ * without work, or one waiting in a barrier, which the blame counts idle
+ * (ompt/blame.h). */
+static int is_idle(const knit_calltree_node *n)
+{
+  return n->kind == KNIT_NODE_PLACEHOLDER &&
+         (n->offset == KNIT_PH_OMP_IDLE || n->offset == KNIT_PH_OMP_BARRIER);
+}
+
 /* Pours one measurement's tree (side 0: A, 1: B) into the contexts. */
 static int pour(builder *b, const knit_profile *p, const knit_calltree_options *o, int side)
 {
@@ -105,6 +114,15 @@ static int pour(builder *b, const knit_profile *p, const knit_calltree_options *
     for (int metric = 0; metric < KNIT_METRIC_COUNT; metric++) {
       c->inclusive[side][metric] += knit_metric_value(m, metric, n->inclusive[metric]);
       c->exclusive[side][metric] += knit_metric_value(m, metric, n->exclusive[metric]);
+    }
+    if (is_idle(n)) {
+      double idle = knit_metric_value(m, KNIT_METRIC_SAMPLES, n->exclusive[KNIT_METRIC_SAMPLES]);
+      c->idle_exclusive[side] += idle;
+      for (size_t j = i;; j = ct.nodes[j].parent) {
+        b->d->contexts[context[j]].idle_inclusive[side] += idle;
+        if (j == 0)
+          break;
+      }
     }
   }
   rc = 0;

@@ -24,6 +24,11 @@ typedef struct knit_diff_context {
   /* Per metric, indexed by knit_metric: [0] is A's, [1] is B's. */
   double inclusive[2][KNIT_METRIC_COUNT];
   double exclusive[2][KNIT_METRIC_COUNT];
+  /* Of the time metric, what threads spent idle (the <omp-idle> and
+   * <omp-barrier> placeholders) in the context or below it, and in it:
+   * the time OMP_IDLE charges again to the code that kept them idle. */
+  double idle_inclusive[2];
+  double idle_exclusive[2];
 } knit_diff_context;
 
 typedef struct knit_diff {

@@ -158,11 +158,14 @@ void knit_view_diff(const knit_diff *d, const knit_profile *a, const knit_profil
   free(key);
 }
 
-/* A context's C: the time metric plus OMP_IDLE, in the shown unit. */
+/* A context's C: the time metric plus OMP_IDLE, in the shown unit. The
+ * time threads were sampled idle is left out: OMP_IDLE holds it already,
+ * on the code that kept them idle (REALTIME samples idle threads). */
 static double cost(const knit_diff_context *c, int side, int exclusive)
 {
   const double *v = values_of(c, side, exclusive);
-  return v[KNIT_METRIC_SAMPLES] + v[KNIT_METRIC_OMP_IDLE];
+  double idle = exclusive ? c->idle_exclusive[side] : c->idle_inclusive[side];
+  return v[KNIT_METRIC_SAMPLES] - idle + v[KNIT_METRIC_OMP_IDLE];
 }
 
 void knit_view_scaling(const knit_diff *d, const knit_profile *a, const knit_profile *b,
@@ -178,7 +181,8 @@ void knit_view_scaling(const knit_diff *d, const knit_profile *a, const knit_pro
   fprintf(out,
           "scaling loss from A at %u thread%s to B at %u: per context, C_B - C_A, where C is\n"
           "the context's %s + OMP_IDLE summed over all threads (OMP_IDLE puts idle threads'\n"
-          "time on the code that kept them idle): the work B did beyond A's, zero where B\n"
+          "time on the code that kept them idle, so their own samples in <omp-idle> and\n"
+          "<omp-barrier> are not counted again): the work B did beyond A's, zero where B\n"
           "scales perfectly (p*T_p - T_1 summed over threads, as HPCToolkit's strong-scaling\n"
           "loss); own: in the context itself, incl: with what it calls; sorted by %s loss,\n"
           "largest first\n",
