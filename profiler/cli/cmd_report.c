@@ -1,6 +1,7 @@
 /* knit report: prints a measurement as a top-down tree (of functions, or of
- * call sites and sampled instructions with --lines) with a column pair per
- * metric, or as folded stacks of one metric. */
+ * call sites and sampled instructions with --lines), its bottom-up or flat
+ * view, with a column pair per metric, or as folded stacks of one metric;
+ * of chosen threads, and of the call paths a filter keeps. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
