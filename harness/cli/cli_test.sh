@@ -691,6 +691,131 @@ report_inline)
   expect 0 'matches' -- "$knit" check "$tmp/i" "$tmp/inlined.folded"
   expect 0 'no-inline' -- "$knit" report --help
   ;;
+report_views)
+  # The bottom-up and flat views (workloads/calls.c, exact probes): recurse
+  # holds 5 probes, one at each of its 5 levels, counted once per path in
+  # every row; its recursive call's line is on the 4 paths below the top.
+  src=$(dirname "$0")/../../workloads/calls.c
+  again=$(grep -n 'x = leaf_scramble(recurse(x, depth - 1));' "$src" | cut -d: -f1)
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/calls" 1
+  expect 0 '^ +5 +33\.3% +5 +33\.3% +recurse$' -- \
+    "$knit" report --view=flat --no-inline --no-loops "$tmp/c"
+  grep -qE '^ +1 +6\.7% +4 +26\.7% +nested_outer$' <<<"$out_last" ||
+    fail "nested_outer is not 1 probe of its own and 4 with nested_inner"
+  grep -qE '^ +0 +0\.0% +15 +100\.0% +main$' <<<"$out_last" && fail "main is shown below --min by its exclusive value"
+  grep -qE 'rows below 0\.5% of the total are hidden' <<<"$out_last" || fail "no line on the hidden rows"
+  expect 0 '^ +0 +0\.0% +15 +100\.0% +main$' -- \
+    "$knit" report --view=flat --no-inline --no-loops --sort=incl --min=0 "$tmp/c"
+  expect 0 "^ +0 +0\\.0% +4 +26\\.7% +calls\\.c:$again\$" -- \
+    "$knit" report --view=flat --by=line --min=0 "$tmp/c"
+  expect 0 '^ +4 +26\.7% +4 +26\.7% +libknit_wl_calls\.so$' -- \
+    "$knit" report --view=flat --by=module "$tmp/c"
+  grep -qE '^ +11 +73\.3% +15 +100\.0% +calls$' <<<"$out_last" || fail "the program's module does not hold 11 probes"
+  # Bottom-up: recurse's callers, each level with the probes below it.
+  expect 0 '^ +5 +5 +33\.3% +recurse ' -- \
+    "$knit" report --view=bottom-up --no-inline --no-loops "$tmp/c"
+  grep -qE '^ +4 +4 +26\.7% +recurse ' <<<"$out_last" || fail "recurse <- recurse does not hold 4 probes"
+  grep -qE '^ +5 +1 +6\.7% +run_calls ' <<<"$out_last" || fail "recurse <- run_calls is not 5 inclusive, 1 exclusive"
+  [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9.]+% +recurse ' <<<"$out_last")" = 5 ] ||
+    fail "recurse is not a root with 4 levels of callers"
+  expect 0 'incl   incl%  excl  function' -- \
+    "$knit" report --view=bottom-up --sort=incl --no-inline --no-loops "$tmp/c"
+  expect 2 "unknown view 'sideways' \(top-down, bottom-up or flat\)" -- "$knit" report --view=sideways "$tmp/c"
+  expect 2 "unknown --by key 'file' \(function, line or module\)" -- "$knit" report --view=flat --by=file "$tmp/c"
+  expect 2 'chooses the rows of --view=flat' -- "$knit" report --by=line "$tmp/c"
+  expect 2 'view=flat --by=line shows lines' -- "$knit" report --view=flat --lines "$tmp/c"
+  expect 2 'format=folded has one line per call path' -- "$knit" report --view=bottom-up --format=folded "$tmp/c"
+  expect 0 'bottom-up' -- "$knit" report --help
+  ;;
+report_thread)
+  # Threads chosen by index (workloads/scaling on 4 threads, exact probes:
+  # each thread runs 16 of the 64 iterations, one probe each, and thread 0
+  # the serial phases' 256).
+  expect 0 'SUMMARY samples=320 ' -- env OMP_NUM_THREADS=4 "$knit" record -e PROBE \
+    --runtime=mock-gomp -o "$tmp/s" -- "$wl/scaling" 4
+  expect 0 '^PROBE: 48 probes, 3 threads' -- "$knit" report --thread=1-3 --threads "$tmp/s"
+  grep -qE '^thread +tid +kind +samples +periods +PROBE +OMP_IDLE ' <<<"$out_last" ||
+    fail "the thread table has no metric columns"
+  [ "$(grep -cE '^ +[123] +[0-9]+ +openmp +16 +16 +16 ' <<<"$out_last")" = 3 ] ||
+    fail "the thread table does not list threads 1 to 3 with 16 probes each"
+  ! grep -qE '^ +0 +[0-9]+ +main' <<<"$out_last" || fail "thread 0 is listed"
+  folded=$("$knit" report --thread=0,2 --format=folded "$tmp/s")
+  [ "$(awk '{s += $NF} END {print s}' <<<"$folded")" = 288 ] ||
+    fail "threads 0 and 2 fold to $(awk '{s += $NF} END {print s}' <<<"$folded") probes, not 288: $folded"
+  expect 0 '^ +16 +100\.0% +16 +100\.0% ' -- "$knit" report --thread=3 --view=flat "$tmp/s"
+  expect 2 'unknown thread 4 \(this measurement has: 0-3\)' -- "$knit" report --thread=2-4 "$tmp/s"
+  expect 2 'want thread indexes' -- "$knit" report --thread=one "$tmp/s"
+  expect 2 'runs backwards' -- "$knit" report --thread=3-1 "$tmp/s"
+  ;;
+report_filter)
+  # --focus and --ignore on the measurement's paths (workloads/calls.c,
+  # exact probes): recurse's 5 probes, the rest's 10, in every view and
+  # the folded form, and the header says what the filter kept.
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/calls" 1
+  expect 0 '^filter: --focus=\^recurse\$ kept 33\.3% of PROBE \(5 of 15 probes\)' -- \
+    "$knit" report '--focus=^recurse$' --no-inline --no-loops "$tmp/c"
+  grep -qE '^ +5 +100\.0% +0 +main ' <<<"$out_last" || fail "the focused tree's main is not 5 probes"
+  ! grep -q 'nested_' <<<"$out_last" || fail "a path without recurse is kept"
+  sum=$("$knit" report --focus=recurse --format=folded "$tmp/c" | awk '{s += $NF} END {print s}')
+  [ "$sum" = 5 ] || fail "the focused folded form counts $sum probes, not 5"
+  sum=$("$knit" report --ignore=recurse --format=folded "$tmp/c" | awk '{s += $NF} END {print s}')
+  [ "$sum" = 10 ] || fail "the folded form without recurse counts $sum probes, not 10"
+  # A loop level or an inlined call is a frame too; ignore wins over focus.
+  expect 0 'kept 100\.0% of PROBE' -- "$knit" report '--focus=^knit_work$' "$tmp/c"
+  expect 0 'kept 0\.0% of PROBE \(0 of 15 probes\)' -- "$knit" report --focus=recurse --ignore=main "$tmp/c"
+  expect 0 '^ +2 +18\.2% +2 +18\.2% +lib_digest$' -- \
+    "$knit" report --view=flat --ignore=nested --no-inline --no-loops --min=0 "$tmp/c"
+  expect 2 'focus=\(: not a regular expression' -- "$knit" report '--focus=(' "$tmp/c"
+  expect 2 'ignore=a\{2: not a regular expression' -- "$knit" report '--ignore=a{2' "$tmp/c"
+  ;;
+diff)
+  # Two measurements per context (workloads/calls.c, exact probes): one
+  # round and two, every context doubled; the same one twice, no change.
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/a" -- "$wl/calls" 1
+  expect 0 'SUMMARY samples=30 ' -- "$knit" record -e PROBE -o "$tmp/b" -- "$wl/calls" 2
+  expect 0 '^ +15\.0 +30\.0 +\+15\.0 +main$' -- "$knit" diff --no-loops "$tmp/a" "$tmp/b"
+  grep -qE '^ +5\.0 +10\.0 +\+5\.0 +main;run_calls;recurse$' <<<"$out_last" ||
+    fail "recurse is not 5 probes in A and 10 in B"
+  first=$(grep -nE '^ +[0-9.]+ ' <<<"$out_last" | head -1 | cut -d: -f2-)
+  grep -qE ' main$' <<<"$first" || fail "the largest change is not first: $first"
+  expect 0 '^ +1\.0 +2\.0 +\+1\.0 +main;run_calls;recurse;recurse;recurse;recurse;recurse;knit_work' -- \
+    "$knit" diff --no-loops --sort=excl "$tmp/a" "$tmp/b"
+  expect 0 '13 contexts whose change is below 0\.5% of the larger PROBE total hidden' -- \
+    "$knit" diff --no-loops --no-inline "$tmp/a" "$tmp/a"
+  expect 0 '^ +15\.0 +15\.0 +\+0\.0 +main$' -- "$knit" diff --no-loops --min=0 "$tmp/a" "$tmp/a"
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/t" -- "$wl/calls" 1
+  expect 1 'A is PROBE, B is CPUTIME every 1 ms: .* do not compare' -- "$knit" diff "$tmp/a" "$tmp/t"
+  expect 1 'no ./knit-\*|cannot|error' -- "$knit" diff "$tmp/a" "$tmp/nothing"
+  expect 2 'two measurement directories' -- "$knit" diff "$tmp/a"
+  expect 2 'sorted by the change' -- "$knit" diff --sort=name "$tmp/a" "$tmp/b"
+  expect 2 'gives the thread counts of --scaling' -- "$knit" diff --threads=1,4 "$tmp/a" "$tmp/b"
+  expect 2 "unknown metric 'BOGUS'" -- "$knit" diff --metrics=BOGUS "$tmp/a" "$tmp/b"
+  expect 0 'usage: knit diff' -- "$knit" diff --help
+  expect 0 'diff ' -- "$knit" --help
+  ;;
+diff_scaling)
+  # The scaling loss (workloads/scaling, exact probes, mock-gomp): at 4
+  # threads the serial phase keeps 3 threads idle for its 256 probes, 768
+  # probes of excess work, more than the parallel loop can lose (at most
+  # 3 x 64): it is listed first.
+  for n in 1 4; do
+    expect 0 'SUMMARY samples=320 ' -- env OMP_NUM_THREADS=$n "$knit" record -e PROBE \
+      --runtime=mock-gomp -o "$tmp/p$n" -- "$wl/scaling" 4
+  done
+  expect 0 'scaling loss from A at 1 thread to B at 4' -- "$knit" diff --scaling "$tmp/p1" "$tmp/p4"
+  grep -q 'PROBE + OMP_IDLE summed over all threads' <<<"$out_last" || fail "the loss is not explained"
+  first=$(grep -E '^ +[-+][0-9]' <<<"$out_last" | head -1)
+  grep -qE '^ +\+7[0-9]{2}\.[0-9] +[0-9.]+% .*;serial_phase;' <<<"$first" ||
+    fail "the serial phase's path is not first with about 768 probes of loss: $first"
+  expect 0 '^total C: A 320\.0 probes' -- "$knit" diff --scaling --sort=incl "$tmp/p1" "$tmp/p4"
+  first=$(grep -E '^ +[-+][0-9]' <<<"$out_last" | head -1)
+  grep -qE ' main$' <<<"$first" || fail "sorted by inclusive loss, main is not first: $first"
+  expect 0 'at 2 threads to B at 8' -- "$knit" diff --scaling --threads=2,8 "$tmp/p1" "$tmp/p4"
+  expect 2 'A has 4 threads and B 1: A is the run with fewer threads' -- \
+    "$knit" diff --scaling "$tmp/p4" "$tmp/p1"
+  expect 2 "threads wants the two runs' thread counts" -- "$knit" diff --scaling --threads=4 "$tmp/p1" "$tmp/p4"
+  expect 2 'scaling shows the loss' -- "$knit" diff --scaling --metrics=PROBE "$tmp/p1" "$tmp/p4"
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2
