@@ -20,6 +20,7 @@
 #include "base/safe_format.h"
 #include "core/sampler.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "core/vdso_copy.h"
 #include "core/writer.h"
 #include "ompt/ompt_state.h"
@@ -160,6 +161,10 @@ __attribute__((constructor)) static void knit_session_start(void)
 
   const char *flush = getenv("KNIT_FLUSH_MS");
   s->snapshot_ns = (flush && *flush ? (uint64_t)strtoull(flush, NULL, 10) : 10000) * 1000000ull;
+  const char *trace = getenv("KNIT_TRACE");
+  s->trace = trace && strcmp(trace, "1") == 0;
+  if (s->trace)
+    knit_log_line("trace: every thread's samples and OpenMP transitions, in trace-*.knit");
 
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())
@@ -171,6 +176,7 @@ __attribute__((constructor)) static void knit_session_start(void)
   pthread_atfork(NULL, NULL, in_forked_child);
   atexit(at_exit);
   knit_thread_attach(KNIT_THREAD_MAIN);
+  knit_trace_start_flusher();
 }
 
 void knit_session_resume(const char *dir, const char *abandoned)
@@ -247,6 +253,7 @@ void knit_session_finish(const char *why)
   knit_capture_log();
   knit_region_log();
   knit_sampler_log_cost();
+  knit_trace_log();
   char line[PATH_MAX + 512];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);

@@ -76,6 +76,12 @@ int knit_report_tree_init(knit_report_tree *t);
 /* Merges one thread's tree and metrics in. Returns 0, or -1 out of memory. */
 int knit_report_tree_add_thread(knit_report_tree *t, const knit_thread_file *f);
 
+/* The merged node of each of f's nodes (node_map[i] for f->nodes[i]),
+ * for a thread already added: nothing is added or changed. A node the tree
+ * lacks (f was not added) maps to the root. Returns 0, or -1 out of memory. */
+int knit_report_tree_map_thread(const knit_report_tree *t, const knit_thread_file *f,
+                                uint32_t *node_map);
+
 /* Computes inclusive metrics and the sorted children lists: children by
  * inclusive samples, largest first, then by function name, then by address,
  * so the order is the same on every run. Returns 0, or -1 out of memory. */
