@@ -23,31 +23,30 @@
 
 static void usage(FILE *to)
 {
-  fprintf(
-      to,
-      "usage: knit record [-e EVENT] [-o DIR] [-t] [--runtime=NAME] [--qemu] -- PROGRAM [ARGS...]\n"
-      "\n"
-      "Runs PROGRAM with the profiler loaded and writes a measurement directory.\n"
-      "\n"
-      "  -e, --event=EVENT   what triggers a sample (default CPUTIME@5000):\n"
-      "                        CPUTIME@US    every US microseconds of thread CPU time\n"
-      "                        CPUTIME@fN    N times per second of thread CPU time\n"
-      "                        REALTIME@US   every US microseconds of wall-clock time\n"
-      "                        REALTIME@fN   N times per second of wall-clock time\n"
-      "                        PROBE         where the program calls knit_probe()\n"
-      "                                      (include/knit/probe.h)\n"
-      "  -o, --output=DIR    measurement directory (default ./knit-PROGRAM-PID);\n"
-      "                      it must not hold a measurement already\n"
-      "  -t, --trace         also record each thread's events in time order (its\n"
-      "                      samples and OpenMP transitions) in trace-*.knit files,\n"
-      "                      for `knit report --format=chrome`\n"
-      "      --runtime=NAME  OpenMP runtime to run on (`knit run --help` lists them;\n"
-      "                      default: system, what the program links)\n"
-      "      --qemu          run under QEMU user mode for the program's ISA\n"
-      "  -h, --help          this text\n"
-      "\n"
-      "The exit status is the program's. The measurement's SUMMARY line is\n"
-      "printed when the program ends.\n");
+  fprintf(to,
+          "usage: knit record [-e EVENT] [-o DIR] [--runtime=NAME] [--qemu] -- PROGRAM [ARGS...]\n"
+          "\n"
+          "Runs PROGRAM with the profiler loaded and writes a measurement directory.\n"
+          "\n"
+          "  -e, --event=EVENT   what triggers a sample (default CPUTIME@5000):\n"
+          "                        CPUTIME@US    every US microseconds of thread CPU time\n"
+          "                        CPUTIME@fN    N times per second of thread CPU time\n"
+          "                        REALTIME@US   every US microseconds of wall-clock time\n"
+          "                        REALTIME@fN   N times per second of wall-clock time\n"
+          "                        PROBE         where the program calls knit_probe()\n"
+          "                                      (include/knit/probe.h)\n"
+          "  -o, --output=DIR    measurement directory (default ./knit-PROGRAM-PID);\n"
+          "                      it must not hold a measurement already\n"
+          "  -t, --trace         also record each thread's events in time order (its\n"
+          "                      samples and OpenMP transitions) in trace-*.knit files,\n"
+          "                      for `knit report --format=chrome`\n"
+          "      --runtime=NAME  OpenMP runtime to run on (`knit run --help` lists them;\n"
+          "                      default: system, what the program links)\n"
+          "      --qemu          run under QEMU user mode for the program's ISA\n"
+          "  -h, --help          this text\n"
+          "\n"
+          "The exit status is the program's. The measurement's SUMMARY line is\n"
+          "printed when the program ends.\n");
 }
 
 static int fail(const char *fmt, const char *arg)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "report/chrome_trace.h"
 #include "report/folded.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
@@ -25,8 +26,8 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
-          "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
+          "usage: knit report [--format=tree|folded|chrome] [--lines] [--all-frames]\n"
+          "                   [--fold] [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
           "                   [--no-cache] [--source=FUNCTION]\n"
           "                   [DIR]\n"
@@ -52,6 +53,11 @@ static void usage(FILE *out)
           "                   metric's total and unit on a line of its own\n"
           "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
           "                   normalized as golden files are (see `knit check --help`)\n"
+          "  --format=chrome  the traces of a measurement recorded with -t, as Chrome\n"
+          "                   Trace Event JSON (Perfetto, chrome://tracing): a track\n"
+          "                   per thread, each sample's call path as nested slices,\n"
+          "                   the OpenMP states (idle, barrier, lock wait, parallel\n"
+          "                   region) around them\n"
           "  --lines          tree: one node per call site and per sampled\n"
           "                   instruction, as recorded, instead of per function\n"
           "  --all-frames     tree: also show the frames before the application (the\n"
@@ -171,7 +177,7 @@ static int newest_measurement(char *buf, size_t len)
 
 int knit_cmd_report(int argc, char **argv)
 {
-  enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
+  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_CHROME } format = FORMAT_TREE;
   knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
                             .min_percent = DEFAULT_MIN_PERCENT};
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
@@ -208,8 +214,10 @@ int knit_cmd_report(int argc, char **argv)
         format = FORMAT_TREE;
       else if (strcmp(optarg, "folded") == 0)
         format = FORMAT_FOLDED;
+      else if (strcmp(optarg, "chrome") == 0)
+        format = FORMAT_CHROME;
       else
-        return bad_usage("unknown format '%s' (tree or folded)", optarg);
+        return bad_usage("unknown format '%s' (tree, folded or chrome)", optarg);
       break;
     case 'l': view.tree.lines = 1; break;
     case 'a': view.tree.all_frames = 1; break;
@@ -277,7 +285,9 @@ int knit_cmd_report(int argc, char **argv)
   if (knit_profile_load_with(&profile, dir, "knit report", stderr, &load_options) != 0)
     return 1;
   int rc = 0;
-  if (format == FORMAT_FOLDED) {
+  if (format == FORMAT_CHROME) {
+    rc = knit_chrome_trace_write(&profile, stdout, stderr) == 0 ? 0 : 1;
+  } else if (format == FORMAT_FOLDED) {
     int metric = KNIT_METRIC_SAMPLES;
     if (folded_metric != NULL &&
         (metric = knit_metric_resolve(&profile.measurement, folded_metric, err, sizeof err)) < 0)
