@@ -71,23 +71,21 @@ static int take_file(const knit_profile *p, const knit_trace_file *f, knit_threa
   th->tid = f->header.tid;
   th->thread_flags = tf ? tf->header.thread_flags : 0;
   uint32_t *map = NULL;
-  if (tf && tf->node_count > 0) {
-    map = malloc(tf->node_count * sizeof *map);
+  size_t mapped = tf ? tf->node_count : 0;
+  if (mapped > 0) {
+    map = malloc(mapped * sizeof *map);
     if (map == NULL || knit_report_tree_map_thread(&p->tree, tf, map) != 0) {
       free(map);
       return -1;
     }
-  } else {
-    fprintf(diag,
-            "knit: warning: %s/%s: no readable thread file of thread %u (tid %u); its events "
-            "are shown at the root\n",
-            dir, f->name, th->thread_index, th->tid);
   }
   th->events = malloc((f->count ? f->count : 1) * sizeof *th->events);
   if (th->events == NULL) {
     free(map);
     return -1;
   }
+  /* A thread that took no sample has no thread file (core/writer.c), and
+   * its transitions name the root: only other nodes need one. */
   size_t unknown = 0;
   for (size_t i = 0; i < f->count; i++) {
     const knit_trace_record *r = &f->records[i];
@@ -96,14 +94,19 @@ static int take_file(const knit_profile *p, const knit_trace_file *f, knit_threa
       continue;
     }
     uint32_t node = 0;
-    if (map && r->node < tf->node_count)
+    if (r->node < mapped)
       node = map[r->node];
-    else if (map)
+    else if (r->node != 0)
       unknown++;
     th->events[th->count++] = (knit_trace_event){r->time_ns, node, r->kind};
   }
   free(map);
-  if (unknown > 0)
+  if (unknown > 0 && tf == NULL)
+    fprintf(diag,
+            "knit: warning: %s/%s: no readable thread file of thread %u (tid %u); its %zu "
+            "events in the program's code are shown at the root\n",
+            dir, f->name, th->thread_index, th->tid, unknown);
+  else if (unknown > 0)
     fprintf(diag,
             "knit: warning: %s/%s: %zu events name nodes its thread file does not have; they "
             "are shown at the root\n",
