@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ struct knit_trace_state {
   _Atomic int draining; /* 1 while a consumer writes the ring out */
   char path[4200];      /* the trace file */
   bool file_ok;         /* created, header written */
+  uint32_t index;       /* the thread's, for the file's name */
+  pid_t tid;
   knit_trace_ring *ring;
 };
 
@@ -77,6 +80,8 @@ void knit_trace_attach(knit_thread *t)
   while (!atomic_compare_exchange_weak(&s->draining, &idle, 1))
     idle = 0;
   knit_trace_ring_init(s->ring, KNIT_TRACE_RING_RECORDS);
+  s->index = t->index;
+  s->tid = t->tid;
   knit_safe_snprintf(s->path, sizeof s->path, "%s/trace-%u-%d.knit", knit_the_session.output,
                      t->index, (int)t->tid);
   knit_trace_header h;
@@ -144,6 +149,21 @@ void knit_trace_lock_wait(knit_thread *t, bool waiting)
   knit_trace_transition(t, waiting ? KNIT_TRACE_LOCK_WAIT_BEGIN : KNIT_TRACE_LOCK_WAIT_END);
 }
 
+/* An exec writes the image's measurement to a directory of its own
+ * (core/exec_wrap.c) and the next image measures itself in the first: the
+ * trace goes with its thread file, or the next image's would take its
+ * name. */
+static void follow_output(struct knit_trace_state *s)
+{
+  char now[sizeof s->path];
+  knit_safe_snprintf(now, sizeof now, "%s/trace-%u-%d.knit", knit_the_session.output, s->index,
+                     (int)s->tid);
+  if (strcmp(now, s->path) == 0)
+    return;
+  if (!s->file_ok || rename(s->path, now) == 0)
+    memcpy(s->path, now, sizeof now);
+}
+
 typedef struct sink_state {
   int fd;
   uint64_t written, lost;
@@ -184,6 +204,7 @@ void knit_trace_drain(knit_thread *t, bool final)
   if (knit_trace_ring_pending(s->ring) > 0 || final) {
     knit_file_limit_hold hold;
     knit_file_limit_enter(&hold);
+    follow_output(s);
     sink_state k = {-1, 0, 0};
     if (s->file_ok)
       k.fd = open(s->path, O_WRONLY | O_APPEND | O_CLOEXEC);
