@@ -120,7 +120,8 @@ void knit_trace_sample(knit_thread *t, uint32_t node, uint64_t time_ns)
 void knit_trace_transition(knit_thread *t, uint32_t kind)
 {
   struct knit_trace_state *s = t ? t->trace : NULL;
-  if (!s || atomic_load_explicit(&t->written, memory_order_relaxed))
+  /* Not in a fork child (session.c): its events are not the parent's. */
+  if (!s || atomic_load_explicit(&t->written, memory_order_relaxed) || !knit_the_session.active)
     return;
   /* The handler pushes too: held off for the push, so the two never
    * interleave (a signal meanwhile is taken later, ompt/missed_samples.h).
@@ -184,7 +185,8 @@ static int sink(void *ctx, const knit_trace_record *records, size_t n)
 void knit_trace_drain(knit_thread *t, bool final)
 {
   struct knit_trace_state *s = t ? t->trace : NULL;
-  if (!s)
+  /* A fork child's copy of the ring must not reach the parent's file. */
+  if (!s || !knit_the_session.active)
     return;
   int idle = 0;
   if (!atomic_compare_exchange_strong(&s->draining, &idle, 1)) {
