@@ -707,6 +707,25 @@ trace_record)
   grep -q '"name":"main","cat":"sample"' "$tmp/t.json" || fail "no slice of main"
   grep -q '"name":"excess_work","cat":"sample"' "$tmp/t.json" || fail "no slice of excess_work"
   ;;
+trace_drops)
+  # A buffer of 16 records at 2000 samples a second: events are dropped,
+  # counted in the trace, the samples still agree with the thread files,
+  # and the report says so.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export OMP_NUM_THREADS=2 KNIT_TRACE_RECORDS=16
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e REALTIME@f2000 --runtime=mock-gomp \
+    -o "$tmp/d" -- "$wl/blame" uneven 1
+  grep -qE '^trace: .*\(16 records a thread.s buffer\)$' "$tmp/d/knit.log" || fail "the buffer is not 16 records"
+  grep -qE '^trace: .* [1-9][0-9]* events dropped by full buffers' "$tmp/d/knit.log" ||
+    fail "knit.log counts no drops"
+  expect 0 '^ok$' -- python3 "$check" drops "$tmp/d"
+  "$knit" report --format=chrome "$tmp/d" >"$tmp/d.json" 2>"$tmp/d.err" || fail "--format=chrome failed"
+  grep -qE 'warning: thread 0 dropped [0-9]+ trace events: its buffer was full' "$tmp/d.err" ||
+    fail "the report does not say events were dropped"
+  grep -qE '"thread 0 \(main, [0-9]+ events dropped\)"' "$tmp/d.json" || fail "the track does not say so"
+  expect 0 '^ok$' -- python3 "$check" nesting "$tmp/d.json"
+  ;;
 trace_absent)
   # Without -t: no trace file, and --format=chrome says how to get one.
   expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp \

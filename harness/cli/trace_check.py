@@ -7,8 +7,11 @@ output, for cli_test.sh.
                                order, one sample event per sample taken (less
                                those dropped), idle and barrier transitions
                                on the OpenMP workers
-  trace_check.py chrome FILE   the JSON's shape, and slices that nest
-                               properly on every track
+  trace_check.py drops DIR     the same, but for the workers' transitions, and
+                               events must have been dropped
+  trace_check.py chrome FILE   the JSON's shape, slices that nest properly on
+                               every track, idle and barrier slices
+  trace_check.py nesting FILE  the same but for the OpenMP slices
 
 Prints what it checked; exits 1 with the reason on the first failure.
 """
@@ -66,13 +69,13 @@ def trace_file(path):
     return [struct.unpack_from(e + "QII", data, at) for at in range(32, len(data), 16)]
 
 
-def check_files(d):
+def check_files(d, drops=False):
     names = os.listdir(d)
     traces = sorted(n for n in names if re.fullmatch(r"trace-\d+-\d+\.knit", n))
     threads = sorted(n for n in names if re.fullmatch(r"thread-\d+-\d+\.knit", n))
     if not traces:
         fail(d + ": no trace files")
-    workers_idle = workers_barrier = 0
+    workers_idle = workers_barrier = total_dropped = 0
     for name in threads:
         tname = "trace-" + name[len("thread-"):]
         if tname not in traces:
@@ -82,7 +85,10 @@ def check_files(d):
         events = [r for r in records if r[2] != DROPPED]
         dropped = sum(r[1] for r in records if r[2] == DROPPED)
         sample_events = sum(1 for r in events if r[2] == SAMPLE)
-        if sample_events != samples - dropped:
+        total_dropped += dropped
+        # Every sample is an event, unless the full buffer dropped it (the
+        # drops count transitions too).
+        if not samples - dropped <= sample_events <= samples:
             fail("%s: %d sample events, the thread file counts %d samples and %d were dropped"
                  % (tname, sample_events, samples, dropped))
         # Transitions are written as they happen; a sample kept for its
@@ -110,11 +116,15 @@ def check_files(d):
         if any(r[2] == SAMPLE or r[1] != 0 for r in records if r[2] != DROPPED):
             fail(tname + ": samples, or nodes, without a thread file")
         print("%s: %d transitions, no samples and no thread file" % (tname, len(records)))
+    if drops:
+        if total_dropped == 0:
+            fail("no event was dropped")
+        return
     if workers_idle == 0 or workers_barrier == 0:
         fail("no worker with idle (%d) and barrier (%d) transitions" % (workers_idle, workers_barrier))
 
 
-def check_chrome(path):
+def check_chrome(path, states=True):
     try:
         doc = json.load(open(path))
     except ValueError as e:
@@ -157,14 +167,17 @@ def check_chrome(path):
             if e["cat"] == "omp":
                 omp_names.add(e["name"])
         print("tid %d (%s): %d slices, %d deep" % (tid, names[tid], len(evs), depth))
-    if not {"<omp-idle>", "<omp-barrier>"} <= omp_names:
+    if states and not {"<omp-idle>", "<omp-barrier>"} <= omp_names:
         fail("OpenMP slices are only %s" % sorted(omp_names))
     print("omp slices: %s" % sorted(omp_names))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("files", "chrome"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("files", "drops", "chrome", "nesting"):
         print(__doc__)
         sys.exit(2)
-    (check_files if sys.argv[1] == "files" else check_chrome)(sys.argv[2])
+    if sys.argv[1] in ("chrome", "nesting"):
+        check_chrome(sys.argv[2], states=sys.argv[1] == "chrome")
+    else:
+        check_files(sys.argv[2], drops=sys.argv[1] == "drops")
     print("ok")

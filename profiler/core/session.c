@@ -163,8 +163,19 @@ __attribute__((constructor)) static void knit_session_start(void)
   s->snapshot_ns = (flush && *flush ? (uint64_t)strtoull(flush, NULL, 10) : 10000) * 1000000ull;
   const char *trace = getenv("KNIT_TRACE");
   s->trace = trace && strcmp(trace, "1") == 0;
-  if (s->trace)
-    knit_log_line("trace: every thread's samples and OpenMP transitions, in trace-*.knit");
+  const char *records = getenv("KNIT_TRACE_RECORDS");
+  unsigned long asked = records && *records ? strtoul(records, NULL, 10) : 0;
+  s->trace_records = asked >= 16 && asked <= (1ul << 20) && (asked & (asked - 1)) == 0
+                         ? (uint32_t)asked
+                         : KNIT_TRACE_RING_RECORDS;
+  if (s->trace) {
+    char trace_line[160];
+    knit_safe_snprintf(trace_line, sizeof trace_line,
+                       "trace: every thread's samples and OpenMP transitions, in trace-*.knit "
+                       "(%u records a thread's buffer)",
+                       s->trace_records);
+    knit_log_line(trace_line);
+  }
 
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())

@@ -40,6 +40,7 @@ typedef struct knit_session {
   /* KNIT_TRACE=1 (`knit record -t`): every thread's events are traced
    * (core/trace.h). */
   bool trace;
+  uint32_t trace_records; /* each thread's ring: KNIT_TRACE_RECORDS */
 } knit_session;
 
 extern knit_session knit_the_session;

@@ -70,7 +70,7 @@ void knit_trace_attach(knit_thread *t)
   struct knit_trace_state *s = t->trace;
   if (!s) {
     size_t head = (sizeof *s + 63) & ~(size_t)63;
-    s = knit_pages_alloc(head + knit_trace_ring_bytes(KNIT_TRACE_RING_RECORDS));
+    s = knit_pages_alloc(head + knit_trace_ring_bytes(knit_the_session.trace_records));
     if (!s)
       return;
     s->ring = (knit_trace_ring *)((char *)s + head);
@@ -79,7 +79,7 @@ void knit_trace_attach(knit_thread *t)
   int idle = 0;
   while (!atomic_compare_exchange_weak(&s->draining, &idle, 1))
     idle = 0;
-  knit_trace_ring_init(s->ring, KNIT_TRACE_RING_RECORDS);
+  knit_trace_ring_init(s->ring, knit_the_session.trace_records);
   s->index = t->index;
   s->tid = t->tid;
   knit_safe_snprintf(s->path, sizeof s->path, "%s/trace-%u-%d.knit", knit_the_session.output,
@@ -130,7 +130,7 @@ void knit_trace_transition(knit_thread *t, uint32_t kind)
   knit_trace_ring_push(s->ring, knit_trace_now(), t->trace_last_node, kind);
   if (mine)
     knit_thread_give_back(t);
-  if (knit_trace_ring_pending(s->ring) >= KNIT_TRACE_HIGH_WATER)
+  if (knit_trace_ring_pending(s->ring) >= s->ring->capacity / 2)
     knit_trace_drain(t, false);
 }
 

@@ -25,9 +25,10 @@ struct knit_thread;
 
 /* Records per thread's ring (256 KiB): at 20 kHz, the highest rate, and
  * with a transition per sample, 400 ms of events; the flusher drains every
- * TRACE_FLUSH_MS. */
+ * KNIT_TRACE_FLUSH_MS. KNIT_TRACE_RECORDS (a power of two, 16 to 2^20)
+ * sets another size, for tests of a ring that fills. The thread drains its
+ * own ring at its transitions once it is half full. */
 #define KNIT_TRACE_RING_RECORDS 16384u
-#define KNIT_TRACE_HIGH_WATER   (KNIT_TRACE_RING_RECORDS / 2)
 #define KNIT_TRACE_FLUSH_MS     50
 
 /* Whether the session traces. Async-signal-safe. */
