@@ -50,7 +50,7 @@
 #define MAX_PAIRS    101
 #define EVENT        "CPUTIME@f1000"
 #define CPU_TARGET   1.01
-#define VERDICT_WORK 400000.0 /* element-steps; fewer: the target decides nothing */
+#define VERDICT_WORK 1000000.0 /* element-steps; fewer: the target decides nothing */
 
 static const char *threads = "2";
 
@@ -154,8 +154,8 @@ static bool run_child(bool trace, const char *size, const char *steps, run_resul
 int main(int argc, char **argv)
 {
   int pairs = argc > 1 ? atoi(argv[1]) : 15;
-  const char *size = argc > 2 ? argv[2] : "20";
-  const char *steps = argc > 3 ? argv[3] : "60";
+  const char *size = argc > 2 ? argv[2] : "28";
+  const char *steps = argc > 3 ? argv[3] : "150";
   if (argc > 4)
     threads = argv[4];
   if (pairs < 1 || pairs > MAX_PAIRS || atoi(size) < 1 || atoi(size) > 200 || atoi(steps) < 0 ||

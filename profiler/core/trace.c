@@ -105,7 +105,8 @@ void knit_trace_attach(knit_thread *t)
   t->trace_idle = false;
   t->trace_lock_wait = false;
   atomic_store(&s->draining, 0);
-  t->trace = s;
+  /* Published last: the flusher reads it from another thread. */
+  __atomic_store_n(&t->trace, s, __ATOMIC_RELEASE);
 }
 
 void knit_trace_sample(knit_thread *t, uint32_t node, uint64_t time_ns)
@@ -184,7 +185,7 @@ static int sink(void *ctx, const knit_trace_record *records, size_t n)
 
 void knit_trace_drain(knit_thread *t, bool final)
 {
-  struct knit_trace_state *s = t ? t->trace : NULL;
+  struct knit_trace_state *s = t ? __atomic_load_n(&t->trace, __ATOMIC_ACQUIRE) : NULL;
   /* A fork child's copy of the ring must not reach the parent's file. */
   if (!s || !knit_the_session.active)
     return;
