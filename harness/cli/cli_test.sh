@@ -815,6 +815,71 @@ diff_scaling)
     "$knit" diff --scaling "$tmp/p4" "$tmp/p1"
   expect 2 "threads wants the two runs' thread counts" -- "$knit" diff --scaling --threads=4 "$tmp/p1" "$tmp/p4"
   expect 2 'scaling shows the loss' -- "$knit" diff --scaling --metrics=PROBE "$tmp/p1" "$tmp/p4"
+trace_record)
+  # knit record -t on a blame workload: trace files that agree with the
+  # thread files, and a Chrome trace whose slices nest on every track.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export OMP_NUM_THREADS=3
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e CPUTIME@f1000 --runtime=mock-gomp \
+    -o "$tmp/t" -- "$wl/blame" uneven 1
+  grep -q '^trace: .* 0 records not written$' "$tmp/t/knit.log" || fail "knit.log has no trace line"
+  expect 0 '^ok$' -- python3 "$check" files "$tmp/t"
+  "$knit" report --format=chrome "$tmp/t" >"$tmp/t.json" 2>"$tmp/t.err" || fail "--format=chrome failed"
+  [ ! -s "$tmp/t.err" ] || fail "--format=chrome warned: $(cat "$tmp/t.err")"
+  expect 0 '^ok$' -- python3 "$check" chrome "$tmp/t.json"
+  grep -q '"name":"main","cat":"sample"' "$tmp/t.json" || fail "no slice of main"
+  grep -q '"name":"excess_work","cat":"sample"' "$tmp/t.json" || fail "no slice of excess_work"
+  ;;
+trace_drops)
+  # A buffer of 16 records at 2000 samples a second: events are dropped,
+  # counted in the trace, the samples still agree with the thread files,
+  # and the report says so.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export OMP_NUM_THREADS=2 KNIT_TRACE_RECORDS=16
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e REALTIME@f2000 --runtime=mock-gomp \
+    -o "$tmp/d" -- "$wl/blame" uneven 1
+  grep -qE '^trace: .*\(16 records a thread.s buffer\)$' "$tmp/d/knit.log" || fail "the buffer is not 16 records"
+  grep -qE '^trace: .* [1-9][0-9]* events dropped by full buffers' "$tmp/d/knit.log" ||
+    fail "knit.log counts no drops"
+  expect 0 '^ok$' -- python3 "$check" drops "$tmp/d"
+  "$knit" report --format=chrome "$tmp/d" >"$tmp/d.json" 2>"$tmp/d.err" || fail "--format=chrome failed"
+  grep -qE 'warning: thread 0 dropped [0-9]+ trace events: its buffer was full' "$tmp/d.err" ||
+    fail "the report does not say events were dropped"
+  grep -qE '"thread 0 \(main, [0-9]+ events dropped\)"' "$tmp/d.json" || fail "the track does not say so"
+  expect 0 '^ok$' -- python3 "$check" nesting "$tmp/d.json"
+  ;;
+trace_absent)
+  # Without -t: no trace file, and --format=chrome says how to get one.
+  expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp \
+    -o "$tmp/n" -- "$wl/blame" uneven 1
+  ! ls "$tmp/n" | grep -q '^trace-' || fail "trace files without -t"
+  ! grep -q '^trace:' "$tmp/n/knit.log" || fail "knit.log speaks of a trace without -t"
+  expect 1 'has no traces \(trace-\*\.knit\): record with `knit record -t`' -- \
+    "$knit" report --format=chrome "$tmp/n"
+  expect 2 "unknown format 'chrom' \(tree, folded or chrome\)" -- "$knit" report --format=chrom "$tmp/n"
+  expect 0 'trace-\*\.knit files' -- "$knit" record --help
+  ;;
+trace_corrupt)
+  # A torn trace file and one that is no trace: each named in a warning,
+  # the rest drawn.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  export OMP_NUM_THREADS=2
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e CPUTIME@f1000 --runtime=mock-gomp \
+    -o "$tmp/c" -- "$wl/blame" uneven 1
+  main_trace=$(ls "$tmp/c" | grep '^trace-0-')
+  size=$(stat -c %s "$tmp/c/$main_trace")
+  truncate -s $((size - 5)) "$tmp/c/$main_trace"
+  worker_trace=$(ls "$tmp/c" | grep '^trace-1-')
+  echo 'not a trace at all, but long enough for a header' >"$tmp/c/$worker_trace"
+  "$knit" report --format=chrome "$tmp/c" >"$tmp/c.json" 2>"$tmp/c.err" || fail "--format=chrome failed"
+  cat "$tmp/c.err"
+  grep -qE "warning: .*/$main_trace: truncated: 11 bytes of a last record" "$tmp/c.err" ||
+    fail "no warning of the torn file"
+  grep -qE "warning: .*/$worker_trace: bad magic" "$tmp/c.err" || fail "no warning of the bad file"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert any(e.get("cat") == "sample" for e in d["traceEvents"])' \
+    "$tmp/c.json" || fail "the rest was not drawn"
   ;;
 *)
   echo "unknown case $case_name"

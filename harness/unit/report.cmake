@@ -13,6 +13,10 @@ if(TARGET test_measure_io AND NOT CMAKE_CROSSCOMPILING)
 endif()
 
 if(NOT CMAKE_CROSSCOMPILING)
+  # Trace files of `knit record -t` (measure/read_trace.c).
+  knit_unit_test(test_trace_read
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_trace_read.c
+    LIBS knit_report)
   knit_unit_test(test_folded
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_folded.c
     LIBS knit_report)

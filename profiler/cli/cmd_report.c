@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "console/progress.h"
+#include "report/chrome_trace.h"
 #include "report/folded.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
@@ -31,7 +32,7 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded] [--view=VIEW] [--by=KEY]\n"
+          "usage: knit report [--format=tree|folded|chrome] [--view=VIEW] [--by=KEY]\n"
           "                   [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--thread=LIST] [--focus=REGEX] [--ignore=REGEX]\n"
@@ -60,6 +61,11 @@ static void usage(FILE *out)
           "                   metric's total and unit on a line of its own\n"
           "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
           "                   normalized as golden files are (see `knit check --help`)\n"
+          "  --format=chrome  the traces of a measurement recorded with -t, as Chrome\n"
+          "                   Trace Event JSON (Perfetto, chrome://tracing): a track\n"
+          "                   per thread, each sample's call path as nested slices,\n"
+          "                   the OpenMP states (idle, barrier, lock wait, parallel\n"
+          "                   region) around them\n"
           "  --view=VIEW      tree: how it is shown: top-down (the default: callers\n"
           "                   above their callees); bottom-up: each function at the\n"
           "                   top with its values, below it the callers that led to\n"
@@ -206,7 +212,7 @@ static int newest_measurement(char *buf, size_t len)
 
 int knit_cmd_report(int argc, char **argv)
 {
-  enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
+  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_CHROME } format = FORMAT_TREE;
   enum { VIEW_TOP_DOWN, VIEW_BOTTOM_UP, VIEW_FLAT } view_kind = VIEW_TOP_DOWN;
   knit_flat_key flat_key = KNIT_FLAT_FUNCTION;
   const char *by = NULL, *focus = NULL, *ignore = NULL;
@@ -241,8 +247,10 @@ int knit_cmd_report(int argc, char **argv)
         format = FORMAT_TREE;
       else if (strcmp(optarg, "folded") == 0)
         format = FORMAT_FOLDED;
+      else if (strcmp(optarg, "chrome") == 0)
+        format = FORMAT_CHROME;
       else
-        return bad_usage("unknown format '%s' (tree or folded)", optarg);
+        return bad_usage("unknown format '%s' (tree, folded or chrome)", optarg);
       break;
     case 'l': view.tree.lines = 1; break;
     case 'a': view.tree.all_frames = 1; break;
@@ -367,7 +375,9 @@ int knit_cmd_report(int argc, char **argv)
     return loaded == -2 ? 2 : 1;
   }
   int rc = 0;
-  if (format == FORMAT_FOLDED) {
+  if (format == FORMAT_CHROME) {
+    rc = knit_chrome_trace_write(&profile, stdout, stderr) == 0 ? 0 : 1;
+  } else if (format == FORMAT_FOLDED) {
     int metric = KNIT_METRIC_SAMPLES;
     if (folded_metric != NULL &&
         (metric = knit_metric_resolve(&profile.measurement, folded_metric, err, sizeof err)) < 0)

@@ -3,6 +3,7 @@
 
 #include "core/session.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
 #include "ompt/missed_samples.h"
@@ -183,6 +184,19 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
   bool deferrable = knit_ompt_runtime.implicit_tasks && !(flags & ompt_parallel_league);
   parallel_data->ptr = knit_region_open(t, &here, (void *)outer, codeptr_ra, deferrable);
   knit_take_missed(t);
+  knit_trace_transition(t, KNIT_TRACE_PARALLEL_BEGIN);
+}
+
+/* Registered with -t only: the region's end is a trace event, nothing
+ * else of knit needs it. */
+static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
+                            int flags, const void *codeptr_ra)
+{
+  (void)parallel_data;
+  (void)encountering_task_data;
+  (void)flags;
+  (void)codeptr_ra;
+  knit_trace_transition(knit_thread_self(), KNIT_TRACE_PARALLEL_END);
 }
 
 /* An explicit task is created: the encountering task records where (its
@@ -315,6 +329,8 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
       ompt_set_always) {
     knit_log_line("ompt: parallel_begin is not always dispatched; worker stacks may be unstitched");
   }
+  if (knit_trace_enabled())
+    set_callback(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
   /* Optional: without it, explicit tasks' samples lack their creation path. */
   set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
   /* Without it, tasks' transient contexts are never given back: memory then
