@@ -815,6 +815,7 @@ diff_scaling)
     "$knit" diff --scaling "$tmp/p4" "$tmp/p1"
   expect 2 "threads wants the two runs' thread counts" -- "$knit" diff --scaling --threads=4 "$tmp/p1" "$tmp/p4"
   expect 2 'scaling shows the loss' -- "$knit" diff --scaling --metrics=PROBE "$tmp/p1" "$tmp/p4"
+  ;;
 trace_record)
   # knit record -t on a blame workload: trace files that agree with the
   # thread files, and a Chrome trace whose slices nest on every track.
