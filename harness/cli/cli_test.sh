@@ -762,7 +762,7 @@ report_json)
   expect 0 '"loop"' -- "$knit" report --format=json "$tmp/i"
   expect 0 '"min_percent":50}' -- "$knit" report --format=json --min=50 "$tmp/i"
   ! grep -q '"inner_step"' <<<"$out_last" || fail "--min=50 kept inner_step (2 of 6 probes)"
-  expect 2 "unknown format 'xml' \(tree, folded or json\)" -- "$knit" report --format=xml "$tmp/i"
+  expect 2 "unknown format 'xml' \(tree, folded, chrome or json\)" -- "$knit" report --format=xml "$tmp/i"
   expect 2 'json writes the tree with every metric; --metrics' -- \
     "$knit" report --format=json --metrics=all "$tmp/i"
   expect 2 "json writes the tree with every metric; --threads is the text report's" -- \
@@ -839,7 +839,36 @@ view_timeline)
   [ "$(status_of timeline-lock-wait)" -ge 1 ] || fail "no <omp-lock-wait> slice drawn"
   [ "$(status_of timeline-rects)" = 20 ] || fail "not every slice of the trace drawn"
   grep -q '<section id="timeline-section">' "$tmp/dom.html" || fail "the timeline is hidden"
+  grep -q 'data-trace-order="outer-first"' <<<"$status" || fail "the fixture's order is not taken as written"
+  [ "$(status_of trace-main-outer)" = 1 ] && [ "$(status_of trace-main-nested)" = 0 ] ||
+    fail "main is not the outermost frame of thread 0"
   shoot "$tmp/t.html" view-timeline
+  ;;
+view_traced)
+  # A blame workload recorded with -t: knit view embeds its Chrome trace
+  # (report/chrome_trace.h), and the timeline shows each thread with the
+  # lock waits, main outermost among the frames whatever order the slices
+  # that start and end together come in.
+  export OMP_NUM_THREADS=3
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e REALTIME@f2000 --runtime=mock-gomp \
+    -o "$tmp/t" -- "$wl/blame" locks 3
+  expect 0 "^$tmp/t/knit-view.html\$" -- "$knit" view "$tmp/t"
+  [ -z "$(grep -v "^$tmp/t/knit-view.html\$" <<<"$out_last")" ] || fail "knit view warned of the trace"
+  grep -q '<script type="application/json" id="knit-trace">{"traceEvents":' "$tmp/t/knit-view.html" ||
+    fail "the page holds no trace"
+  browse "$tmp/t/knit-view.html"
+  [ "$(status_of trace-threads)" = 3 ] || fail "not 3 threads in the timeline"
+  [ "$(status_of timeline-lock-wait)" -ge 1 ] || fail "no <omp-lock-wait> drawn"
+  [ "$(status_of timeline-regions)" -ge 1 ] || fail "no parallel region drawn"
+  [ "$(status_of trace-main-outer)" -ge 1 ] || fail "no slice of main"
+  [ "$(status_of trace-main-nested)" = 0 ] || fail "main drawn inside other frames"
+  shoot "$tmp/t/knit-view.html" view-blame-trace
+  # Without -t: no trace, no timeline, and nothing said about it.
+  expect 0 'SUMMARY samples=' -- "$knit" record -e REALTIME@f2000 --runtime=mock-gomp \
+    -o "$tmp/n" -- "$wl/blame" locks 1
+  expect 0 "^$tmp/n/knit-view.html\$" -- "$knit" view "$tmp/n"
+  [ "$(wc -l <<<"$out_last")" = 1 ] || fail "knit view said more than the page's path"
+  ! grep -q 'id="knit-trace"' "$tmp/n/knit-view.html" || fail "a trace in the page of a run without -t"
   ;;
 view_interact)
   # The page used as a user would (harness/cli/view_interact.html drives it
@@ -888,6 +917,197 @@ view_bad_input)
   expect 0 "^$tmp/i.html\$" -- "$knit" view "$tmp/i.json"
   expect 1 'no ./knit-\* measurement directory here; name one: knit view DIR' -- \
     sh -c 'cd "$1" && exec "$2" view' sh "$tmp/i" "$knit"
+  ;;
+report_views)
+  # The bottom-up and flat views (workloads/calls.c, exact probes): recurse
+  # holds 5 probes, one at each of its 5 levels, counted once per path in
+  # every row; its recursive call's line is on the 4 paths below the top.
+  src=$(dirname "$0")/../../workloads/calls.c
+  again=$(grep -n 'x = leaf_scramble(recurse(x, depth - 1));' "$src" | cut -d: -f1)
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/calls" 1
+  expect 0 '^ +5 +33\.3% +5 +33\.3% +recurse$' -- \
+    "$knit" report --view=flat --no-inline --no-loops "$tmp/c"
+  grep -qE '^ +1 +6\.7% +4 +26\.7% +nested_outer$' <<<"$out_last" ||
+    fail "nested_outer is not 1 probe of its own and 4 with nested_inner"
+  grep -qE '^ +0 +0\.0% +15 +100\.0% +main$' <<<"$out_last" && fail "main is shown below --min by its exclusive value"
+  grep -qE 'rows below 0\.5% of the total are hidden' <<<"$out_last" || fail "no line on the hidden rows"
+  expect 0 '^ +0 +0\.0% +15 +100\.0% +main$' -- \
+    "$knit" report --view=flat --no-inline --no-loops --sort=incl --min=0 "$tmp/c"
+  expect 0 "^ +0 +0\\.0% +4 +26\\.7% +calls\\.c:$again\$" -- \
+    "$knit" report --view=flat --by=line --min=0 "$tmp/c"
+  expect 0 '^ +4 +26\.7% +4 +26\.7% +libknit_wl_calls\.so$' -- \
+    "$knit" report --view=flat --by=module "$tmp/c"
+  grep -qE '^ +11 +73\.3% +15 +100\.0% +calls$' <<<"$out_last" || fail "the program's module does not hold 11 probes"
+  # Bottom-up: recurse's callers, each level with the probes below it.
+  expect 0 '^ +5 +5 +33\.3% +recurse ' -- \
+    "$knit" report --view=bottom-up --no-inline --no-loops "$tmp/c"
+  grep -qE '^ +4 +4 +26\.7% +recurse ' <<<"$out_last" || fail "recurse <- recurse does not hold 4 probes"
+  grep -qE '^ +5 +1 +6\.7% +run_calls ' <<<"$out_last" || fail "recurse <- run_calls is not 5 inclusive, 1 exclusive"
+  [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9.]+% +recurse ' <<<"$out_last")" = 5 ] ||
+    fail "recurse is not a root with 4 levels of callers"
+  expect 0 'incl   incl%  excl  function' -- \
+    "$knit" report --view=bottom-up --sort=incl --no-inline --no-loops "$tmp/c"
+  expect 2 "unknown view 'sideways' \(top-down, bottom-up or flat\)" -- "$knit" report --view=sideways "$tmp/c"
+  expect 2 "unknown --by key 'file' \(function, line or module\)" -- "$knit" report --view=flat --by=file "$tmp/c"
+  expect 2 'chooses the rows of --view=flat' -- "$knit" report --by=line "$tmp/c"
+  expect 2 'view=flat --by=line shows lines' -- "$knit" report --view=flat --lines "$tmp/c"
+  expect 2 'format=folded has one line per call path' -- "$knit" report --view=bottom-up --format=folded "$tmp/c"
+  expect 0 'bottom-up' -- "$knit" report --help
+  ;;
+report_thread)
+  # Threads chosen by index (workloads/scaling on 4 threads, exact probes:
+  # each thread runs 16 of the 64 iterations, one probe each, and thread 0
+  # the serial phases' 256).
+  expect 0 'SUMMARY samples=320 ' -- env OMP_NUM_THREADS=4 "$knit" record -e PROBE \
+    --runtime=mock-gomp -o "$tmp/s" -- "$wl/scaling" 4
+  expect 0 '^PROBE: 48 probes, 3 threads' -- "$knit" report --thread=1-3 --threads "$tmp/s"
+  grep -qE '^thread +tid +kind +samples +periods +PROBE +OMP_IDLE ' <<<"$out_last" ||
+    fail "the thread table has no metric columns"
+  [ "$(grep -cE '^ +[123] +[0-9]+ +openmp +16 +16 +16 ' <<<"$out_last")" = 3 ] ||
+    fail "the thread table does not list threads 1 to 3 with 16 probes each"
+  ! grep -qE '^ +0 +[0-9]+ +main' <<<"$out_last" || fail "thread 0 is listed"
+  folded=$("$knit" report --thread=0,2 --format=folded "$tmp/s")
+  [ "$(awk '{s += $NF} END {print s}' <<<"$folded")" = 288 ] ||
+    fail "threads 0 and 2 fold to $(awk '{s += $NF} END {print s}' <<<"$folded") probes, not 288: $folded"
+  expect 0 '^ +16 +100\.0% +16 +100\.0% ' -- "$knit" report --thread=3 --view=flat "$tmp/s"
+  expect 2 'unknown thread 4 \(this measurement has: 0-3\)' -- "$knit" report --thread=2-4 "$tmp/s"
+  expect 2 'want thread indexes' -- "$knit" report --thread=one "$tmp/s"
+  expect 2 'runs backwards' -- "$knit" report --thread=3-1 "$tmp/s"
+  ;;
+report_filter)
+  # --focus and --ignore on the measurement's paths (workloads/calls.c,
+  # exact probes): recurse's 5 probes, the rest's 10, in every view and
+  # the folded form, and the header says what the filter kept.
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/calls" 1
+  expect 0 '^filter: --focus=\^recurse\$ kept 33\.3% of PROBE \(5 of 15 probes\)' -- \
+    "$knit" report '--focus=^recurse$' --no-inline --no-loops "$tmp/c"
+  grep -qE '^ +5 +100\.0% +0 +main ' <<<"$out_last" || fail "the focused tree's main is not 5 probes"
+  ! grep -q 'nested_' <<<"$out_last" || fail "a path without recurse is kept"
+  sum=$("$knit" report --focus=recurse --format=folded "$tmp/c" | awk '{s += $NF} END {print s}')
+  [ "$sum" = 5 ] || fail "the focused folded form counts $sum probes, not 5"
+  sum=$("$knit" report --ignore=recurse --format=folded "$tmp/c" | awk '{s += $NF} END {print s}')
+  [ "$sum" = 10 ] || fail "the folded form without recurse counts $sum probes, not 10"
+  # A loop level or an inlined call is a frame too; ignore wins over focus.
+  expect 0 'kept 100\.0% of PROBE' -- "$knit" report '--focus=^knit_work$' "$tmp/c"
+  expect 0 'kept 0\.0% of PROBE \(0 of 15 probes\)' -- "$knit" report --focus=recurse --ignore=main "$tmp/c"
+  expect 0 '^ +2 +18\.2% +2 +18\.2% +lib_digest$' -- \
+    "$knit" report --view=flat --ignore=nested --no-inline --no-loops --min=0 "$tmp/c"
+  expect 2 'focus=\(: not a regular expression' -- "$knit" report '--focus=(' "$tmp/c"
+  expect 2 'ignore=a\{2: not a regular expression' -- "$knit" report '--ignore=a{2' "$tmp/c"
+  ;;
+diff)
+  # Two measurements per context (workloads/calls.c, exact probes): one
+  # round and two, every context doubled; the same one twice, no change.
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/a" -- "$wl/calls" 1
+  expect 0 'SUMMARY samples=30 ' -- "$knit" record -e PROBE -o "$tmp/b" -- "$wl/calls" 2
+  expect 0 '^ +15\.0 +30\.0 +\+15\.0 +main$' -- "$knit" diff --no-loops "$tmp/a" "$tmp/b"
+  grep -qE '^ +5\.0 +10\.0 +\+5\.0 +main;run_calls;recurse$' <<<"$out_last" ||
+    fail "recurse is not 5 probes in A and 10 in B"
+  first=$(grep -nE '^ +[0-9.]+ ' <<<"$out_last" | head -1 | cut -d: -f2-)
+  grep -qE ' main$' <<<"$first" || fail "the largest change is not first: $first"
+  expect 0 '^ +1\.0 +2\.0 +\+1\.0 +main;run_calls;recurse;recurse;recurse;recurse;recurse;knit_work' -- \
+    "$knit" diff --no-loops --sort=excl "$tmp/a" "$tmp/b"
+  expect 0 '13 contexts whose change is below 0\.5% of the larger PROBE total hidden' -- \
+    "$knit" diff --no-loops --no-inline "$tmp/a" "$tmp/a"
+  expect 0 '^ +15\.0 +15\.0 +\+0\.0 +main$' -- "$knit" diff --no-loops --min=0 "$tmp/a" "$tmp/a"
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/t" -- "$wl/calls" 1
+  expect 1 'A is PROBE, B is CPUTIME every 1 ms: .* do not compare' -- "$knit" diff "$tmp/a" "$tmp/t"
+  expect 1 'no ./knit-\*|cannot|error' -- "$knit" diff "$tmp/a" "$tmp/nothing"
+  expect 2 'two measurement directories' -- "$knit" diff "$tmp/a"
+  expect 2 'sorted by the change' -- "$knit" diff --sort=name "$tmp/a" "$tmp/b"
+  expect 2 'gives the thread counts of --scaling' -- "$knit" diff --threads=1,4 "$tmp/a" "$tmp/b"
+  expect 2 "unknown metric 'BOGUS'" -- "$knit" diff --metrics=BOGUS "$tmp/a" "$tmp/b"
+  expect 0 'usage: knit diff' -- "$knit" diff --help
+  expect 0 'diff ' -- "$knit" --help
+  ;;
+diff_scaling)
+  # The scaling loss (workloads/scaling, exact probes, mock-gomp): at 4
+  # threads the serial phase keeps 3 threads idle for its 256 probes, 768
+  # probes of excess work, more than the parallel loop can lose (at most
+  # 3 x 64): it is listed first.
+  for n in 1 4; do
+    expect 0 'SUMMARY samples=320 ' -- env OMP_NUM_THREADS=$n "$knit" record -e PROBE \
+      --runtime=mock-gomp -o "$tmp/p$n" -- "$wl/scaling" 4
+  done
+  expect 0 'scaling loss from A at 1 thread to B at 4' -- "$knit" diff --scaling "$tmp/p1" "$tmp/p4"
+  grep -q 'PROBE + OMP_IDLE summed over all threads' <<<"$out_last" || fail "the loss is not explained"
+  first=$(grep -E '^ +[-+][0-9]' <<<"$out_last" | head -1)
+  grep -qE '^ +\+7[0-9]{2}\.[0-9] +[0-9.]+% .*;serial_phase;' <<<"$first" ||
+    fail "the serial phase's path is not first with about 768 probes of loss: $first"
+  expect 0 '^total C: A 320\.0 probes' -- "$knit" diff --scaling --sort=incl "$tmp/p1" "$tmp/p4"
+  first=$(grep -E '^ +[-+][0-9]' <<<"$out_last" | head -1)
+  grep -qE ' main$' <<<"$first" || fail "sorted by inclusive loss, main is not first: $first"
+  expect 0 'at 2 threads to B at 8' -- "$knit" diff --scaling --threads=2,8 "$tmp/p1" "$tmp/p4"
+  expect 2 'A has 4 threads and B 1: A is the run with fewer threads' -- \
+    "$knit" diff --scaling "$tmp/p4" "$tmp/p1"
+  expect 2 "threads wants the two runs' thread counts" -- "$knit" diff --scaling --threads=4 "$tmp/p1" "$tmp/p4"
+  expect 2 'scaling shows the loss' -- "$knit" diff --scaling --metrics=PROBE "$tmp/p1" "$tmp/p4"
+  ;;
+trace_record)
+  # knit record -t on a blame workload: trace files that agree with the
+  # thread files, and a Chrome trace whose slices nest on every track.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export OMP_NUM_THREADS=3
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e CPUTIME@f1000 --runtime=mock-gomp \
+    -o "$tmp/t" -- "$wl/blame" uneven 1
+  grep -q '^trace: .* 0 records not written$' "$tmp/t/knit.log" || fail "knit.log has no trace line"
+  expect 0 '^ok$' -- python3 "$check" files "$tmp/t"
+  "$knit" report --format=chrome "$tmp/t" >"$tmp/t.json" 2>"$tmp/t.err" || fail "--format=chrome failed"
+  [ ! -s "$tmp/t.err" ] || fail "--format=chrome warned: $(cat "$tmp/t.err")"
+  expect 0 '^ok$' -- python3 "$check" chrome "$tmp/t.json"
+  grep -q '"name":"main","cat":"sample"' "$tmp/t.json" || fail "no slice of main"
+  grep -q '"name":"excess_work","cat":"sample"' "$tmp/t.json" || fail "no slice of excess_work"
+  ;;
+trace_drops)
+  # A buffer of 16 records at 2000 samples a second: events are dropped,
+  # counted in the trace, the samples still agree with the thread files,
+  # and the report says so.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export OMP_NUM_THREADS=2 KNIT_TRACE_RECORDS=16
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e REALTIME@f2000 --runtime=mock-gomp \
+    -o "$tmp/d" -- "$wl/blame" uneven 1
+  grep -qE '^trace: .*\(16 records a thread.s buffer\)$' "$tmp/d/knit.log" || fail "the buffer is not 16 records"
+  grep -qE '^trace: .* [1-9][0-9]* events dropped by full buffers' "$tmp/d/knit.log" ||
+    fail "knit.log counts no drops"
+  expect 0 '^ok$' -- python3 "$check" drops "$tmp/d"
+  "$knit" report --format=chrome "$tmp/d" >"$tmp/d.json" 2>"$tmp/d.err" || fail "--format=chrome failed"
+  grep -qE 'warning: thread 0 dropped [0-9]+ trace events: its buffer was full' "$tmp/d.err" ||
+    fail "the report does not say events were dropped"
+  grep -qE '"thread 0 \(main, [0-9]+ events dropped\)"' "$tmp/d.json" || fail "the track does not say so"
+  expect 0 '^ok$' -- python3 "$check" nesting "$tmp/d.json"
+  ;;
+trace_absent)
+  # Without -t: no trace file, and --format=chrome says how to get one.
+  expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp \
+    -o "$tmp/n" -- "$wl/blame" uneven 1
+  ! ls "$tmp/n" | grep -q '^trace-' || fail "trace files without -t"
+  ! grep -q '^trace:' "$tmp/n/knit.log" || fail "knit.log speaks of a trace without -t"
+  expect 1 'has no traces \(trace-\*\.knit\): record with `knit record -t`' -- \
+    "$knit" report --format=chrome "$tmp/n"
+  expect 2 "unknown format 'chrom' \(tree, folded, chrome or json\)" -- "$knit" report --format=chrom "$tmp/n"
+  expect 0 'trace-\*\.knit files' -- "$knit" record --help
+  ;;
+trace_corrupt)
+  # A torn trace file and one that is no trace: each named in a warning,
+  # the rest drawn.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  export OMP_NUM_THREADS=2
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e CPUTIME@f1000 --runtime=mock-gomp \
+    -o "$tmp/c" -- "$wl/blame" uneven 1
+  main_trace=$(ls "$tmp/c" | grep '^trace-0-')
+  size=$(stat -c %s "$tmp/c/$main_trace")
+  truncate -s $((size - 5)) "$tmp/c/$main_trace"
+  worker_trace=$(ls "$tmp/c" | grep '^trace-1-')
+  echo 'not a trace at all, but long enough for a header' >"$tmp/c/$worker_trace"
+  "$knit" report --format=chrome "$tmp/c" >"$tmp/c.json" 2>"$tmp/c.err" || fail "--format=chrome failed"
+  cat "$tmp/c.err"
+  grep -qE "warning: .*/$main_trace: truncated: 11 bytes of a last record" "$tmp/c.err" ||
+    fail "no warning of the torn file"
+  grep -qE "warning: .*/$worker_trace: bad magic" "$tmp/c.err" || fail "no warning of the bad file"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert any(e.get("cat") == "sample" for e in d["traceEvents"])' \
+    "$tmp/c.json" || fail "the rest was not drawn"
   ;;
 *)
   echo "unknown case $case_name"

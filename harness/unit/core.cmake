@@ -65,3 +65,10 @@ if(TARGET test_thread_paths)
   target_include_directories(test_thread_paths PRIVATE ${CMAKE_SOURCE_DIR}/profiler
     ${KNIT_OMPT_INCLUDE})
 endif()
+# The per-thread ring of `knit record -t` (core/trace_ring.c).
+knit_unit_test(test_trace_ring
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_trace_ring.c ${CMAKE_SOURCE_DIR}/profiler/core/trace_ring.c
+  LIBS Threads::Threads)
+if(TARGET test_trace_ring)
+  target_include_directories(test_trace_ring PRIVATE ${CMAKE_SOURCE_DIR}/profiler)
+endif()

@@ -13,6 +13,10 @@ if(TARGET test_measure_io AND NOT CMAKE_CROSSCOMPILING)
 endif()
 
 if(NOT CMAKE_CROSSCOMPILING)
+  # Trace files of `knit record -t` (measure/read_trace.c).
+  knit_unit_test(test_trace_read
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_trace_read.c
+    LIBS knit_report)
   knit_unit_test(test_folded
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_folded.c
     LIBS knit_report)
@@ -21,6 +25,15 @@ if(NOT CMAKE_CROSSCOMPILING)
     LIBS knit_report)
   knit_unit_test(test_tree_view
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tree_view.c
+    LIBS knit_report)
+  # The bottom-up and flat views, focus and ignore, and the choice of
+  # threads, on a profile built in memory.
+  knit_unit_test(test_views
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_views.c
+    LIBS knit_report)
+  # knit diff's contexts and scaling loss, on profiles built in memory.
+  knit_unit_test(test_diff
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_diff.c
     LIBS knit_report)
   # Inlined calls as levels of the tree and frames of the folded form.
   knit_unit_test(test_inline_levels

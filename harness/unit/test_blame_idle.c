@@ -12,6 +12,7 @@
 
 #include "cct/cct.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "measure/format.h"
 #include "ompt/blame.h"
 
@@ -19,6 +20,37 @@
 knit_thread *knit_thread_list(void)
 {
   return NULL;
+}
+
+/* The trace's side (core/trace.c): what blame.c tells it, in order, as
+ * (kind or state) codes: 'I'/'i' idle or not, 'L'/'l' waiting for a mutex
+ * or not, and the transition kinds as digits. */
+static char told[64];
+static size_t told_count;
+
+static void tell(char c)
+{
+  if (told_count + 1 < sizeof told)
+    told[told_count++] = c;
+  told[told_count] = '\0';
+}
+
+void knit_trace_idle(knit_thread *t, bool idle)
+{
+  (void)t;
+  tell(idle ? 'I' : 'i');
+}
+
+void knit_trace_lock_wait(knit_thread *t, bool waiting)
+{
+  (void)t;
+  tell(waiting ? 'L' : 'l');
+}
+
+void knit_trace_transition(knit_thread *t, uint32_t kind)
+{
+  (void)t;
+  tell((char)('0' + kind));
 }
 
 static const knit_sample_state working = {true, ompt_state_work_parallel, 0, NULL, 0};
@@ -167,6 +199,43 @@ static void test_more_threads_than_lines(void **state)
   free(t);
 }
 
+/* What the trace is told: a worker idles in its pool until its implicit
+ * task and after it, its barrier waits are transitions (only for a thread
+ * that traces), and a mutex wait lasts until the mutex is acquired. A
+ * thread that does not trace tells it nothing. */
+static void test_trace_told_the_states(void **state)
+{
+  (void)state;
+  knit_thread *master = new_thread(), *w = new_thread();
+  w->trace = (struct knit_trace_state *)w; /* traced: any non-null state */
+  told_count = 0;
+  knit_blame_thread_begin(master, true);
+  knit_blame_implicit_task(master, true);
+  knit_blame_thread_begin(w, false);
+  assert_string_equal(told, "I");
+  told_count = 0;
+  knit_blame_implicit_task(w, true);
+  knit_blame_wait(w, true);
+  knit_blame_wait(w, false);
+  knit_blame_implicit_task(w, false);
+  assert_string_equal(told, "i34I");
+  told_count = 0;
+  knit_blame_acquire(w, 0x1234);
+  knit_blame_acquired(w, 0x1234);
+  knit_blame_acquire(w, 0x99);
+  knit_blame_acquire(w, 0); /* waits for nothing any more (GOMP wrappers) */
+  assert_string_equal(told, "LlLl");
+  told_count = 0;
+  knit_blame_thread_end(w);
+  knit_blame_implicit_task(master, false);
+  knit_blame_wait(master, true); /* not traced: nothing told */
+  knit_blame_wait(master, false);
+  assert_string_equal(told, "i");
+  knit_blame_thread_end(master);
+  free(master);
+  free(w);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -174,6 +243,7 @@ int main(void)
       cmocka_unit_test(test_tasks_run_inside_waits_are_work),
       cmocka_unit_test(test_deep_task_nesting),
       cmocka_unit_test(test_more_threads_than_lines),
+      cmocka_unit_test(test_trace_told_the_states),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

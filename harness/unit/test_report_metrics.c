@@ -55,7 +55,7 @@ static char *render(fixture *f, enum view view, const knit_view_options *o)
   case TREE: knit_view_top_down(&f->profile, o, out); break;
   case HEADER: knit_view_header(&f->profile, out); break;
   case TOTALS: knit_view_metric_totals(&f->profile, &o->columns, out); break;
-  case THREADS: knit_view_threads(&f->profile, out); break;
+  case THREADS: knit_view_threads(&f->profile, NULL, out); break;
   }
   fclose(out);
   return f->text;

@@ -37,6 +37,9 @@ static void usage(FILE *to)
           "                                      (include/knit/probe.h)\n"
           "  -o, --output=DIR    measurement directory (default ./knit-PROGRAM-PID);\n"
           "                      it must not hold a measurement already\n"
+          "  -t, --trace         also record each thread's events in time order (its\n"
+          "                      samples and OpenMP transitions) in trace-*.knit files,\n"
+          "                      for `knit report --format=chrome`\n"
           "      --runtime=NAME  OpenMP runtime to run on (`knit run --help` lists them;\n"
           "                      default: system, what the program links)\n"
           "      --qemu          run under QEMU user mode for the program's ISA\n"
@@ -175,10 +178,13 @@ static void print_processes(const char *dir)
 
 int knit_cmd_record(int argc, char **argv)
 {
-  static const struct option opts[] = {
-      {"event", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
-      {"runtime", required_argument, NULL, 'r'}, {"qemu", no_argument, NULL, 'q'},
-      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+  static const struct option opts[] = {{"event", required_argument, NULL, 'e'},
+                                       {"output", required_argument, NULL, 'o'},
+                                       {"runtime", required_argument, NULL, 'r'},
+                                       {"qemu", no_argument, NULL, 'q'},
+                                       {"trace", no_argument, NULL, 't'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
   knit_launch launch;
   memset(&launch, 0, sizeof launch);
   launch.event = "CPUTIME";
@@ -186,10 +192,11 @@ int knit_cmd_record(int argc, char **argv)
   launch.runtime = "system";
   launch.profile = true;
   const char *output = NULL;
+  bool trace = false;
   optind = 1;
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "+e:o:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+e:o:th", opts, NULL)) != -1) {
     switch (c) {
     case 'e':
       /* One event a run: a second -e would otherwise win silently. */
@@ -205,6 +212,7 @@ int knit_cmd_record(int argc, char **argv)
     case 'o': output = optarg; break;
     case 'r': launch.runtime = optarg; break;
     case 'q': launch.qemu = true; break;
+    case 't': trace = true; break;
     case 'h': usage(stdout); return 0;
     default:
       fprintf(stderr, "knit record: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
@@ -244,6 +252,12 @@ int knit_cmd_record(int argc, char **argv)
   output = absolute;
   launch.output = output;
 
+  /* The tool reads it (core/session.c); one left in the environment by
+   * someone else must not turn tracing on. */
+  if (trace)
+    setenv("KNIT_TRACE", "1", 1);
+  else
+    unsetenv("KNIT_TRACE");
   if (!knit_launch_prepare(&launch, err, sizeof err))
     return fail("%s", err);
   int status = knit_launch_run(&launch, err, sizeof err);

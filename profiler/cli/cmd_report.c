@@ -1,6 +1,7 @@
 /* knit report: prints a measurement as a top-down tree (of functions, or of
- * call sites and sampled instructions with --lines) with a column pair per
- * metric, or as folded stacks of one metric. */
+ * call sites and sampled instructions with --lines), its bottom-up or flat
+ * view, with a column pair per metric, or as folded stacks of one metric;
+ * of chosen threads, and of the call paths a filter keeps. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -12,11 +13,16 @@
 
 #include "cli/commands.h"
 #include "console/progress.h"
+#include "report/chrome_trace.h"
 #include "report/folded.h"
 #include "report/json_tree.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
+#include "report/path_filter.h"
 #include "report/profile.h"
+#include "report/thread_select.h"
+#include "report/view_bottom_up.h"
+#include "report/view_flat.h"
 #include "report/view_metrics.h"
 #include "report/view_steps.h"
 #include "report/view_source.h"
@@ -27,8 +33,10 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded|json] [--lines] [--all-frames] [--fold]\n"
+          "usage: knit report [--format=tree|folded|chrome|json] [--view=VIEW] [--by=KEY]\n"
+          "                   [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
+          "                   [--thread=LIST] [--focus=REGEX] [--ignore=REGEX]\n"
           "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
           "                   [--no-cache] [--source=FUNCTION]\n"
           "                   [DIR]\n"
@@ -54,6 +62,30 @@ static void usage(FILE *out)
           "                   metric's total and unit on a line of its own\n"
           "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
           "                   normalized as golden files are (see `knit check --help`)\n"
+          "  --format=chrome  the traces of a measurement recorded with -t, as Chrome\n"
+          "                   Trace Event JSON (Perfetto, chrome://tracing): a track\n"
+          "                   per thread, each sample's call path as nested slices,\n"
+          "                   the OpenMP states (idle, barrier, lock wait, parallel\n"
+          "                   region) around them\n"
+          "  --format=json    the top-down tree (as --lines, --all-frames, --fold,\n"
+          "                   --sort, --no-inline, the filters shape it) with every\n"
+          "                   metric, as one JSON object (docs/json.md); every node\n"
+          "                   unless --min is given\n"
+          "  --view=VIEW      tree: how it is shown: top-down (the default: callers\n"
+          "                   above their callees); bottom-up: each function at the\n"
+          "                   top with its values, below it the callers that led to\n"
+          "                   them, then theirs, each row's values the function's\n"
+          "                   samples that came through that path of callers; flat:\n"
+          "                   one row per function (or --by), each metric's\n"
+          "                   exclusive and inclusive value and the sort metric's\n"
+          "                   shares. A path through a function more than once\n"
+          "                   (recursion) counts once in every row. Both are sorted\n"
+          "                   by exclusive value, and --min cuts by it, unless --sort\n"
+          "                   says otherwise; --lines is the top-down tree's\n"
+          "  --by=KEY         --view=flat: a row per function (the default), per\n"
+          "                   source line (line: where samples were taken, and for\n"
+          "                   inclusive values, the calls that led there) or per\n"
+          "                   module (module: the ELF file)\n"
           "  --lines          tree: one node per call site and per sampled\n"
           "                   instruction, as recorded, instead of per function\n"
           "  --all-frames     tree: also show the frames before the application (the\n"
@@ -72,10 +104,20 @@ static void usage(FILE *out)
           "                   or METRIC:excl (its column is shown)\n"
           "  --min=PCT        tree: hide nodes below PCT%% of the sort metric's total\n"
           "                   (default %.1f; 0 shows every node)\n"
-          "  --threads        also print a table of per-thread samples, periods,\n"
-          "                   unwind statistics, and mutex wait whose blame was lost\n"
+          "  --threads        also print a table of per-thread samples, periods, each\n"
+          "                   shown metric's total, unwind statistics, and mutex\n"
+          "                   wait whose blame was lost\n"
           "                   (no room in the blame table) or unclaimed (no release\n"
           "                   before the process ended)\n"
+          "  --thread=LIST    only these threads, by the indexes of the --threads\n"
+          "                   table: numbers and ranges separated by commas, 0,2-5;\n"
+          "                   in every view and format, totals included\n"
+          "  --focus=REGEX    keep only the call paths through a frame whose shown\n"
+          "                   name matches REGEX (POSIX extended, anywhere in the\n"
+          "                   name; inlined calls and loops are frames too)\n"
+          "  --ignore=REGEX   drop the call paths through such a frame. Either filter\n"
+          "                   applies to the measurement, so every view and format\n"
+          "                   and the totals agree; the header says what it kept\n"
           "  --steps          also print a table of unwind steps per module: confirmed\n"
           "                   (a call to the function precedes the return address),\n"
           "                   probable (an indirect call, or a tail call in between)\n"
@@ -122,7 +164,8 @@ static void usage(FILE *out)
           "header line whenever there is any.\n"
           "Thread files that cannot be read are named in a warning and left out.\n"
           "Exit status: 0 printed, 1 no usable measurement, 2 bad usage (an unknown\n"
-          "metric name included: the message lists the measurement's names).\n",
+          "metric name or thread included: the message lists the measurement's; a\n"
+          "regular expression that does not compile).\n",
           DEFAULT_MIN_PERCENT);
 }
 
@@ -137,10 +180,11 @@ static int bad_usage(const char *fmt, const char *what)
 
 /* A metric name the measurement does not have: the message names those it
  * has, and the usage, which cannot, is left out. */
-static int bad_metric(knit_profile *profile, const char *err)
+static int bad_metric(knit_profile *profile, knit_path_filter *filter, const char *err)
 {
   fprintf(stderr, "knit report: %s\n", err);
   knit_profile_free(profile);
+  knit_path_filter_free(filter);
   return 2;
 }
 
@@ -173,7 +217,11 @@ static int newest_measurement(char *buf, size_t len)
 
 int knit_cmd_report(int argc, char **argv)
 {
-  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_JSON } format = FORMAT_TREE;
+  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_CHROME, FORMAT_JSON } format = FORMAT_TREE;
+  enum { VIEW_TOP_DOWN, VIEW_BOTTOM_UP, VIEW_FLAT } view_kind = VIEW_TOP_DOWN;
+  knit_flat_key flat_key = KNIT_FLAT_FUNCTION;
+  const char *by = NULL, *focus = NULL, *ignore = NULL;
+  int sort_given = 0;
   knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
                             .min_percent = DEFAULT_MIN_PERCENT};
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
@@ -182,23 +230,17 @@ int knit_cmd_report(int argc, char **argv)
   knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
-      {"format", required_argument, NULL, 'f'},
-      {"lines", no_argument, NULL, 'l'},
-      {"all-frames", no_argument, NULL, 'a'},
-      {"fold", no_argument, NULL, 'F'},
-      {"metrics", required_argument, NULL, 'M'},
-      {"metric", required_argument, NULL, 'n'},
-      {"sort", required_argument, NULL, 's'},
-      {"min", required_argument, NULL, 'm'},
-      {"threads", no_argument, NULL, 't'},
-      {"steps", no_argument, NULL, 'S'},
-      {"raw-names", no_argument, NULL, 'r'},
-      {"no-inline", no_argument, NULL, 'I'},
-      {"no-loops", no_argument, NULL, 'L'},
-      {"source", required_argument, NULL, 'O'},
-      {"no-cache", no_argument, NULL, 'C'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
+      {"format", required_argument, NULL, 'f'},  {"lines", no_argument, NULL, 'l'},
+      {"all-frames", no_argument, NULL, 'a'},    {"fold", no_argument, NULL, 'F'},
+      {"metrics", required_argument, NULL, 'M'}, {"metric", required_argument, NULL, 'n'},
+      {"sort", required_argument, NULL, 's'},    {"min", required_argument, NULL, 'm'},
+      {"threads", no_argument, NULL, 't'},       {"steps", no_argument, NULL, 'S'},
+      {"raw-names", no_argument, NULL, 'r'},     {"no-inline", no_argument, NULL, 'I'},
+      {"no-loops", no_argument, NULL, 'L'},      {"source", required_argument, NULL, 'O'},
+      {"no-cache", no_argument, NULL, 'C'},      {"view", required_argument, NULL, 'V'},
+      {"by", required_argument, NULL, 'B'},      {"thread", required_argument, NULL, 'T'},
+      {"focus", required_argument, NULL, 'X'},   {"ignore", required_argument, NULL, 'Y'},
+      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
   };
   optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
   opterr = 0;
@@ -210,10 +252,12 @@ int knit_cmd_report(int argc, char **argv)
         format = FORMAT_TREE;
       else if (strcmp(optarg, "folded") == 0)
         format = FORMAT_FOLDED;
+      else if (strcmp(optarg, "chrome") == 0)
+        format = FORMAT_CHROME;
       else if (strcmp(optarg, "json") == 0)
         format = FORMAT_JSON;
       else
-        return bad_usage("unknown format '%s' (tree, folded or json)", optarg);
+        return bad_usage("unknown format '%s' (tree, folded, chrome or json)", optarg);
       break;
     case 'l': view.tree.lines = 1; break;
     case 'a': view.tree.all_frames = 1; break;
@@ -223,7 +267,36 @@ int knit_cmd_report(int argc, char **argv)
     case 's':
       if (knit_sort_key_parse(optarg, &sort_key, err, sizeof err) != 0)
         return bad_usage("%s", err);
+      sort_given = 1;
       break;
+    case 'V':
+      if (strcmp(optarg, "top-down") == 0)
+        view_kind = VIEW_TOP_DOWN;
+      else if (strcmp(optarg, "bottom-up") == 0)
+        view_kind = VIEW_BOTTOM_UP;
+      else if (strcmp(optarg, "flat") == 0)
+        view_kind = VIEW_FLAT;
+      else
+        return bad_usage("unknown view '%s' (top-down, bottom-up or flat)", optarg);
+      break;
+    case 'B':
+      by = optarg;
+      if (strcmp(optarg, "function") == 0)
+        flat_key = KNIT_FLAT_FUNCTION;
+      else if (strcmp(optarg, "line") == 0)
+        flat_key = KNIT_FLAT_LINE;
+      else if (strcmp(optarg, "module") == 0)
+        flat_key = KNIT_FLAT_MODULE;
+      else
+        return bad_usage("unknown --by key '%s' (function, line or module)", optarg);
+      break;
+    case 'T':
+      if (knit_thread_list_check(optarg, err, sizeof err) != 0)
+        return bad_usage("%s", err);
+      load_options.threads = optarg;
+      break;
+    case 'X': focus = optarg; break;
+    case 'Y': ignore = optarg; break;
     case 'm': {
       char *end;
       errno = 0;
@@ -263,17 +336,39 @@ int knit_cmd_report(int argc, char **argv)
                      "one metric, chosen with --metric=NAME",
                      metrics_list);
   if (format == FORMAT_JSON &&
-      (metrics_list != NULL || source_function != NULL || threads || steps))
+      (metrics_list != NULL || source_function != NULL || threads || steps || by != NULL))
     return bad_usage("--format=json writes the tree with every metric; %s is the text "
                      "report's",
                      metrics_list != NULL      ? "--metrics"
                      : source_function != NULL ? "--source"
                      : threads                 ? "--threads"
-                                               : "--steps");
+                     : steps                   ? "--steps"
+                                               : "--by");
+  if (format == FORMAT_JSON && view_kind != VIEW_TOP_DOWN)
+    return bad_usage("%s", "--format=json writes the top-down tree, from which its readers "
+                           "(knit view) make the bottom-up and flat views");
   if (view.tree.fold_recursion && (format == FORMAT_FOLDED || view.tree.lines))
     return bad_usage("--fold folds the function tree's recursion; %s",
                      view.tree.lines ? "--lines shows every call site as recorded"
                                      : "--format=folded keeps every path as recorded");
+
+  if (by != NULL && view_kind != VIEW_FLAT)
+    return bad_usage("--by=%s chooses the rows of --view=flat", by);
+  if (view_kind != VIEW_TOP_DOWN && (format == FORMAT_FOLDED || view.tree.lines))
+    return bad_usage("%s", format == FORMAT_FOLDED
+                               ? "--view chooses how the tree is shown; --format=folded has "
+                                 "one line per call path"
+                               : "--lines shows the top-down tree's call sites; --view=flat "
+                                 "--by=line shows lines");
+  /* Callers and flat rows are read by where the samples were taken. */
+  if (view_kind != VIEW_TOP_DOWN && !sort_given)
+    sort_key.sort = KNIT_SORT_EXCLUSIVE;
+  knit_path_filter filter;
+  if (knit_path_filter_compile(&filter, focus, ignore, err, sizeof err) != 0) {
+    fprintf(stderr, "knit report: %s\n", err);
+    return 2;
+  }
+  filter.all_frames = view.tree.all_frames;
 
   char found[PATH_MAX];
   const char *dir = optind < argc ? argv[optind] : NULL;
@@ -290,14 +385,23 @@ int knit_cmd_report(int argc, char **argv)
   knit_progress_init(&progress, "knit report", stderr);
   load_options.progress = &progress;
   knit_profile profile;
-  if (knit_profile_load_with(&profile, dir, "knit report", stderr, &load_options) != 0)
-    return 1;
+  int loaded = knit_profile_load_with(&profile, dir, "knit report", stderr, &load_options);
+  if (loaded != 0 || knit_path_filter_apply(&filter, &profile) != 0) {
+    if (loaded == 0) {
+      fprintf(stderr, "knit report: error: out of memory\n");
+      knit_profile_free(&profile);
+    }
+    knit_path_filter_free(&filter);
+    return loaded == -2 ? 2 : 1;
+  }
   int rc = 0;
-  if (format == FORMAT_FOLDED) {
+  if (format == FORMAT_CHROME) {
+    rc = knit_chrome_trace_write(&profile, stdout, stderr) == 0 ? 0 : 1;
+  } else if (format == FORMAT_FOLDED) {
     int metric = KNIT_METRIC_SAMPLES;
     if (folded_metric != NULL &&
         (metric = knit_metric_resolve(&profile.measurement, folded_metric, err, sizeof err)) < 0)
-      return bad_metric(&profile, err);
+      return bad_metric(&profile, &filter, err);
     knit_folded folded;
     /* The levels the symbolizer was asked for: inlined calls, loops. */
     int levels = !load_options.no_inline || !load_options.no_loops;
@@ -312,7 +416,7 @@ int knit_cmd_report(int argc, char **argv)
     view.tree.sort = sort_key.sort;
     view.tree.metric = knit_sort_key_metric(&sort_key, &profile.measurement, err, sizeof err);
     if (view.tree.metric < 0)
-      return bad_metric(&profile, err);
+      return bad_metric(&profile, &filter, err);
     if (knit_json_tree_write(&profile, &view.tree, min_given ? view.min_percent : 0.0, stdout,
                              stderr) != 0)
       rc = 1;
@@ -320,14 +424,15 @@ int knit_cmd_report(int argc, char **argv)
     view.tree.sort = sort_key.sort;
     view.tree.metric = knit_sort_key_metric(&sort_key, &profile.measurement, err, sizeof err);
     if (view.tree.metric < 0)
-      return bad_metric(&profile, err);
+      return bad_metric(&profile, &filter, err);
     if (metrics_list == NULL)
       knit_metric_columns_default(&profile, &view.columns);
     else if (knit_metric_columns_parse(&profile, metrics_list, &view.columns, err, sizeof err) != 0)
-      return bad_metric(&profile, err);
+      return bad_metric(&profile, &filter, err);
     /* The sort metric is shown, in the header as in the tree. */
     knit_metric_columns_add(&view.columns, view.tree.metric);
     knit_view_header(&profile, stdout);
+    knit_path_filter_describe(&filter, &profile, stdout);
     knit_view_metric_totals(&profile, &view.columns, stdout);
     fputc('\n', stdout);
     if (source_function != NULL) {
@@ -337,15 +442,22 @@ int knit_cmd_report(int argc, char **argv)
         rc = 1;
       }
       knit_profile_free(&profile);
+      knit_path_filter_free(&filter);
       return rc;
     }
     if (threads)
-      knit_view_threads(&profile, stdout);
+      knit_view_threads(&profile, &view.columns, stdout);
     if (steps)
       knit_view_steps(&profile, stdout);
-    knit_view_top_down(&profile, &view, stdout);
+    if (view_kind == VIEW_BOTTOM_UP)
+      knit_view_bottom_up(&profile, &view, stdout);
+    else if (view_kind == VIEW_FLAT)
+      knit_view_flat(&profile, &view, flat_key, stdout);
+    else
+      knit_view_top_down(&profile, &view, stdout);
   }
   knit_profile_free(&profile);
+  knit_path_filter_free(&filter);
   if (fflush(stdout) != 0)
     rc = 1;
   return rc;

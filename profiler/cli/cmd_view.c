@@ -12,14 +12,11 @@
 
 #include "cli/commands.h"
 #include "cli/newest_measurement.h"
+#include "report/chrome_trace.h"
 #include "report/html_page.h"
 #include "report/json_tree.h"
 #include "report/profile.h"
 
-#if __has_include("report/chrome_trace.h")
-#include "report/chrome_trace.h"
-#define HAVE_CHROME_TRACE 1
-#endif
 
 #define DEFAULT_PAGE  "knit-view.html"
 /* A JSON file larger than this is no profile knit wrote (100,000 nodes
@@ -120,28 +117,29 @@ static int looks_like(const char *text, size_t len, const char *path, const char
   return ok;
 }
 
-/* The measurement's call paths over time as a Chrome trace, for the page's
- * timeline; NULL when it has none. This is where the trace writer
- * (report/chrome_trace.h) plugs in: without it the page has no timeline
- * unless --trace names one. */
+/* The measurement's traces as a Chrome trace (report/chrome_trace.h), for
+ * the page's timeline; NULL when it has none. A measurement recorded
+ * without -t is no error here: the writer's note saying so is dropped, and
+ * only its warnings and errors reach stderr. */
 static char *measurement_trace(const knit_profile *p, size_t *len)
 {
-#ifdef HAVE_CHROME_TRACE
-  char *buf = NULL;
+  char *buf = NULL, *said = NULL;
+  size_t said_len = 0;
   FILE *mem = open_memstream(&buf, len);
-  if (mem == NULL)
-    return NULL;
-  int rc = knit_chrome_trace_write(p, mem, stderr);
-  if (fclose(mem) != 0 || rc != 0) {
+  FILE *diag = open_memstream(&said, &said_len);
+  int rc = mem != NULL && diag != NULL ? knit_chrome_trace_write(p, mem, diag) : -1;
+  if (mem != NULL && fclose(mem) != 0)
+    rc = -1;
+  if (diag != NULL && fclose(diag) == 0 && rc != 1 && said_len > 0)
+    fputs(said, stderr);
+  free(said);
+  if (rc != 0) {
+    if (mem == NULL || diag == NULL)
+      fprintf(stderr, "knit view: warning: out of memory: the page has no timeline\n");
     free(buf);
     return NULL;
   }
   return buf;
-#else
-  (void)p;
-  *len = 0;
-  return NULL;
-#endif
 }
 
 /* The JSON tree of the measurement in dir, and its trace when it has one. */

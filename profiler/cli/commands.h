@@ -10,8 +10,11 @@ int knit_cmd_record(int argc, char **argv);
 /* knit run --runtime=NAME [--qemu] -- PROGRAM [ARGS] */
 int knit_cmd_run(int argc, char **argv);
 
-/* knit report [--format=tree|folded] [--min=PCT] [--threads] [DIR] */
+/* knit report [--format=tree|folded] [--view=VIEW] [--min=PCT] [--threads] [DIR] */
 int knit_cmd_report(int argc, char **argv);
+
+/* knit diff [--metrics=LIST] [--sort=KEY] [--min=PCT] [--scaling] A B */
+int knit_cmd_diff(int argc, char **argv);
 
 /* knit view [-o FILE.html] [--trace=FILE] [DIR | PROFILE.json] */
 int knit_cmd_view(int argc, char **argv);

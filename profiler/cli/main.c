@@ -14,6 +14,7 @@ static void usage(FILE *to)
               "  record   run a program under the profiler and write a measurement\n"
               "  run      run a program on a chosen OpenMP runtime, unprofiled\n"
               "  report   show where a measurement's time went (top-down or folded)\n"
+              "  diff     compare two measurements per call path, or their scaling\n"
               "  view     write a measurement as an HTML page (flame graph, trees)\n"
               "  check    compare a measurement with a golden calling-context tree\n"
               "  audit    compare the unwind recipes of ELF files with their CFI\n"
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
     return knit_cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "report"))
     return knit_cmd_report(argc - 1, argv + 1);
+  if (!strcmp(cmd, "diff"))
+    return knit_cmd_diff(argc - 1, argv + 1);
   if (!strcmp(cmd, "view"))
     return knit_cmd_view(argc - 1, argv + 1);
   if (!strcmp(cmd, "check"))

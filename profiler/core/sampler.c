@@ -13,6 +13,7 @@
 #include "base/safe_format.h"
 #include "core/session.h"
 #include "core/signal_masks.h"
+#include "core/trace.h"
 #include "core/writer.h"
 #include "ompt/attribution.h"
 #include "ompt/blame.h"
@@ -537,6 +538,9 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
   /* Read first: the sample's own time is knit's (periods_of). */
   bool is_probe = knit_the_session.event.kind == KNIT_EVENT_PROBE;
   uint64_t now_ns = is_probe ? 0 : sample_clock_ns();
+  /* The trace's clock is the monotonic one, on every thread alike. */
+  if (t->trace)
+    t->trace_sample_ns = knit_trace_now();
   knit_frame frames[MAX_FRAMES];
   knit_regs regs;
   knit_native_regs_from_ucontext(ucontext, &regs);
@@ -588,6 +592,8 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
     knit_cct_node *node = knit_thread_path_node(t, path, len);
     for (int m = 0; m < KNIT_METRIC_COUNT; m++)
       node->metrics[m] += counted.metrics[m];
+    if (t->trace)
+      knit_trace_sample(t, t->path_leaf, t->trace_sample_ns);
   }
 
   t->stats[KNIT_STAT_SAMPLES]++;

@@ -20,6 +20,7 @@
 #include "base/safe_format.h"
 #include "core/sampler.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "core/vdso_copy.h"
 #include "core/writer.h"
 #include "ompt/ompt_state.h"
@@ -160,6 +161,21 @@ __attribute__((constructor)) static void knit_session_start(void)
 
   const char *flush = getenv("KNIT_FLUSH_MS");
   s->snapshot_ns = (flush && *flush ? (uint64_t)strtoull(flush, NULL, 10) : 10000) * 1000000ull;
+  const char *trace = getenv("KNIT_TRACE");
+  s->trace = trace && strcmp(trace, "1") == 0;
+  const char *records = getenv("KNIT_TRACE_RECORDS");
+  unsigned long asked = records && *records ? strtoul(records, NULL, 10) : 0;
+  s->trace_records = asked >= 16 && asked <= (1ul << 20) && (asked & (asked - 1)) == 0
+                         ? (uint32_t)asked
+                         : KNIT_TRACE_RING_RECORDS;
+  if (s->trace) {
+    char trace_line[160];
+    knit_safe_snprintf(trace_line, sizeof trace_line,
+                       "trace: every thread's samples and OpenMP transitions, in trace-*.knit "
+                       "(%u records a thread's buffer)",
+                       s->trace_records);
+    knit_log_line(trace_line);
+  }
 
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())
@@ -171,6 +187,7 @@ __attribute__((constructor)) static void knit_session_start(void)
   pthread_atfork(NULL, NULL, in_forked_child);
   atexit(at_exit);
   knit_thread_attach(KNIT_THREAD_MAIN);
+  knit_trace_start_flusher();
 }
 
 void knit_session_resume(const char *dir, const char *abandoned)
@@ -247,6 +264,7 @@ void knit_session_finish(const char *why)
   knit_capture_log();
   knit_region_log();
   knit_sampler_log_cost();
+  knit_trace_log();
   char line[PATH_MAX + 512];
   knit_safe_snprintf(line, sizeof line, "end: %s", why);
   knit_log_line(line);

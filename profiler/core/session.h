@@ -37,6 +37,10 @@ typedef struct knit_session {
    * only at the end), so that a kill without warning loses little:
    * KNIT_FLUSH_MS, default 10 s. */
   uint64_t snapshot_ns;
+  /* KNIT_TRACE=1 (`knit record -t`): every thread's events are traced
+   * (core/trace.h). */
+  bool trace;
+  uint32_t trace_records; /* each thread's ring: KNIT_TRACE_RECORDS */
 } knit_session;
 
 extern knit_session knit_the_session;

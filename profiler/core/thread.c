@@ -15,6 +15,7 @@
 #include "core/sampler.h"
 #include "core/session.h"
 #include "core/signal_masks.h"
+#include "core/trace.h"
 #include "core/writer.h"
 #include "core/next_symbol.h"
 #include "ompt/blame.h"
@@ -118,6 +119,7 @@ static knit_thread *take_retired(void)
   knit_arena_release(&found->arena);
   knit_decoder kept_decoder = found->unwinder.decoder;
   struct knit_region_state *kept_regions = found->regions;
+  struct knit_trace_state *kept_trace = found->trace;
   knit_thread *next = found->next;
   /* Until it is set up again, a write-out at the session's end (another
    * thread's exit) finds it written, and does not wait for it. */
@@ -129,6 +131,7 @@ static knit_thread *take_retired(void)
   memset((char *)found + from, 0, sizeof *found - from);
   found->unwinder.decoder = kept_decoder;
   found->regions = kept_regions;
+  found->trace = kept_trace;
   found->next = next;
   return found;
 }
@@ -192,6 +195,8 @@ knit_thread *knit_thread_attach(uint32_t flags)
    * routine; the initial thread's data is written by the session instead. */
   if (!(flags & KNIT_THREAD_MAIN))
     pthread_setspecific(exit_key, t);
+  /* Its trace file is there before its first event. */
+  knit_trace_attach(t);
   knit_sampler_start_thread(t);
   return t;
 }

@@ -144,6 +144,20 @@ typedef struct knit_thread {
   /* Its parallel regions' tickets and its deferred samples
    * (ompt/region_paths.h), made at its first OpenMP callback. */
   struct knit_region_state *regions;
+  /* Its trace (core/trace.h), with -t only: made at its attach and kept
+   * with the state, as regions are. NULL without -t. */
+  struct knit_trace_state *trace;
+  /* The node the last path put into the tree ended at (its id): what a
+   * sample's trace event names. */
+  uint32_t path_leaf;
+  /* The node of the thread's last traced sample, which its transitions
+   * name; and whether it is idle, or waits for a mutex, as its trace says
+   * (so that every end has its begin). */
+  uint32_t trace_last_node;
+  bool trace_idle, trace_lock_wait;
+  /* When the sample the handler takes now was taken (monotonic ns), for a
+   * sample kept until its region's path is known (ompt/region_paths.h). */
+  uint64_t trace_sample_ns;
   struct knit_thread *next; /* registry link */
 } knit_thread;
 

@@ -32,5 +32,6 @@ knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path
   }
   if (t->last_path && t->last_nodes)
     t->last_len = (uint32_t)(n < KNIT_LAST_PATH_FRAMES ? n : KNIT_LAST_PATH_FRAMES);
+  t->path_leaf = node;
   return knit_cct_node_at(&t->cct, node);
 }

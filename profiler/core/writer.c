@@ -9,6 +9,7 @@
 #include "core/file_limit.h"
 #include "base/safe_format.h"
 #include "core/session.h"
+#include "core/trace.h"
 #include "measure/write_file.h"
 #include "ompt/blame.h"
 #include "ompt/region_paths.h"
@@ -148,6 +149,8 @@ int knit_write_thread(knit_thread *t)
   knit_file_limit_enter(&hold);
   int rc = write_thread_file(t, true);
   knit_file_limit_leave(&hold);
+  /* Its trace up to here: the thread takes no more samples. */
+  knit_trace_drain(t, true);
   if (rc < 0)
     knit_note_write_error(-rc);
   atomic_store(&t->write_rc, rc);

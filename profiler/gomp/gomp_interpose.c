@@ -13,6 +13,7 @@
 #include "base/arena.h"
 #include "core/session.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "ompt/blame.h"
 #include "ompt/missed_samples.h"
 #include "ompt/ompt_state.h"
@@ -378,15 +379,26 @@ void *knit_gomp_real(void **slot, const char *name)
     data = r;                                                                                      \
     /* Until its body starts, the thread forks the team: the runtime's        \
      * overhead, as OMPT runtimes call it, neither work nor idleness. */                    \
+    knit_trace_transition(t, KNIT_TRACE_PARALLEL_BEGIN);                                           \
     outer = knit_gomp_wait_begin(t, ompt_state_overhead, 0, cfa);                                  \
     record_level++;                                                                                \
     real call_args;                                                                                \
     record_level--;                                                                                \
     knit_gomp_wait_end(t, outer, true);                                                            \
+    knit_trace_transition(t, KNIT_TRACE_PARALLEL_END);                                             \
   }
 
 WRAP_REGION(GOMP_parallel, (void (*fn)(void *), void *data, unsigned nthreads, unsigned flags),
             (fn, data, nthreads, flags))
+
+/* A host teams construct (OpenMP 5.0): libgomp runs the teams one after
+ * another on the calling thread, each body called through run_body, so
+ * that every team's samples sit under the construct's path and the
+ * runtime's frames between are cut, as in a region. */
+WRAP_REGION(GOMP_teams_reg,
+            (void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
+             unsigned flags),
+            (fn, data, num_teams, thread_limit, flags))
 
 WRAP_REGION(GOMP_parallel_sections,
             (void (*fn)(void *), void *data, unsigned nthreads, unsigned count, unsigned flags),

@@ -2,6 +2,8 @@
  *
  * A measurement is a directory:
  *   thread-<index>-<tid>.knit   one per thread: load map, CCT, metrics, stats
+ *   trace-<index>-<tid>.knit    with `knit record -t` only: the thread's
+ *                               events in time order (below)
  *   knit.log                    text; its last line is the SUMMARY line
  *
  * A thread file is binary in the byte order of the process that wrote it
@@ -156,5 +158,58 @@ typedef struct knit_steps_record {
   uint64_t probable;  /* an indirect call, or a call followed by a tail call */
   uint64_t wrong;     /* no call ends at the RA */
 } knit_steps_record;
+
+/* Trace files (`knit record -t`): one per thread that took a sample or
+ * saw an OpenMP transition, named after its thread file, in the same byte
+ * order (the same mark):
+ *
+ *   header   knit_trace_header
+ *   records  knit_trace_record, until the end of the file
+ *
+ * The file is written in pieces as the thread's buffer is drained (core/
+ * trace_buffer.h), not whole: a process that dies leaves the events up to
+ * the last drain, and a reader takes every whole record and ignores a
+ * torn last one. Records are in time order but for deferred samples
+ * (ompt/region_paths.h), written when their region's path is known with
+ * the time they were taken: readers sort a thread's records by time,
+ * stably. node is the thread's own CCT node id (its thread file's
+ * NODES id): for a sample, the node its periods went to; for a
+ * transition, the node of the thread's last sample before it (0, the root,
+ * when it has none), the code the thread ran as it entered the runtime.
+ * KNIT_TRACE_DROPPED records carry, in node, how many events the full
+ * buffer refused since the last such record (time: when the buffer had room
+ * again). */
+#define KNIT_TRACE_MAGIC   "KNITTRAC"
+#define KNIT_TRACE_VERSION 1
+
+typedef struct knit_trace_header {
+  char magic[8];         /* KNIT_TRACE_MAGIC, not NUL-terminated */
+  uint32_t version;      /* KNIT_TRACE_VERSION */
+  uint32_t byte_order;   /* KNIT_BYTE_ORDER_MARK as written */
+  uint32_t tid;          /* as the thread file's header */
+  uint32_t thread_index; /* as the thread file's header */
+  uint64_t clock;        /* 1: CLOCK_MONOTONIC, the only clock so far */
+} knit_trace_header;
+
+enum knit_trace_kind {
+  KNIT_TRACE_SAMPLE = 0,         /* a sample (missed signals taken later: one) */
+  KNIT_TRACE_PARALLEL_BEGIN = 1, /* the thread opens a parallel region */
+  KNIT_TRACE_PARALLEL_END = 2,   /* the region it opened ends */
+  KNIT_TRACE_BARRIER_BEGIN = 3,  /* a barrier, taskwait or taskgroup wait */
+  KNIT_TRACE_BARRIER_END = 4,
+  KNIT_TRACE_IDLE_BEGIN = 5, /* a worker back in the pool, between
+                                     implicit tasks */
+  KNIT_TRACE_IDLE_END = 6,
+  KNIT_TRACE_LOCK_WAIT_BEGIN = 7, /* waits for a lock, critical, ordered */
+  KNIT_TRACE_LOCK_WAIT_END = 8,   /* acquired */
+  KNIT_TRACE_DROPPED = 9,         /* node: events lost to a full buffer */
+  KNIT_TRACE_KIND_COUNT = 10,
+};
+
+typedef struct knit_trace_record {
+  uint64_t time_ns; /* CLOCK_MONOTONIC */
+  uint32_t node;
+  uint32_t kind; /* knit_trace_kind */
+} knit_trace_record;
 
 #endif /* KNIT_MEASURE_FORMAT_H */

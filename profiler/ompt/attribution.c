@@ -11,9 +11,17 @@
 #include "ompt/region_paths.h"
 #include "unwind/loadmap.h"
 
-const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data)
+const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data,
+                                  const ompt_frame_t *tf)
 {
   if ((flags & ompt_task_implicit) && parallel_data)
+    return parallel_data->ptr;
+  /* An initial task of a host teams construct's league: its region's path
+   * (on_parallel_begin captures a league's at once), when the runtime
+   * gives the task an exit frame to cut its frames at. The program's own
+   * initial task has neither such a region nor an exit frame, and runs to
+   * the bottom of its stack, under no prefix. */
+  if ((flags & ompt_task_initial) && parallel_data && tf && tf->exit_frame.ptr)
     return parallel_data->ptr;
   /* An explicit task: the path where it was created (task_create), so that
    * its samples sit there whichever thread runs it, and when. */
@@ -23,9 +31,9 @@ const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t
 }
 
 const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
-                                       ompt_data_t *parallel_data)
+                                       ompt_data_t *parallel_data, const ompt_frame_t *tf)
 {
-  return knit_region_path_wait(knit_task_prefix_word(flags, task_data, parallel_data));
+  return knit_region_path_wait(knit_task_prefix_word(flags, task_data, parallel_data, tf));
 }
 
 static uint32_t module_of(const void *addr);
@@ -187,6 +195,15 @@ static int runtime_call_end(const knit_frame *frames, int first, int last, uint3
   return i;
 }
 
+/* The first of frames[first..last] in module, or -1. */
+static int first_frame_of(const knit_frame *frames, int first, int last, uint32_t module)
+{
+  for (int i = first; i <= last; i++)
+    if (frames[i].module == module)
+      return i;
+  return -1;
+}
+
 /* The task a sample is placed by: the running one (level 0). But an
  * undeferred task (if(0)) without an exit frame or a creation path runs
  * called from its creator's frames (libomp gives it no frames: the runtime
@@ -257,8 +274,23 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
    * own code (it is in a barrier after its body, say): none of the frames
    * below the runtime are its own. Only the initial task runs to the
    * bottom of its stack. */
-  if (!(flags & ompt_task_initial) && !(tf && tf->exit_frame.ptr))
-    any = false;
+  bool cut_at_runtime = false;
+  if (!(flags & ompt_task_initial) && !(tf && tf->exit_frame.ptr)) {
+    /* But libomp 14 gives the implicit task of a team of one inside a host
+     * teams construct no exit frame while its body runs: a sample in the
+     * program's code there has its own frames up to the runtime frame
+     * that called the body (the path's capture cuts there too,
+     * call_paths.c). */
+    int call = any && (flags & ompt_task_implicit) && prefix && runtime != KNIT_MODULE_UNKNOWN &&
+                       frames[first].module != runtime
+                   ? first_frame_of(frames, first, last, runtime)
+                   : -1;
+    cut_at_runtime = call > first;
+    if (cut_at_runtime)
+      last = call - 1;
+    else
+      any = false;
+  }
   /* A sample inside a runtime call that set no enter frame: the runtime's
    * frames go, as above. */
   bool in_call = false;
@@ -273,7 +305,7 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   /* A partial unwind matters only when it stopped inside the task's own
    * frames, before the runtime frame that called the task: past that point
    * the prefix stands for the rest of the path. */
-  bool found_exit = tf && tf->exit_frame.ptr && last < n - 1;
+  bool found_exit = ((tf && tf->exit_frame.ptr) || cut_at_runtime) && last < n - 1;
   /* A task with an exit frame has frames of its own: a walk that stopped
    * before them (inside the runtime, say) lost them all. */
   *partial = end == KNIT_UNWIND_PARTIAL && !found_exit && (any || (tf && tf->exit_frame.ptr));
@@ -399,10 +431,10 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     return append_placeholder(out, len, max, placeholder_for_state(state));
   }
 
-  len = place_task(frames, n, end, tf, flags,
-                   prefix_of(knit_task_prefix_word(flags, task_data, parallel_data), may_wait, st),
-                   state, sample_index, runtime_leaf, through_creator, runtime_module_id(), out,
-                   max, partial);
+  len = place_task(
+      frames, n, end, tf, flags,
+      prefix_of(knit_task_prefix_word(flags, task_data, parallel_data, tf), may_wait, st), state,
+      sample_index, runtime_leaf, through_creator, runtime_module_id(), out, max, partial);
   /* A partial path has no prefix to wait for. */
   if (*partial)
     st->pending_slot = NULL;
@@ -482,9 +514,11 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
     ompt_data_t *task_data = NULL, *parallel_data = NULL;
     ompt_frame_t *frame = NULL;
     bool through_creator;
-    /* The initial task has no exit frame: its walk goes to the bottom. */
+    /* The initial task has no exit frame: its walk goes to the bottom.
+     * A league's initial task with one stops there, as other tasks do. */
     if (sample_task(&flags, &task_data, &frame, &parallel_data, &through_creator) &&
-        !(flags & ompt_task_initial))
+        (!(flags & ompt_task_initial) ||
+         knit_task_prefix_word(flags, task_data, parallel_data, frame) != NULL))
       tf = frame;
     *runtime_module = runtime_module_id();
   } else if (knit_gomp_current_task(&synth, &prefix)) {

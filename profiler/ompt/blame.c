@@ -6,6 +6,7 @@
 
 #include "cct/cct.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "measure/format.h"
 
 /* --- idleness --- */
@@ -100,6 +101,10 @@ void knit_blame_thread_begin(knit_thread *t, bool initial)
     atomic_fetch_add_explicit(&overflow_threads, 1, memory_order_relaxed);
   t->omp_counted = true;
   update_idle(t);
+  /* A worker starts in its pool. Tracing is checked here, where it is
+   * one load, so that without -t blame calls nothing more. */
+  if (!initial && t->trace)
+    knit_trace_idle(t, true);
 }
 
 void knit_blame_thread_end(knit_thread *t)
@@ -116,6 +121,8 @@ void knit_blame_thread_end(knit_thread *t)
   }
   t->omp_idle = false;
   t->omp_counted = false;
+  if (t->trace)
+    knit_trace_idle(t, false);
 }
 
 void knit_blame_implicit_task(knit_thread *t, bool begin)
@@ -124,6 +131,8 @@ void knit_blame_implicit_task(knit_thread *t, bool begin)
     return;
   t->omp_depth += begin ? 1 : -1;
   update_idle(t);
+  if (t->trace)
+    knit_trace_idle(t, t->omp_counted && !t->omp_initial && t->omp_depth == 0);
 }
 
 void knit_blame_wait(knit_thread *t, bool begin)
@@ -132,6 +141,8 @@ void knit_blame_wait(knit_thread *t, bool begin)
     return;
   t->omp_waits += begin ? 1 : -1;
   update_idle(t);
+  if (t->trace)
+    knit_trace_transition(t, begin ? KNIT_TRACE_BARRIER_BEGIN : KNIT_TRACE_BARRIER_END);
 }
 
 void knit_blame_task_runs(knit_thread *t, bool begin)
@@ -231,12 +242,16 @@ void knit_blame_acquire(knit_thread *t, uint64_t wait_id)
 {
   if (t)
     t->waiting_for = wait_id;
+  if (t && t->trace)
+    knit_trace_lock_wait(t, wait_id != 0);
 }
 
 void knit_blame_acquired(knit_thread *t, uint64_t wait_id)
 {
   if (t)
     t->waiting_for = 0;
+  if (t && t->trace)
+    knit_trace_lock_wait(t, false);
   if (!t || !wait_id)
     return;
   blame_slot *slot = find_slot(wait_id);

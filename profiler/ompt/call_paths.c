@@ -148,10 +148,26 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
       first++;
     any = first <= last;
   }
+  /* A task under a prefix whose runtime gave it no exit frame (libomp 14
+   * gives none to the implicit task of a team of one inside a host teams
+   * construct): the runtime called its body, so its own frames end where
+   * the runtime's begin. Walking on would put the runtime's frames, and
+   * the thread's start, inside the path. */
+  bool cut_at_runtime = false;
+  if (any && outer && !here->exit_frame.ptr && key->stop_module != KNIT_MODULE_UNKNOWN) {
+    for (int i = first; i <= last; i++) {
+      if (frames[i].module == key->stop_module) {
+        last = i - 1;
+        cut_at_runtime = true;
+        break;
+      }
+    }
+    any = first <= last;
+  }
   /* A node of the path tree: the outer path, and only the frames of this
    * segment (path_tree.h). A walk that lost the segment's outer end has
    * no place under outer: it starts a path of its own, under <partial>. */
-  bool found_exit = here->exit_frame.ptr && last < n - 1;
+  bool found_exit = (here->exit_frame.ptr || cut_at_runtime) && last < n - 1;
   const knit_call_path *parent = outer;
   if (end == KNIT_UNWIND_PARTIAL && !found_exit) {
     parent = NULL;

@@ -7,6 +7,7 @@
 
 #include "core/session.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "measure/format.h"
 #include "ompt/attribution.h"
 #include "ompt/blame.h"
@@ -50,6 +51,13 @@ __attribute__((noinline)) void knit_take_missed(knit_thread *t)
   if (node)
     for (int m = 0; m < KNIT_METRIC_COUNT; m++)
       node->metrics[m] += counted.metrics[m];
+  /* An event per signal, as the thread's sample count has: the trace and
+   * the profile agree on every thread. */
+  if (node && t->trace) {
+    uint64_t now = knit_trace_now();
+    for (uint64_t i = 0; i < new_signals; i++)
+      knit_trace_sample(t, t->path_leaf, now);
+  }
   t->stats[KNIT_STAT_SAMPLES] += new_signals;
   t->stats[KNIT_STAT_FRAMES] += (uint64_t)n * new_signals;
   if (partial)

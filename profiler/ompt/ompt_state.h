@@ -30,11 +30,13 @@ typedef struct knit_ompt {
 extern knit_ompt knit_ompt_runtime;
 
 /* The call path under which a task's own frames go: the path captured when
- * its parallel region began (implicit tasks), or when it was created
- * (explicit tasks), or NULL (the initial task). Waits for a region's path
- * still being captured (ompt/region_paths.h): not for signal handlers. */
+ * its parallel region began (implicit tasks, and the initial tasks of a
+ * host teams league that have an exit frame, tf), or when it was created
+ * (explicit tasks), or NULL (the program's initial task). Waits for a
+ * region's path still being captured (ompt/region_paths.h): not for signal
+ * handlers. */
 const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
-                                       ompt_data_t *parallel_data);
+                                       ompt_data_t *parallel_data, const ompt_frame_t *tf);
 
 /* What an implicit task's own data holds: "my region's prefix, which my
  * parallel data holds". Neither a path (aligned) nor a ticket (odd). The
@@ -46,7 +48,8 @@ const knit_call_path *knit_task_prefix(int flags, ompt_data_t *task_data,
 
 /* The same as the word the task's data holds: a path, or a ticket for one
  * (ompt/region_paths.h). */
-const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data);
+const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data,
+                                  const ompt_frame_t *tf);
 
 /* Captures the application-level call path of the calling thread at a
  * runtime entry (the start of a parallel region): the frames of the

@@ -13,6 +13,7 @@
 #include "base/safe_format.h"
 #include "core/session.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "ompt/blame.h"
 #include "ompt/ompt_state.h"
 
@@ -229,6 +230,7 @@ bool knit_deferred_keep(knit_thread *t, const knit_sample_state *st, const knit_
   knit_deferred_sample *d = &r->deferred[r->deferred_count];
   d->slot = st->pending_slot;
   d->number = st->pending_number;
+  d->time_ns = t->trace_sample_ns;
   d->len = (uint32_t)len;
   memcpy(d->frames, path, (size_t)len * sizeof *path);
   memcpy(d->metrics, metrics, sizeof d->metrics);
@@ -263,6 +265,8 @@ static void insert(knit_thread *t, const knit_call_path *prefix, bool resolved,
     return;
   for (int m = 0; m < KNIT_METRIC_COUNT; m++)
     node->metrics[m] += d->metrics[m];
+  /* Late, with the time it was taken: readers sort (measure/format.h). */
+  knit_trace_sample(t, t->path_leaf, d->time_ns);
 }
 
 void knit_deferred_flush(knit_thread *t, bool wait, bool give_up)
@@ -317,7 +321,7 @@ void knit_region_settle(void)
   if (knit_ompt_runtime.get_task_info(0, &flags, &task_data, &frame, &parallel_data, &thread_num) !=
       2)
     return;
-  const void *word = knit_task_prefix_word(flags, task_data, parallel_data);
+  const void *word = knit_task_prefix_word(flags, task_data, parallel_data, frame);
   if (is_ticket(word))
     (void)knit_region_path_wait(word);
 }

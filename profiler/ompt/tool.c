@@ -3,6 +3,7 @@
 
 #include "core/session.h"
 #include "core/thread.h"
+#include "core/trace.h"
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
 #include "ompt/missed_samples.h"
@@ -47,11 +48,17 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              ompt_data_t *task_data, unsigned int actual_parallelism,
                              unsigned int index, int flags)
 {
-  (void)parallel_data;
   (void)actual_parallelism;
   (void)index;
-  if (flags & ompt_task_initial)
+  if (flags & ompt_task_initial) {
+    /* An initial task of a host teams league (the program's own initial
+     * task has no region knit opened): the league's path, captured at its
+     * parallel_begin, is the task's, so that what the team runs, on
+     * whichever thread, sits under the teams construct. */
+    if (endpoint == ompt_scope_begin && task_data && parallel_data && parallel_data->ptr)
+      task_data->ptr = parallel_data->ptr;
     return;
+  }
   knit_thread *t = knit_thread_self();
   if (endpoint == ompt_scope_begin) {
     /* The encountering thread's own task: its workers are on their way,
@@ -127,7 +134,6 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
                               int flags, const void *codeptr_ra)
 {
   (void)requested_parallelism;
-  (void)flags;
   /* The encountering task: its frame record (with the enter frame the
    * runtime set for this call) and its own prefix, which its data holds
    * (on_task_create; none for an initial task). Both come with the call:
@@ -136,6 +142,22 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
    * a nested region the runtime is asked after all. */
   ompt_frame_t here = {0};
   const void *outer = NULL; /* a path, or a ticket for one (region_paths.h) */
+  knit_thread *t = knit_thread_self();
+  /* A league's initial task that opens its team's region (libomp runs each
+   * team's body in a region of its own): the task has no frames of its own
+   * (no exit frame; the runtime's are below), and its data holds the
+   * league's path (on_implicit_task), which is the region's. (The runtime
+   * cannot be asked whether the task is initial: libomp 14 answers with
+   * the team's flags there.) Only a league's initial task and explicit
+   * tasks hold a path; an explicit task without an exit frame has no
+   * frames of its own either, and its path is where it was created. */
+  if (encountering_task_data && encountering_task_frame &&
+      !encountering_task_frame->exit_frame.ptr && encountering_task_data->ptr &&
+      ((uintptr_t)encountering_task_data->ptr & 15) == 0) {
+    parallel_data->ptr = encountering_task_data->ptr;
+    knit_take_missed(t);
+    return;
+  }
   if (encountering_task_data && encountering_task_frame &&
       encountering_task_data->ptr != KNIT_PREFIX_OF_REGION) {
     outer = encountering_task_data->ptr;
@@ -146,7 +168,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     ompt_frame_t *tf = NULL;
     if (knit_ompt_runtime.get_task_info(0, &task_flags, &task_data, &tf, &outer_region,
                                         &thread_num) == 2) {
-      outer = knit_task_prefix_word(task_flags, task_data, outer_region);
+      outer = knit_task_prefix_word(task_flags, task_data, outer_region, tf);
       if (tf)
         here = *tf;
     }
@@ -157,11 +179,24 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
   }
   keep_live_frames(&here);
   /* Captured now, or at this thread's implicit task, after the workers are
-   * released (region_paths.h). */
-  knit_thread *t = knit_thread_self();
-  parallel_data->ptr =
-      knit_region_open(t, &here, (void *)outer, codeptr_ra, knit_ompt_runtime.implicit_tasks);
+   * released (region_paths.h). A host teams league has no implicit task
+   * (its members run initial tasks, on_implicit_task): captured now. */
+  bool deferrable = knit_ompt_runtime.implicit_tasks && !(flags & ompt_parallel_league);
+  parallel_data->ptr = knit_region_open(t, &here, (void *)outer, codeptr_ra, deferrable);
   knit_take_missed(t);
+  knit_trace_transition(t, KNIT_TRACE_PARALLEL_BEGIN);
+}
+
+/* Registered with -t only: the region's end is a trace event, nothing
+ * else of knit needs it. */
+static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
+                            int flags, const void *codeptr_ra)
+{
+  (void)parallel_data;
+  (void)encountering_task_data;
+  (void)flags;
+  (void)codeptr_ra;
+  knit_trace_transition(knit_thread_self(), KNIT_TRACE_PARALLEL_END);
 }
 
 /* An explicit task is created: the encountering task records where (its
@@ -213,7 +248,7 @@ static void on_task_create(ompt_data_t *encountering_task_data,
      * parallel data; the new task's own answer names the right one. */
     if (new_task_region && (task_flags & ompt_task_implicit))
       region = new_task_region;
-    outer = knit_task_prefix(task_flags, task_data, region);
+    outer = knit_task_prefix(task_flags, task_data, region, tf);
     if (tf)
       here = *tf;
     break;
@@ -294,6 +329,8 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
       ompt_set_always) {
     knit_log_line("ompt: parallel_begin is not always dispatched; worker stacks may be unstitched");
   }
+  if (knit_trace_enabled())
+    set_callback(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
   /* Optional: without it, explicit tasks' samples lack their creation path. */
   set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
   /* Without it, tasks' transient contexts are never given back: memory then

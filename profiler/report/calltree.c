@@ -451,9 +451,12 @@ static int compare_children(const void *pa, const void *pb, void *arg)
   return c;
 }
 
-static int link_children(knit_calltree *ct, knit_calltree_sort sort, int metric)
+int knit_calltree_link(knit_calltree *ct, knit_calltree_sort sort, int metric)
 {
   knit_calltree_node *nodes = ct->nodes;
+  free(ct->children);
+  for (size_t i = 0; i < ct->node_count; i++)
+    nodes[i].child_count = 0;
   ct->children = malloc((ct->node_count ? ct->node_count : 1) * sizeof *ct->children);
   if (ct->children == NULL)
     return -1;
@@ -505,7 +508,7 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
       goto out;
   }
   choose_sites(&b);
-  if (link_children(ct, o->sort, metric) != 0)
+  if (knit_calltree_link(ct, o->sort, metric) != 0)
     goto out;
   rc = 0;
 out:

@@ -91,6 +91,8 @@ typedef struct knit_calltree {
   uint32_t *children; /* each node's children, grouped and sorted */
   int saturated;      /* 1 when a sum stopped at UINT64_MAX
                                  (measure/count.h) */
+  int bottom_up;      /* 1: a callers tree (bottom_up.h): below a node
+                         are its callers */
 } knit_calltree;
 
 /* Builds the display tree of t (named and linked). The tree refers to t's
@@ -98,6 +100,12 @@ typedef struct knit_calltree {
  * memory (ct is then empty). */
 int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
                         const knit_calltree_options *o);
+
+/* Groups and sorts the children of a tree whose nodes name their parents
+ * (parents before children), by sort and metric as knit_calltree_build
+ * does; trees derived from a call tree (bottom_up.h) are linked so.
+ * Returns 0, or -1 out of memory. */
+int knit_calltree_link(knit_calltree *ct, knit_calltree_sort sort, int metric);
 
 void knit_calltree_free(knit_calltree *ct);
 

@@ -9,6 +9,7 @@
 #include "console/progress.h"
 #include "measure/count.h"
 #include "measure/read_printable.h"
+#include "report/thread_select.h"
 
 /* Whether adding up the statistics or unwind steps of every thread passes
  * UINT64_MAX. A whole-measurement total bounds every partial sum the views
@@ -69,6 +70,12 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
   if (m->failed_count > 0)
     fprintf(diag, "%s: warning: %zu of %zu thread files could not be read\n", who, m->failed_count,
             m->failed_count + m->thread_count);
+  if (options != NULL && options->threads != NULL &&
+      knit_thread_select(&p->measurement, options->threads, err, sizeof err) != 0) {
+    fprintf(diag, "%s: error: %s\n", who, err);
+    knit_profile_free(p);
+    return -2;
+  }
   if (m->mixed_events)
     fprintf(diag,
             "%s: warning: the thread files of %s were recorded with different "

@@ -38,12 +38,17 @@ typedef struct knit_profile_options {
   int raw_names; /* functions by their symbols as they are (symbolize.h) */
   int no_inline; /* no inlined calls read (symbolize.h): nodes have none */
   int no_loops;  /* no loops read (symbolize.h, structure.h) */
+  /* NULL, or the threads to keep (thread_select.h): the others are left
+   * out before the tree is merged. */
+  const char *threads;
   /* Where loading says how far it is (console/progress.h), or NULL. The
    * line is cleared before knit_profile_load_with returns. */
   struct knit_progress *progress;
 } knit_profile_options;
 
-/* knit_profile_load with options (NULL: the defaults). */
+/* knit_profile_load with options (NULL: the defaults). A thread list that
+ * names a thread the measurement lacks is "<who>: error: ..." on diag
+ * and -2. */
 int knit_profile_load_with(knit_profile *p, const char *dir, const char *who, FILE *diag,
                            const knit_profile_options *options);
 

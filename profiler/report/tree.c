@@ -149,6 +149,47 @@ out:
   return rc;
 }
 
+/* The merged child of parent with this key, or EMPTY_SLOT. */
+static uint32_t find(const knit_report_tree *t, uint32_t parent, uint32_t module, uint64_t offset,
+                     uint8_t kind)
+{
+  size_t s = (size_t)hash_key(parent, module, offset, kind) & (t->slot_count - 1);
+  for (; t->slots[s] != EMPTY_SLOT; s = (s + 1) & (t->slot_count - 1)) {
+    const knit_report_node *n = &t->nodes[t->slots[s]];
+    if (n->parent == parent && n->module == module && n->offset == offset && n->kind == kind)
+      return t->slots[s];
+  }
+  return EMPTY_SLOT;
+}
+
+int knit_report_tree_map_thread(const knit_report_tree *t, const knit_thread_file *f, uint32_t *map)
+{
+  if (f->node_count == 0)
+    return 0;
+  uint32_t *module_map = malloc((f->module_count ? f->module_count : 1) * sizeof *module_map);
+  if (module_map == NULL)
+    return -1;
+  for (size_t i = 0; i < f->module_count; i++) {
+    module_map[i] = EMPTY_SLOT;
+    for (size_t k = 0; k < t->module_count; k++)
+      if (strcmp(t->modules[k], f->modules[i].path) == 0)
+        module_map[i] = (uint32_t)k;
+  }
+  map[0] = 0;
+  for (size_t i = 1; i < f->node_count; i++) {
+    const knit_read_node *n = &f->nodes[i];
+    uint32_t module = n->module;
+    if (module != KNIT_MODULE_PLACEHOLDER && module != KNIT_MODULE_UNKNOWN)
+      module = module_map[module];
+    uint32_t parent = map[n->parent];
+    map[i] = parent == EMPTY_SLOT || module == EMPTY_SLOT
+                 ? EMPTY_SLOT
+                 : find(t, parent, module, n->offset, n->kind);
+  }
+  free(module_map);
+  return 0;
+}
+
 static int compare_children(const void *a, const void *b, void *arg)
 {
   const knit_report_node *nodes = arg;

@@ -76,6 +76,13 @@ int knit_report_tree_init(knit_report_tree *t);
 /* Merges one thread's tree and metrics in. Returns 0, or -1 out of memory. */
 int knit_report_tree_add_thread(knit_report_tree *t, const knit_thread_file *f);
 
+/* The merged node of each node of f, a thread merged in before, into
+ * map[0..f->node_count), UINT32_MAX for one the tree lacks: what a view
+ * that changes the tree's values (path_filter.h) needs to change the
+ * thread's alike. Returns 0, or -1 out of memory. */
+int knit_report_tree_map_thread(const knit_report_tree *t, const knit_thread_file *f,
+                                uint32_t *map);
+
 /* Computes inclusive metrics and the sorted children lists: children by
  * inclusive samples, largest first, then by function name, then by address,
  * so the order is the same on every run. Returns 0, or -1 out of memory. */

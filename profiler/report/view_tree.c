@@ -31,6 +31,7 @@ typedef struct columns {
   const knit_measurement *m;
   knit_metric_columns shown;
   int sort_metric;              /* its inclusive value is followed by its share */
+  int by_exclusive;             /* 1: the share follows the exclusive value */
   int grouped;                  /* 1: a line of metric names heads the columns */
   int width[KNIT_METRIC_COUNT]; /* of each shown metric's two value columns */
   const char *incl_title;
@@ -150,21 +151,46 @@ static void thread_kind(uint32_t flags, char *buf, size_t len)
     snprintf(buf, len, "other");
 }
 
-void knit_view_threads(const knit_profile *p, FILE *out)
+/* A thread's total of each metric, as stored. */
+static void thread_totals(const knit_thread_file *t, uint64_t *totals)
+{
+  int saturated = 0; /* the tree's sum of the same values says it too */
+  memset(totals, 0, KNIT_METRIC_COUNT * sizeof *totals);
+  for (size_t k = 0; k < t->metric_count; k++)
+    if (t->metrics[k].metric < KNIT_METRIC_COUNT)
+      totals[t->metrics[k].metric] =
+          knit_count_add(totals[t->metrics[k].metric], t->metrics[k].value, &saturated);
+}
+
+void knit_view_threads(const knit_profile *p, const knit_metric_columns *columns, FILE *out)
 {
   const knit_measurement *m = &p->measurement;
+  knit_metric_columns shown = {.count = 0};
+  if (columns != NULL)
+    shown = *columns;
+  if (shown.count == 0)
+    knit_metric_columns_default(p, &shown);
+  /* Each metric's column, as wide as its name and the measurement's total. */
+  int width[KNIT_METRIC_COUNT];
+  const uint64_t *totals = p->tree.node_count ? p->tree.nodes[0].inclusive : NULL;
+  for (size_t i = 0; i < shown.count; i++) {
+    char value[48];
+    int w = knit_metric_format(m, shown.metric[i], totals ? totals[shown.metric[i]] : 0, value,
+                               sizeof value);
+    int name = (int)strlen(knit_metric_name(m, shown.metric[i]));
+    width[i] = w > name ? w : name;
+  }
   /* Blame statistics are mutex wait, shown in the unit of the metrics. */
   int ms = knit_metric_shows_time(m);
-  fprintf(out, "%6s  %8s  %-18s  %9s  %9s  %8s  %8s  %7s  %9s  %13s  %12s\n", "thread", "tid",
-          "kind", "samples", "periods", "partial", "blocked", "faults", "frames",
+  fprintf(out, "%6s  %8s  %-18s  %9s  %9s", "thread", "tid", "kind", "samples", "periods");
+  for (size_t i = 0; i < shown.count; i++)
+    fprintf(out, "  %*s", width[i], knit_metric_name(m, shown.metric[i]));
+  fprintf(out, "  %8s  %8s  %7s  %9s  %13s  %12s\n", "partial", "blocked", "faults", "frames",
           ms ? "blame lost ms" : "blame lost", ms ? "unclaimed ms" : "unclaimed");
   for (size_t i = 0; i < m->thread_count; i++) {
     const knit_thread_file *t = &m->threads[i];
-    uint64_t periods = 0;
-    int saturated = 0; /* the tree's sum of the same values says it too */
-    for (size_t k = 0; k < t->metric_count; k++)
-      if (t->metrics[k].metric == KNIT_METRIC_SAMPLES)
-        periods = knit_count_add(periods, t->metrics[k].value, &saturated);
+    uint64_t sums[KNIT_METRIC_COUNT];
+    thread_totals(t, sums);
     char kind[32];
     thread_kind(t->header.thread_flags, kind, sizeof kind);
     char lost[48], unclaimed[48];
@@ -172,9 +198,15 @@ void knit_view_threads(const knit_profile *p, FILE *out)
                        sizeof lost);
     knit_metric_format(m, KNIT_METRIC_OMP_MUTEX_WAIT, t->stats[KNIT_STAT_BLAME_UNCLAIMED],
                        unclaimed, sizeof unclaimed);
-    fprintf(out, "%6u  %8u  %-18s  %9llu  %9llu  %8llu  %8llu  %7llu  %9llu  %13s  %12s\n",
-            t->header.thread_index, t->header.tid, kind,
-            (unsigned long long)t->stats[KNIT_STAT_SAMPLES], (unsigned long long)periods,
+    fprintf(out, "%6u  %8u  %-18s  %9llu  %9llu", t->header.thread_index, t->header.tid, kind,
+            (unsigned long long)t->stats[KNIT_STAT_SAMPLES],
+            (unsigned long long)sums[KNIT_METRIC_SAMPLES]);
+    for (size_t c = 0; c < shown.count; c++) {
+      char value[48];
+      knit_metric_format(m, shown.metric[c], sums[shown.metric[c]], value, sizeof value);
+      fprintf(out, "  %*s", width[c], value);
+    }
+    fprintf(out, "  %8llu  %8llu  %7llu  %9llu  %13s  %12s\n",
             (unsigned long long)t->stats[KNIT_STAT_PARTIAL],
             (unsigned long long)t->stats[KNIT_STAT_BLOCKED],
             (unsigned long long)t->stats[KNIT_STAT_FAULTS],
@@ -185,8 +217,8 @@ void knit_view_threads(const knit_profile *p, FILE *out)
 
 /* Collects the rows to print; returns their number (the caller frees *rows)
  * and the number of subtrees hidden below the threshold of the metric. */
-static size_t collect_rows(const knit_calltree *t, int metric, uint64_t threshold, row **rows_out,
-                           size_t *hidden)
+static size_t collect_rows(const knit_calltree *t, int metric, int by_exclusive, uint64_t threshold,
+                           row **rows_out, size_t *hidden)
 {
   row *rows = malloc(t->node_count * sizeof *rows);
   row *stack = malloc(t->node_count * sizeof *stack);
@@ -205,7 +237,7 @@ static size_t collect_rows(const knit_calltree *t, int metric, uint64_t threshol
   while (top > 0) {
     row r = stack[--top];
     const knit_calltree_node *n = &t->nodes[r.node];
-    if (n->inclusive[metric] < threshold) {
+    if ((by_exclusive ? n->exclusive[metric] : n->inclusive[metric]) < threshold) {
       (*hidden)++;
       continue;
     }
@@ -222,9 +254,12 @@ static size_t collect_rows(const knit_calltree *t, int metric, uint64_t threshol
  * wide as its total (no value exceeds it) and its titles, and, under a
  * line of names, as wide as its name. */
 static columns layout_columns(const knit_profile *p, const knit_view_options *o,
-                              const knit_calltree *t)
+                              const knit_calltree *t, int by_exclusive)
 {
-  columns c = {.m = &p->measurement, .shown = o->columns, .sort_metric = o->tree.metric};
+  columns c = {.m = &p->measurement,
+               .shown = o->columns,
+               .sort_metric = o->tree.metric,
+               .by_exclusive = by_exclusive};
   if (c.shown.count == 0)
     knit_metric_columns_default(p, &c.shown);
   knit_metric_columns_add(&c.shown, c.sort_metric);
@@ -261,10 +296,13 @@ static void print_titles(const columns *c, int fn_width, FILE *out)
     }
   }
   for (size_t i = 0; i < c->shown.count; i++) {
+    int share = c->shown.metric[i] == c->sort_metric;
     fprintf(out, "%*s%*s", i ? GAP : 0, "", c->width[i], c->incl_title);
-    if (c->shown.metric[i] == c->sort_metric)
+    if (share && !c->by_exclusive)
       fprintf(out, "%*s%*s", GAP, "", SHARE_WIDTH, "incl%");
     fprintf(out, "%*s%*s", GAP, "", c->width[i], c->excl_title);
+    if (share && c->by_exclusive)
+      fprintf(out, "%*s%*s", GAP, "", SHARE_WIDTH, "excl%");
   }
   fprintf(out, "%*s%-*s  %s\n", GAP, "", fn_width, "function", "source");
 }
@@ -275,15 +313,16 @@ static void print_values(const columns *c, const knit_calltree_node *n, const ui
   char value[64];
   for (size_t i = 0; i < c->shown.count; i++) {
     int metric = c->shown.metric[i];
+    uint64_t shared = c->by_exclusive ? n->exclusive[metric] : n->inclusive[metric];
+    double share = total[metric] ? 100.0 * (double)shared / (double)total[metric] : 0.0;
     knit_metric_format(c->m, metric, n->inclusive[metric], value, sizeof value);
     fprintf(out, "%*s%*s", i ? GAP : 0, "", c->width[i], value);
-    if (metric == c->sort_metric) {
-      double share =
-          total[metric] ? 100.0 * (double)n->inclusive[metric] / (double)total[metric] : 0.0;
+    if (metric == c->sort_metric && !c->by_exclusive)
       fprintf(out, "%*s%5.1f%%", GAP, "", share);
-    }
     knit_metric_format(c->m, metric, n->exclusive[metric], value, sizeof value);
     fprintf(out, "%*s%*s", GAP, "", c->width[i], value);
+    if (metric == c->sort_metric && c->by_exclusive)
+      fprintf(out, "%*s%5.1f%%", GAP, "", share);
   }
 }
 
@@ -335,12 +374,23 @@ void knit_view_top_down(const knit_profile *p, const knit_view_options *options,
   knit_view_options checked = *options;
   if (checked.tree.metric < 0 || checked.tree.metric >= KNIT_METRIC_COUNT)
     checked.tree.metric = KNIT_METRIC_SAMPLES;
-  const knit_view_options *o = &checked;
   knit_calltree t;
-  if (knit_calltree_build(&t, &p->tree, &o->tree) != 0) {
+  if (knit_calltree_build(&t, &p->tree, &checked.tree) != 0) {
     fprintf(out, "(out of memory)\n");
     return;
   }
+  knit_view_calltree(p, &checked, &t, 0, out);
+  knit_calltree_free(&t);
+}
+
+void knit_view_calltree(const knit_profile *p, const knit_view_options *options,
+                        const knit_calltree *tree, int by_exclusive, FILE *out)
+{
+  knit_view_options checked = *options;
+  if (checked.tree.metric < 0 || checked.tree.metric >= KNIT_METRIC_COUNT)
+    checked.tree.metric = KNIT_METRIC_SAMPLES;
+  const knit_view_options *o = &checked;
+  const knit_calltree t = *tree;
   int metric = o->tree.metric;
   uint64_t total = t.nodes[0].inclusive[metric];
   /* The smallest value at or above min_percent of the total. */
@@ -353,13 +403,12 @@ void knit_view_top_down(const knit_profile *p, const knit_view_options *options,
   }
   size_t hidden = 0;
   row *rows = NULL;
-  size_t count = collect_rows(&t, metric, threshold, &rows, &hidden);
+  size_t count = collect_rows(&t, metric, by_exclusive, threshold, &rows, &hidden);
   if (rows == NULL) {
     fprintf(out, "(out of memory)\n");
-    knit_calltree_free(&t);
     return;
   }
-  columns c = layout_columns(p, o, &t);
+  columns c = layout_columns(p, o, &t, by_exclusive);
   print_rows(&t, rows, count, &c, out);
   if (count == 0)
     fprintf(out, "(no samples)\n");
@@ -373,10 +422,9 @@ void knit_view_top_down(const knit_profile *p, const knit_view_options *options,
     if (metric != KNIT_METRIC_SAMPLES)
       snprintf(of, sizeof of, "the %s total", knit_metric_name(&p->measurement, metric));
     fprintf(out,
-            "(%zu node%s below %.2g%% of %s hidden with their callees; "
+            "(%zu node%s below %.2g%% of %s hidden with their %s; "
             "--min=0 shows all)\n",
-            hidden, plural(hidden), o->min_percent, of);
+            hidden, plural(hidden), o->min_percent, of, tree->bottom_up ? "callers" : "callees");
   }
   free(rows);
-  knit_calltree_free(&t);
 }

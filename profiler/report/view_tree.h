@@ -28,9 +28,11 @@ typedef struct knit_view_options {
  * is one. */
 void knit_view_header(const knit_profile *p, FILE *out);
 
-/* One row per thread: index, tid, kind, samples, periods, unwind
+/* One row per thread: index, tid, kind, samples, periods, the thread's
+ * total of each metric of columns (NULL or none chosen: the default
+ * columns, knit_metric_columns_default) in the shown unit, unwind
  * statistics, and the mutex wait whose blame was lost or unclaimed. */
-void knit_view_threads(const knit_profile *p, FILE *out);
+void knit_view_threads(const knit_profile *p, const knit_metric_columns *columns, FILE *out);
 
 /* The top-down tree (calltree.h): for each metric column, the inclusive and
  * exclusive value, with the inclusive share after the sort metric's
@@ -42,5 +44,12 @@ void knit_view_threads(const knit_profile *p, FILE *out);
  * them. Nodes whose inclusive share of the sort metric is below min_percent
  * are left out with their subtrees, and a last line says how many. */
 void knit_view_top_down(const knit_profile *p, const knit_view_options *o, FILE *out);
+
+/* Prints a tree built already (the top-down tree, or the callers tree of
+ * bottom_up.h) as knit_view_top_down does. With by_exclusive, the share
+ * follows the sort metric's exclusive value and min_percent applies to
+ * exclusive values: a callers tree is read by where samples were taken. */
+void knit_view_calltree(const knit_profile *p, const knit_view_options *o,
+                        const knit_calltree *tree, int by_exclusive, FILE *out);
 
 #endif /* KNIT_REPORT_VIEW_TREE_H */

@@ -669,7 +669,7 @@
 
   // --- the timeline ---------------------------------------------------------
 
-  const LANE_ROW = 14, LABEL_WIDTH = 150, MAX_LEVELS = 16;
+  const LANE_ROW = 12, LABEL_WIDTH = 150, MAX_LEVELS = 16;
 
   function loadTrace(doc) {
     const events = Array.isArray(doc) ? doc : doc && Array.isArray(doc.traceEvents) ? doc.traceEvents : null;
@@ -680,31 +680,77 @@
       if (!t) threads.set(tid, (t = { tid, name: 'thread ' + tid, slices: [], levels: 1 }));
       return t;
     };
-    let start = Infinity, end = -Infinity;
+    let start = Infinity, end = -Infinity, seq = 0;
     for (const e of events) {
       if (!e || typeof e !== 'object') continue;
       if (e.ph === 'M' && e.name === 'thread_name' && e.args && e.args.name !== undefined)
         thread(e.tid).name = String(e.args.name);
       else if (e.ph === 'X' && typeof e.ts === 'number') {
-        const dur = typeof e.dur === 'number' && e.dur > 0 ? e.dur : 0;
-        thread(e.tid).slices.push({ name: String(e.name), cat: String(e.cat || ''), ts: e.ts, dur, level: 0 });
-        if (e.ts < start) start = e.ts;
-        if (e.ts + dur > end) end = e.ts + dur;
+        // Times in whole nanoseconds: microseconds with three decimals do
+        // not add up exactly as doubles, and a slice that ends where the
+        // next begins must not seem to hold it.
+        const ts = Math.round(e.ts * 1000);
+        const dur = typeof e.dur === 'number' && e.dur > 0 ? Math.round(e.dur * 1000) : 0;
+        const node = e.args && typeof e.args.node === 'number' ? e.args.node : -1;
+        thread(e.tid).slices.push({ name: String(e.name), cat: String(e.cat || ''), ts, dur, node, seq: seq++, level: 0 });
+        if (ts < start) start = ts;
+        if (ts + dur > end) end = ts + dur;
       }
     }
-    // Nesting: outermost first at equal starts; a slice is inside the open
-    // ones that end after it starts.
+    // Slices that start and end together nest by their order in the file.
+    // Chrome takes the first as the outer one; a writer that writes each
+    // slice as it closes puts the inner one first. Which of the two the
+    // file does shows where such slices name different nodes of the
+    // profile's tree (args.node: an outer frame's node is created, so
+    // numbered, before an inner one's); the majority decides for all.
+    let outerFirst = 0, innerFirst = 0;
+    const groups = [];
     for (const t of threads.values()) {
-      t.slices.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+      t.slices.sort((a, b) => a.ts - b.ts || b.dur - a.dur || a.seq - b.seq);
+      for (let i = 0; i < t.slices.length;) {
+        let j = i + 1;
+        while (j < t.slices.length && t.slices[j].ts === t.slices[i].ts && t.slices[j].dur === t.slices[i].dur) j++;
+        if (j - i > 1) {
+          groups.push([t.slices, i, j]);
+          const first = t.slices[i].node, last = t.slices[j - 1].node;
+          if (first >= 0 && last >= 0 && first !== last) {
+            if (first < last) outerFirst++;
+            else innerFirst++;
+          }
+        }
+        i = j;
+      }
+    }
+    const reversed = innerFirst > outerFirst;
+    if (reversed) {
+      for (const [list, i, j] of groups) {
+        const part = list.slice(i, j).reverse();
+        for (let k = i; k < j; k++) list[k] = part[k - i];
+      }
+    }
+    // Nesting: a slice is inside the open ones that end after it starts.
+    let mainNested = 0, mainOuter = 0;
+    for (const t of threads.values()) {
       const open = [];
+      let samplesOpen = 0;
       for (const s of t.slices) {
-        while (open.length && open[open.length - 1].ts + open[open.length - 1].dur <= s.ts) open.pop();
+        while (open.length && open[open.length - 1].ts + open[open.length - 1].dur <= s.ts) {
+          if (open.pop().cat === 'sample') samplesOpen--;
+        }
         s.level = open.length;
         if (s.level + 1 > t.levels) t.levels = s.level + 1;
+        if (s.name === 'main' && s.cat === 'sample') {
+          if (samplesOpen > 0) mainNested++;
+          else mainOuter++;
+        }
         open.push(s);
+        if (s.cat === 'sample') samplesOpen++;
       }
       t.levels = Math.min(t.levels, MAX_LEVELS);
     }
+    setStatus('traceOrder', reversed ? 'inner-first' : 'outer-first');
+    setStatus('traceMainOuter', mainOuter);
+    setStatus('traceMainNested', mainNested);
     const list = Array.from(threads.values()).filter((t) => t.slices.length > 0 || t.name);
     list.sort((a, b) => a.tid - b.tid);
     return { threads: list, start: isFinite(start) ? start : 0, end: isFinite(end) ? end : 1, events: events.length };
@@ -804,13 +850,13 @@
       const d = hit(ev);
       if (!d) return hideTooltip();
       showTooltip('<div class="t">' + escapeHtml(d.s.name) + '</div><div>' + escapeHtml(d.t.name) + ' (' +
-                  escapeHtml(d.s.cat) + ')</div><div>from ' + ((d.s.ts - trace.start) / 1000).toFixed(3) +
-                  ' ms for ' + (d.s.dur / 1000).toFixed(3) + ' ms</div>', ev);
+                  escapeHtml(d.s.cat) + ')</div><div>from ' + ((d.s.ts - trace.start) / 1e6).toFixed(3) +
+                  ' ms for ' + (d.s.dur / 1e6).toFixed(3) + ' ms</div>', ev);
     });
     canvas.addEventListener('mouseleave', hideTooltip);
     canvas.addEventListener('click', (ev) => {
       const at = timeAt(ev);
-      const span = (to - from) * (ev.shiftKey ? 2 : 0.5);
+      const span = Math.max((to - from) * (ev.shiftKey ? 2 : 0.5), 1000); // 1 us at least
       from = Math.max(trace.start, at - span / 2);
       to = Math.min(Math.max(trace.end, trace.start + 1), from + span);
       draw();

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Checks of `knit record -t` measurements and `knit report --format=chrome`
+output, for cli_test.sh.
+
+  trace_check.py files DIR     every thread's trace file against its thread
+                               file: whole records, transitions in time
+                               order, one sample event per sample taken (less
+                               those dropped), idle and barrier transitions
+                               on the OpenMP workers
+  trace_check.py drops DIR     the same, but for the workers' transitions, and
+                               events must have been dropped
+  trace_check.py chrome FILE   the JSON's shape, slices that nest properly on
+                               every track, idle and barrier slices
+  trace_check.py nesting FILE  the same but for the OpenMP slices
+
+Prints what it checked; exits 1 with the reason on the first failure.
+"""
+import json
+import os
+import re
+import struct
+import sys
+
+SAMPLE, PAR_B, PAR_E, BAR_B, BAR_E, IDLE_B, IDLE_E, LOCK_B, LOCK_E, DROPPED = range(10)
+STAT_SAMPLES = 0
+THREAD_OPENMP, THREAD_MAIN = 0x2, 0x1
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def order_of(data, mark_at):
+    mark = struct.unpack_from("<I", data, mark_at)[0]
+    return "<" if mark == 0x01020304 else ">"
+
+
+def thread_file(path):
+    """(flags, samples) of a thread file (measure/format.h)."""
+    data = open(path, "rb").read()
+    e = order_of(data, 12)
+    flags = struct.unpack_from(e + "I", data, 24)[0]
+    at, samples = 72, None
+    while at + 16 <= len(data):
+        tag, _, length = struct.unpack_from(e + "IIQ", data, at)
+        body = at + 16
+        if tag == 0:
+            break
+        if tag == 4:  # STATS
+            count = struct.unpack_from(e + "I", data, body)[0]
+            for i in range(count):
+                key, _, value = struct.unpack_from(e + "IIQ", data, body + 4 + 16 * i)
+                if key == STAT_SAMPLES:
+                    samples = value
+        at = body + length
+    if samples is None:
+        fail(path + ": no STATS section")
+    return flags, samples
+
+
+def trace_file(path):
+    data = open(path, "rb").read()
+    if data[:8] != b"KNITTRAC":
+        fail(path + ": bad magic")
+    e = order_of(data, 12)
+    if (len(data) - 32) % 16:
+        fail(path + ": %d bytes after the header, not whole records" % (len(data) - 32))
+    return [struct.unpack_from(e + "QII", data, at) for at in range(32, len(data), 16)]
+
+
+def check_files(d, drops=False):
+    names = os.listdir(d)
+    traces = sorted(n for n in names if re.fullmatch(r"trace-\d+-\d+\.knit", n))
+    threads = sorted(n for n in names if re.fullmatch(r"thread-\d+-\d+\.knit", n))
+    if not traces:
+        fail(d + ": no trace files")
+    workers_idle = workers_barrier = total_dropped = 0
+    for name in threads:
+        tname = "trace-" + name[len("thread-"):]
+        if tname not in traces:
+            fail(name + " has no trace file")
+        flags, samples = thread_file(os.path.join(d, name))
+        records = trace_file(os.path.join(d, tname))
+        events = [r for r in records if r[2] != DROPPED]
+        dropped = sum(r[1] for r in records if r[2] == DROPPED)
+        sample_events = sum(1 for r in events if r[2] == SAMPLE)
+        total_dropped += dropped
+        # Every sample is an event, unless the full buffer dropped it (the
+        # drops count transitions too).
+        if not samples - dropped <= sample_events <= samples:
+            fail("%s: %d sample events, the thread file counts %d samples and %d were dropped"
+                 % (tname, sample_events, samples, dropped))
+        # Transitions are written as they happen; a sample kept for its
+        # region's path is written later, with its own time: the reader
+        # sorts, so only the transitions must be in order in the file.
+        times = [r[0] for r in events if r[2] != SAMPLE]
+        if times != sorted(times):
+            fail(tname + ": transitions out of time order")
+        if any(t == 0 for t, _, _ in events):
+            fail(tname + ": an event without a time")
+        kinds = {r[2] for r in events}
+        worker = (flags & THREAD_OPENMP) and not (flags & THREAD_MAIN)
+        if worker and IDLE_B in kinds and IDLE_E in kinds:
+            workers_idle += 1
+        if worker and BAR_B in kinds and BAR_E in kinds:
+            workers_barrier += 1
+        print("%s: %d events, %d samples (%d dropped), kinds %s"
+              % (tname, len(events), sample_events, dropped, sorted(kinds)))
+    # A thread that took no sample has no thread file: its trace holds
+    # transitions only, at the root.
+    for tname in traces:
+        if "thread-" + tname[len("trace-"):] in threads:
+            continue
+        records = trace_file(os.path.join(d, tname))
+        if any(r[2] == SAMPLE or r[1] != 0 for r in records if r[2] != DROPPED):
+            fail(tname + ": samples, or nodes, without a thread file")
+        print("%s: %d transitions, no samples and no thread file" % (tname, len(records)))
+    if drops:
+        if total_dropped == 0:
+            fail("no event was dropped")
+        return
+    if workers_idle == 0 or workers_barrier == 0:
+        fail("no worker with idle (%d) and barrier (%d) transitions" % (workers_idle, workers_barrier))
+
+
+def check_chrome(path, states=True):
+    try:
+        doc = json.load(open(path))
+    except ValueError as e:
+        fail(path + ": not JSON: %s" % e)
+    if set(doc) != {"traceEvents", "displayTimeUnit"} or doc["displayTimeUnit"] != "ms":
+        fail("top level is %s" % sorted(doc))
+    names, slices = {}, {}
+    for ev in doc["traceEvents"]:
+        if ev["ph"] == "M":
+            if ev["name"] == "thread_name":
+                names[ev["tid"]] = ev["args"]["name"]
+            continue
+        if ev["ph"] != "X" or ev["pid"] != 1:
+            fail("unexpected event %s" % ev)
+        if ev["cat"] not in ("sample", "omp") or not isinstance(ev["args"].get("node"), int):
+            fail("slice without its category or node: %s" % ev)
+        if ev["dur"] <= 0:
+            fail("slice of no duration: %s" % ev)
+        slices.setdefault(ev["tid"], []).append(ev)
+    if not slices:
+        fail("no slices")
+    omp_names = set()
+    for tid, evs in slices.items():
+        if not re.fullmatch(r"thread \d+ \((main|openmp|runtime|pthread)(, \d+ events dropped)?\)",
+                            names.get(tid, "")):
+            fail("track %d is named %r" % (tid, names.get(tid)))
+        # Outer slices first at the same start; a slice must end within the
+        # one it starts in. Times have three decimals: compare in ns.
+        evs.sort(key=lambda e: (round(e["ts"] * 1000), -round(e["dur"] * 1000)))
+        stack, depth = [], 0
+        for e in evs:
+            start, end = round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
+            while stack and stack[-1] <= start:
+                stack.pop()
+            if stack and end > stack[-1]:
+                fail("tid %d: %s [%d, %d] overlaps the end of its enclosing slice (%d)"
+                     % (tid, e["name"], start, end, stack[-1]))
+            stack.append(end)
+            depth = max(depth, len(stack))
+            if e["cat"] == "omp":
+                omp_names.add(e["name"])
+        print("tid %d (%s): %d slices, %d deep" % (tid, names[tid], len(evs), depth))
+    if states and not {"<omp-idle>", "<omp-barrier>"} <= omp_names:
+        fail("OpenMP slices are only %s" % sorted(omp_names))
+    print("omp slices: %s" % sorted(omp_names))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("files", "drops", "chrome", "nesting"):
+        print(__doc__)
+        sys.exit(2)
+    if sys.argv[1] in ("chrome", "nesting"):
+        check_chrome(sys.argv[2], states=sys.argv[1] == "chrome")
+    else:
+        check_files(sys.argv[2], drops=sys.argv[1] == "drops")
+    print("ok")

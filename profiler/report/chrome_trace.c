@@ -1,0 +1,368 @@
+/* Chrome Trace Event JSON of a measurement's traces: see chrome_trace.h.
+ *
+ * Each thread's events are walked in time order with two pieces of state,
+ * the OpenMP states open (a stack) and the sample under way. At every
+ * change the slices that should be open (the states, then the sample's
+ * frames) are compared with those that are: the common outer part stays
+ * open, the rest is closed (written) and the new levels opened. Slices are
+ * therefore nested by construction, and equal frames of consecutive samples
+ * merge into one slice. */
+#include "report/chrome_trace.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/folded.h"
+#include "report/trace.h"
+
+/* Deeper OpenMP states than this are not drawn (a begin past it is
+ * ignored, and its end finds no match). */
+#define MAX_STATES 64
+
+/* How long a PROBE sample lasts at most: probes have no period. */
+#define PROBE_SAMPLE_NS 1000000ull
+
+typedef struct level {
+  const char *name;
+  const char *cat; /* "omp" or "sample" */
+  uint32_t node;
+  uint64_t start_ns;
+} level;
+
+typedef struct level_list {
+  level *items;
+  size_t count, cap;
+} level_list;
+
+typedef struct track {
+  const knit_profile *p;
+  FILE *out;
+  uint32_t tid;
+  uint64_t origin_ns;
+  int *first; /* 1 until the first event of the file is written */
+  level_list open, want;
+  /* Per node: its frames as the slices name them, made on first use. */
+  knit_folded_frame *chain;
+  size_t chain_cap;
+  char ***inline_names; /* per node, "name [inlined]" per level (inline_name) */
+} track;
+
+static int push(level_list *l, level v)
+{
+  if (l->count == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    level *grown = realloc(l->items, cap * sizeof *grown);
+    if (grown == NULL)
+      return -1;
+    l->items = grown;
+    l->cap = cap;
+  }
+  l->items[l->count++] = v;
+  return 0;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+  fputc('"', out);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      fprintf(out, "\\%c", *c);
+    else if (*c < 0x20)
+      fprintf(out, "\\u%04x", *c);
+    else
+      fputc(*c, out);
+  }
+  fputc('"', out);
+}
+
+static void separator(track *k)
+{
+  if (*k->first)
+    *k->first = 0;
+  else
+    fputs(",\n", k->out);
+}
+
+/* ns as microseconds with three decimals, exactly. */
+static void put_us(FILE *out, uint64_t ns)
+{
+  fprintf(out, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+}
+
+static void write_slice(track *k, const level *l, uint64_t end_ns)
+{
+  if (end_ns <= l->start_ns)
+    return;
+  separator(k);
+  fputs("{\"name\":", k->out);
+  json_string(k->out, l->name);
+  fprintf(k->out, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":", l->cat, k->tid);
+  put_us(k->out, l->start_ns - k->origin_ns);
+  fputs(",\"dur\":", k->out);
+  put_us(k->out, end_ns - l->start_ns);
+  fprintf(k->out, ",\"args\":{\"node\":%u", l->node);
+  const knit_report_node *n = &k->p->tree.nodes[l->node];
+  if (strcmp(l->cat, "omp") == 0 && n->file != NULL) {
+    fputs(",\"at\":", k->out);
+    char at[4200];
+    snprintf(at, sizeof at, "%s:%u", n->file, n->line);
+    json_string(k->out, at);
+  }
+  fputs("}}", k->out);
+}
+
+static int same_level(const level *a, const level *b)
+{
+  return a->cat == b->cat && strcmp(a->name, b->name) == 0;
+}
+
+/* Makes the open slices those of k->want, at time ns. */
+static int apply(track *k, uint64_t ns)
+{
+  size_t keep = 0;
+  while (keep < k->open.count && keep < k->want.count &&
+         same_level(&k->open.items[keep], &k->want.items[keep]))
+    keep++;
+  while (k->open.count > keep)
+    write_slice(k, &k->open.items[--k->open.count], ns);
+  for (size_t i = keep; i < k->want.count; i++) {
+    level v = k->want.items[i];
+    v.start_ns = ns;
+    if (push(&k->open, v) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+static const char *const OMP_CAT = "omp";
+static const char *const SAMPLE_CAT = "sample";
+
+/* "name [inlined]" for an inlined call, made once per node and level;
+ * a loop's name as it is. */
+static const char *inline_name(track *k, uint32_t node, uint32_t index)
+{
+  const knit_report_node *r = &k->p->tree.nodes[node];
+  const knit_inline_level *l = &r->inlined[index];
+  if (l->loop)
+    return l->function;
+  if (k->inline_names[node] == NULL &&
+      (k->inline_names[node] = calloc(r->inlined_count, sizeof(char *))) == NULL)
+    return NULL;
+  char **names = k->inline_names[node];
+  if (names[index] == NULL) {
+    size_t len = strlen(l->function) + sizeof " [inlined]";
+    if ((names[index] = malloc(len)) == NULL)
+      return NULL;
+    snprintf(names[index], len, "%s [inlined]", l->function);
+  }
+  return names[index];
+}
+
+/* Appends the frames of node's path to k->want, outermost first, from the
+ * first the report shows (rule (a) of folded.h). */
+static int add_frames(track *k, uint32_t node)
+{
+  const knit_report_tree *t = &k->p->tree;
+  size_t depth = 0;
+  for (uint32_t n = node; n != 0; n = t->nodes[n].parent)
+    depth++;
+  if (depth > k->chain_cap) {
+    knit_folded_frame *grown = realloc(k->chain, depth * sizeof *grown);
+    if (grown == NULL)
+      return -1;
+    k->chain = grown;
+    k->chain_cap = depth;
+  }
+  uint32_t *ids = malloc((depth ? depth : 1) * sizeof *ids);
+  if (ids == NULL)
+    return -1;
+  size_t i = depth;
+  for (uint32_t n = node; n != 0; n = t->nodes[n].parent) {
+    i--;
+    ids[i] = n;
+    const knit_report_node *r = &t->nodes[n];
+    k->chain[i] =
+        (knit_folded_frame){r->function ? r->function : "?", knit_report_node_module(t, r), 0};
+  }
+  int rc = 0;
+  for (i = knit_folded_path_start(k->chain, depth); i < depth && rc == 0; i++) {
+    const knit_report_node *r = &t->nodes[ids[i]];
+    rc = push(&k->want, (level){k->chain[i].function, SAMPLE_CAT, ids[i], 0});
+    for (uint32_t l = 0; l < r->inlined_count && rc == 0; l++) {
+      const char *name = inline_name(k, ids[i], l);
+      rc = name ? push(&k->want, (level){name, SAMPLE_CAT, ids[i], 0}) : -1;
+    }
+  }
+  free(ids);
+  return rc;
+}
+
+typedef struct state {
+  uint32_t kind; /* the begin event's kind */
+  uint32_t node;
+} state;
+
+static const char *state_name(uint32_t begin_kind)
+{
+  switch (begin_kind) {
+  case KNIT_TRACE_PARALLEL_BEGIN: return "parallel region";
+  case KNIT_TRACE_BARRIER_BEGIN: return "<omp-barrier>";
+  case KNIT_TRACE_IDLE_BEGIN: return "<omp-idle>";
+  default: return "<omp-lock-wait>";
+  }
+}
+
+/* The slices that should be open: the states, then the sample's frames. */
+static int build_want(track *k, const state *states, size_t depth, int sampling, uint32_t node)
+{
+  k->want.count = 0;
+  for (size_t i = 0; i < depth; i++)
+    if (push(&k->want, (level){state_name(states[i].kind), OMP_CAT, states[i].node, 0}) != 0)
+      return -1;
+  return sampling ? add_frames(k, node) : 0;
+}
+
+static int write_thread(track *k, const knit_thread_trace *th, uint64_t sample_ns)
+{
+  state states[MAX_STATES];
+  size_t depth = 0;
+  int sampling = 0;
+  uint32_t sample_node = 0;
+  uint64_t sample_until = 0, last_ns = 0;
+  for (size_t i = 0; i < th->count; i++) {
+    const knit_trace_event *e = &th->events[i];
+    if (sampling && sample_until <= e->time_ns) {
+      sampling = 0;
+      if (build_want(k, states, depth, 0, 0) != 0 || apply(k, sample_until) != 0)
+        return -1;
+    }
+    switch (e->kind) {
+    case KNIT_TRACE_SAMPLE:
+      sampling = 1;
+      sample_node = e->node;
+      sample_until = e->time_ns + sample_ns;
+      break;
+    case KNIT_TRACE_PARALLEL_BEGIN:
+    case KNIT_TRACE_BARRIER_BEGIN:
+    case KNIT_TRACE_IDLE_BEGIN:
+    case KNIT_TRACE_LOCK_WAIT_BEGIN:
+      if (depth < MAX_STATES)
+        states[depth++] = (state){e->kind, e->node};
+      break;
+    default: {
+      /* An end closes its state and the states begun inside it; an end
+       * without a begin (one lost to a full buffer) closes nothing. */
+      uint32_t begin = e->kind - 1;
+      for (size_t d = depth; d > 0; d--)
+        if (states[d - 1].kind == begin) {
+          depth = d - 1;
+          break;
+        }
+    }
+    }
+    if (build_want(k, states, depth, sampling, sample_node) != 0 || apply(k, e->time_ns) != 0)
+      return -1;
+    last_ns = e->time_ns;
+  }
+  uint64_t end_ns = sampling && sample_until > last_ns ? sample_until : last_ns;
+  k->want.count = 0;
+  return apply(k, end_ns);
+}
+
+static const char *thread_role(uint32_t flags)
+{
+  if (flags & KNIT_THREAD_MAIN)
+    return "main";
+  if (flags & KNIT_THREAD_OPENMP)
+    return "openmp";
+  if (flags & KNIT_THREAD_RUNTIME)
+    return "runtime";
+  return "pthread";
+}
+
+static void write_metadata(const knit_profile *p, const knit_traces *traces, FILE *out, int *first)
+{
+  const char *program = "program";
+  const knit_report_tree *t = &p->tree;
+  /* The program: the module of main's frame, as the tree names modules. */
+  for (size_t i = 1; i < t->node_count; i++)
+    if (t->nodes[i].function && strcmp(t->nodes[i].function, "main") == 0 &&
+        knit_report_node_module(t, &t->nodes[i])) {
+      const char *path = knit_report_node_module(t, &t->nodes[i]);
+      const char *slash = strrchr(path, '/');
+      program = slash ? slash + 1 : path;
+      break;
+    }
+  fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":", out);
+  json_string(out, program);
+  fputs("}}", out);
+  *first = 0;
+  for (size_t i = 0; i < traces->count; i++) {
+    const knit_thread_trace *th = &traces->threads[i];
+    char name[160];
+    if (th->dropped > 0)
+      snprintf(name, sizeof name, "thread %u (%s, %llu events dropped)", th->thread_index,
+               thread_role(th->thread_flags), (unsigned long long)th->dropped);
+    else
+      snprintf(name, sizeof name, "thread %u (%s)", th->thread_index,
+               thread_role(th->thread_flags));
+    fprintf(out,
+            ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":",
+            th->tid);
+    json_string(out, name);
+    fprintf(out,
+            "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+            "\"args\":{\"sort_index\":%u}}",
+            th->tid, th->thread_index);
+  }
+}
+
+int knit_chrome_trace_write(const knit_profile *p, FILE *out, FILE *diag)
+{
+  knit_traces traces;
+  int rc = knit_profile_read_traces(p, &traces, diag);
+  if (rc == 1) {
+    fprintf(diag,
+            "knit: error: %s has no traces (trace-*.knit): record with `knit record -t` for "
+            "a timeline\n",
+            p->measurement.dir);
+    return 1;
+  }
+  if (rc != 0)
+    return -1;
+  for (size_t i = 0; i < traces.count; i++)
+    if (traces.threads[i].dropped > 0)
+      fprintf(diag,
+              "knit: warning: thread %u dropped %llu trace events: its buffer was full (the "
+              "timeline has gaps)\n",
+              traces.threads[i].thread_index, (unsigned long long)traces.threads[i].dropped);
+  uint64_t sample_ns = p->measurement.period ? p->measurement.period : PROBE_SAMPLE_NS;
+  int first = 1;
+  fputs("{\"traceEvents\":[\n", out);
+  write_metadata(p, &traces, out, &first);
+  track k = {.p = p, .out = out, .origin_ns = traces.begin_ns, .first = &first};
+  k.inline_names = calloc(p->tree.node_count, sizeof *k.inline_names);
+  rc = k.inline_names ? 0 : -1;
+  for (size_t i = 0; i < traces.count && rc == 0; i++) {
+    k.tid = traces.threads[i].tid;
+    k.open.count = 0;
+    rc = write_thread(&k, &traces.threads[i], sample_ns);
+  }
+  fputs("\n],\"displayTimeUnit\":\"ms\"}\n", out);
+  free(k.open.items);
+  free(k.want.items);
+  free(k.chain);
+  for (size_t i = 0; k.inline_names && i < p->tree.node_count; i++) {
+    for (uint32_t l = 0; k.inline_names[i] && l < p->tree.nodes[i].inlined_count; l++)
+      free(k.inline_names[i][l]);
+    free(k.inline_names[i]);
+  }
+  free(k.inline_names);
+  knit_traces_free(&traces);
+  if (rc != 0) {
+    fprintf(diag, "knit: error: out of memory writing the trace\n");
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,53 @@
+/* A measurement's traces as Chrome Trace Event JSON, the form Perfetto's
+ * UI and chrome://tracing load, and the one `knit view` embeds to draw its
+ * timeline. `knit report --format=chrome` writes it.
+ *
+ * Its shape (one object, no other members):
+ *
+ *   {"traceEvents":[...],"displayTimeUnit":"ms"}
+ *
+ * traceEvents holds, in this order:
+ *   - {"name":"process_name","ph":"M","pid":1,"args":{"name":PROGRAM}}
+ *   - per thread, by thread index, its track: pid 1, tid the thread's
+ *     kernel tid; {"name":"thread_name","ph":"M","pid":1,"tid":TID,
+ *     "args":{"name":"thread N (main|openmp|runtime|pthread)"}} (", K events
+ *     dropped" before the ')' when its buffer was full) and a
+ *     "thread_sort_index" metadata event (args.sort_index N);
+ *   - per thread, complete events {"name":...,"cat":...,"ph":"X","pid":1,
+ *     "tid":TID,"ts":US,"dur":US,"args":{...}}, ts and dur in microseconds
+ *     (three decimals: the recording's nanoseconds) from the first event of
+ *     all threads. Two categories:
+ *       "omp"     the OpenMP states: "parallel region" (the thread opened
+ *                 it and waits for it to end), "<omp-barrier>", "<omp-idle>",
+ *                 "<omp-lock-wait>"; args {"node":N} and, when the node
+ *                 has a line, "at":"FILE:LINE" (N: the thread's last sample
+ *                 before the transition, measure/format.h)
+ *       "sample"  one slice per frame of a sample's call path, outermost
+ *                 first, named as the report tree names them (functions,
+ *                 "name [inlined]" for an inlined call, "loop at FILE:LINE");
+ *                 args {"node":N}, N the index of the frame's node in the
+ *                 profile's merged tree (knit_profile.tree.nodes).
+ *     Slices of a track nest properly: each lies within the slice one level
+ *     out, the OpenMP states outermost (a state nests in the one it began
+ *     in), the frames of the sample under way inside them. A sample lasts
+ *     from its own time until the thread's next sample, at most one period
+ *     (1 ms for PROBE); consecutive samples that share frames make one
+ *     slice of each shared frame, from the outermost down to the first
+ *     that differs. A state change cuts the slices of the frames around
+ *     it. Frames before main (the C library's start-up, a thread's
+ *     start_thread and clone), which the report hides, are left out.
+ *     Slices of zero duration are not written.
+ */
+#ifndef KNIT_REPORT_CHROME_TRACE_H
+#define KNIT_REPORT_CHROME_TRACE_H
+
+#include <stdio.h>
+
+#include "report/profile.h"
+
+/* Writes p's traces to out. 0: written; 1: the measurement has no traces
+ * (said on diag: record with knit record -t); -1: an error (said on diag).
+ * Warnings (unreadable trace files, dropped events) go to diag. */
+int knit_chrome_trace_write(const knit_profile *p, FILE *out, FILE *diag);
+
+#endif /* KNIT_REPORT_CHROME_TRACE_H */

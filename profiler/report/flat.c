@@ -1,0 +1,315 @@
+/* The flat view's rows; see flat.h.
+ *
+ * Each node with an exclusive value ends one sample path. The path's
+ * frames are walked once; every row a frame names takes the path's values
+ * into its inclusive value unless the path counted there already (a stamp
+ * per row remembers the last path that did), and the rows of the path's
+ * last frame take them into their exclusive value. By function and by
+ * module the paths are the function-level tree's (calltree.h), so the
+ * names are the tree's; by line they are the recorded tree's, whose nodes
+ * keep their own lines where the function-level tree merged them. */
+#define _GNU_SOURCE /* qsort_r */
+#include "report/flat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/count.h"
+#include "report/folded.h"
+
+#define NONE UINT32_MAX
+
+typedef struct builder {
+  knit_flat *f;
+  uint32_t *slots;
+  size_t slot_count;
+  uint32_t *stamp; /* per row */
+  size_t stamp_cap;
+  uint32_t current; /* the path being added */
+  const uint64_t *values;
+  uint32_t *path;
+  knit_folded_frame *frames;
+  size_t path_cap;
+} builder;
+
+static int same_text(const char *a, const char *b)
+{
+  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static uint64_t text_hash(uint64_t h, const char *text)
+{
+  for (const char *c = text; c != NULL && *c != '\0'; c++)
+    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t row_hash(const knit_flat_row *r)
+{
+  uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)r->line << 8 | r->inlined);
+  h = text_hash(text_hash(text_hash(h, r->name), r->function), r->module);
+  h ^= h >> 31;
+  h *= 0x7fb5d329728ea185ull;
+  return h ^ h >> 27;
+}
+
+static int same_row(const knit_flat_row *a, const knit_flat_row *b)
+{
+  return a->line == b->line && a->inlined == b->inlined && same_text(a->name, b->name) &&
+         same_text(a->function, b->function) && same_text(a->module, b->module);
+}
+
+static int grow_slots(builder *b)
+{
+  size_t count = b->slot_count ? 2 * b->slot_count : 256;
+  uint32_t *slots = malloc(count * sizeof *slots);
+  if (slots == NULL)
+    return -1;
+  memset(slots, 0xff, count * sizeof *slots);
+  free(b->slots);
+  b->slots = slots;
+  b->slot_count = count;
+  for (size_t i = 0; i < b->f->count; i++) {
+    size_t s = (size_t)row_hash(&b->f->rows[i]) & (count - 1);
+    while (b->slots[s] != NONE)
+      s = (s + 1) & (count - 1);
+    b->slots[s] = (uint32_t)i;
+  }
+  return 0;
+}
+
+static void add_values(knit_flat *f, uint64_t *sums, const uint64_t *values)
+{
+  for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+    sums[m] = knit_count_add(sums[m], values[m], &f->saturated);
+}
+
+/* Counts the current path in the row key names (inclusive, and exclusive
+ * when exclusive is 1). Returns 0, or -1 out of memory. */
+static int count_in(builder *b, knit_flat_row key, int exclusive)
+{
+  knit_flat *f = b->f;
+  if (2 * (f->count + 1) > b->slot_count && grow_slots(b) != 0)
+    return -1;
+  size_t s = (size_t)row_hash(&key) & (b->slot_count - 1);
+  for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1))
+    if (same_row(&f->rows[b->slots[s]], &key))
+      break;
+  if (b->slots[s] == NONE) {
+    if (f->count == f->cap) {
+      size_t cap = f->cap ? 2 * f->cap : 256;
+      knit_flat_row *rows = realloc(f->rows, cap * sizeof *rows);
+      uint32_t *stamp = rows != NULL ? realloc(b->stamp, cap * sizeof *stamp) : NULL;
+      if (rows != NULL)
+        f->rows = rows;
+      if (stamp == NULL)
+        return -1;
+      b->stamp = stamp;
+      f->cap = cap;
+    }
+    memset(key.inclusive, 0, sizeof key.inclusive);
+    memset(key.exclusive, 0, sizeof key.exclusive);
+    b->stamp[f->count] = 0;
+    f->rows[f->count] = key;
+    b->slots[s] = (uint32_t)f->count++;
+  }
+  uint32_t r = b->slots[s];
+  if (b->stamp[r] != b->current) {
+    b->stamp[r] = b->current;
+    add_values(f, f->rows[r].inclusive, b->values);
+  }
+  if (exclusive)
+    add_values(f, f->rows[r].exclusive, b->values);
+  return 0;
+}
+
+static int path_room(builder *b, size_t depth)
+{
+  if (depth <= b->path_cap)
+    return 0;
+  uint32_t *path = realloc(b->path, depth * sizeof *path);
+  if (path == NULL)
+    return -1;
+  b->path = path;
+  knit_folded_frame *frames = realloc(b->frames, depth * sizeof *frames);
+  if (frames == NULL)
+    return -1;
+  b->frames = frames;
+  b->path_cap = depth;
+  return 0;
+}
+
+/* By function or module: the function-level tree's paths. */
+static int add_tree_paths(builder *b, const knit_calltree *ct, knit_flat_key key)
+{
+  for (size_t leaf = 1; leaf < ct->node_count; leaf++) {
+    const uint64_t *values = ct->nodes[leaf].exclusive;
+    int any = 0;
+    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+      any |= values[m] != 0;
+    if (!any)
+      continue;
+    b->current++;
+    b->values = values;
+    add_values(b->f, b->f->total, values);
+    for (uint32_t j = (uint32_t)leaf; j != 0; j = ct->nodes[j].parent) {
+      const knit_calltree_node *n = &ct->nodes[j];
+      knit_flat_row row = {0};
+      if (key == KNIT_FLAT_MODULE) {
+        row.name = n->module_path;
+      } else {
+        row.name = n->function;
+        row.inlined = n->inlined;
+        row.module = n->module_path;
+      }
+      if (count_in(b, row, j == leaf) != 0)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+static const char *name_of(const knit_report_node *n)
+{
+  return n->function != NULL ? n->function : "?";
+}
+
+/* By line: the recorded tree's paths, each node's own line and the lines
+ * of the inlined calls at its address. */
+static int add_line_paths(builder *b, const knit_report_tree *t, const knit_calltree_options *o)
+{
+  for (size_t leaf = 1; leaf < t->node_count; leaf++) {
+    const uint64_t *values = t->nodes[leaf].exclusive;
+    int any = 0;
+    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+      any |= values[m] != 0;
+    if (!any)
+      continue;
+    size_t depth = 0;
+    for (uint32_t j = (uint32_t)leaf; j != 0; j = t->nodes[j].parent)
+      depth++;
+    if (path_room(b, depth) != 0)
+      return -1;
+    size_t k = depth;
+    for (uint32_t j = (uint32_t)leaf; j != 0; j = t->nodes[j].parent) {
+      b->path[--k] = j;
+      b->frames[k] = (knit_folded_frame){.function = name_of(&t->nodes[j]),
+                                         .module = knit_report_node_module(t, &t->nodes[j])};
+    }
+    b->current++;
+    b->values = values;
+    add_values(b->f, b->f->total, values);
+    for (k = o->all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
+      const knit_report_node *n = &t->nodes[b->path[k]];
+      for (uint32_t i = 0; i < n->inlined_count && !o->no_inline; i++) {
+        const knit_inline_level *l = &n->inlined[i];
+        if (l->loop || l->call_file == NULL)
+          continue;
+        if (count_in(b, (knit_flat_row){.name = l->call_file, .line = l->call_line}, 0) != 0)
+          return -1;
+      }
+      knit_flat_row row = {.name = n->file, .line = n->file != NULL ? n->line : 0};
+      if (n->file == NULL)
+        row.function = name_of(n);
+      if (count_in(b, row, k == depth - 1) != 0)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+int knit_flat_build(knit_flat *out, const knit_report_tree *t, const knit_calltree_options *o,
+                    knit_flat_key key)
+{
+  memset(out, 0, sizeof *out);
+  builder b = {.f = out};
+  int rc = -1;
+  if (grow_slots(&b) != 0)
+    goto out;
+  if (key == KNIT_FLAT_LINE) {
+    rc = add_line_paths(&b, t, o);
+  } else {
+    knit_calltree_options tree = *o;
+    tree.lines = 0;
+    knit_calltree ct;
+    if (knit_calltree_build(&ct, t, &tree) != 0)
+      goto out;
+    rc = add_tree_paths(&b, &ct, key);
+    out->saturated |= ct.saturated;
+    knit_calltree_free(&ct);
+  }
+out:
+  free(b.slots);
+  free(b.stamp);
+  free(b.path);
+  free(b.frames);
+  if (rc != 0)
+    knit_flat_free(out);
+  return rc;
+}
+
+typedef struct sort_context {
+  knit_calltree_sort sort;
+  int metric;
+} sort_context;
+
+static int compare_desc(uint64_t a, uint64_t b)
+{
+  return a == b ? 0 : a > b ? -1 : 1;
+}
+
+static int compare_text(const char *a, const char *b)
+{
+  if (a == NULL || b == NULL)
+    return (a == NULL) - (b == NULL); /* the unnamed last */
+  return strcmp(a, b);
+}
+
+static int compare_names(const knit_flat_row *x, const knit_flat_row *y)
+{
+  int c = compare_text(x->name, y->name);
+  if (c == 0 && x->line != y->line)
+    c = x->line < y->line ? -1 : 1;
+  if (c == 0)
+    c = compare_text(x->function, y->function);
+  if (c == 0)
+    c = (int)x->inlined - (int)y->inlined;
+  if (c == 0)
+    c = compare_text(x->module, y->module);
+  return c;
+}
+
+static int compare_rows(const void *pa, const void *pb, void *arg)
+{
+  const sort_context *ctx = arg;
+  const knit_flat_row *x = pa, *y = pb;
+  int m = ctx->metric, c = 0;
+  switch (ctx->sort) {
+  case KNIT_SORT_EXCLUSIVE:
+    if ((c = compare_desc(x->exclusive[m], y->exclusive[m])) == 0)
+      c = compare_desc(x->inclusive[m], y->inclusive[m]);
+    break;
+  case KNIT_SORT_NAME: c = compare_names(x, y); break;
+  case KNIT_SORT_INCLUSIVE:
+  default:
+    if ((c = compare_desc(x->inclusive[m], y->inclusive[m])) == 0)
+      c = compare_desc(x->exclusive[m], y->exclusive[m]);
+    break;
+  }
+  return c != 0 ? c : compare_names(x, y);
+}
+
+void knit_flat_sort(knit_flat *f, knit_calltree_sort sort, int metric)
+{
+  if (metric < 0 || metric >= KNIT_METRIC_COUNT)
+    metric = KNIT_METRIC_SAMPLES;
+  sort_context ctx = {.sort = sort, .metric = metric};
+  if (f->count > 0)
+    qsort_r(f->rows, f->count, sizeof *f->rows, compare_rows, &ctx);
+}
+
+void knit_flat_free(knit_flat *f)
+{
+  free(f->rows);
+  memset(f, 0, sizeof *f);
+}
