@@ -858,6 +858,8 @@ view_traced)
     fail "the page holds no trace"
   browse "$tmp/t/knit-view.html"
   [ "$(status_of trace-threads)" = 3 ] || fail "not 3 threads in the timeline"
+  grep -q 'data-trace-lanes="thread 0 (main)|thread 1 (openmp)|thread 2 (openmp)"' <<<"$status" ||
+    fail "the lanes are not in the threads' order"
   [ "$(status_of timeline-lock-wait)" -ge 1 ] || fail "no <omp-lock-wait> drawn"
   [ "$(status_of timeline-regions)" -ge 1 ] || fail "no parallel region drawn"
   [ "$(status_of trace-main-outer)" -ge 1 ] || fail "no slice of main"

@@ -677,7 +677,7 @@
     const threads = new Map();
     const thread = (tid) => {
       let t = threads.get(tid);
-      if (!t) threads.set(tid, (t = { tid, name: 'thread ' + tid, slices: [], levels: 1 }));
+      if (!t) threads.set(tid, (t = { tid, name: 'thread ' + tid, order: Infinity, slices: [], levels: 1 }));
       return t;
     };
     let start = Infinity, end = -Infinity, seq = 0;
@@ -685,6 +685,8 @@
       if (!e || typeof e !== 'object') continue;
       if (e.ph === 'M' && e.name === 'thread_name' && e.args && e.args.name !== undefined)
         thread(e.tid).name = String(e.args.name);
+      else if (e.ph === 'M' && e.name === 'thread_sort_index' && e.args && typeof e.args.sort_index === 'number')
+        thread(e.tid).order = e.args.sort_index;
       else if (e.ph === 'X' && typeof e.ts === 'number') {
         // Times in whole nanoseconds: microseconds with three decimals do
         // not add up exactly as doubles, and a slice that ends where the
@@ -752,7 +754,8 @@
     setStatus('traceMainOuter', mainOuter);
     setStatus('traceMainNested', mainNested);
     const list = Array.from(threads.values()).filter((t) => t.slices.length > 0 || t.name);
-    list.sort((a, b) => a.tid - b.tid);
+    // Lanes in the trace's own order of threads (thread_sort_index), else by tid.
+    list.sort((a, b) => (a.order === b.order ? 0 : a.order < b.order ? -1 : 1) || a.tid - b.tid);
     return { threads: list, start: isFinite(start) ? start : 0, end: isFinite(end) ? end : 1, events: events.length };
   }
 
@@ -917,6 +920,7 @@
       legend(document.getElementById('timeline-legend'));
       timeline = Timeline(document.getElementById('timeline'), document.getElementById('timeline-box'), trace, state);
       setStatus('traceThreads', trace.threads.length);
+      setStatus('traceLanes', trace.threads.map((t) => t.name).join('|'));
       setStatus('traceEvents', trace.events);
     }
     flame.draw();
