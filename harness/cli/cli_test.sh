@@ -803,6 +803,10 @@ view_parallel_for)
   [ "$(status_of topdown-rows)" -lt "$all_rows" ] || fail "the search did not narrow the top-down tree"
   grep -q 'class="row match"[^>]*>.*</span>work_light<' "$tmp/dom.html" || fail "work_light's row is not marked"
   [ "$(status_of bottomup-rows)" -ge 1 ] || fail "the bottom-up tree lost the leaves below work_light"
+  # The filters of knit report: only the paths through work_heavy.
+  expect 0 "^$tmp/heavy.html\$" -- "$knit" view --focus=work_heavy -o "$tmp/heavy.html" "$tmp/p"
+  ! grep -qF '"work_light"' "$tmp/heavy.html" || fail "--focus=work_heavy kept work_light"
+  grep -qF '"work_heavy"' "$tmp/heavy.html" || fail "--focus=work_heavy lost work_heavy"
   # -o elsewhere, and the newest ./knit-* when no directory is named.
   expect 0 "^$tmp/page.html\$" -- "$knit" view -o "$tmp/page.html" "$tmp/p"
   (cd "$tmp" && cp -r p knit-newest && "$knit" view) | grep -qx './knit-newest/knit-view.html' ||
@@ -916,7 +920,10 @@ view_bad_input)
   "$knit" report --format=json "$tmp/i" >"$tmp/i.json" || fail "report --format=json"
   expect 2 "\-\-fold shapes a measurement's tree; a JSON tree is shaped already" -- \
     "$knit" view --fold "$tmp/i.json"
+  expect 2 "\-\-focus shapes a measurement's tree" -- "$knit" view --focus main "$tmp/i.json"
   expect 0 "^$tmp/i.html\$" -- "$knit" view "$tmp/i.json"
+  expect 2 '\-\-focus=\(' -- "$knit" view --focus='(' "$tmp/i"
+  expect 2 'thread' -- "$knit" view --thread=x "$tmp/i"
   expect 1 'no ./knit-\* measurement directory here; name one: knit view DIR' -- \
     sh -c 'cd "$1" && exec "$2" view' sh "$tmp/i" "$knit"
   ;;

@@ -15,7 +15,9 @@
 #include "report/chrome_trace.h"
 #include "report/html_page.h"
 #include "report/json_tree.h"
+#include "report/path_filter.h"
 #include "report/profile.h"
+#include "report/thread_select.h"
 
 
 #define DEFAULT_PAGE  "knit-view.html"
@@ -27,6 +29,7 @@ static void usage(FILE *out)
 {
   fprintf(out, "usage: knit view [-o FILE.html] [--trace=FILE.json] [--all-frames] [--fold]\n"
                "                 [--raw-names] [--no-inline] [--no-loops] [--no-cache]\n"
+               "                 [--thread=LIST] [--focus=REGEX] [--ignore=REGEX]\n"
                "                 [DIR | PROFILE.json]\n"
                "\n"
                "Writes the measurement in DIR (default: the newest ./knit-* directory), or\n"
@@ -44,7 +47,8 @@ static void usage(FILE *out)
                "                   PROFILE.html beside PROFILE.json)\n"
                "  --trace=FILE     show this Chrome trace (`knit report --format=chrome`)\n"
                "                   in the timeline instead of the measurement's own\n"
-               "  --all-frames, --fold, --raw-names, --no-inline, --no-loops, --no-cache\n"
+               "  --all-frames, --fold, --raw-names, --no-inline, --no-loops, --no-cache,\n"
+               "  --thread=LIST, --focus=REGEX, --ignore=REGEX\n"
                "                   shape the tree as `knit report` does (see its --help);\n"
                "                   a PROFILE.json is shaped already\n"
                "  -h, --help       print this help\n"
@@ -142,14 +146,22 @@ static char *measurement_trace(const knit_profile *p, size_t *len)
   return buf;
 }
 
-/* The JSON tree of the measurement in dir, and its trace when it has one. */
+/* The JSON tree of the measurement in dir, filtered, and its trace when it
+ * has one; NULL with *status the exit status when it cannot be made. */
 static char *measurement_json(const char *dir, const knit_calltree_options *tree,
-                              const knit_profile_options *load, char **trace, size_t *trace_len,
-                              size_t *len)
+                              const knit_profile_options *load, knit_path_filter *filter,
+                              char **trace, size_t *trace_len, size_t *len, int *status)
 {
   knit_profile profile;
-  if (knit_profile_load_with(&profile, dir, "knit view", stderr, load) != 0)
+  int loaded = knit_profile_load_with(&profile, dir, "knit view", stderr, load);
+  *status = loaded == -2 ? 2 : 1;
+  if (loaded != 0)
     return NULL;
+  if (knit_path_filter_apply(filter, &profile) != 0) {
+    fprintf(stderr, "knit view: error: out of memory\n");
+    knit_profile_free(&profile);
+    return NULL;
+  }
   char *buf = NULL;
   FILE *mem = open_memstream(&buf, len);
   int rc = mem != NULL ? knit_json_tree_write(&profile, tree, 0.0, mem, stderr) : -1;
@@ -177,49 +189,22 @@ static void page_beside(const char *json_path, char *buf, size_t len)
     snprintf(buf, len, "%s.html", json_path);
 }
 
-int knit_cmd_view(int argc, char **argv)
-{
-  knit_calltree_options tree = {.sort = KNIT_SORT_INCLUSIVE};
-  knit_profile_options load = {0};
-  const char *output = NULL, *trace_path = NULL, *shaping = NULL;
-  static const struct option options[] = {
-      {"output", required_argument, NULL, 'o'}, {"trace", required_argument, NULL, 'T'},
-      {"all-frames", no_argument, NULL, 'a'},   {"fold", no_argument, NULL, 'F'},
-      {"raw-names", no_argument, NULL, 'r'},    {"no-inline", no_argument, NULL, 'I'},
-      {"no-loops", no_argument, NULL, 'L'},     {"no-cache", no_argument, NULL, 'C'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-  };
-  optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
-  opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
-    switch (c) {
-    case 'o': output = optarg; break;
-    case 'T': trace_path = optarg; break;
-    case 'a': tree.all_frames = 1; break;
-    case 'F': tree.fold_recursion = 1; break;
-    case 'r': load.raw_names = 1; break;
-    case 'I':
-      load.no_inline = 1;
-      tree.no_inline = 1;
-      break;
-    case 'L': load.no_loops = 1; break;
-    case 'C': setenv("KNIT_CACHE_DIR", "", 1); break;
-    case 'h': usage(stdout); return 0;
-    default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
-    }
-    /* The rest shape the tree of a measurement: a JSON tree has its shape. */
-    if (c != 'o' && c != 'T')
-      shaping = argv[optind - 1];
-  }
-  if (argc - optind > 1)
-    return bad_usage("one measurement directory or JSON file at most, got '%s' too",
-                     argv[optind + 1]);
-  if (output != NULL && output[0] == '\0')
-    return bad_usage("-o wants a file name%s", "");
+/* What the command line asks for. */
+typedef struct request {
+  const char *input; /* NULL: the newest ./knit-* */
+  const char *output;
+  const char *trace_path;
+  const char *shaping; /* an option that shapes a measurement's tree, or NULL */
+  knit_calltree_options tree;
+  knit_profile_options load;
+  knit_path_filter *filter;
+} request;
 
+/* Writes the page; returns the exit status. */
+static int write_view(const request *r)
+{
   char found[PATH_MAX];
-  const char *input = optind < argc ? argv[optind] : NULL;
+  const char *input = r->input;
   if (input == NULL) {
     if (knit_newest_measurement(found, sizeof found) != 0) {
       fprintf(stderr, "knit view: error: no ./knit-* measurement directory here; "
@@ -231,10 +216,10 @@ int knit_cmd_view(int argc, char **argv)
 
   char *trace = NULL;
   size_t trace_len = 0;
-  if (trace_path != NULL) {
-    if ((trace = read_whole(trace_path, &trace_len)) == NULL)
+  if (r->trace_path != NULL) {
+    if ((trace = read_whole(r->trace_path, &trace_len)) == NULL)
       return 1;
-    if (!looks_like(trace, trace_len, trace_path, "\"traceEvents\"", 1,
+    if (!looks_like(trace, trace_len, r->trace_path, "\"traceEvents\"", 1,
                     "a Chrome trace (a JSON object with traceEvents, or an array of events)")) {
       free(trace);
       return 1;
@@ -243,14 +228,15 @@ int knit_cmd_view(int argc, char **argv)
 
   struct stat st;
   int from_file = stat(input, &st) == 0 && S_ISREG(st.st_mode);
-  if (from_file && shaping != NULL) {
+  if (from_file && r->shaping != NULL) {
     free(trace);
-    return bad_usage("%s shapes a measurement's tree; a JSON tree is shaped already "
+    return bad_usage("--%s shapes a measurement's tree; a JSON tree is shaped already "
                      "(knit report --format=json takes it)",
-                     shaping);
+                     r->shaping);
   }
   size_t json_len = 0;
   char *json = NULL;
+  int status = 1;
   if (from_file) {
     json = read_whole(input, &json_len);
     if (json != NULL && !looks_like(json, json_len, input, "\"knit-profile\"", 0,
@@ -259,16 +245,17 @@ int knit_cmd_view(int argc, char **argv)
       json = NULL;
     }
   } else {
-    json = measurement_json(input, &tree, &load, &trace, &trace_len, &json_len);
+    json = measurement_json(input, &r->tree, &r->load, r->filter, &trace, &trace_len, &json_len,
+                            &status);
   }
   if (json == NULL) {
     free(trace);
-    return 1;
+    return status;
   }
 
   char page_path[PATH_MAX + 32];
-  if (output != NULL)
-    snprintf(page_path, sizeof page_path, "%s", output);
+  if (r->output != NULL)
+    snprintf(page_path, sizeof page_path, "%s", r->output);
   else if (from_file)
     page_beside(input, page_path, sizeof page_path);
   else
@@ -289,5 +276,80 @@ int knit_cmd_view(int argc, char **argv)
   }
   free(json);
   free(trace);
+  return rc;
+}
+
+int knit_cmd_view(int argc, char **argv)
+{
+  knit_calltree_options tree = {.sort = KNIT_SORT_INCLUSIVE};
+  knit_profile_options load = {0};
+  const char *output = NULL, *trace_path = NULL, *shaping = NULL, *focus = NULL, *ignore = NULL;
+  char err[400];
+  static const struct option options[] = {
+      {"output", required_argument, NULL, 'o'},
+      {"trace", required_argument, NULL, 'T'},
+      {"all-frames", no_argument, NULL, 'a'},
+      {"fold", no_argument, NULL, 'F'},
+      {"raw-names", no_argument, NULL, 'r'},
+      {"no-inline", no_argument, NULL, 'I'},
+      {"no-loops", no_argument, NULL, 'L'},
+      {"no-cache", no_argument, NULL, 'C'},
+      {"thread", required_argument, NULL, 'H'},
+      {"focus", required_argument, NULL, 'X'},
+      {"ignore", required_argument, NULL, 'Y'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
+  opterr = 0;
+  int c, which = -1;
+  while ((c = getopt_long(argc, argv, "+ho:", options, &which)) != -1) {
+    switch (c) {
+    case 'o': output = optarg; break;
+    case 'T': trace_path = optarg; break;
+    case 'a': tree.all_frames = 1; break;
+    case 'F': tree.fold_recursion = 1; break;
+    case 'r': load.raw_names = 1; break;
+    case 'I':
+      load.no_inline = 1;
+      tree.no_inline = 1;
+      break;
+    case 'L': load.no_loops = 1; break;
+    case 'C': setenv("KNIT_CACHE_DIR", "", 1); break;
+    case 'H':
+      if (knit_thread_list_check(optarg, err, sizeof err) != 0)
+        return bad_usage("%s", err);
+      load.threads = optarg;
+      break;
+    case 'X': focus = optarg; break;
+    case 'Y': ignore = optarg; break;
+    case 'h': usage(stdout); return 0;
+    default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+    /* The rest shape the tree of a measurement: a JSON tree has its shape. */
+    if (c != 'o' && c != 'T')
+      shaping = options[which].name;
+  }
+  if (argc - optind > 1)
+    return bad_usage("one measurement directory or JSON file at most, got '%s' too",
+                     argv[optind + 1]);
+  if (output != NULL && output[0] == '\0')
+    return bad_usage("-o wants a file name%s", "");
+
+  knit_path_filter filter;
+  if (knit_path_filter_compile(&filter, focus, ignore, err, sizeof err) != 0) {
+    fprintf(stderr, "knit view: %s\n", err);
+    return 2;
+  }
+  filter.all_frames = tree.all_frames;
+  request r = {.input = optind < argc ? argv[optind] : NULL,
+               .output = output,
+               .trace_path = trace_path,
+               .shaping = shaping,
+               .tree = tree,
+               .load = load,
+               .filter = &filter};
+  int rc = write_view(&r);
+  knit_path_filter_free(&filter);
   return rc;
 }
