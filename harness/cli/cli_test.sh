@@ -68,7 +68,7 @@ asan_skip_on_mock() {
 # shows. Without Chromium the case skips.
 chromium_here() {
   command -v chromium || command -v chromium-browser || {
-    echo "skip: no chromium to load the page in (ci/deps.sh installs it)"
+    echo "skip: no chromium to load the page in (ci/deps.sh installs it)" >&2
     exit 77
   }
 }
