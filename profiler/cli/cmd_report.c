@@ -14,6 +14,7 @@
 #include "report/folded.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
+#include "report/pprof_output.h"
 #include "report/profile.h"
 #include "report/view_metrics.h"
 #include "report/view_steps.h"
@@ -25,8 +26,8 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded] [--lines] [--all-frames] [--fold]\n"
-          "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
+          "usage: knit report [--format=tree|folded|pprof] [-o FILE] [--lines] [--all-frames]\n"
+          "                   [--fold] [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
           "                   [--no-cache] [--source=FUNCTION]\n"
           "                   [DIR]\n"
@@ -51,7 +52,15 @@ static void usage(FILE *out)
           "                   their names head them, and the header gives each\n"
           "                   metric's total and unit on a line of its own\n"
           "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
-          "                   normalized as golden files are (see `knit check --help`)\n"
+          "                   with the names the tree shows, for flame graphs\n"
+          "                   (flamegraph.pl, speedscope)\n"
+          "  --format=pprof   the profile as pprof reads it (gzip-compressed\n"
+          "                   profile.proto): every metric a sample type in\n"
+          "                   nanoseconds (counts for PROBE), every frame with its\n"
+          "                   inlined calls; to standard output, never a terminal:\n"
+          "                   knit report --format=pprof DIR >cpu.pb.gz, then\n"
+          "                   pprof -top cpu.pb.gz\n"
+          "  -o FILE          pprof: write the profile to FILE instead\n"
           "  --lines          tree: one node per call site and per sampled\n"
           "                   instruction, as recorded, instead of per function\n"
           "  --all-frames     tree: also show the frames before the application (the\n"
@@ -171,11 +180,12 @@ static int newest_measurement(char *buf, size_t len)
 
 int knit_cmd_report(int argc, char **argv)
 {
-  enum { FORMAT_TREE, FORMAT_FOLDED } format = FORMAT_TREE;
+  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_PPROF } format = FORMAT_TREE;
   knit_view_options view = {.tree = {.sort = KNIT_SORT_INCLUSIVE},
                             .min_percent = DEFAULT_MIN_PERCENT};
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
   const char *metrics_list = NULL, *folded_metric = NULL, *source_function = NULL;
+  const char *output = NULL;
   int threads = 0, steps = 0;
   knit_profile_options load_options = {0};
   char err[400];
@@ -195,21 +205,24 @@ int knit_cmd_report(int argc, char **argv)
       {"no-loops", no_argument, NULL, 'L'},
       {"source", required_argument, NULL, 'O'},
       {"no-cache", no_argument, NULL, 'C'},
+      {"output", required_argument, NULL, 'o'}, /* pprof's file */
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
     switch (c) {
     case 'f':
       if (strcmp(optarg, "tree") == 0)
         format = FORMAT_TREE;
       else if (strcmp(optarg, "folded") == 0)
         format = FORMAT_FOLDED;
+      else if (strcmp(optarg, "pprof") == 0)
+        format = FORMAT_PPROF;
       else
-        return bad_usage("unknown format '%s' (tree or folded)", optarg);
+        return bad_usage("unknown format '%s' (tree, folded or pprof)", optarg);
       break;
     case 'l': view.tree.lines = 1; break;
     case 'a': view.tree.all_frames = 1; break;
@@ -241,6 +254,7 @@ int knit_cmd_report(int argc, char **argv)
      * reads the environment only through it. */
     case 'C': setenv("KNIT_CACHE_DIR", "", 1); break;
     case 'O': source_function = optarg; break;
+    case 'o': output = optarg; break;
     case 'h': usage(stdout); return 0;
     default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
@@ -262,6 +276,17 @@ int knit_cmd_report(int argc, char **argv)
                      view.tree.lines ? "--lines shows every call site as recorded"
                                      : "--format=folded keeps every path as recorded");
 
+  if (output != NULL && format != FORMAT_PPROF)
+    return bad_usage("-o %s names the file --format=pprof writes; the other formats "
+                     "print on standard output",
+                     output);
+  if (format == FORMAT_PPROF) {
+    if (knit_pprof_check_output(output, "knit report", stderr) != 0)
+      return 2;
+    /* Loops are no functions: pprof's frames are calls. */
+    load_options.no_loops = 1;
+  }
+
   char found[PATH_MAX];
   const char *dir = optind < argc ? argv[optind] : NULL;
   if (dir == NULL) {
@@ -277,6 +302,11 @@ int knit_cmd_report(int argc, char **argv)
   if (knit_profile_load_with(&profile, dir, "knit report", stderr, &load_options) != 0)
     return 1;
   int rc = 0;
+  if (format == FORMAT_PPROF) {
+    rc = knit_pprof_write(&profile, !load_options.no_inline, output, "knit report", stderr);
+    knit_profile_free(&profile);
+    return rc;
+  }
   if (format == FORMAT_FOLDED) {
     int metric = KNIT_METRIC_SAMPLES;
     if (folded_metric != NULL &&
