@@ -668,6 +668,96 @@ report_inline)
   expect 0 'matches' -- "$knit" check "$tmp/i" "$tmp/inlined.folded"
   expect 0 'no-inline' -- "$knit" report --help
   ;;
+report_pprof)
+  # The pprof export, read by protoc against the format's schema
+  # (pprof_profile.proto) and printed with its strings resolved
+  # (pprof_text.awk): every metric a sample type in nanoseconds, and every
+  # sample's path, in folded form, carrying what `knit report
+  # --format=folded` counts on that path, metric by metric.
+  command -v protoc >/dev/null || { echo "skip: protoc is not installed (ci/deps.sh installs protobuf-compiler)"; exit 77; }
+  here=$(dirname "$0")
+  decode() {
+    gzip -dc "$1" | protoc --decode=perftools.profiles.Profile -I "$here" "$here/pprof_profile.proto" |
+      awk -f "$here/pprof_text.awk"
+  }
+  expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/b" -- "$wl/blame" locks 3
+  expect 0 '' -- "$knit" report --format=pprof -o "$tmp/b.pb.gz" "$tmp/b"
+  gzip -t "$tmp/b.pb.gz" || fail "the profile is not gzip"
+  decode "$tmp/b.pb.gz" >"$tmp/b.txt" || fail "protoc cannot decode the profile"
+  sed 's/^/  | /' "$tmp/b.txt" | grep -v '^  | location' | head -40
+  [ "$(grep '^type ' "$tmp/b.txt")" = "type cpu nanoseconds
+type OMP_IDLE nanoseconds
+type OMP_MUTEX_WAIT nanoseconds
+type OMP_MUTEX_BLAME nanoseconds" ] || fail "the sample types are not the four metrics in nanoseconds"
+  grep -qx 'period_type cpu nanoseconds' "$tmp/b.txt" || fail "no period type cpu"
+  grep -qx 'period 1000000' "$tmp/b.txt" || fail "the period is not 1 ms in nanoseconds"
+  grep -qx 'default_type cpu' "$tmp/b.txt" || fail "cpu is not the default sample type"
+  grep -qx 'comment knit: CPUTIME every 1 ms' "$tmp/b.txt" || fail "no comment with the event"
+  grep -qE "^mapping [0-9]+ .*/blame [0-9a-f]{40}$" "$tmp/b.txt" || fail "no mapping of the program with its build id"
+  grep -qE '^function main\|main\|.*/blame\.c$' "$tmp/b.txt" || fail "no function main in blame.c"
+  grep -qE '^function hold_long\|hold_long\|.*/blame\.c$' "$tmp/b.txt" || fail "no function hold_long"
+  # The OpenMP body: its readable name, its symbol as system_name.
+  grep -qE '^function parallel at blame\.c:[0-9]+\|run_locks\._omp_fn\.0\|.*/blame\.c$' "$tmp/b.txt" ||
+    fail "the parallel region's body is not a function named by its construct and its symbol"
+  grep -qE '^function <omp-lock-wait>\|<omp-lock-wait>\|$' "$tmp/b.txt" || fail "no placeholder function <omp-lock-wait>"
+  # Each metric's values, path by path, in the folded form's units (the
+  # time metric in periods, blame in milli-periods), against the folded
+  # form itself: the same paths, the same counts.
+  i=0
+  for metric in CPUTIME OMP_IDLE OMP_MUTEX_WAIT OMP_MUTEX_BLAME; do
+    i=$((i + 1))
+    awk -v i="$i" '$1 == "period" { p = $2 }
+      $1 == "sample" { v = $(i + 1) * (i > 1 ? 1000 : 1); if (v != 0) c[$NF] += v / p }
+      END { for (k in c) printf "%s %.0f\n", k, c[k] }' "$tmp/b.txt" | sort >"$tmp/from-pprof"
+    "$knit" report --format=folded --no-loops --metric=$metric "$tmp/b" | sort >"$tmp/folded"
+    [ -s "$tmp/folded" ] || [ "$metric" = OMP_IDLE ] || fail "no $metric in the folded form"
+    diff "$tmp/from-pprof" "$tmp/folded" || fail "$metric: the profile's samples differ from the folded form"
+  done
+  # Standard output, when it is no terminal, gets the same bytes.
+  "$knit" report --format=pprof "$tmp/b" | cmp - "$tmp/b.pb.gz" || fail "standard output differs from -o"
+  # Inlined calls: one location, its lines innermost first, each outer one
+  # on its call of the next (workloads/inlined.c, exact probes).
+  src=$here/../../workloads/inlined.c
+  expect 0 'SUMMARY samples=6 ' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined" 1
+  "$knit" report --format=pprof -o "$tmp/i.pb.gz" "$tmp/i" || fail "no profile of inlined"
+  decode "$tmp/i.pb.gz" >"$tmp/i.txt" || fail "protoc cannot decode the profile of inlined"
+  sed 's/^/  | /' "$tmp/i.txt"
+  grep -qx 'type probes count' "$tmp/i.txt" || fail "PROBE's sample type is not probes/count"
+  grep -qE "^location [0-9]+ knit_probe:[0-9]+ < knit_work:[0-9]+ < inner_step:$(line inner_work) < outer_step:$(line call_inner) < run:$(line call_outer)$" "$tmp/i.txt" ||
+    fail "no location with inner_step and outer_step inlined into run, innermost first"
+  grep -qx 'sample 2 0 0 0 main;run;outer_step_\[i\];inner_step_\[i\];knit_work_\[i\];knit_probe_\[i\]' "$tmp/i.txt" ||
+    fail "no sample of 2 probes in inner_step"
+  # --no-inline: one line a location, the symbol's.
+  "$knit" report --format=pprof --no-inline -o "$tmp/n.pb.gz" "$tmp/i" || fail "no profile without inlined calls"
+  decode "$tmp/n.pb.gz" >"$tmp/n.txt"
+  ! grep -q ' < ' "$tmp/n.txt" || fail "--no-inline: a location has inlined lines"
+  [ "$(awk '$1 == "sample" && $NF == "main;run" { n += $2 } END { print n }' "$tmp/n.txt")" = 6 ] ||
+    fail "--no-inline: run does not hold the 6 probes"
+  ;;
+report_pprof_refused)
+  # Where the profile cannot go: a terminal, a file that cannot be made,
+  # a full device; -o belongs to the pprof format.
+  expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  if command -v script >/dev/null; then
+    expect 2 'binary \(gzip\): not written to a terminal; name a file with -o FILE' -- \
+      script -qec "$knit report --format=pprof $tmp/m" /dev/null
+  else
+    echo "note: no script(1) here: the terminal case is not checked"
+  fi
+  expect 2 "cannot create $tmp/no/such/p.pb.gz: No such file or directory" -- \
+    "$knit" report --format=pprof -o "$tmp/no/such/p.pb.gz" "$tmp/m"
+  [ ! -e "$tmp/no" ] || fail "something was made for the profile"
+  if [ -w /dev/full ]; then
+    expect 1 'cannot write /dev/full: No space left on device' -- \
+      "$knit" report --format=pprof -o /dev/full "$tmp/m"
+    [ -c /dev/full ] || fail "/dev/full is gone"
+  fi
+  expect 2 'report: -o p.pb.gz names the file --format=pprof writes' -- "$knit" report -o p.pb.gz "$tmp/m"
+  expect 2 "unknown format 'proto' \(tree, folded or pprof\)" -- "$knit" report --format=proto "$tmp/m"
+  expect 1 'cannot read measurement directory' -- "$knit" report --format=pprof -o "$tmp/p.pb.gz" "$tmp/none"
+  [ ! -e "$tmp/p.pb.gz" ] || fail "a profile was written for no measurement"
+  expect 0 'format=pprof' -- "$knit" report --help
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2
