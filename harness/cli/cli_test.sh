@@ -758,6 +758,93 @@ report_pprof_refused)
   [ ! -e "$tmp/p.pb.gz" ] || fail "a profile was written for no measurement"
   expect 0 'format=pprof' -- "$knit" report --help
   ;;
+report_folded_rules)
+  # The folded form by the rules flame-graph readers split it by
+  # (flamegraph.pl and speedscope alike: the count after the line's last
+  # space, frames at ';'): no frame holds a space or a ';', none is empty,
+  # counts are whole and positive, paths are sorted and distinct, and they
+  # add up to the tree's total. A program whose file has a space and a ';'
+  # in its name, gone before the report, makes frames of that name; C++
+  # names (templates, a lambda, inlined calls) make the rest.
+  d="$tmp/my prog;v2"
+  mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
+  rm "$d/calls prog;v2"
+  expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
+  for m in h c; do
+    "$knit" report --format=folded "$tmp/$m" >"$tmp/$m.folded" || fail "no folded form of $m"
+    sed 's/^/  | /' "$tmp/$m.folded"
+    bad=$(grep -vE '^[^ ;]+(;[^ ;]+)* [1-9][0-9]*$' "$tmp/$m.folded") && fail "lines that do not split: $bad"
+    LC_ALL=C sort -c -u -k1,1 "$tmp/$m.folded" || fail "$m: lines not sorted or not distinct"
+    total=$(awk '{ n += $NF } END { print n }' "$tmp/$m.folded")
+    "$knit" report --min=0 "$tmp/$m" >"$tmp/$m.tree"
+    grep -qE "^ +$total +100\.0% " "$tmp/$m.tree" || fail "$m: the lines do not add up to the tree's total $total"
+  done
+  grep -qE '^calls_prog_v2\+0x[0-9a-f]+;__libc_start_main;' "$tmp/h.folded" ||
+    fail "the program's frames are not named calls_prog_v2+0x..."
+  grep -qF ';grid::Field<unsigned_long>::sweep(unsigned_long);parallel_at_levels_cc.cc:' "$tmp/c.folded" ||
+    fail "no template member function frame"
+  grep -qF ';grid::Field<unsigned_long>::sweep(unsigned_long)::{lambda(int)#1}::operator()(int)_const_[i];' "$tmp/c.folded" ||
+    fail "no inlined lambda frame"
+  ;;
+report_speedscope)
+  # speedscope, a flame-graph viewer from the npm registry, reads knit's
+  # folded and pprof forms in headless Chromium, handed a file the way its
+  # own command line does (speedscope_table.sh). Its sandwich view's table
+  # (each function's total and self) must be what the folded lines say,
+  # split at the last space and at each ';': the program with a space and
+  # a ';' in its name, C++ names, inlined calls, loops, placeholders.
+  here=$(dirname "$0")
+  index=${KNIT_SPEEDSCOPE:-$here/../../.cache/npm/node_modules/speedscope}/dist/release/index.html
+  if [ ! -f "$index" ]; then
+    echo "skip: speedscope is not installed in .cache/npm (ci/deps.sh installs it from the npm registry, which it could not reach, or npm is missing)"
+    exit 77
+  fi
+  browser=$(command -v chromium || command -v chromium-browser || true)
+  [ -n "$browser" ] || { echo "skip: no Chromium to run speedscope in (ci/deps.sh installs chromium)"; exit 77; }
+  d="$tmp/my prog;v2"
+  mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
+  rm "$d/calls prog;v2"
+  expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
+  expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/b" -- "$wl/blame" locks 2
+  for m in h c b; do "$knit" report --format=folded "$tmp/$m"; done >"$tmp/all.folded"
+  # What the lines say: a function's total counts each line it is on once
+  # (recursion too), its self the lines it ends.
+  table_of_folded() {
+    awk '{ count = $NF; path = $0; sub(/ [0-9]+$/, "", path); n = split(path, f, ";")
+           self[f[n]] += count; split("", seen)
+           for (i = 1; i <= n; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; total[f[i]] += count } }
+         END { for (k in total) printf "%s\t%s\t%s\n", total[k] * scale, (self[k] + 0) * scale, k }' \
+      scale="${2:-1}" "$1" | sort
+  }
+  table_of_folded "$tmp/all.folded" >"$tmp/want"
+  "$here/speedscope_table.sh" "$index" "$browser" "$tmp/all.folded" knit.folded "$tmp/got" ||
+    fail "speedscope_table.sh failed"
+  grep -q '"Importing as collapsed stack format"' "$tmp/got.log" || fail "speedscope did not read the folded form as folded stacks"
+  diff "$tmp/want" "$tmp/got" || fail "speedscope's table differs from the folded lines"
+  grep -qF '<omp-lock-wait>' "$tmp/got" || fail "no placeholder in speedscope's table"
+  # The pprof form, which speedscope reads too: its functions are the
+  # symbols' (it reads a location's last line), named as the tree names
+  # them, in milliseconds here (periods of 1 ms); the frames before main,
+  # which the folded form leaves out, are extra rows.
+  "$knit" report --format=pprof -o "$tmp/b.pb.gz" "$tmp/b" || fail "no pprof form"
+  "$here/speedscope_table.sh" "$index" "$browser" "$tmp/b.pb.gz" blame.pb.gz "$tmp/got-pprof" ||
+    fail "speedscope_table.sh failed on the pprof form"
+  grep -q '"Importing as protobuf encoded pprof file"' "$tmp/got-pprof.log" || fail "speedscope did not read the pprof form"
+  grep -qP '\tparallel at blame\.c:[0-9]+$' "$tmp/got-pprof" || fail "the body's name with its spaces is not in speedscope's table"
+  "$knit" report --format=folded --no-inline --no-loops "$tmp/b" >"$tmp/b.folded"
+  table_of_folded "$tmp/b.folded" | awk -F'\t' '{ gsub(/_/, " ", $3); printf "%.2f\t%.2f\t%s\n", $1, $2, $3 }' |
+    sort >"$tmp/want-pprof"
+  # speedscope's cells: "135.00ms", "0.00ns", "1.20s"; names with '_'
+  # made spaces on both sides (the folded form made spaces '_').
+  awk -F'\t' 'function ms(v) { if (v ~ /ms$/) return v + 0; if (v ~ /µs$/) return v / 1000
+                               if (v ~ /ns$/) return v / 1e6; if (v ~ /s$/) return v * 1000; return -1 }
+              { gsub(/_/, " ", $3); printf "%.2f\t%.2f\t%s\n", ms($1), ms($2), $3 }' "$tmp/got-pprof" |
+    sort >"$tmp/got-pprof-ms"
+  missing=$(comm -23 "$tmp/want-pprof" "$tmp/got-pprof-ms")
+  [ -z "$missing" ] || { comm -3 "$tmp/want-pprof" "$tmp/got-pprof-ms"; fail "speedscope's table of the pprof form lacks: $missing"; }
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2
