@@ -733,6 +733,16 @@ type OMP_MUTEX_BLAME nanoseconds" ] || fail "the sample types are not the four m
   ! grep -q ' < ' "$tmp/n.txt" || fail "--no-inline: a location has inlined lines"
   [ "$(awk '$1 == "sample" && $NF == "main;run" { n += $2 } END { print n }' "$tmp/n.txt")" = 6 ] ||
     fail "--no-inline: run does not hold the 6 probes"
+  # A module whose path holds an escape sequence: the profile has its
+  # printable form, as the report prints it, never the raw byte.
+  d="$tmp/dir"$'\e'"[31mred"
+  mkdir "$d" && cp "$wl/calls" "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/e" -- "$d/calls" 1
+  "$knit" report --format=pprof -o "$tmp/e.pb.gz" "$tmp/e" || fail "no profile of calls"
+  # (protoc writes a string's raw bytes that are not printable in octal.)
+  gzip -dc "$tmp/e.pb.gz" | protoc --decode=perftools.profiles.Profile -I "$here" "$here/pprof_profile.proto" >"$tmp/e.txt"
+  ! grep -qF '\033' "$tmp/e.txt" || fail "the profile holds a raw escape character"
+  decode "$tmp/e.pb.gz" | grep -qF 'dir\x1b[31mred/calls' || fail "the module's path is not in its printable form"
   ;;
 report_pprof_refused)
   # Where the profile cannot go: a terminal, a file that cannot be made,

@@ -219,7 +219,10 @@ static uint32_t location_of(pprof_tables *t, uint32_t node)
     mapping_record *map = &t->mappings[n->module];
     if (!map->used) {
       map->used = 1;
-      map->filename = string_of(t, tree->modules[n->module]);
+      /* Its printable form, as every other string here: pprof prints
+       * them to terminals, and a string field is UTF-8. */
+      map->filename =
+          string_of(t, knit_symbolizer_keep(t->profile->symbolizer, tree->modules[n->module]));
       map->build_id = build_id_of(t, tree->modules[n->module]);
     }
     if (n->offset >= map->limit)
