@@ -693,6 +693,11 @@ type OMP_MUTEX_BLAME nanoseconds" ] || fail "the sample types are not the four m
   grep -qx 'period 1000000' "$tmp/b.txt" || fail "the period is not 1 ms in nanoseconds"
   grep -qx 'default_type cpu' "$tmp/b.txt" || fail "cpu is not the default sample type"
   grep -qx 'comment knit: CPUTIME every 1 ms' "$tmp/b.txt" || fail "no comment with the event"
+  # The time: the run's end, within the last hour.
+  ended=$(sed -n 's/^time_nanos //p' "$tmp/b.txt")
+  now=$(date +%s)
+  [ "${ended:-0}" -gt $(((now - 3600) * 1000000000)) ] && [ "$ended" -le $(((now + 1) * 1000000000)) ] ||
+    fail "time_nanos $ended is not the run's end"
   grep -qE "^mapping [0-9]+ .*/blame [0-9a-f]{40}$" "$tmp/b.txt" || fail "no mapping of the program with its build id"
   grep -qE '^function main\|main\|.*/blame\.c$' "$tmp/b.txt" || fail "no function main in blame.c"
   grep -qE '^function hold_long\|hold_long\|.*/blame\.c$' "$tmp/b.txt" || fail "no function hold_long"

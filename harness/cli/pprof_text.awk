@@ -3,6 +3,7 @@
 # indexes resolved, one record a line, for the cli tests to grep:
 #   type NAME UNIT             each sample type, in order
 #   period_type NAME UNIT      period N      default_type NAME
+#   time_nanos N
 #   comment TEXT
 #   mapping ID FILE BUILD_ID
 #   function NAME|SYSTEM_NAME|FILE
@@ -53,6 +54,7 @@ line ~ /\{$/ {
 line == "}" { depth--; next }
 depth == 0 && line ~ /^string_table:/ { strings[nstrings++] = unquote(line); next }
 depth == 0 && line ~ /^period:/ { period = value(line); next }
+depth == 0 && line ~ /^time_nanos:/ { time_nanos = value(line); next }
 depth == 0 && line ~ /^comment:/ { comments[++ncomments] = value(line); next }
 depth == 0 && line ~ /^default_sample_type:/ { default_type = value(line); next }
 {
@@ -74,6 +76,7 @@ END {
     print "type", strings[type_field[i, "type"]], strings[type_field[i, "unit"]]
   print "period_type", strings[period_field["type"]], strings[period_field["unit"]]
   print "period", period
+  print "time_nanos", (time_nanos == "" ? 0 : time_nanos)
   print "default_type", strings[default_type]
   for (i = 1; i <= ncomments; i++)
     print "comment", strings[comments[i]]

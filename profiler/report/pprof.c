@@ -4,8 +4,11 @@
 #include "report/pprof.h"
 
 #include <elfutils/libdwelf.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "measure/count.h"
 #include "report/metrics.h"
@@ -20,6 +23,7 @@ enum {
   PROFILE_LOCATION = 4,
   PROFILE_FUNCTION = 5,
   PROFILE_STRING_TABLE = 6,
+  PROFILE_TIME_NANOS = 9,
   PROFILE_PERIOD_TYPE = 11,
   PROFILE_PERIOD = 12,
   PROFILE_COMMENT = 13,
@@ -245,6 +249,20 @@ static int has_value(const knit_report_node *n)
   return 0;
 }
 
+/* When the run ended, as far as the files tell: knit.log's last write, in
+ * nanoseconds since the epoch; 0 (absent) when there is no log. The run's
+ * start and so its duration are written nowhere. */
+static int64_t end_time(const knit_measurement *m)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  if (m->dir == NULL || !m->log_read ||
+      snprintf(path, sizeof path, "%s/knit.log", m->dir) >= (int)sizeof path ||
+      stat(path, &st) != 0 || st.st_mtim.tv_sec <= 0)
+    return 0;
+  return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
 static void write_value_type(knit_pb *b, uint32_t field, int64_t type, int64_t unit)
 {
   size_t mark = knit_pb_begin(b, field);
@@ -385,6 +403,9 @@ int knit_pprof_encode(const knit_profile *p, int inline_frames, knit_pb *out)
     write_functions(&t, out);
     for (size_t i = 0; i < t.strings.count; i++)
       knit_pb_string(out, PROFILE_STRING_TABLE, t.strings.strings[i]);
+    int64_t ended = end_time(m);
+    if (ended != 0)
+      knit_pb_int(out, PROFILE_TIME_NANOS, ended);
     write_value_type(out, PROFILE_PERIOD_TYPE, types[KNIT_METRIC_SAMPLES], unit);
     knit_pb_int(out, PROFILE_PERIOD,
                 knit_metric_shows_time(m) ? at_most_int64(m->period) : (int64_t)1);

@@ -26,7 +26,8 @@
  * (system_name) and its source file. Placeholder frames (<omp-idle>,
  * <partial>, ...) and addresses outside every module are locations with
  * no mapping, under a function of that name. Comments give the event and
- * the measurement's SUMMARY line. */
+ * the measurement's SUMMARY line; the time is the run's end (knit.log's
+ * last write), and the duration, which no file records, is left out. */
 #ifndef KNIT_REPORT_PPROF_H
 #define KNIT_REPORT_PPROF_H
 
