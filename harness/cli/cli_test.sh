@@ -485,6 +485,29 @@ report_fold)
   expect 2 'folds the function tree' -- "$knit" report --fold --lines "$tmp/c"
   expect 2 'folds the function tree' -- "$knit" report --fold --format=folded "$tmp/c"
   ;;
+report_progress)
+  # Progress lines go to a terminal only, and only on runs that take a
+  # second: a report into a pipe or a file, or a short one on a terminal,
+  # prints none. Forced on (KNIT_PROGRESS=1), each phase's line is erased
+  # before anything else is printed, and the report itself is unchanged.
+  expect 0 'SUMMARY samples=' -- env OMP_NUM_THREADS=2 "$knit" record -e PROBE -o "$tmp/p" -- "$wl/tasks" 2
+  "$knit" report "$tmp/p" >"$tmp/plain.out" 2>"$tmp/plain.err" || fail "report failed"
+  [ ! -s "$tmp/plain.err" ] || fail "a report into a file printed on stderr: $(cat -A "$tmp/plain.err")"
+  KNIT_PROGRESS=1 "$knit" report "$tmp/p" >"$tmp/forced.out" 2>"$tmp/forced.err" || fail "report failed"
+  cmp -s "$tmp/plain.out" "$tmp/forced.out" || fail "progress lines changed the report"
+  grep -qE 'knit report: merging threads: 0 of [0-9]+ \(0%\)' "$tmp/forced.err" ||
+    fail "no progress line when forced: $(cat -A "$tmp/forced.err")"
+  # The line is erased: the stream ends with a carriage return after blanks.
+  [ "$(tail -c 1 "$tmp/forced.err" | od -An -c | tr -d ' ')" = '\r' ] ||
+    fail "the progress line is not erased: $(cat -A "$tmp/forced.err")"
+  KNIT_PROGRESS=0 "$knit" report "$tmp/p" >/dev/null 2>"$tmp/off.err"
+  [ ! -s "$tmp/off.err" ] || fail "KNIT_PROGRESS=0 printed: $(cat -A "$tmp/off.err")"
+  if command -v script >/dev/null; then
+    # On a terminal, a report shorter than a second shows no line either.
+    script -qec "\"$knit\" report \"$tmp/p\" >/dev/null" /dev/null >"$tmp/tty.out" 2>&1
+    ! grep -q 'merging threads' "$tmp/tty.out" || fail "a short report showed progress: $(cat -A "$tmp/tty.out")"
+  fi
+  ;;
 report_construct_names)
   # An outlined body is named by its construct and the line of the call
   # that opened it (tasks.c: a parallel region, two tasks a level): gcc's

@@ -213,8 +213,12 @@ int knit_cmd_conform(int argc, char **argv)
   snprintf(r->label, sizeof r->label, "%s%s%s", runtime, t.two_abis ? "/" : "",
            t.two_abis ? (t.abis == KNIT_ABI_GOMP ? "gomp" : "kmpc") : "");
   snprintf(r->isa, sizeof r->isa, "%s", t.isa);
+  knit_progress progress;
+  knit_progress_init(&progress, "knit conform", stderr);
+  t.progress = &progress;
   bool ran = knit_conform_run(&t, NULL, r, err, sizeof err) &&
              (!mutations || knit_conform_mutations(&t, r, err, sizeof err));
+  knit_progress_clear(&progress);
   if (keep)
     fprintf(stderr, "knit conform: logs and verdict files in %s\n", t.work);
   knit_conform_cleanup(&t);

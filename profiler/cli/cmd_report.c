@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "console/progress.h"
 #include "report/folded.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
@@ -298,6 +299,9 @@ int knit_cmd_report(int argc, char **argv)
     dir = found;
   }
 
+  knit_progress progress;
+  knit_progress_init(&progress, "knit report", stderr);
+  load_options.progress = &progress;
   knit_profile profile;
   if (knit_profile_load_with(&profile, dir, "knit report", stderr, &load_options) != 0)
     return 1;

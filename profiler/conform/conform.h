@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "console/progress.h"
 #include "conform/conform_report.h"
 
 /* What to run on: a runtime by name or path, on a tree of one ISA. */
@@ -27,6 +28,7 @@ typedef struct knit_conform_target {
   char work[PATH_MAX]; /* a private folder for verdict files and logs */
   unsigned timeout;    /* seconds per program */
   bool keep_logs;
+  knit_progress *progress; /* the command's progress line, or NULL */
 } knit_conform_target;
 
 /* Resolves the runtime, the ISA's tree, the ABIs and the helpers they

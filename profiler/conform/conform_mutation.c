@@ -107,6 +107,7 @@ bool knit_conform_mutations(const knit_conform_target *t, knit_conform_report *r
       continue;
     }
     memset(with, 0, sizeof *with);
+    knit_progress_update(t->progress, "mutations", (size_t)i, (size_t)n);
     if (!knit_conform_run(t, names[i], with, err, errlen)) {
       free(with);
       return false;

@@ -303,6 +303,9 @@ static int merge_file(const char *path, const char *source, bool no_ompt, knit_c
 static bool run_and_merge(const knit_conform_target *t, const run_spec *spec, const char *fault,
                           knit_conform_report *r, char *err, size_t errlen)
 {
+  /* A mutation's runs are counted by the mutation suite's own line. */
+  if (fault == NULL)
+    knit_progress_update(t->progress, spec->source, 0, 0);
   char out[PATH_MAX + 64], log[PATH_MAX + 64];
   if (!knit_path_printf(out, sizeof out, "%s/%s.tsv", t->work, spec->source) ||
       !knit_path_printf(log, sizeof log, "%s/%s.log", t->work, spec->source)) {

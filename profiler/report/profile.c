@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "console/progress.h"
 #include "measure/count.h"
 #include "measure/read_printable.h"
 
@@ -85,7 +86,10 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
   knit_symbolizer_set_measurement_dir(p->symbolizer, dir);
   if (m->thread_count > 0)
     knit_symbolizer_set_isa(p->symbolizer, writer_isa(&m->threads[0]));
+  knit_progress *progress = options != NULL ? options->progress : NULL;
+  knit_symbolizer_set_progress(p->symbolizer, progress);
   for (size_t i = 0; i < m->thread_count; i++) {
+    knit_progress_update(progress, "merging threads", i, m->thread_count);
     if (knit_report_tree_add_thread(&p->tree, &m->threads[i]) != 0) {
       fprintf(diag, "%s: error: out of memory merging thread %u\n", who,
               m->threads[i].header.thread_index);
@@ -94,6 +98,8 @@ static int load(knit_profile *p, const char *dir_name, const char *dir, const ch
     }
   }
   knit_report_tree_symbolize(&p->tree, p->symbolizer);
+  knit_symbolizer_set_progress(p->symbolizer, NULL);
+  knit_progress_clear(progress);
   if (knit_report_tree_link(&p->tree) != 0) {
     fprintf(diag, "%s: error: out of memory\n", who);
     knit_profile_free(p);
@@ -112,6 +118,8 @@ int knit_profile_load_with(knit_profile *p, const char *dir, const char *who, FI
   /* The directory is named in messages; its name may be anyone's. */
   char *shown = knit_printable_dup(dir);
   int rc = load(p, dir, shown != NULL ? shown : "?", who, diag, options);
+  if (options != NULL)
+    knit_progress_clear(options->progress);
   free(shown);
   return rc;
 }

@@ -38,6 +38,9 @@ typedef struct knit_profile_options {
   int raw_names; /* functions by their symbols as they are (symbolize.h) */
   int no_inline; /* no inlined calls read (symbolize.h): nodes have none */
   int no_loops;  /* no loops read (symbolize.h, structure.h) */
+  /* Where loading says how far it is (console/progress.h), or NULL. The
+   * line is cleared before knit_profile_load_with returns. */
+  struct knit_progress *progress;
 } knit_profile_options;
 
 /* knit_profile_load with options (NULL: the defaults). */

@@ -532,11 +532,20 @@ const char *knit_placeholder_name(uint64_t placeholder)
   }
 }
 
+void knit_symbolizer_set_progress(knit_symbolizer *s, knit_progress *progress)
+{
+  s->progress = progress;
+}
+
 void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
 {
   char text[32];
   for (size_t i = 0; i < t->node_count; i++) {
     knit_report_node *n = &t->nodes[i];
+    /* Reading a module's DWARF and finding its loops happen in here, at
+     * the first node of each function: the long part of a big report. */
+    if ((i & 63) == 0)
+      knit_progress_update(s->progress, "naming nodes", i, t->node_count);
     n->file = NULL;
     n->line = 0;
     n->raw_function = NULL;

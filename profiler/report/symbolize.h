@@ -51,6 +51,11 @@ void knit_symbolizer_set_isa(knit_symbolizer *s, const knit_isa_ops *isa);
  * lookup. */
 void knit_symbolizer_set_measurement_dir(knit_symbolizer *s, const char *dir);
 
+/* Where knit_report_tree_symbolize reports how far it is (progress.h), or
+ * NULL (the default): none. */
+struct knit_progress;
+void knit_symbolizer_set_progress(knit_symbolizer *s, struct knit_progress *progress);
+
 /* Whether functions are named by their symbols as they are (1), or in
  * their readable form (0, the default). Call before the first lookup. */
 void knit_symbolizer_set_raw_names(knit_symbolizer *s, int raw);

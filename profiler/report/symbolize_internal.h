@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "console/progress.h"
 #include "report/dwarf_units.h"
 #include "report/symbolize.h"
 #include "structure/structure.h"
@@ -84,6 +85,7 @@ struct knit_symbolizer {
   /* The measurement's directory, or NULL: where a module named without a
    * directory (the vdso, linux-vdso.so.1) may have a copy (core/vdso_copy.h). */
   char *measurement_dir;
+  knit_progress *progress; /* naming's progress line, or NULL */
 };
 
 /* A copy of text's printable form that lives as long as the symbolizer. */
