@@ -14,8 +14,8 @@
  * One sample per node of the merged calling-context tree with an
  * exclusive value of any metric: its path from the node up to the root
  * (not included), innermost first, every frame kept (the C library's
- * start-up too: pprof's -drop_frames and focus options are the way to cut
- * them). One location per distinct (module, address, node kind): a call
+ * start-up too: pprof's -show_from=main is the way to cut them, and a
+ * raw export is what a reader can cut as it likes). One location per distinct (module, address, node kind): a call
  * site's address is its return address as recorded, a sampled
  * instruction's the pc; both are ELF virtual addresses of the module, and
  * each module is one mapping from 0, named by its path and its GNU build
