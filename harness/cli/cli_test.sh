@@ -792,6 +792,11 @@ report_pprof_refused)
   fi
   expect 2 'report: -o p.pb.gz names the file --format=pprof writes' -- "$knit" report -o p.pb.gz "$tmp/m"
   expect 2 "unknown format 'proto' \(tree, folded or pprof\)" -- "$knit" report --format=proto "$tmp/m"
+  # The tree's options shape nothing of the profile: refused, not ignored.
+  expect 2 'report: --lines shapes the printed report; --format=pprof writes every metric' -- \
+    "$knit" report --format=pprof --lines -o "$tmp/p.pb.gz" "$tmp/m"
+  expect 2 'report: --metrics shapes the printed report' -- \
+    "$knit" report --format=pprof --metrics=all -o "$tmp/p.pb.gz" "$tmp/m"
   expect 1 'cannot read measurement directory' -- "$knit" report --format=pprof -o "$tmp/p.pb.gz" "$tmp/none"
   [ ! -e "$tmp/p.pb.gz" ] || fail "a profile was written for no measurement"
   expect 0 'format=pprof' -- "$knit" report --help

@@ -282,6 +282,17 @@ int knit_cmd_report(int argc, char **argv)
                      "print on standard output",
                      output);
   if (format == FORMAT_PPROF) {
+    const char *tree_option = metrics_list != NULL       ? "--metrics"
+                              : view.tree.lines          ? "--lines"
+                              : view.tree.fold_recursion ? "--fold"
+                              : source_function != NULL  ? "--source"
+                              : threads                  ? "--threads"
+                              : steps                    ? "--steps"
+                                                         : NULL;
+    if (tree_option != NULL)
+      return bad_usage("%s shapes the printed report; --format=pprof writes every metric "
+                       "of every call path",
+                       tree_option);
     if (knit_pprof_check_output(output, "knit report", stderr) != 0)
       return 2;
     /* Loops are no functions: pprof's frames are calls. */
