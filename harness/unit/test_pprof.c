@@ -214,9 +214,9 @@ static uint64_t varint_of(const uint8_t *data, size_t len, uint32_t number)
 #define EXE "/nonexistent/app"
 #define SRC "/src/app.c"
 
-/* work's pc 0x304 is in deep, inlined into helper from line 31, inlined
+/* work's pc 0x304 is in deep, inlined into middle from line 31, inlined
  * into work from line 21; deep's own line is 40. */
-static const knit_inline_level helper_then_deep[] = {{"helper", NULL, SRC, 21, 0},
+static const knit_inline_level middle_then_deep[] = {{"middle", NULL, SRC, 21, 0},
                                                      {"deep", "_Z4deepv", SRC, 31, 0}};
 
 static void test_encode_tree(void **state)
@@ -259,7 +259,7 @@ static void test_encode_tree(void **state)
       n->function = "run", n->file = SRC, n->line = 12;
     } else {
       n->function = "work", n->file = SRC, n->line = 40;
-      n->inlined = helper_then_deep, n->inlined_count = 2;
+      n->inlined = middle_then_deep, n->inlined_count = 2;
     }
   }
   assert_int_equal(knit_report_tree_link(&p.tree), 0);
@@ -367,16 +367,16 @@ static void test_encode_tree(void **state)
   assert_int_equal(paths[2][2], main_loc);
   assert_int_not_equal(paths[2][1], main_loc);
 
-  /* work's location: deep, helper, work, innermost first, each on its
-   * line: deep's own, helper's call of deep, work's call of helper. */
+  /* work's location: deep, middle, work, innermost first, each on its
+   * line: deep's own, middle's call of deep, work's call of middle. */
   assert_int_equal(loc_mapping[work], 1);
   assert_int_equal(loc_address[work], 0x304);
   assert_int_equal(line_count[work], 3);
   assert_string_equal(function_name[lines[work][0][0]], "deep");
   assert_string_equal(function_system[lines[work][0][0]], "_Z4deepv");
   assert_int_equal(lines[work][0][1], 40);
-  assert_string_equal(function_name[lines[work][1][0]], "helper");
-  assert_string_equal(function_system[lines[work][1][0]], "helper");
+  assert_string_equal(function_name[lines[work][1][0]], "middle");
+  assert_string_equal(function_system[lines[work][1][0]], "middle");
   assert_int_equal(lines[work][1][1], 31);
   assert_string_equal(function_name[lines[work][2][0]], "work");
   assert_int_equal(lines[work][2][1], 21);
