@@ -859,7 +859,7 @@ trace_absent)
   ! grep -q '^trace:' "$tmp/n/knit.log" || fail "knit.log speaks of a trace without -t"
   expect 1 'has no traces \(trace-\*\.knit\): record with `knit record -t`' -- \
     "$knit" report --format=chrome "$tmp/n"
-  expect 2 "unknown format 'chrom' \(tree, folded or chrome\)" -- "$knit" report --format=chrom "$tmp/n"
+  expect 2 "unknown format 'chrom' \(tree, folded, chrome or pprof\)" -- "$knit" report --format=chrom "$tmp/n"
   expect 0 'trace-\*\.knit files' -- "$knit" record --help
   ;;
 trace_corrupt)
@@ -982,7 +982,7 @@ report_pprof_refused)
     [ -c /dev/full ] || fail "/dev/full is gone"
   fi
   expect 2 'report: -o p.pb.gz names the file --format=pprof writes' -- "$knit" report -o p.pb.gz "$tmp/m"
-  expect 2 "unknown format 'proto' \(tree, folded or pprof\)" -- "$knit" report --format=proto "$tmp/m"
+  expect 2 "unknown format 'proto' \(tree, folded, chrome or pprof\)" -- "$knit" report --format=proto "$tmp/m"
   # The tree's options shape nothing of the profile: refused, not ignored.
   expect 2 'report: --lines shapes the printed report; --format=pprof writes every metric' -- \
     "$knit" report --format=pprof --lines -o "$tmp/p.pb.gz" "$tmp/m"
