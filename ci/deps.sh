@@ -19,7 +19,30 @@ packages=(
   # The exports' checks: protoc decodes the pprof form against its schema;
   # headless Chromium loads the `knit view` page and the Chrome trace.
   protobuf-compiler chromium
+  # speedscope (from the npm registry, below) reads the folded and pprof
+  # forms in that browser; npm installs it.
+  nodejs
 )
+# A Node.js from elsewhere may bring its own npm; Debian's comes apart.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+# speedscope, pinned, into the tree's .cache (harness/cli: report_speedscope).
+# Without the npm registry the set-up goes on and that test skips, saying why.
+speedscope_version=1.25.0
+install_speedscope() {
+  local dir
+  dir="$(cd "$(dirname "$0")/.." && pwd)/.cache/npm"
+  if grep -qs "\"version\": \"$speedscope_version\"" "$dir/node_modules/speedscope/package.json"; then
+    return 0
+  fi
+  mkdir -p "$dir"
+  if npm install --no-audit --no-fund --no-save --silent --prefix "$dir" \
+    "speedscope@$speedscope_version" >/dev/null 2>&1; then
+    echo "deps: speedscope $speedscope_version installed in $dir"
+  else
+    echo "deps: warning: npm could not install speedscope $speedscope_version: the test that runs it will skip" >&2
+  fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -30,6 +53,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "deps: all ${#packages[@]} packages present"
+  install_speedscope
   exit 0
 fi
 
@@ -50,3 +74,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "deps: installed ${#missing[@]} packages"
+install_speedscope

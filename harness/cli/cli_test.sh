@@ -762,7 +762,7 @@ report_json)
   expect 0 '"loop"' -- "$knit" report --format=json "$tmp/i"
   expect 0 '"min_percent":50}' -- "$knit" report --format=json --min=50 "$tmp/i"
   ! grep -q '"inner_step"' <<<"$out_last" || fail "--min=50 kept inner_step (2 of 6 probes)"
-  expect 2 "unknown format 'xml' \(tree, folded, chrome or json\)" -- "$knit" report --format=xml "$tmp/i"
+  expect 2 "unknown format 'xml' \(tree, folded, chrome, pprof or json\)" -- "$knit" report --format=xml "$tmp/i"
   expect 2 'json writes the tree with every metric; --metrics' -- \
     "$knit" report --format=json --metrics=all "$tmp/i"
   expect 2 "json writes the tree with every metric; --threads is the text report's" -- \
@@ -1095,7 +1095,7 @@ trace_absent)
   ! grep -q '^trace:' "$tmp/n/knit.log" || fail "knit.log speaks of a trace without -t"
   expect 1 'has no traces \(trace-\*\.knit\): record with `knit record -t`' -- \
     "$knit" report --format=chrome "$tmp/n"
-  expect 2 "unknown format 'chrom' \(tree, folded, chrome or json\)" -- "$knit" report --format=chrom "$tmp/n"
+  expect 2 "unknown format 'chrom' \(tree, folded, chrome, pprof or json\)" -- "$knit" report --format=chrom "$tmp/n"
   expect 0 'trace-\*\.knit files' -- "$knit" record --help
   ;;
 trace_corrupt)
@@ -1117,6 +1117,203 @@ trace_corrupt)
   grep -qE "warning: .*/$worker_trace: bad magic" "$tmp/c.err" || fail "no warning of the bad file"
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert any(e.get("cat") == "sample" for e in d["traceEvents"])' \
     "$tmp/c.json" || fail "the rest was not drawn"
+  ;;
+report_pprof)
+  # The pprof export, read by protoc against the format's schema
+  # (pprof_profile.proto) and printed with its strings resolved
+  # (pprof_text.awk): every metric a sample type in nanoseconds, and every
+  # sample's path, in folded form, carrying what `knit report
+  # --format=folded` counts on that path, metric by metric.
+  command -v protoc >/dev/null || { echo "skip: protoc is not installed (ci/deps.sh installs protobuf-compiler)"; exit 77; }
+  here=$(dirname "$0")
+  decode() {
+    gzip -dc "$1" | protoc --decode=perftools.profiles.Profile -I "$here" "$here/pprof_profile.proto" |
+      awk -f "$here/pprof_text.awk"
+  }
+  expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/b" -- "$wl/blame" locks 3
+  expect 0 '' -- "$knit" report --format=pprof -o "$tmp/b.pb.gz" "$tmp/b"
+  gzip -t "$tmp/b.pb.gz" || fail "the profile is not gzip"
+  decode "$tmp/b.pb.gz" >"$tmp/b.txt" || fail "protoc cannot decode the profile"
+  sed 's/^/  | /' "$tmp/b.txt" | grep -v '^  | location' | head -40
+  [ "$(grep '^type ' "$tmp/b.txt")" = "type cpu nanoseconds
+type OMP_IDLE nanoseconds
+type OMP_MUTEX_WAIT nanoseconds
+type OMP_MUTEX_BLAME nanoseconds" ] || fail "the sample types are not the four metrics in nanoseconds"
+  grep -qx 'period_type cpu nanoseconds' "$tmp/b.txt" || fail "no period type cpu"
+  grep -qx 'period 1000000' "$tmp/b.txt" || fail "the period is not 1 ms in nanoseconds"
+  grep -qx 'default_type cpu' "$tmp/b.txt" || fail "cpu is not the default sample type"
+  grep -qx 'comment knit: CPUTIME every 1 ms' "$tmp/b.txt" || fail "no comment with the event"
+  # The time: the run's end, within the last hour.
+  ended=$(sed -n 's/^time_nanos //p' "$tmp/b.txt")
+  now=$(date +%s)
+  [ "${ended:-0}" -gt $(((now - 3600) * 1000000000)) ] && [ "$ended" -le $(((now + 1) * 1000000000)) ] ||
+    fail "time_nanos $ended is not the run's end"
+  grep -qE "^mapping [0-9]+ .*/blame [0-9a-f]{40}$" "$tmp/b.txt" || fail "no mapping of the program with its build id"
+  grep -qE '^function main\|main\|.*/blame\.c$' "$tmp/b.txt" || fail "no function main in blame.c"
+  grep -qE '^function hold_long\|hold_long\|.*/blame\.c$' "$tmp/b.txt" || fail "no function hold_long"
+  # The OpenMP body: its readable name, its symbol as system_name.
+  grep -qE '^function parallel at blame\.c:[0-9]+\|run_locks\._omp_fn\.0\|.*/blame\.c$' "$tmp/b.txt" ||
+    fail "the parallel region's body is not a function named by its construct and its symbol"
+  grep -qE '^function <omp-lock-wait>\|<omp-lock-wait>\|$' "$tmp/b.txt" || fail "no placeholder function <omp-lock-wait>"
+  # Each metric's values, path by path, in the folded form's units (the
+  # time metric in periods, blame in milli-periods), against the folded
+  # form itself: the same paths, the same counts.
+  i=0
+  for metric in CPUTIME OMP_IDLE OMP_MUTEX_WAIT OMP_MUTEX_BLAME; do
+    i=$((i + 1))
+    awk -v i="$i" '$1 == "period" { p = $2 }
+      $1 == "sample" { v = $(i + 1) * (i > 1 ? 1000 : 1); if (v != 0) c[$NF] += v / p }
+      END { for (k in c) printf "%s %.0f\n", k, c[k] }' "$tmp/b.txt" | sort >"$tmp/from-pprof"
+    "$knit" report --format=folded --no-loops --metric=$metric "$tmp/b" | sort >"$tmp/folded"
+    [ -s "$tmp/folded" ] || [ "$metric" = OMP_IDLE ] || fail "no $metric in the folded form"
+    diff "$tmp/from-pprof" "$tmp/folded" || fail "$metric: the profile's samples differ from the folded form"
+  done
+  # Standard output, when it is no terminal, gets the same bytes.
+  "$knit" report --format=pprof "$tmp/b" | cmp - "$tmp/b.pb.gz" || fail "standard output differs from -o"
+  # Inlined calls: one location, its lines innermost first, each outer one
+  # on its call of the next (workloads/inlined.c, exact probes).
+  src=$here/../../workloads/inlined.c
+  expect 0 'SUMMARY samples=6 ' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined" 1
+  "$knit" report --format=pprof -o "$tmp/i.pb.gz" "$tmp/i" || fail "no profile of inlined"
+  decode "$tmp/i.pb.gz" >"$tmp/i.txt" || fail "protoc cannot decode the profile of inlined"
+  sed 's/^/  | /' "$tmp/i.txt"
+  grep -qx 'type probes count' "$tmp/i.txt" || fail "PROBE's sample type is not probes/count"
+  grep -qE "^location [0-9]+ knit_probe:[0-9]+ < knit_work:[0-9]+ < inner_step:$(line inner_work) < outer_step:$(line call_inner) < run:$(line call_outer)$" "$tmp/i.txt" ||
+    fail "no location with inner_step and outer_step inlined into run, innermost first"
+  grep -qx 'sample 2 0 0 0 main;run;outer_step_\[i\];inner_step_\[i\];knit_work_\[i\];knit_probe_\[i\]' "$tmp/i.txt" ||
+    fail "no sample of 2 probes in inner_step"
+  # --no-inline: one line a location, the symbol's.
+  "$knit" report --format=pprof --no-inline -o "$tmp/n.pb.gz" "$tmp/i" || fail "no profile without inlined calls"
+  decode "$tmp/n.pb.gz" >"$tmp/n.txt"
+  ! grep -q ' < ' "$tmp/n.txt" || fail "--no-inline: a location has inlined lines"
+  [ "$(awk '$1 == "sample" && $NF == "main;run" { n += $2 } END { print n }' "$tmp/n.txt")" = 6 ] ||
+    fail "--no-inline: run does not hold the 6 probes"
+  # A module whose path holds an escape sequence: the profile has its
+  # printable form, as the report prints it, never the raw byte.
+  d="$tmp/dir"$'\e'"[31mred"
+  mkdir "$d" && cp "$wl/calls" "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/e" -- "$d/calls" 1
+  "$knit" report --format=pprof -o "$tmp/e.pb.gz" "$tmp/e" || fail "no profile of calls"
+  # (protoc writes a string's raw bytes that are not printable in octal.)
+  gzip -dc "$tmp/e.pb.gz" | protoc --decode=perftools.profiles.Profile -I "$here" "$here/pprof_profile.proto" >"$tmp/e.txt"
+  ! grep -qF '\033' "$tmp/e.txt" || fail "the profile holds a raw escape character"
+  decode "$tmp/e.pb.gz" | grep -qF 'dir\x1b[31mred/calls' || fail "the module's path is not in its printable form"
+  ;;
+report_pprof_refused)
+  # Where the profile cannot go: a terminal, a file that cannot be made,
+  # a full device; -o belongs to the pprof format.
+  expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  if command -v script >/dev/null; then
+    expect 2 'binary \(gzip\): not written to a terminal; name a file with -o FILE' -- \
+      script -qec "$knit report --format=pprof $tmp/m" /dev/null
+  else
+    echo "note: no script(1) here: the terminal case is not checked"
+  fi
+  expect 2 "cannot create $tmp/no/such/p.pb.gz: No such file or directory" -- \
+    "$knit" report --format=pprof -o "$tmp/no/such/p.pb.gz" "$tmp/m"
+  [ ! -e "$tmp/no" ] || fail "something was made for the profile"
+  if [ -w /dev/full ]; then
+    expect 1 'cannot write /dev/full: No space left on device' -- \
+      "$knit" report --format=pprof -o /dev/full "$tmp/m"
+    [ -c /dev/full ] || fail "/dev/full is gone"
+  fi
+  expect 2 'report: -o p.pb.gz names the file --format=pprof writes' -- "$knit" report -o p.pb.gz "$tmp/m"
+  expect 2 "unknown format 'proto' \(tree, folded, chrome, pprof or json\)" -- "$knit" report --format=proto "$tmp/m"
+  # The tree's options shape nothing of the profile: refused, not ignored.
+  expect 2 'report: --lines shapes the printed report; --format=pprof writes every metric' -- \
+    "$knit" report --format=pprof --lines -o "$tmp/p.pb.gz" "$tmp/m"
+  expect 2 'report: --metrics shapes the printed report' -- \
+    "$knit" report --format=pprof --metrics=all -o "$tmp/p.pb.gz" "$tmp/m"
+  expect 1 'cannot read measurement directory' -- "$knit" report --format=pprof -o "$tmp/p.pb.gz" "$tmp/none"
+  [ ! -e "$tmp/p.pb.gz" ] || fail "a profile was written for no measurement"
+  expect 0 'format=pprof' -- "$knit" report --help
+  ;;
+report_folded_rules)
+  # The folded form by the rules flame-graph readers split it by
+  # (flamegraph.pl and speedscope alike: the count after the line's last
+  # space, frames at ';'): no frame holds a space or a ';', none is empty,
+  # counts are whole and positive, paths are sorted and distinct, and they
+  # add up to the tree's total. A program whose file has a space and a ';'
+  # in its name, gone before the report, makes frames of that name; C++
+  # names (templates, a lambda, inlined calls) make the rest.
+  d="$tmp/my prog;v2"
+  mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
+  rm "$d/calls prog;v2"
+  expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
+  for m in h c; do
+    "$knit" report --format=folded "$tmp/$m" >"$tmp/$m.folded" || fail "no folded form of $m"
+    sed 's/^/  | /' "$tmp/$m.folded"
+    bad=$(grep -vE '^[^ ;]+(;[^ ;]+)* [1-9][0-9]*$' "$tmp/$m.folded") && fail "lines that do not split: $bad"
+    LC_ALL=C sort -c -u -k1,1 "$tmp/$m.folded" || fail "$m: lines not sorted or not distinct"
+    total=$(awk '{ n += $NF } END { print n }' "$tmp/$m.folded")
+    "$knit" report --min=0 "$tmp/$m" >"$tmp/$m.tree"
+    grep -qE "^ +$total +100\.0% " "$tmp/$m.tree" || fail "$m: the lines do not add up to the tree's total $total"
+  done
+  grep -qE '^calls_prog_v2\+0x[0-9a-f]+;__libc_start_main;' "$tmp/h.folded" ||
+    fail "the program's frames are not named calls_prog_v2+0x..."
+  grep -qF ';grid::Field<unsigned_long>::sweep(unsigned_long);parallel_at_levels_cc.cc:' "$tmp/c.folded" ||
+    fail "no template member function frame"
+  grep -qF ';grid::Field<unsigned_long>::sweep(unsigned_long)::{lambda(int)#1}::operator()(int)_const_[i];' "$tmp/c.folded" ||
+    fail "no inlined lambda frame"
+  ;;
+report_speedscope)
+  # speedscope, a flame-graph viewer from the npm registry, reads knit's
+  # folded and pprof forms in headless Chromium, handed a file the way its
+  # own command line does (speedscope_table.sh). Its sandwich view's table
+  # (each function's total and self) must be what the folded lines say,
+  # split at the last space and at each ';': the program with a space and
+  # a ';' in its name, C++ names, inlined calls, loops, placeholders.
+  here=$(dirname "$0")
+  index=${KNIT_SPEEDSCOPE:-$here/../../.cache/npm/node_modules/speedscope}/dist/release/index.html
+  if [ ! -f "$index" ]; then
+    echo "skip: speedscope is not installed in .cache/npm (ci/deps.sh installs it from the npm registry, which it could not reach, or npm is missing)"
+    exit 77
+  fi
+  browser=$(command -v chromium || command -v chromium-browser || true)
+  [ -n "$browser" ] || { echo "skip: no Chromium to run speedscope in (ci/deps.sh installs chromium)"; exit 77; }
+  d="$tmp/my prog;v2"
+  mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
+  expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
+  rm "$d/calls prog;v2"
+  expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
+  expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/b" -- "$wl/blame" locks 2
+  for m in h c b; do "$knit" report --format=folded "$tmp/$m"; done >"$tmp/all.folded"
+  # What the lines say: a function's total counts each line it is on once
+  # (recursion too), its self the lines it ends.
+  table_of_folded() {
+    awk '{ count = $NF; path = $0; sub(/ [0-9]+$/, "", path); n = split(path, f, ";")
+           self[f[n]] += count; split("", seen)
+           for (i = 1; i <= n; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; total[f[i]] += count } }
+         END { for (k in total) printf "%s\t%s\t%s\n", total[k] * scale, (self[k] + 0) * scale, k }' \
+      scale="${2:-1}" "$1" | sort
+  }
+  table_of_folded "$tmp/all.folded" >"$tmp/want"
+  "$here/speedscope_table.sh" "$index" "$browser" "$tmp/all.folded" knit.folded "$tmp/got" ||
+    fail "speedscope_table.sh failed"
+  grep -q '"Importing as collapsed stack format"' "$tmp/got.log" || fail "speedscope did not read the folded form as folded stacks"
+  diff "$tmp/want" "$tmp/got" || fail "speedscope's table differs from the folded lines"
+  grep -qF '<omp-lock-wait>' "$tmp/got" || fail "no placeholder in speedscope's table"
+  # The pprof form, which speedscope reads too: its functions are the
+  # symbols' (it reads a location's last line), named as the tree names
+  # them, in milliseconds here (periods of 1 ms); the frames before main,
+  # which the folded form leaves out, are extra rows.
+  "$knit" report --format=pprof -o "$tmp/b.pb.gz" "$tmp/b" || fail "no pprof form"
+  "$here/speedscope_table.sh" "$index" "$browser" "$tmp/b.pb.gz" blame.pb.gz "$tmp/got-pprof" ||
+    fail "speedscope_table.sh failed on the pprof form"
+  grep -q '"Importing as protobuf encoded pprof file"' "$tmp/got-pprof.log" || fail "speedscope did not read the pprof form"
+  grep -qP '\tparallel at blame\.c:[0-9]+$' "$tmp/got-pprof" || fail "the body's name with its spaces is not in speedscope's table"
+  "$knit" report --format=folded --no-inline --no-loops "$tmp/b" >"$tmp/b.folded"
+  table_of_folded "$tmp/b.folded" | awk -F'\t' '{ gsub(/_/, " ", $3); printf "%.2f\t%.2f\t%s\n", $1, $2, $3 }' |
+    sort >"$tmp/want-pprof"
+  # speedscope's cells: "135.00ms", "0.00ns", "1.20s"; names with '_'
+  # made spaces on both sides (the folded form made spaces '_').
+  awk -F'\t' 'function ms(v) { if (v ~ /ms$/) return v + 0; if (v ~ /µs$/) return v / 1000
+                               if (v ~ /ns$/) return v / 1e6; if (v ~ /s$/) return v * 1000; return -1 }
+              { gsub(/_/, " ", $3); printf "%.2f\t%.2f\t%s\n", ms($1), ms($2), $3 }' "$tmp/got-pprof" |
+    sort >"$tmp/got-pprof-ms"
+  missing=$(comm -23 "$tmp/want-pprof" "$tmp/got-pprof-ms")
+  [ -z "$missing" ] || { comm -3 "$tmp/want-pprof" "$tmp/got-pprof-ms"; fail "speedscope's table of the pprof form lacks: $missing"; }
   ;;
 *)
   echo "unknown case $case_name"

@@ -52,6 +52,14 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_json_tree
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_json_tree.c
     LIBS knit_report)
+  # The pprof export: the protobuf writer against hand-worked bytes, the
+  # profile's units, tables and gzip form.
+  knit_unit_test(test_protobuf
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_protobuf.c
+    LIBS knit_report)
+  knit_unit_test(test_pprof
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pprof.c
+    LIBS knit_report)
   # Text from a measurement in its printable form.
   knit_unit_test(test_printable
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_printable.c

@@ -42,10 +42,12 @@ bool knit_gomp_current_task(ompt_frame_t *frame, const void **prefix)
   (void)prefix;
   return false;
 }
-const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data)
+const void *knit_task_prefix_word(int flags, ompt_data_t *task_data, ompt_data_t *parallel_data,
+                                  const ompt_frame_t *tf)
 {
   (void)flags;
   (void)task_data;
+  (void)tf;
   return parallel_data ? parallel_data->ptr : NULL;
 }
 

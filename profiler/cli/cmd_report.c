@@ -19,6 +19,7 @@
 #include "report/metric_select.h"
 #include "report/metrics.h"
 #include "report/path_filter.h"
+#include "report/pprof_output.h"
 #include "report/profile.h"
 #include "report/thread_select.h"
 #include "report/view_bottom_up.h"
@@ -33,8 +34,8 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded|chrome|json] [--view=VIEW] [--by=KEY]\n"
-          "                   [--lines] [--all-frames] [--fold]\n"
+          "usage: knit report [--format=tree|folded|chrome|pprof|json] [-o FILE]\n"
+          "                   [--view=VIEW] [--by=KEY] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--thread=LIST] [--focus=REGEX] [--ignore=REGEX]\n"
           "                   [--steps] [--metric=NAME] [--raw-names] [--no-inline] [--no-loops]\n"
@@ -61,7 +62,16 @@ static void usage(FILE *out)
           "                   their names head them, and the header gives each\n"
           "                   metric's total and unit on a line of its own\n"
           "  --format=folded  one line per call path, \"frame;frame;... count\",\n"
-          "                   normalized as golden files are (see `knit check --help`)\n"
+          "                   from main down, frames named as in the tree (spaces\n"
+          "                   and ';' made '_', inlined calls marked _[i]): what\n"
+          "                   flamegraph.pl and speedscope read\n"
+          "  --format=pprof   the profile as pprof reads it (gzip-compressed\n"
+          "                   profile.proto): every metric a sample type in\n"
+          "                   nanoseconds (counts for PROBE), every frame with its\n"
+          "                   inlined calls; to standard output, never a terminal:\n"
+          "                   knit report --format=pprof DIR >cpu.pb.gz, then\n"
+          "                   pprof -top cpu.pb.gz\n"
+          "  -o FILE          pprof: write the profile to FILE instead\n"
           "  --format=chrome  the traces of a measurement recorded with -t, as Chrome\n"
           "                   Trace Event JSON (Perfetto, chrome://tracing): a track\n"
           "                   per thread, each sample's call path as nested slices,\n"
@@ -217,7 +227,13 @@ static int newest_measurement(char *buf, size_t len)
 
 int knit_cmd_report(int argc, char **argv)
 {
-  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_CHROME, FORMAT_JSON } format = FORMAT_TREE;
+  enum {
+    FORMAT_TREE,
+    FORMAT_FOLDED,
+    FORMAT_CHROME,
+    FORMAT_PPROF,
+    FORMAT_JSON
+  } format = FORMAT_TREE;
   enum { VIEW_TOP_DOWN, VIEW_BOTTOM_UP, VIEW_FLAT } view_kind = VIEW_TOP_DOWN;
   knit_flat_key flat_key = KNIT_FLAT_FUNCTION;
   const char *by = NULL, *focus = NULL, *ignore = NULL;
@@ -226,6 +242,7 @@ int knit_cmd_report(int argc, char **argv)
                             .min_percent = DEFAULT_MIN_PERCENT};
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
   const char *metrics_list = NULL, *folded_metric = NULL, *source_function = NULL;
+  const char *output = NULL;
   int threads = 0, steps = 0, min_given = 0;
   knit_profile_options load_options = {0};
   char err[400];
@@ -240,12 +257,13 @@ int knit_cmd_report(int argc, char **argv)
       {"no-cache", no_argument, NULL, 'C'},      {"view", required_argument, NULL, 'V'},
       {"by", required_argument, NULL, 'B'},      {"thread", required_argument, NULL, 'T'},
       {"focus", required_argument, NULL, 'X'},   {"ignore", required_argument, NULL, 'Y'},
+      {"output", required_argument, NULL, 'o'}, /* pprof's file */
       {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
   };
   optind = 0; /* glibc: a full re-initialization, as other commands may have parsed */
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
     switch (c) {
     case 'f':
       if (strcmp(optarg, "tree") == 0)
@@ -254,10 +272,12 @@ int knit_cmd_report(int argc, char **argv)
         format = FORMAT_FOLDED;
       else if (strcmp(optarg, "chrome") == 0)
         format = FORMAT_CHROME;
+      else if (strcmp(optarg, "pprof") == 0)
+        format = FORMAT_PPROF;
       else if (strcmp(optarg, "json") == 0)
         format = FORMAT_JSON;
       else
-        return bad_usage("unknown format '%s' (tree, folded, chrome or json)", optarg);
+        return bad_usage("unknown format '%s' (tree, folded, chrome, pprof or json)", optarg);
       break;
     case 'l': view.tree.lines = 1; break;
     case 'a': view.tree.all_frames = 1; break;
@@ -319,6 +339,7 @@ int knit_cmd_report(int argc, char **argv)
      * reads the environment only through it. */
     case 'C': setenv("KNIT_CACHE_DIR", "", 1); break;
     case 'O': source_function = optarg; break;
+    case 'o': output = optarg; break;
     case 'h': usage(stdout); return 0;
     default: return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
@@ -369,6 +390,28 @@ int knit_cmd_report(int argc, char **argv)
     return 2;
   }
   filter.all_frames = view.tree.all_frames;
+  if (output != NULL && format != FORMAT_PPROF)
+    return bad_usage("-o %s names the file --format=pprof writes; the other formats "
+                     "print on standard output",
+                     output);
+  if (format == FORMAT_PPROF) {
+    const char *tree_option = view_kind != VIEW_TOP_DOWN ? "--view"
+                              : metrics_list != NULL     ? "--metrics"
+                              : view.tree.lines          ? "--lines"
+                              : view.tree.fold_recursion ? "--fold"
+                              : source_function != NULL  ? "--source"
+                              : threads                  ? "--threads"
+                              : steps                    ? "--steps"
+                                                         : NULL;
+    if (tree_option != NULL)
+      return bad_usage("%s shapes the printed report; --format=pprof writes every metric "
+                       "of every call path",
+                       tree_option);
+    if (knit_pprof_check_output(output, "knit report", stderr) != 0)
+      return 2;
+    /* Loops are no functions: pprof's frames are calls. */
+    load_options.no_loops = 1;
+  }
 
   char found[PATH_MAX];
   const char *dir = optind < argc ? argv[optind] : NULL;
@@ -395,6 +438,12 @@ int knit_cmd_report(int argc, char **argv)
     return loaded == -2 ? 2 : 1;
   }
   int rc = 0;
+  if (format == FORMAT_PPROF) {
+    rc = knit_pprof_write(&profile, !load_options.no_inline, output, "knit report", stderr);
+    knit_profile_free(&profile);
+    knit_path_filter_free(&filter);
+    return rc;
+  }
   if (format == FORMAT_CHROME) {
     rc = knit_chrome_trace_write(&profile, stdout, stderr) == 0 ? 0 : 1;
   } else if (format == FORMAT_FOLDED) {
