@@ -334,9 +334,12 @@
           i = p.end[i];
           continue;
         }
-        const x = (x0[i] - left) * scale;
         const y = (baseRow + p.depth[i] - p.depth[focus]) * ROW;
-        if (y < cssHeight) paint(i, x, y, w, false);
+        if (y >= cssHeight) {
+          i = p.end[i]; // below the canvas, and so is everything under it
+          continue;
+        }
+        paint(i, (x0[i] - left) * scale, y, w, false);
         i++;
       }
       setStatus('flameRects', rects.length);
@@ -381,9 +384,10 @@
   const TREE_ROW = 20;
 
   // A tree shown row by row: only the rows in view exist in the DOM.
-  // model: columns [{title, value(id)}], roots(), children(id), label(id)
-  // -> {name, mark, src}, matches(id), key(id) (what expansion is kept by),
-  // and filter(id) when a search narrows the tree.
+  // model: columns [{metric, part, tip, value(id)}], children(id) (null:
+  // the roots), hasChildren(id), label(id) -> {name, mark, src},
+  // matches(id), key(id) (what expansion is kept by), tooltip(id),
+  // onSelect(id), and filter(id) when a search narrows the tree.
   function VirtualTree(host, model, statusKey) {
     host.innerHTML = '';
     const head = document.createElement('div');
@@ -401,8 +405,8 @@
     let sortColumn = 0; // an index into model.columns, or -1 for the name
     let sortDescending = true;
     const expanded = new Set();
-    let flat = []; // [id, depth] pairs in display order
-    let depthOf = [];
+    let flat = []; // the ids in display order
+    let depthOf = []; // and their depths
 
     function renderHead() {
       let html = '';
@@ -958,7 +962,7 @@
     }
     select.addEventListener('change', () => {
       state.metric = +select.value;
-      flame.draw();
+      flame.zoom(0); // the frame in focus may weigh nothing in this metric
     });
     document.getElementById('reset-zoom').addEventListener('click', () => flame.zoom(0));
     let resizing = 0;
