@@ -2,16 +2,15 @@
  * call sites and sampled instructions with --lines), its bottom-up or flat
  * view, with a column pair per metric, or as folded stacks of one metric;
  * of chosen threads, and of the call paths a filter keeps. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/newest_measurement.h"
 #include "console/progress.h"
 #include "report/chrome_trace.h"
 #include "report/folded.h"
@@ -196,33 +195,6 @@ static int bad_metric(knit_profile *profile, knit_path_filter *filter, const cha
   knit_profile_free(profile);
   knit_path_filter_free(filter);
   return 2;
-}
-
-/* The newest ./knit-* directory by modification time, into buf; -1 if none. */
-static int newest_measurement(char *buf, size_t len)
-{
-  DIR *d = opendir(".");
-  if (d == NULL)
-    return -1;
-  struct timespec best = {0, 0};
-  int found = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    struct stat st;
-    if (strncmp(e->d_name, "knit-", 5) != 0 || stat(e->d_name, &st) != 0 || !S_ISDIR(st.st_mode))
-      continue;
-    int newer = !found || st.st_mtim.tv_sec > best.tv_sec ||
-                (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec) ||
-                (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec == best.tv_nsec &&
-                 strcmp(e->d_name, buf + 2) > 0);
-    if (newer && strlen(e->d_name) + 3 <= len) {
-      snprintf(buf, len, "./%s", e->d_name);
-      best = st.st_mtim;
-      found = 1;
-    }
-  }
-  closedir(d);
-  return found ? 0 : -1;
 }
 
 int knit_cmd_report(int argc, char **argv)
@@ -416,7 +388,7 @@ int knit_cmd_report(int argc, char **argv)
   char found[PATH_MAX];
   const char *dir = optind < argc ? argv[optind] : NULL;
   if (dir == NULL) {
-    if (newest_measurement(found, sizeof found) != 0) {
+    if (knit_newest_measurement(found, sizeof found) != 0) {
       fprintf(stderr, "knit report: error: no ./knit-* measurement directory here; "
                       "name one: knit report DIR\n");
       return 1;

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/newest_measurement.h"
+#include "console/progress.h"
 #include "report/chrome_trace.h"
 #include "report/html_page.h"
 #include "report/json_tree.h"
@@ -152,8 +153,12 @@ static char *measurement_json(const char *dir, const knit_calltree_options *tree
                               const knit_profile_options *load, knit_path_filter *filter,
                               char **trace, size_t *trace_len, size_t *len, int *status)
 {
+  knit_progress progress;
+  knit_progress_init(&progress, "knit view", stderr);
+  knit_profile_options with_progress = *load;
+  with_progress.progress = &progress;
   knit_profile profile;
-  int loaded = knit_profile_load_with(&profile, dir, "knit view", stderr, load);
+  int loaded = knit_profile_load_with(&profile, dir, "knit view", stderr, &with_progress);
   *status = loaded == -2 ? 2 : 1;
   if (loaded != 0)
     return NULL;
