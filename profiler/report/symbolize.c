@@ -528,6 +528,7 @@ const char *knit_placeholder_name(uint64_t placeholder)
   case KNIT_PH_OMP_OVERHEAD: return "<omp-overhead>";
   case KNIT_PH_PARTIAL: return "<partial>";
   case KNIT_PH_SIGNAL: return "<signal>";
+  case KNIT_PH_OMP_TARGET_WAIT: return "<omp-target-wait>";
   default: return "<placeholder>";
   }
 }

@@ -25,7 +25,7 @@ void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *s
   for (size_t i = 0; i < shown->count; i++) {
     int metric = shown->metric[i];
     fprintf(out, "metric %-*s  %*s %s  %s\n", name_width, knit_metric_name(m, metric), value_width,
-            values[i], knit_metric_unit(m), knit_metric_description(metric));
+            values[i], knit_metric_unit_of(m, metric), knit_metric_description(metric));
   }
 }
 
