@@ -118,6 +118,7 @@ void knit_view_header(const knit_profile *p, FILE *out)
     fprintf(out, "saturated: %s\n", KNIT_SATURATED_TEXT);
   knit_view_steps_line(p, out);
   knit_view_blame_line(p, out);
+  knit_view_device_line(p, out);
   char *dir = m->dir != NULL ? knit_printable_dup(m->dir) : NULL;
   fprintf(out, "dir: %s\n", dir != NULL ? dir : "?");
   free(dir);
