@@ -1337,9 +1337,14 @@ device_metrics)
     fail "DEVICE_KERNEL's total is not 0.184 ms (3 x (40960 + 20480) ns)"
   grep -qE '^metric DEVICE_H2D_BYTES +249856 bytes' <<<"$out_last" ||
     fail "DEVICE_H2D_BYTES's total is not 249856 (3 x 80 KiB + 4 KiB)"
-  want() { # METRIC FUNCTION VALUE: the folded line of the launching function
-    expect 0 "(^|;)$2 $3\$" -- "$knit" report --format=folded --metric="$1" "$tmp/m"
-    [ "$(grep -cE "(^|;)$2 " <<<"$out_last")" = 1 ] || fail "$1: not one line for $2"
+  # A construct's node is `target at FILE:LINE` under the function that
+  # launched it (folded: spaces made '_'); a function's constructs add up.
+  want() { # METRIC FUNCTION VALUE
+    expect 0 "(^|;)$2;target_at_target\.c:[0-9]+ [0-9]+\$" -- \
+      "$knit" report --format=folded --metric="$1" "$tmp/m"
+    local sum
+    sum=$(grep -E "(^|;)$2;target_at_target\.c:[0-9]+ [0-9]+\$" <<<"$out_last" | awk '{ s += $NF } END { print s }')
+    [ "$sum" = "$3" ] || fail "$1 of $2's constructs: $sum, expected $3"
   }
   want DEVICE_KERNEL launch_wide 122880
   want DEVICE_KERNEL launch_narrow 61440
@@ -1357,6 +1362,7 @@ device_metrics)
   expect 0 'DEVICE_KERNEL' -- "$knit" report --metrics=CPUTIME,DEVICE_KERNEL,DEVICE_H2D_BYTES "$tmp/m"
   grep -qE 'incl ms .*incl ms .*incl bytes' <<<"$out_last" || fail "the columns' titles lack their units"
   grep -qE ' 0\.123 .* launch_wide' <<<"$out_last" || fail "launch_wide's kernel time is not 0.123 ms"
+  grep -qE ' 0\.123 .* target at target\.c:[0-9]+' <<<"$out_last" || fail "no target construct with launch_wide's kernel time"
   ;;
 *)
   echo "unknown case $case_name"

@@ -112,16 +112,19 @@ uint32_t knit_path_copy(const knit_call_path *p, knit_path_frame *out, uint32_t 
   out[2] = (knit_path_frame){.module = 2, .offset = 0x44, .kind = KNIT_NODE_CALL};
   return 3;
 }
-/* Nodes by the offset of the path's last frame; the length a construct's
- * path was cut to is kept. */
+/* A construct's node: <omp-target> under its launching call, by that
+ * call's offset; the length the construct's path was cut to is kept. */
 static knit_cct_node nodes[0x40];
 static int last_len;
 knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path, int n)
 {
   (void)t;
   last_len = n;
-  assert_true(path[n - 1].offset < 0x40);
-  return &nodes[path[n - 1].offset];
+  assert_true(n >= 2);
+  assert_int_equal(path[n - 1].module, KNIT_MODULE_PLACEHOLDER);
+  assert_int_equal(path[n - 1].offset, KNIT_PH_OMP_TARGET);
+  assert_true(path[n - 2].offset < 0x40);
+  return &nodes[path[n - 2].offset];
 }
 
 /* --- the fake runtime: callbacks registered, and one device --- */
@@ -291,7 +294,7 @@ static void charges_records_to_their_launching_contexts(void **state)
   (void)state;
   int before = captures;
   target_begins(101, 0x21);
-  assert_int_equal(last_len, 2); /* the library's frame is cut */
+  assert_int_equal(last_len, 3); /* the library's frame is cut */
   target_begins(102, 0x22);
   assert_int_equal(captures, before + 2); /* once per construct, at its begin */
   add_data_op(101, ompt_target_data_alloc, 4096, 10, 12);

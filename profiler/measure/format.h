@@ -83,6 +83,10 @@ enum knit_placeholder {
                                 handler's frames follow */
   KNIT_PH_OMP_TARGET_WAIT = 7, /* the host waits for a target device: a
                                   target region, a mapping or an update */
+  KNIT_PH_OMP_TARGET = 8,      /* a target construct (target, target data,
+                                  enter/exit data, update), under the
+                                  program's call that launched it: what its
+                                  device did is charged here */
 };
 
 /* Node kinds. */

@@ -355,6 +355,10 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
    * runtime's time to the function that opened the region or created the
    * task, as if it were that function's own work. */
   bool runtime_only = !any && !*partial;
+  /* The host's wait goes under the construct it waits for, whose node
+   * holds what the device did (ompt/device.c). */
+  if (runtime_leaf && target_wait && any)
+    len = append_placeholder(out, len, max, KNIT_PH_OMP_TARGET);
   if (runtime_leaf && ((tf && tf->enter_frame.ptr) || waiting || in_call || runtime_only))
     len = append_placeholder(out, len, max, placeholder_for_state(state));
   return len;

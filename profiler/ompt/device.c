@@ -79,9 +79,10 @@ uint64_t knit_device_unattributed(void)
 
 /* The node of the calling thread's tree for the construct at codeptr_ra:
  * the call path of the encountering task down to the program's call into
- * the offloading library. That library is not the OpenMP runtime, whose
- * frames a capture cuts: its frames inward of the call are cut here, by
- * the call's return address, so that the node is the program's frame. */
+ * the offloading library, then a <omp-target> placeholder that the report
+ * names `target at FILE:LINE` by that call's line. The library is not the
+ * OpenMP runtime, whose frames a capture cuts: its frames inward of the
+ * call are cut here, by the call's return address. */
 static knit_cct_node *construct_node(knit_thread *t, const void *codeptr_ra)
 {
   int task_flags = 0, thread_num = 0;
@@ -104,7 +105,7 @@ static knit_cct_node *construct_node(knit_thread *t, const void *codeptr_ra)
   if (!p || !knit_thread_claim(t))
     return NULL;
   knit_path_frame *path = t->capture_path;
-  uint32_t len = knit_path_copy(p, path, KNIT_CAPTURE_FRAMES * 2);
+  uint32_t len = knit_path_copy(p, path, KNIT_CAPTURE_FRAMES * 2 - 1);
   const knit_module *m = knit_loadmap_find(knit_loadmap_current(), (uint64_t)(uintptr_t)codeptr_ra);
   if (m) {
     uint64_t offset = (uint64_t)(uintptr_t)codeptr_ra - m->base;
@@ -115,6 +116,11 @@ static knit_cct_node *construct_node(knit_thread *t, const void *codeptr_ra)
       }
     }
   }
+  /* The construct itself, under that call: its samples waiting for the
+   * device go there too (ompt/attribution.c). */
+  path[len++] = (knit_path_frame){.module = KNIT_MODULE_PLACEHOLDER,
+                                  .offset = KNIT_PH_OMP_TARGET,
+                                  .kind = KNIT_NODE_PLACEHOLDER};
   knit_cct_node *node = knit_thread_path_node(t, path, (int)len);
   knit_thread_give_back(t);
   return node;
