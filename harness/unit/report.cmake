@@ -31,6 +31,10 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_views
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_views.c
     LIBS knit_report)
+  # The views' row index and the sums their rows share.
+  knit_unit_test(test_row_table
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_row_table.c
+    LIBS knit_report)
   # knit diff's contexts and scaling loss, on profiles built in memory.
   knit_unit_test(test_diff
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_diff.c

@@ -30,8 +30,10 @@
 
 #include "measure/count.h"
 #include "report/folded.h"
+#include "report/row_sums.h"
+#include "report/row_table.h"
 
-#define NONE UINT32_MAX
+#define NONE KNIT_ROW_NONE
 
 /* One distinct source line of a node, and the periods that passed it. */
 typedef struct site {
@@ -56,11 +58,10 @@ typedef struct builder {
   knit_calltree *ct;
   const knit_report_tree *t;
   int lines;
-  int inline_levels; /* inlined calls become levels of their own */
-  int fold;          /* recursion folded (knit_calltree_options) */
-  int metric;        /* the metric sites are weighed by */
-  uint32_t *slots;   /* view node indexes, NONE when empty */
-  size_t slot_count;
+  int inline_levels;    /* inlined calls become levels of their own */
+  int fold;             /* recursion folded (knit_calltree_options) */
+  int metric;           /* the metric sites are weighed by */
+  knit_row_table index; /* view nodes by (parent, identity) */
   site *sites;
   size_t site_count;
   size_t site_cap;
@@ -74,59 +75,32 @@ typedef struct builder {
   size_t path_cap;
 } builder;
 
-static uint64_t mix64(uint64_t h)
-{
-  h ^= h >> 31;
-  h *= 0x7fb5d329728ea185ull;
-  h ^= h >> 27;
-  h *= 0x81dadef4bc2dd44dull;
-  h ^= h >> 33;
-  return h;
-}
-
 static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t offset, uint8_t kind,
                          uint8_t inlined, const char *function)
 {
-  uint64_t h = mix64((uint64_t)parent << 32 | module);
+  uint64_t h = knit_row_hash_mix((uint64_t)parent << 32 | module);
   if (lines && !inlined)
-    return mix64(h ^ mix64(offset * 4 + kind));
-  h ^= inlined;
-  for (const char *c = function; *c != '\0'; c++) /* FNV-1a over the name */
-    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  return mix64(h);
+    return knit_row_hash_mix(h ^ knit_row_hash_mix(offset * 4 + kind));
+  return knit_row_hash_mix(knit_row_hash_text(h ^ inlined, function));
 }
 
-static size_t slot_of_node(const builder *b, const knit_calltree_node *v)
+static uint64_t node_hash(const void *context, uint32_t id)
 {
-  return (size_t)key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->inlined,
-                          v->function) &
-         (b->slot_count - 1);
-}
-
-static int grow_slots(builder *b)
-{
-  size_t count = b->slot_count ? 2 * b->slot_count : 256;
-  uint32_t *slots = malloc(count * sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  memset(slots, 0xff, count * sizeof *slots);
-  free(b->slots);
-  b->slots = slots;
-  b->slot_count = count;
-  /* The root is never anyone's child, so it has no slot. */
-  for (size_t i = 1; i < b->ct->node_count; i++) {
-    size_t s = slot_of_node(b, &b->ct->nodes[i]);
-    while (b->slots[s] != NONE)
-      s = (s + 1) & (b->slot_count - 1);
-    b->slots[s] = (uint32_t)i;
-  }
-  return 0;
+  const builder *b = context;
+  const knit_calltree_node *v = &b->ct->nodes[id];
+  return key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->inlined, v->function);
 }
 
 static const char *name_of(const knit_report_node *n)
 {
   return n->function != NULL ? n->function : "?";
 }
+
+/* What a child is looked up by: its parent and its level. */
+typedef struct node_key {
+  uint32_t parent;
+  const level *l;
+} node_key;
 
 static int same_identity(int lines, const knit_calltree_node *v, uint32_t parent, const level *l)
 {
@@ -135,6 +109,13 @@ static int same_identity(int lines, const knit_calltree_node *v, uint32_t parent
   if (lines && !l->inlined)
     return v->offset == l->offset && v->kind == l->kind;
   return strcmp(v->function, l->function) == 0;
+}
+
+static int node_matches(const void *context, uint32_t id, const void *key)
+{
+  const builder *b = context;
+  const node_key *k = key;
+  return same_identity(b->lines, &b->ct->nodes[id], k->parent, k->l);
 }
 
 static int add_node(builder *b, knit_calltree_node v)
@@ -161,15 +142,11 @@ static int add_node(builder *b, knit_calltree_node v)
  * module_path) belongs to, created when missing; NONE when out of memory. */
 static uint32_t find_or_add(builder *b, uint32_t parent, const level *l, const char *module_path)
 {
-  /* At most half full, so probe chains stay short. */
-  if (2 * (b->ct->node_count + 1) > b->slot_count && grow_slots(b) != 0)
-    return NONE;
-  size_t s =
-      (size_t)key_hash(b->lines, parent, l->module, l->offset, l->kind, l->inlined, l->function) &
-      (b->slot_count - 1);
-  for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1))
-    if (same_identity(b->lines, &b->ct->nodes[b->slots[s]], parent, l))
-      return b->slots[s];
+  uint64_t hash =
+      key_hash(b->lines, parent, l->module, l->offset, l->kind, l->inlined, l->function);
+  uint32_t found = knit_row_table_find(&b->index, hash, &(node_key){parent, l});
+  if (found != NONE)
+    return found;
   knit_calltree_node v = {.parent = parent,
                           .function = l->function,
                           .module_path = module_path,
@@ -177,22 +154,17 @@ static uint32_t find_or_add(builder *b, uint32_t parent, const level *l, const c
                           .kind = l->kind,
                           .inlined = l->inlined,
                           .offset = l->offset};
-  if (add_node(b, v) != 0)
+  uint32_t id = (uint32_t)b->ct->node_count;
+  if (add_node(b, v) != 0 || knit_row_table_add(&b->index, hash, id) != 0)
     return NONE;
-  b->slots[s] = (uint32_t)(b->ct->node_count - 1);
-  return b->slots[s];
-}
-
-static int same_file(const char *a, const char *b)
-{
-  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+  return id;
 }
 
 static int add_site(builder *b, uint32_t v, const level *l, uint64_t value)
 {
   unsigned line = l->file != NULL ? l->line : 0;
   for (uint32_t s = b->site_head[v]; s != NONE; s = b->sites[s].next) {
-    if (b->sites[s].line == line && same_file(b->sites[s].file, l->file)) {
+    if (b->sites[s].line == line && knit_row_same_text(b->sites[s].file, l->file)) {
       b->sites[s].value = knit_count_add(b->sites[s].value, value, &b->ct->saturated);
       return 0;
     }
@@ -209,12 +181,6 @@ static int add_site(builder *b, uint32_t v, const level *l, uint64_t value)
       (site){.file = l->file, .line = line, .value = value, .next = b->site_head[v]};
   b->site_head[v] = (uint32_t)b->site_count++;
   return 0;
-}
-
-static void add_values(builder *b, uint64_t *sums, const uint64_t *values)
-{
-  for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-    sums[m] = knit_count_add(sums[m], values[m], &b->ct->saturated);
 }
 
 /* With recursion folded: 1 + the index among the first kept frames of the
@@ -316,7 +282,7 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
     kept++;
   }
   uint32_t v = 0;
-  add_values(b, b->ct->nodes[0].inclusive, values);
+  knit_row_sums_add(b->ct->nodes[0].inclusive, values, &b->ct->saturated);
   for (k = 0; k < kept; k++) {
     const knit_report_node *n = &t->nodes[b->path[k]];
     const knit_report_node *from = &t->nodes[b->inlined_from[k]];
@@ -350,12 +316,12 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
       if ((v = find_or_add(b, v, &l, module_path)) == NONE ||
           add_site(b, v, &l, values[b->metric]) != 0)
         return -1;
-      add_values(b, b->ct->nodes[v].inclusive, values);
+      knit_row_sums_add(b->ct->nodes[v].inclusive, values, &b->ct->saturated);
       if (i == 0 && b->recursion[k] > b->ct->nodes[v].recursion)
         b->ct->nodes[v].recursion = b->recursion[k];
     }
   }
-  add_values(b, b->ct->nodes[v].exclusive, values);
+  knit_row_sums_add(b->ct->nodes[v].exclusive, values, &b->ct->saturated);
   return 0;
 }
 
@@ -497,14 +463,12 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
                              .module = KNIT_MODULE_PLACEHOLDER,
                              .kind = KNIT_NODE_PLACEHOLDER,
                              .offset = KNIT_PH_ROOT};
-  if (add_node(&b, root) != 0 || grow_slots(&b) != 0)
+  knit_row_table_init(&b.index, node_hash, node_matches, &b);
+  if (add_node(&b, root) != 0)
     goto out;
   for (size_t i = 1; i < t->node_count; i++) {
     const uint64_t *values = t->nodes[i].exclusive;
-    int any = 0;
-    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-      any |= values[m] != 0;
-    if (any && insert_path(&b, (uint32_t)i, o->all_frames, values) != 0)
+    if (knit_row_sums_any(values) && insert_path(&b, (uint32_t)i, o->all_frames, values) != 0)
       goto out;
   }
   choose_sites(&b);
@@ -512,7 +476,7 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
     goto out;
   rc = 0;
 out:
-  free(b.slots);
+  knit_row_table_free(&b.index);
   free(b.sites);
   free(b.site_head);
   free(b.path);
