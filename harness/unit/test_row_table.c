@@ -1,6 +1,6 @@
 /* The views' row index (report/row_table.h): rows found by key before and
  * after the table grows, rows whose hashes collide told apart by the
- * caller's key, and the sums the rows share (report/row_sums.h), which
+ * caller's key, and the sums the rows share (report/rows.h), which
  * stop at UINT64_MAX rather than wrap. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "profiler/report/row_sums.h"
+#include "profiler/report/rows.h"
 #include "profiler/report/row_table.h"
 
 #define ROW_COUNT 1000
@@ -147,20 +147,20 @@ static void sums_saturate(void **state)
   uint64_t sums[KNIT_METRIC_COUNT] = {1, UINT64_MAX - 1, 0, 5};
   uint64_t values[KNIT_METRIC_COUNT] = {2, 3, 0, 0};
   int saturated = 0;
-  knit_row_sums_add(sums, values, &saturated);
+  knit_rows_sum(sums, values, &saturated);
   assert_int_equal(sums[0], 3);
   assert_true(sums[1] == UINT64_MAX);
   assert_int_equal(sums[3], 5);
   assert_int_equal(saturated, 1);
   uint64_t none[KNIT_METRIC_COUNT] = {0};
-  assert_int_equal(knit_row_sums_any(none), 0);
+  assert_int_equal(knit_rows_any(none), 0);
   none[KNIT_METRIC_COUNT - 1] = 1;
-  assert_int_equal(knit_row_sums_any(none), 1);
+  assert_int_equal(knit_rows_any(none), 1);
   char a[] = "libm.so";
-  assert_true(knit_row_same_text(a, "libm.so"));
-  assert_true(knit_row_same_text(NULL, NULL));
-  assert_false(knit_row_same_text(a, NULL));
-  assert_false(knit_row_same_text(a, "libc.so"));
+  assert_true(knit_rows_same_text(a, "libm.so"));
+  assert_true(knit_rows_same_text(NULL, NULL));
+  assert_false(knit_rows_same_text(a, NULL));
+  assert_false(knit_rows_same_text(a, "libc.so"));
 }
 
 int main(void)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/row_sums.h"
 #include "report/row_table.h"
+#include "report/rows.h"
 
 #define NONE KNIT_ROW_NONE
 
@@ -23,8 +23,7 @@ typedef struct builder {
   knit_row_table index; /* rows by (parent, function, module, inlined) */
   uint32_t *stamp;      /* per row: the last path that counted in it */
   uint64_t *site_value; /* per row: the largest value its line came with */
-  size_t row_cap;
-  uint32_t *path; /* call tree nodes of the path, outermost first */
+  uint32_t *path;       /* call tree nodes of the path, outermost first */
   size_t path_cap;
 } builder;
 
@@ -54,31 +53,19 @@ static int row_matches(const void *context, uint32_t id, const void *key)
   const row_key *k = key;
   return row->parent == k->parent && row->inlined == k->v->inlined &&
          strcmp(row->function, k->v->function) == 0 &&
-         knit_row_same_text(row->module_path, k->v->module_path);
+         knit_rows_same_text(row->module_path, k->v->module_path);
 }
 
 static int add_row(builder *b, knit_calltree_node row)
 {
   knit_calltree *ct = b->ct;
   if (ct->node_count == ct->node_cap) {
-    size_t cap = ct->node_cap ? 2 * ct->node_cap : 256;
-    knit_calltree_node *nodes = realloc(ct->nodes, cap * sizeof *nodes);
-    if (nodes == NULL)
+    size_t cap = knit_rows_grown_cap(ct->node_cap);
+    if (knit_rows_resize(&ct->nodes, sizeof *ct->nodes, cap) != 0 ||
+        knit_rows_resize(&b->stamp, sizeof *b->stamp, cap) != 0 ||
+        knit_rows_resize(&b->site_value, sizeof *b->site_value, cap) != 0)
       return -1;
-    ct->nodes = nodes;
     ct->node_cap = cap;
-  }
-  if (ct->node_count == b->row_cap) {
-    size_t cap = b->row_cap ? 2 * b->row_cap : 256;
-    uint32_t *stamp = realloc(b->stamp, cap * sizeof *stamp);
-    if (stamp == NULL)
-      return -1;
-    b->stamp = stamp;
-    uint64_t *site_value = realloc(b->site_value, cap * sizeof *site_value);
-    if (site_value == NULL)
-      return -1;
-    b->site_value = site_value;
-    b->row_cap = cap;
   }
   b->stamp[ct->node_count] = 0;
   b->site_value[ct->node_count] = 0;
@@ -127,10 +114,8 @@ static int add_path(builder *b, uint32_t leaf, uint32_t stamp)
   for (uint32_t j = leaf; j != 0; j = td->nodes[j].parent)
     depth++;
   if (depth > b->path_cap) {
-    uint32_t *path = realloc(b->path, depth * sizeof *path);
-    if (path == NULL)
+    if (knit_rows_resize(&b->path, sizeof *b->path, depth) != 0)
       return -1;
-    b->path = path;
     b->path_cap = depth;
   }
   size_t k = depth;
@@ -148,10 +133,10 @@ static int add_path(builder *b, uint32_t leaf, uint32_t stamp)
       knit_calltree_node *r = &b->ct->nodes[row];
       if (b->stamp[row] != stamp) {
         b->stamp[row] = stamp;
-        knit_row_sums_add(r->inclusive, values, &b->ct->saturated);
+        knit_rows_sum(r->inclusive, values, &b->ct->saturated);
       }
       if (i == depth)
-        knit_row_sums_add(r->exclusive, values, &b->ct->saturated);
+        knit_rows_sum(r->exclusive, values, &b->ct->saturated);
       offer_site(b, row, v, weight);
     }
   }
@@ -176,7 +161,7 @@ int knit_bottom_up_build(knit_calltree *out, const knit_calltree *td, knit_callt
     goto out;
   uint32_t stamp = 0;
   for (size_t i = 1; i < td->node_count; i++) {
-    if (knit_row_sums_any(td->nodes[i].exclusive) && add_path(&b, (uint32_t)i, ++stamp) != 0)
+    if (knit_rows_any(td->nodes[i].exclusive) && add_path(&b, (uint32_t)i, ++stamp) != 0)
       goto out;
   }
   out->saturated |= td->saturated;

@@ -30,8 +30,9 @@
 
 #include "measure/count.h"
 #include "report/folded.h"
-#include "report/row_sums.h"
 #include "report/row_table.h"
+#include "report/rows.h"
+#include "report/sample_path.h"
 
 #define NONE KNIT_ROW_NONE
 
@@ -66,13 +67,14 @@ typedef struct builder {
   size_t site_count;
   size_t site_cap;
   uint32_t *site_head; /* per view node; grown with the nodes */
-  uint32_t *path;      /* CCT indexes of the path being inserted */
-  knit_folded_frame *frames;
+  /* The path being inserted; its nodes, once trimmed and folded, are the
+   * kept frames. */
+  knit_sample_path path;
   uint32_t *recursion; /* per kept frame of the path: levels folded into it, 1 + */
   /* Per kept frame: the CCT node whose inlined calls it shows, the last
    * one folded into it (the path goes on from there). */
   uint32_t *inlined_from;
-  size_t path_cap;
+  size_t kept_cap;
 } builder;
 
 static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t offset, uint8_t kind,
@@ -89,11 +91,6 @@ static uint64_t node_hash(const void *context, uint32_t id)
   const builder *b = context;
   const knit_calltree_node *v = &b->ct->nodes[id];
   return key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->inlined, v->function);
-}
-
-static const char *name_of(const knit_report_node *n)
-{
-  return n->function != NULL ? n->function : "?";
 }
 
 /* What a child is looked up by: its parent and its level. */
@@ -122,15 +119,10 @@ static int add_node(builder *b, knit_calltree_node v)
 {
   knit_calltree *ct = b->ct;
   if (ct->node_count == ct->node_cap) {
-    size_t cap = ct->node_cap ? 2 * ct->node_cap : 256;
-    knit_calltree_node *nodes = realloc(ct->nodes, cap * sizeof *nodes);
-    if (nodes == NULL)
+    size_t cap = knit_rows_grown_cap(ct->node_cap);
+    if (knit_rows_resize(&ct->nodes, sizeof *ct->nodes, cap) != 0 ||
+        knit_rows_resize(&b->site_head, sizeof *b->site_head, cap) != 0)
       return -1;
-    ct->nodes = nodes;
-    uint32_t *heads = realloc(b->site_head, cap * sizeof *heads);
-    if (heads == NULL)
-      return -1;
-    b->site_head = heads;
     ct->node_cap = cap;
   }
   b->site_head[ct->node_count] = NONE;
@@ -164,17 +156,15 @@ static int add_site(builder *b, uint32_t v, const level *l, uint64_t value)
 {
   unsigned line = l->file != NULL ? l->line : 0;
   for (uint32_t s = b->site_head[v]; s != NONE; s = b->sites[s].next) {
-    if (b->sites[s].line == line && knit_row_same_text(b->sites[s].file, l->file)) {
+    if (b->sites[s].line == line && knit_rows_same_text(b->sites[s].file, l->file)) {
       b->sites[s].value = knit_count_add(b->sites[s].value, value, &b->ct->saturated);
       return 0;
     }
   }
   if (b->site_count == b->site_cap) {
-    size_t cap = b->site_cap ? 2 * b->site_cap : 256;
-    site *sites = realloc(b->sites, cap * sizeof *sites);
-    if (sites == NULL)
+    size_t cap = knit_rows_grown_cap(b->site_cap);
+    if (knit_rows_resize(&b->sites, sizeof *b->sites, cap) != 0)
       return -1;
-    b->sites = sites;
     b->site_cap = cap;
   }
   b->sites[b->site_count] =
@@ -209,16 +199,16 @@ static int same_fold_key(const char *a, const char *b)
 static size_t folds_into(const builder *b, size_t kept, uint32_t n)
 {
   const knit_report_node *x = &b->t->nodes[n];
-  int x_wrapper = knit_folded_is_wrapper(name_of(x));
+  int x_wrapper = knit_folded_is_wrapper(knit_sample_path_name(x));
   for (size_t a = kept; a > 0; a--) {
-    const knit_report_node *m = &b->t->nodes[b->path[a - 1]];
+    const knit_report_node *m = &b->t->nodes[b->path.nodes[a - 1]];
     /* An outlined body folds into an outlined body of the same function,
      * never into the function itself: a region's body under the function
      * that opened it is no recursion. */
-    if (m->module == x->module && knit_folded_is_wrapper(name_of(m)) == x_wrapper &&
-        same_fold_key(name_of(m), name_of(x)))
+    if (m->module == x->module && knit_folded_is_wrapper(knit_sample_path_name(m)) == x_wrapper &&
+        same_fold_key(knit_sample_path_name(m), knit_sample_path_name(x)))
       return a;
-    if (!knit_folded_is_wrapper(name_of(m)))
+    if (!knit_folded_is_wrapper(knit_sample_path_name(m)))
       return 0;
   }
   return 0;
@@ -228,40 +218,22 @@ static size_t folds_into(const builder *b, size_t kept, uint32_t n)
 static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t *values)
 {
   const knit_report_tree *t = b->t;
-  size_t depth = 0;
-  for (uint32_t j = leaf; j != 0; j = t->nodes[j].parent)
-    depth++;
-  if (depth > b->path_cap) {
-    uint32_t *path = realloc(b->path, depth * sizeof *path);
-    if (path == NULL)
+  if (knit_sample_path_of(&b->path, t, leaf) != 0)
+    return -1;
+  size_t depth = b->path.depth;
+  if (depth > b->kept_cap) {
+    if (knit_rows_resize(&b->recursion, sizeof *b->recursion, depth) != 0 ||
+        knit_rows_resize(&b->inlined_from, sizeof *b->inlined_from, depth) != 0)
       return -1;
-    b->path = path;
-    knit_folded_frame *frames = realloc(b->frames, depth * sizeof *frames);
-    if (frames == NULL)
-      return -1;
-    b->frames = frames;
-    uint32_t *recursion = realloc(b->recursion, depth * sizeof *recursion);
-    if (recursion == NULL)
-      return -1;
-    b->recursion = recursion;
-    uint32_t *inlined_from = realloc(b->inlined_from, depth * sizeof *inlined_from);
-    if (inlined_from == NULL)
-      return -1;
-    b->inlined_from = inlined_from;
-    b->path_cap = depth;
+    b->kept_cap = depth;
   }
-  size_t k = depth;
-  for (uint32_t j = leaf; j != 0; j = t->nodes[j].parent) {
-    b->path[--k] = j;
-    b->frames[k] = (knit_folded_frame){.function = name_of(&t->nodes[j]),
-                                       .module = knit_report_node_module(t, &t->nodes[j])};
-  }
+  size_t k;
   size_t kept = 0;
   int prev_wrapper = 0; /* the path's previous frame is an outlined body */
-  for (k = all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
-    const char *name = name_of(&t->nodes[b->path[k]]);
+  for (k = all_frames ? 0 : knit_folded_path_start(b->path.frames, depth); k < depth; k++) {
+    const char *name = knit_sample_path_name(&t->nodes[b->path.nodes[k]]);
     int wrapper = knit_folded_is_wrapper(name);
-    size_t back = b->fold ? folds_into(b, kept, b->path[k]) : 0;
+    size_t back = b->fold ? folds_into(b, kept, b->path.nodes[k]) : 0;
     if (back > 0) {
       /* The frames from the match on go: the path goes on at it. A level
        * of the recursion is counted once: at the function's own frame, or
@@ -270,21 +242,21 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
        * function's frame. */
       if (!wrapper || prev_wrapper)
         b->recursion[back - 1]++;
-      b->inlined_from[back - 1] = b->path[k];
+      b->inlined_from[back - 1] = b->path.nodes[k];
       kept = back;
       prev_wrapper = wrapper;
       continue;
     }
     prev_wrapper = wrapper;
-    b->path[kept] = b->path[k];
-    b->inlined_from[kept] = b->path[k];
+    b->path.nodes[kept] = b->path.nodes[k];
+    b->inlined_from[kept] = b->path.nodes[k];
     b->recursion[kept] = 1;
     kept++;
   }
   uint32_t v = 0;
-  knit_row_sums_add(b->ct->nodes[0].inclusive, values, &b->ct->saturated);
+  knit_rows_sum(b->ct->nodes[0].inclusive, values, &b->ct->saturated);
   for (k = 0; k < kept; k++) {
-    const knit_report_node *n = &t->nodes[b->path[k]];
+    const knit_report_node *n = &t->nodes[b->path.nodes[k]];
     const knit_report_node *from = &t->nodes[b->inlined_from[k]];
     /* The levels shown: the inlined calls (unless no_inline) and the
      * loops, in the order the symbolizer gives them. */
@@ -295,7 +267,7 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
         shown[inlined++] = &from->inlined[i];
     const char *module_path = knit_report_node_module(t, n);
     for (uint32_t i = 0; i <= inlined; i++) {
-      level l = {.function = i == 0 ? name_of(n) : shown[i - 1]->function,
+      level l = {.function = i == 0 ? knit_sample_path_name(n) : shown[i - 1]->function,
                  .module = n->module,
                  .kind = n->kind,
                  .inlined = i == 0               ? 0
@@ -316,12 +288,12 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
       if ((v = find_or_add(b, v, &l, module_path)) == NONE ||
           add_site(b, v, &l, values[b->metric]) != 0)
         return -1;
-      knit_row_sums_add(b->ct->nodes[v].inclusive, values, &b->ct->saturated);
+      knit_rows_sum(b->ct->nodes[v].inclusive, values, &b->ct->saturated);
       if (i == 0 && b->recursion[k] > b->ct->nodes[v].recursion)
         b->ct->nodes[v].recursion = b->recursion[k];
     }
   }
-  knit_row_sums_add(b->ct->nodes[v].exclusive, values, &b->ct->saturated);
+  knit_rows_sum(b->ct->nodes[v].exclusive, values, &b->ct->saturated);
   return 0;
 }
 
@@ -468,7 +440,7 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
     goto out;
   for (size_t i = 1; i < t->node_count; i++) {
     const uint64_t *values = t->nodes[i].exclusive;
-    if (knit_row_sums_any(values) && insert_path(&b, (uint32_t)i, o->all_frames, values) != 0)
+    if (knit_rows_any(values) && insert_path(&b, (uint32_t)i, o->all_frames, values) != 0)
       goto out;
   }
   choose_sites(&b);
@@ -479,8 +451,7 @@ out:
   knit_row_table_free(&b.index);
   free(b.sites);
   free(b.site_head);
-  free(b.path);
-  free(b.frames);
+  knit_sample_path_free(&b.path);
   free(b.recursion);
   free(b.inlined_from);
   if (rc != 0)

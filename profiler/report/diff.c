@@ -12,6 +12,7 @@
 
 #include "report/metrics.h"
 #include "report/row_table.h"
+#include "report/rows.h"
 
 #define NONE KNIT_ROW_NONE
 
@@ -49,11 +50,9 @@ static int context_matches(const void *context, uint32_t id, const void *key)
 static int add_context(knit_diff *d, knit_diff_context c)
 {
   if (d->count == d->cap) {
-    size_t cap = d->cap ? 2 * d->cap : 256;
-    knit_diff_context *contexts = realloc(d->contexts, cap * sizeof *contexts);
-    if (contexts == NULL)
+    size_t cap = knit_rows_grown_cap(d->cap);
+    if (knit_rows_resize(&d->contexts, sizeof *d->contexts, cap) != 0)
       return -1;
-    d->contexts = contexts;
     d->cap = cap;
   }
   d->contexts[d->count++] = c;

@@ -15,8 +15,9 @@
 #include <string.h>
 
 #include "report/folded.h"
-#include "report/row_sums.h"
 #include "report/row_table.h"
+#include "report/rows.h"
+#include "report/sample_path.h"
 
 typedef struct builder {
   knit_flat *f;
@@ -25,9 +26,7 @@ typedef struct builder {
   size_t stamp_cap;
   uint32_t current; /* the path being added */
   const uint64_t *values;
-  uint32_t *path;
-  knit_folded_frame *frames;
-  size_t path_cap;
+  knit_sample_path path; /* by line: the path being added */
 } builder;
 
 static uint64_t row_hash(const knit_flat_row *r)
@@ -46,8 +45,8 @@ static uint64_t hash_of_row(const void *context, uint32_t id)
 static int row_matches(const void *context, uint32_t id, const void *key)
 {
   const knit_flat_row *a = &((const builder *)context)->f->rows[id], *b = key;
-  return a->line == b->line && a->inlined == b->inlined && knit_row_same_text(a->name, b->name) &&
-         knit_row_same_text(a->function, b->function) && knit_row_same_text(a->module, b->module);
+  return a->line == b->line && a->inlined == b->inlined && knit_rows_same_text(a->name, b->name) &&
+         knit_rows_same_text(a->function, b->function) && knit_rows_same_text(a->module, b->module);
 }
 
 /* Counts the current path in the row key names (inclusive, and exclusive
@@ -59,14 +58,10 @@ static int count_in(builder *b, knit_flat_row key, int exclusive)
   uint32_t r = knit_row_table_find(&b->index, hash, &key);
   if (r == KNIT_ROW_NONE) {
     if (f->count == f->cap) {
-      size_t cap = f->cap ? 2 * f->cap : 256;
-      knit_flat_row *rows = realloc(f->rows, cap * sizeof *rows);
-      uint32_t *stamp = rows != NULL ? realloc(b->stamp, cap * sizeof *stamp) : NULL;
-      if (rows != NULL)
-        f->rows = rows;
-      if (stamp == NULL)
+      size_t cap = knit_rows_grown_cap(f->cap);
+      if (knit_rows_resize(&f->rows, sizeof *f->rows, cap) != 0 ||
+          knit_rows_resize(&b->stamp, sizeof *b->stamp, cap) != 0)
         return -1;
-      b->stamp = stamp;
       f->cap = cap;
     }
     memset(key.inclusive, 0, sizeof key.inclusive);
@@ -79,26 +74,10 @@ static int count_in(builder *b, knit_flat_row key, int exclusive)
   }
   if (b->stamp[r] != b->current) {
     b->stamp[r] = b->current;
-    knit_row_sums_add(f->rows[r].inclusive, b->values, &f->saturated);
+    knit_rows_sum(f->rows[r].inclusive, b->values, &f->saturated);
   }
   if (exclusive)
-    knit_row_sums_add(f->rows[r].exclusive, b->values, &f->saturated);
-  return 0;
-}
-
-static int path_room(builder *b, size_t depth)
-{
-  if (depth <= b->path_cap)
-    return 0;
-  uint32_t *path = realloc(b->path, depth * sizeof *path);
-  if (path == NULL)
-    return -1;
-  b->path = path;
-  knit_folded_frame *frames = realloc(b->frames, depth * sizeof *frames);
-  if (frames == NULL)
-    return -1;
-  b->frames = frames;
-  b->path_cap = depth;
+    knit_rows_sum(f->rows[r].exclusive, b->values, &f->saturated);
   return 0;
 }
 
@@ -107,11 +86,11 @@ static int add_tree_paths(builder *b, const knit_calltree *ct, knit_flat_key key
 {
   for (size_t leaf = 1; leaf < ct->node_count; leaf++) {
     const uint64_t *values = ct->nodes[leaf].exclusive;
-    if (!knit_row_sums_any(values))
+    if (!knit_rows_any(values))
       continue;
     b->current++;
     b->values = values;
-    knit_row_sums_add(b->f->total, values, &b->f->saturated);
+    knit_rows_sum(b->f->total, values, &b->f->saturated);
     for (uint32_t j = (uint32_t)leaf; j != 0; j = ct->nodes[j].parent) {
       const knit_calltree_node *n = &ct->nodes[j];
       knit_flat_row row = {0};
@@ -129,35 +108,23 @@ static int add_tree_paths(builder *b, const knit_calltree *ct, knit_flat_key key
   return 0;
 }
 
-static const char *name_of(const knit_report_node *n)
-{
-  return n->function != NULL ? n->function : "?";
-}
-
 /* By line: the recorded tree's paths, each node's own line and the lines
  * of the inlined calls at its address. */
 static int add_line_paths(builder *b, const knit_report_tree *t, const knit_calltree_options *o)
 {
   for (size_t leaf = 1; leaf < t->node_count; leaf++) {
     const uint64_t *values = t->nodes[leaf].exclusive;
-    if (!knit_row_sums_any(values))
+    if (!knit_rows_any(values))
       continue;
-    size_t depth = 0;
-    for (uint32_t j = (uint32_t)leaf; j != 0; j = t->nodes[j].parent)
-      depth++;
-    if (path_room(b, depth) != 0)
+    if (knit_sample_path_of(&b->path, t, (uint32_t)leaf) != 0)
       return -1;
-    size_t k = depth;
-    for (uint32_t j = (uint32_t)leaf; j != 0; j = t->nodes[j].parent) {
-      b->path[--k] = j;
-      b->frames[k] = (knit_folded_frame){.function = name_of(&t->nodes[j]),
-                                         .module = knit_report_node_module(t, &t->nodes[j])};
-    }
+    size_t depth = b->path.depth;
     b->current++;
     b->values = values;
-    knit_row_sums_add(b->f->total, values, &b->f->saturated);
-    for (k = o->all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
-      const knit_report_node *n = &t->nodes[b->path[k]];
+    knit_rows_sum(b->f->total, values, &b->f->saturated);
+    for (size_t k = o->all_frames ? 0 : knit_folded_path_start(b->path.frames, depth); k < depth;
+         k++) {
+      const knit_report_node *n = &t->nodes[b->path.nodes[k]];
       for (uint32_t i = 0; i < n->inlined_count && !o->no_inline; i++) {
         const knit_inline_level *l = &n->inlined[i];
         if (l->loop || l->call_file == NULL)
@@ -167,7 +134,7 @@ static int add_line_paths(builder *b, const knit_report_tree *t, const knit_call
       }
       knit_flat_row row = {.name = n->file, .line = n->file != NULL ? n->line : 0};
       if (n->file == NULL)
-        row.function = name_of(n);
+        row.function = knit_sample_path_name(n);
       if (count_in(b, row, k == depth - 1) != 0)
         return -1;
     }
@@ -197,8 +164,7 @@ int knit_flat_build(knit_flat *out, const knit_report_tree *t, const knit_calltr
 out:
   knit_row_table_free(&b.index);
   free(b.stamp);
-  free(b.path);
-  free(b.frames);
+  knit_sample_path_free(&b.path);
   if (rc != 0)
     knit_flat_free(out);
   return rc;
