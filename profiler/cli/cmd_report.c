@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/usage_error.h"
 #include "console/progress.h"
 #include "report/chrome_trace.h"
 #include "report/folded.h"
@@ -176,11 +177,7 @@ static void usage(FILE *out)
 
 static int bad_usage(const char *fmt, const char *what)
 {
-  fprintf(stderr, "knit report: ");
-  fprintf(stderr, fmt, what);
-  fprintf(stderr, "\n");
-  usage(stderr);
-  return 2;
+  return knit_usage_error("knit report", usage, fmt, what);
 }
 
 /* A metric name the measurement does not have: the message names those it

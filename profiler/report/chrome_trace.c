@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/folded.h"
+#include "report/rows.h"
 #include "report/sample_path.h"
 #include "report/trace.h"
 
@@ -51,11 +52,9 @@ typedef struct track {
 static int push(level_list *l, level v)
 {
   if (l->count == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 64;
-    level *grown = realloc(l->items, cap * sizeof *grown);
-    if (grown == NULL)
+    size_t cap = knit_rows_grown_cap(l->cap);
+    if (knit_rows_resize(&l->items, sizeof *l->items, cap) != 0)
       return -1;
-    l->items = grown;
     l->cap = cap;
   }
   l->items[l->count++] = v;
