@@ -63,6 +63,51 @@ asan_skip_on_mock() {
   fi
 }
 
+# The `knit view` page in headless Chromium (ci/deps.sh installs it): the
+# page writes its state into #knit-status (viewer.js), which the DOM dump
+# shows. Without Chromium the case skips.
+chromium_here() {
+  command -v chromium || command -v chromium-browser || {
+    echo "skip: no chromium to load the page in (ci/deps.sh installs it)" >&2
+    exit 77
+  }
+}
+
+# browse PAGE: the DOM after the page's script ran, into $tmp/dom.html; its
+# status element into $status.
+browse() {
+  local chrome
+  chrome=$(chromium_here) || exit 77
+  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
+    --window-size=1400,900 --virtual-time-budget=5000 --dump-dom "file://$1" \
+    >"$tmp/dom.html" 2>"$tmp/chrome.log" || fail "chromium: $(tail -n 3 "$tmp/chrome.log")"
+  status=$(grep -o '<div id="knit-status"[^>]*>' "$tmp/dom.html")
+  echo "+ chromium $1: $status"
+  grep -q 'data-state="ready"' <<<"$status" ||
+    fail "the page did not get ready: $status $(grep -o '<pre id="knit-errors">[^<]*' "$tmp/dom.html")"
+  grep -q 'data-errors="0"' <<<"$status" ||
+    fail "the page reported errors: $(grep -o '<pre id="knit-errors">[^<]*' "$tmp/dom.html")"
+}
+
+# status_of KEY: a number of the page's status (data-KEY), 0 when absent.
+status_of() {
+  local v
+  v=$(grep -o " data-$1=\"[0-9.]*\"" <<<"$status" | cut -d'"' -f2)
+  echo "${v:-0}"
+}
+
+# shoot PAGE NAME: a screenshot of the page as $KNIT_VIEW_SHOTS/NAME.png,
+# when the build asks for them (docs/view-*.png are made from these).
+shoot() {
+  [ -n "${KNIT_VIEW_SHOTS:-}" ] || return 0
+  mkdir -p "$KNIT_VIEW_SHOTS"
+  timeout 120 "$(chromium_here)" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
+    --window-size=1400,1100 --virtual-time-budget=5000 --hide-scrollbars \
+    --screenshot="$KNIT_VIEW_SHOTS/$2.png" "file://$1" >/dev/null 2>&1 ||
+    fail "chromium could not take the screenshot $2.png"
+  echo "+ screenshot $KNIT_VIEW_SHOTS/$2.png"
+}
+
 case "$case_name" in
 no_command)
   expect 2 'usage: knit' -- "$knit"
@@ -691,6 +736,197 @@ report_inline)
   expect 0 'matches' -- "$knit" check "$tmp/i" "$tmp/inlined.folded"
   expect 0 'no-inline' -- "$knit" report --help
   ;;
+report_json)
+  # The tree as JSON: every metric, inlined levels as nodes of their own,
+  # names by number into the string table (exact probes: inlined has 6).
+  expect 0 'SUMMARY samples=6 ' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
+  expect 0 '^"nodes":\[$' -- "$knit" report --format=json --no-loops "$tmp/i"
+  json=$out_last
+  grep -qF '{"format":"knit-profile","version":1,' <<<"$json" || fail "no knit-profile header"
+  grep -qF '"event":"PROBE","event_text":"PROBE","period_ns":0,"unit":"probes","samples":6,"periods":6,"threads":1,' <<<"$json" ||
+    fail "the header's counts are wrong"
+  grep -qF '{"name":"PROBE","unit":"probes","description":"charged where each sample was taken","total":6}' <<<"$json" ||
+    fail "the PROBE metric's descriptor is wrong"
+  grep -qF '"name":"OMP_MUTEX_BLAME"' <<<"$json" || fail "a metric is missing"
+  strings=$(sed -n '/^"strings":\[$/,$p' <<<"$json" | sed 1d)
+  [ "$(sed -n 5p <<<"$strings")" = '"run",' ] || fail "string 4 is not run: $(sed -n 5p <<<"$strings")"
+  grep -qE '^\[1,"function",4,-1,[0-9]+,[0-9]+,[0-9]+,[0-9]+,1,\[6,0,0,0,0,0,0,0\]\],$' <<<"$json" ||
+    fail "run is not a function below main with 6 probes inclusive, none exclusive"
+  [ "$(grep -c '^\[[0-9]*,"inlined",' <<<"$json")" = 8 ] || fail "not 8 inlined levels"
+  # Leaves hold the probes: the exclusive values add up to the total.
+  [ "$(grep -oE '\[[0-9]+,[0-9]+,0,0,0,0,0,0\]\]' <<<"$json" | awk -F, '{ s += $2 } END { print s }')" = 6 ] ||
+    fail "the exclusive values do not add up to 6"
+  expect 0 '"inline":false' -- "$knit" report --format=json --no-inline --no-loops "$tmp/i"
+  ! grep -q '"inlined"' <<<"$out_last" || fail "--no-inline wrote inlined levels"
+  expect 0 '"lines":true' -- "$knit" report --format=json --lines "$tmp/i"
+  expect 0 '"loop"' -- "$knit" report --format=json "$tmp/i"
+  expect 0 '"min_percent":50}' -- "$knit" report --format=json --min=50 "$tmp/i"
+  ! grep -q '"inner_step"' <<<"$out_last" || fail "--min=50 kept inner_step (2 of 6 probes)"
+  expect 2 "unknown format 'xml' \(tree, folded, chrome, pprof or json\)" -- "$knit" report --format=xml "$tmp/i"
+  expect 2 'json writes the tree with every metric; --metrics' -- \
+    "$knit" report --format=json --metrics=all "$tmp/i"
+  expect 2 "json writes the tree with every metric; --threads is the text report's" -- \
+    "$knit" report --format=json --threads "$tmp/i"
+  # A measurement directory named with an escape and a byte that is no
+  # UTF-8: the JSON escapes the one and replaces the other.
+  m="$tmp/m"$'\e'"[2J"$'\xff'
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$m" -- "$wl/calls" 1
+  expect 0 '"dir":"[^"]*/m\\u001b\[2J\\ufffd"' -- "$knit" report --format=json "$m"
+  ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f-\xff]' <<<"$out_last" || fail "a raw control or non-ASCII byte in the JSON"
+  ;;
+view_parallel_for)
+  # The page of a parallel program's measurement (mock-gomp): it loads
+  # without errors, draws the flame graph, builds both trees and shows the
+  # program's functions; it fetches nothing.
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp -o "$tmp/p" -- "$wl/parallel_for" 20
+  expect 0 "^$tmp/p/knit-view.html\$" -- "$knit" view "$tmp/p"
+  page="$tmp/p/knit-view.html"
+  ! grep -qiE '<(script|link|img|iframe)[^>]* (src|href)=' "$page" || fail "the page loads another file"
+  grep -qF '"compute_all._omp_fn.0"' "$page" || fail "the parallel body's raw symbol is not in the data"
+  browse "$page"
+  [ "$(status_of nodes)" -gt 5 ] || fail "fewer than 6 nodes"
+  [ "$(status_of flame-rects)" -gt 5 ] || fail "the flame graph drew fewer than 6 frames"
+  [ "$(status_of topdown-rows)" -gt 5 ] || fail "the top-down tree has fewer than 6 rows"
+  [ "$(status_of bottomup-rows)" -gt 0 ] || fail "no bottom-up tree"
+  grep -q 'class="tw">[^<]*</span>main<' "$tmp/dom.html" || fail "no row for main"
+  grep -q 'class="tw">[^<]*</span>parallel at parallel_for.c:' "$tmp/dom.html" || fail "no row for the parallel body"
+  grep -q 'class="tw">[^<]*</span>knit_work_step ' "$tmp/dom.html" || fail "no row for the sampled leaf"
+  tr -d '\n' <"$tmp/dom.html" | grep -q '<div class="vtree" id="bottomup">.*class="tw">[^<]*</span>knit_work_step ' || fail "the bottom-up tree does not start at the leaf"
+  echo "load $(status_of load-ms) ms, first draw $(status_of draw-ms) ms"
+  shoot "$page" view-parallel_for
+  # A search (from the link: page#search=TEXT) highlights the one frame of
+  # work_light and narrows the top-down tree to the path down to it.
+  all_rows=$(status_of topdown-rows)
+  browse "$page#search=work_light"
+  [ "$(status_of search-matches)" = 1 ] || fail "the search did not find work_light once"
+  [ "$(status_of flame-matches)" = 1 ] || fail "the flame graph did not highlight work_light"
+  [ "$(status_of topdown-rows)" -lt "$all_rows" ] || fail "the search did not narrow the top-down tree"
+  grep -q 'class="row match"[^>]*>.*</span>work_light<' "$tmp/dom.html" || fail "work_light's row is not marked"
+  [ "$(status_of bottomup-rows)" -ge 1 ] || fail "the bottom-up tree lost the leaves below work_light"
+  # The filters of knit report: only the paths through work_heavy.
+  expect 0 "^$tmp/heavy.html\$" -- "$knit" view --focus=work_heavy -o "$tmp/heavy.html" "$tmp/p"
+  ! grep -qF '"work_light"' "$tmp/heavy.html" || fail "--focus=work_heavy kept work_light"
+  grep -qF '"work_heavy"' "$tmp/heavy.html" || fail "--focus=work_heavy lost work_heavy"
+  # -o elsewhere, and the newest ./knit-* when no directory is named.
+  expect 0 "^$tmp/page.html\$" -- "$knit" view -o "$tmp/page.html" "$tmp/p"
+  (cd "$tmp" && cp -r p knit-newest && "$knit" view) | grep -qx './knit-newest/knit-view.html' ||
+    fail "knit view without a directory did not take ./knit-newest"
+  expect 0 'usage: knit view' -- "$knit" view --help
+  ;;
+view_large)
+  # 100,000 nodes: the page draws only what a pixel shows and makes rows
+  # only for what is in view. The load and first draw times are printed.
+  awk -v N=100000 -f "$(dirname "$0")/view_big_profile.awk" >"$tmp/big.json" || fail "generating the profile"
+  expect 0 "^$tmp/big.html\$" -- "$knit" view "$tmp/big.json"
+  browse "$tmp/big.html"
+  [ "$(status_of nodes)" = 99999 ] || fail "not 99999 nodes (and the root)"
+  [ "$(status_of flame-rects)" -gt 1000 ] || fail "the flame graph drew too few frames"
+  [ "$(status_of flame-rects)" -lt 99999 ] || fail "the flame graph drew frames narrower than a pixel"
+  [ "$(status_of topdown-dom)" -lt 100 ] || fail "the top-down tree made $(status_of topdown-dom) rows"
+  [ "$(status_of bottomup-rows)" -gt 1000 ] || fail "the bottom-up tree has too few functions"
+  [ "$(status_of bottomup-dom)" -lt 100 ] || fail "the bottom-up tree made $(status_of bottomup-dom) rows"
+  echo "100,000 nodes: load $(status_of load-ms) ms, first draw $(status_of draw-ms) ms, ready $(status_of ready-ms) ms after navigation"
+  ;;
+view_timeline)
+  # A Chrome trace (the fixture has the shape `knit report --format=chrome`
+  # writes) in the timeline: a lane per thread, the runtime's states drawn;
+  # a thread name holding "</script>" stays data.
+  # The profile beside it is of the program the fixture pretends to trace.
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp -o "$tmp/p" -- "$wl/parallel_for" 20
+  expect 0 "^$tmp/t.html\$" -- "$knit" view -o "$tmp/t.html" --trace="$(dirname "$0")/view_trace.json" "$tmp/p"
+  ! grep -q '</script><b>' "$tmp/t.html" || fail "the trace's text can end its script element"
+  browse "$tmp/t.html"
+  [ "$(status_of trace-threads)" = 3 ] || fail "not 3 threads"
+  [ "$(status_of trace-events)" = 23 ] || fail "not 23 events"
+  [ "$(status_of timeline-idle)" -ge 4 ] || fail "fewer than 4 <omp-idle> slices drawn"
+  [ "$(status_of timeline-barrier)" -ge 3 ] || fail "fewer than 3 <omp-barrier> slices drawn"
+  [ "$(status_of timeline-lock-wait)" -ge 1 ] || fail "no <omp-lock-wait> slice drawn"
+  [ "$(status_of timeline-rects)" = 20 ] || fail "not every slice of the trace drawn"
+  grep -q '<section id="timeline-section">' "$tmp/dom.html" || fail "the timeline is hidden"
+  grep -q 'data-trace-order="outer-first"' <<<"$status" || fail "the fixture's order is not taken as written"
+  [ "$(status_of trace-main-outer)" = 1 ] && [ "$(status_of trace-main-nested)" = 0 ] ||
+    fail "main is not the outermost frame of thread 0"
+  shoot "$tmp/t.html" view-timeline
+  ;;
+view_traced)
+  # A blame workload recorded with -t: knit view embeds its Chrome trace
+  # (report/chrome_trace.h), and the timeline shows each thread with the
+  # lock waits, main outermost among the frames whatever order the slices
+  # that start and end together come in.
+  export OMP_NUM_THREADS=3
+  expect 0 'SUMMARY samples=' -- "$knit" record -t -e REALTIME@f2000 --runtime=mock-gomp \
+    -o "$tmp/t" -- "$wl/blame" locks 3
+  expect 0 "^$tmp/t/knit-view.html\$" -- "$knit" view "$tmp/t"
+  [ -z "$(grep -v "^$tmp/t/knit-view.html\$" <<<"$out_last")" ] || fail "knit view warned of the trace"
+  grep -q '<script type="application/json" id="knit-trace">{"traceEvents":' "$tmp/t/knit-view.html" ||
+    fail "the page holds no trace"
+  browse "$tmp/t/knit-view.html"
+  [ "$(status_of trace-threads)" = 3 ] || fail "not 3 threads in the timeline"
+  grep -q 'data-trace-lanes="thread 0 (main)|thread 1 (openmp)|thread 2 (openmp)"' <<<"$status" ||
+    fail "the lanes are not in the threads' order"
+  [ "$(status_of timeline-lock-wait)" -ge 1 ] || fail "no <omp-lock-wait> drawn"
+  [ "$(status_of timeline-regions)" -ge 1 ] || fail "no parallel region drawn"
+  [ "$(status_of trace-main-outer)" -ge 1 ] || fail "no slice of main"
+  [ "$(status_of trace-main-nested)" = 0 ] || fail "main drawn inside other frames"
+  shoot "$tmp/t/knit-view.html" view-blame-trace
+  # Without -t: no trace, no timeline, and nothing said about it.
+  expect 0 'SUMMARY samples=' -- "$knit" record -e REALTIME@f2000 --runtime=mock-gomp \
+    -o "$tmp/n" -- "$wl/blame" locks 1
+  expect 0 "^$tmp/n/knit-view.html\$" -- "$knit" view "$tmp/n"
+  [ "$(wc -l <<<"$out_last")" = 1 ] || fail "knit view said more than the page's path"
+  ! grep -q 'id="knit-trace"' "$tmp/n/knit-view.html" || fail "a trace in the page of a run without -t"
+  ;;
+view_interact)
+  # The page used as a user would (harness/cli/view_interact.html drives it
+  # from a frame): a click on a flame graph frame zooms to it and one on the
+  # root zooms out, a click on a tree row collapses and reopens it, one on a
+  # heading sorts by it, and a typed search highlights the frames.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
+  expect 0 "^$tmp/i/knit-view.html\$" -- "$knit" view "$tmp/i"
+  chrome=$(chromium_here) || exit 77
+  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --allow-file-access-from-files \
+    --user-data-dir="$tmp/chrome" --window-size=1400,900 --virtual-time-budget=5000 --dump-dom \
+    "file://$(cd "$(dirname "$0")" && pwd)/view_interact.html?page=file://$tmp/i/knit-view.html" \
+    >"$tmp/dom.html" 2>"$tmp/chrome.log" || fail "chromium: $(tail -n 3 "$tmp/chrome.log")"
+  status=$(grep -o '<div id="result"[^>]*>' "$tmp/dom.html")
+  echo "+ driven: $status"
+  grep -q 'data-done="1"' <<<"$status" || fail "the driver did not finish"
+  ! grep -q 'data-driver-error' <<<"$status" || fail "the driver failed"
+  [ "$(status_of errors)" = 0 ] || fail "the page reported errors"
+  [ "$(status_of focus-after-click)" = 1 ] || fail "a click on main did not zoom to it"
+  [ "$(status_of focus-after-root)" = 0 ] || fail "a click on the root did not zoom out"
+  [ "$(status_of rows-collapsed)" = 1 ] || fail "a click on main's row did not collapse it"
+  [ "$(status_of rows-reopened)" = "$(status_of rows-open)" ] || fail "a second click did not reopen main"
+  [ "$(status_of rows-open)" -gt 5 ] || fail "the tree did not start open"
+  grep -q 'data-sorted-head="-1"' <<<"$status" || fail "a click on the function heading did not sort by name"
+  [ "$(status_of search-matches)" = 3 ] || fail "the search did not find the 3 knit_probe levels"
+  [ "$(status_of flame-matches)" -ge 1 ] || fail "the search highlighted no frame"
+  ;;
+view_bad_input)
+  # What knit view cannot use is an error with a reason, never a page.
+  expect 1 'no such file|cannot|No such' -- "$knit" view "$tmp/none"
+  printf 'not json\n' >"$tmp/x.json"
+  expect 1 'x.json: not a knit profile \(`knit report --format=json` writes one\)' -- "$knit" view "$tmp/x.json"
+  printf '{"traceEvents":[]}\n' >"$tmp/t.json"
+  expect 1 't.json: not a knit profile' -- "$knit" view "$tmp/t.json"
+  [ ! -e "$tmp/x.html" ] || fail "a page was written for a file that is no JSON"
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/i" -- "$wl/inlined"
+  expect 1 'none.json: No such file' -- "$knit" view --trace="$tmp/none.json" "$tmp/i"
+  expect 1 'x.json: not a Chrome trace' -- "$knit" view --trace="$tmp/x.json" "$tmp/i"
+  expect 1 'i: not a regular file' -- "$knit" view --trace="$tmp/i" "$tmp/i"
+  expect 1 "$tmp/no/dir/p.html: No such file" -- "$knit" view -o "$tmp/no/dir/p.html" "$tmp/i"
+  expect 2 "unknown or incomplete option '--bogus'" -- "$knit" view --bogus "$tmp/i"
+  expect 2 'at most, got' -- "$knit" view "$tmp/i" "$tmp/i"
+  "$knit" report --format=json "$tmp/i" >"$tmp/i.json" || fail "report --format=json"
+  expect 2 "\-\-fold shapes a measurement's tree; a JSON tree is shaped already" -- \
+    "$knit" view --fold "$tmp/i.json"
+  expect 2 "\-\-focus shapes a measurement's tree" -- "$knit" view --focus main "$tmp/i.json"
+  expect 0 "^$tmp/i.html\$" -- "$knit" view "$tmp/i.json"
+  expect 2 '\-\-focus=\(' -- "$knit" view --focus='(' "$tmp/i"
+  expect 2 'thread' -- "$knit" view --thread=x "$tmp/i"
+  expect 1 'no ./knit-\* measurement directory here; name one: knit view DIR' -- \
+    sh -c 'cd "$1" && exec "$2" view' sh "$tmp/i" "$knit"
+  ;;
 report_views)
   # The bottom-up and flat views (workloads/calls.c, exact probes): recurse
   # holds 5 probes, one at each of its 5 levels, counted once per path in
@@ -859,7 +1095,7 @@ trace_absent)
   ! grep -q '^trace:' "$tmp/n/knit.log" || fail "knit.log speaks of a trace without -t"
   expect 1 'has no traces \(trace-\*\.knit\): record with `knit record -t`' -- \
     "$knit" report --format=chrome "$tmp/n"
-  expect 2 "unknown format 'chrom' \(tree, folded, chrome or pprof\)" -- "$knit" report --format=chrom "$tmp/n"
+  expect 2 "unknown format 'chrom' \(tree, folded, chrome, pprof or json\)" -- "$knit" report --format=chrom "$tmp/n"
   expect 0 'trace-\*\.knit files' -- "$knit" record --help
   ;;
 trace_corrupt)
@@ -982,7 +1218,7 @@ report_pprof_refused)
     [ -c /dev/full ] || fail "/dev/full is gone"
   fi
   expect 2 'report: -o p.pb.gz names the file --format=pprof writes' -- "$knit" report -o p.pb.gz "$tmp/m"
-  expect 2 "unknown format 'proto' \(tree, folded, chrome or pprof\)" -- "$knit" report --format=proto "$tmp/m"
+  expect 2 "unknown format 'proto' \(tree, folded, chrome, pprof or json\)" -- "$knit" report --format=proto "$tmp/m"
   # The tree's options shape nothing of the profile: refused, not ignored.
   expect 2 'report: --lines shapes the printed report; --format=pprof writes every metric' -- \
     "$knit" report --format=pprof --lines -o "$tmp/p.pb.gz" "$tmp/m"

@@ -47,6 +47,15 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_saturation
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_saturation.c
     LIBS knit_report)
+  # JSON strings and numbers whatever the names hold, and the string table
+  # of the JSON tree.
+  knit_unit_test(test_json_write
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_json_write.c
+    LIBS knit_report)
+  # The JSON tree on a profile built in memory, read back by a strict reader.
+  knit_unit_test(test_json_tree
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_json_tree.c
+    LIBS knit_report)
   # The pprof export: the protobuf writer against hand-worked bytes, the
   # profile's units, tables and gzip form.
   knit_unit_test(test_protobuf

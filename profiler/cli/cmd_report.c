@@ -2,20 +2,20 @@
  * call sites and sampled instructions with --lines), its bottom-up or flat
  * view, with a column pair per metric, or as folded stacks of one metric;
  * of chosen threads, and of the call paths a filter keeps. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/newest_measurement.h"
 #include "cli/usage_error.h"
 #include "console/progress.h"
 #include "report/chrome_trace.h"
 #include "report/folded.h"
+#include "report/json_tree.h"
 #include "report/metric_select.h"
 #include "report/metrics.h"
 #include "report/path_filter.h"
@@ -34,7 +34,7 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: knit report [--format=tree|folded|chrome|pprof] [-o FILE]\n"
+          "usage: knit report [--format=tree|folded|chrome|pprof|json] [-o FILE]\n"
           "                   [--view=VIEW] [--by=KEY] [--lines] [--all-frames] [--fold]\n"
           "                   [--metrics=LIST] [--sort=KEY] [--min=PCT] [--threads]\n"
           "                   [--thread=LIST] [--focus=REGEX] [--ignore=REGEX]\n"
@@ -77,6 +77,10 @@ static void usage(FILE *out)
           "                   per thread, each sample's call path as nested slices,\n"
           "                   the OpenMP states (idle, barrier, lock wait, parallel\n"
           "                   region) around them\n"
+          "  --format=json    the top-down tree (as --lines, --all-frames, --fold,\n"
+          "                   --sort, --no-inline, the filters shape it) with every\n"
+          "                   metric, as one JSON object (docs/json.md); every node\n"
+          "                   unless --min is given\n"
           "  --view=VIEW      tree: how it is shown: top-down (the default: callers\n"
           "                   above their callees); bottom-up: each function at the\n"
           "                   top with its values, below it the callers that led to\n"
@@ -190,36 +194,15 @@ static int bad_metric(knit_profile *profile, knit_path_filter *filter, const cha
   return 2;
 }
 
-/* The newest ./knit-* directory by modification time, into buf; -1 if none. */
-static int newest_measurement(char *buf, size_t len)
-{
-  DIR *d = opendir(".");
-  if (d == NULL)
-    return -1;
-  struct timespec best = {0, 0};
-  int found = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    struct stat st;
-    if (strncmp(e->d_name, "knit-", 5) != 0 || stat(e->d_name, &st) != 0 || !S_ISDIR(st.st_mode))
-      continue;
-    int newer = !found || st.st_mtim.tv_sec > best.tv_sec ||
-                (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec) ||
-                (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec == best.tv_nsec &&
-                 strcmp(e->d_name, buf + 2) > 0);
-    if (newer && strlen(e->d_name) + 3 <= len) {
-      snprintf(buf, len, "./%s", e->d_name);
-      best = st.st_mtim;
-      found = 1;
-    }
-  }
-  closedir(d);
-  return found ? 0 : -1;
-}
-
 int knit_cmd_report(int argc, char **argv)
 {
-  enum { FORMAT_TREE, FORMAT_FOLDED, FORMAT_CHROME, FORMAT_PPROF } format = FORMAT_TREE;
+  enum {
+    FORMAT_TREE,
+    FORMAT_FOLDED,
+    FORMAT_CHROME,
+    FORMAT_PPROF,
+    FORMAT_JSON
+  } format = FORMAT_TREE;
   enum { VIEW_TOP_DOWN, VIEW_BOTTOM_UP, VIEW_FLAT } view_kind = VIEW_TOP_DOWN;
   knit_flat_key flat_key = KNIT_FLAT_FUNCTION;
   const char *by = NULL, *focus = NULL, *ignore = NULL;
@@ -229,7 +212,7 @@ int knit_cmd_report(int argc, char **argv)
   knit_sort_key sort_key = {.sort = KNIT_SORT_INCLUSIVE};
   const char *metrics_list = NULL, *folded_metric = NULL, *source_function = NULL;
   const char *output = NULL;
-  int threads = 0, steps = 0;
+  int threads = 0, steps = 0, min_given = 0;
   knit_profile_options load_options = {0};
   char err[400];
   static const struct option options[] = {
@@ -260,8 +243,10 @@ int knit_cmd_report(int argc, char **argv)
         format = FORMAT_CHROME;
       else if (strcmp(optarg, "pprof") == 0)
         format = FORMAT_PPROF;
+      else if (strcmp(optarg, "json") == 0)
+        format = FORMAT_JSON;
       else
-        return bad_usage("unknown format '%s' (tree, folded, chrome or pprof)", optarg);
+        return bad_usage("unknown format '%s' (tree, folded, chrome, pprof or json)", optarg);
       break;
     case 'l': view.tree.lines = 1; break;
     case 'a': view.tree.all_frames = 1; break;
@@ -308,6 +293,7 @@ int knit_cmd_report(int argc, char **argv)
       if (end == optarg || *end != '\0' || errno != 0 || !(view.min_percent >= 0.0) ||
           view.min_percent > 100.0)
         return bad_usage("--min wants a percentage from 0 to 100, not '%s'", optarg);
+      min_given = 1;
       break;
     }
     case 't': threads = 1; break;
@@ -339,6 +325,18 @@ int knit_cmd_report(int argc, char **argv)
     return bad_usage("--metrics=%s chooses the tree's columns; --format=folded counts "
                      "one metric, chosen with --metric=NAME",
                      metrics_list);
+  if (format == FORMAT_JSON &&
+      (metrics_list != NULL || source_function != NULL || threads || steps || by != NULL))
+    return bad_usage("--format=json writes the tree with every metric; %s is the text "
+                     "report's",
+                     metrics_list != NULL      ? "--metrics"
+                     : source_function != NULL ? "--source"
+                     : threads                 ? "--threads"
+                     : steps                   ? "--steps"
+                                               : "--by");
+  if (format == FORMAT_JSON && view_kind != VIEW_TOP_DOWN)
+    return bad_usage("%s", "--format=json writes the top-down tree, from which its readers "
+                           "(knit view) make the bottom-up and flat views");
   if (view.tree.fold_recursion && (format == FORMAT_FOLDED || view.tree.lines))
     return bad_usage("--fold folds the function tree's recursion; %s",
                      view.tree.lines ? "--lines shows every call site as recorded"
@@ -387,7 +385,7 @@ int knit_cmd_report(int argc, char **argv)
   char found[PATH_MAX];
   const char *dir = optind < argc ? argv[optind] : NULL;
   if (dir == NULL) {
-    if (newest_measurement(found, sizeof found) != 0) {
+    if (knit_newest_measurement(found, sizeof found) != 0) {
       fprintf(stderr, "knit report: error: no ./knit-* measurement directory here; "
                       "name one: knit report DIR\n");
       return 1;
@@ -432,6 +430,14 @@ int knit_cmd_report(int argc, char **argv)
       knit_folded_write(&folded, stdout);
       knit_folded_free(&folded);
     }
+  } else if (format == FORMAT_JSON) {
+    view.tree.sort = sort_key.sort;
+    view.tree.metric = knit_sort_key_metric(&sort_key, &profile.measurement, err, sizeof err);
+    if (view.tree.metric < 0)
+      return bad_metric(&profile, &filter, err);
+    if (knit_json_tree_write(&profile, &view.tree, min_given ? view.min_percent : 0.0, stdout,
+                             stderr) != 0)
+      rc = 1;
   } else {
     view.tree.sort = sort_key.sort;
     view.tree.metric = knit_sort_key_metric(&sort_key, &profile.measurement, err, sizeof err);

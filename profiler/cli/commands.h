@@ -16,6 +16,9 @@ int knit_cmd_report(int argc, char **argv);
 /* knit diff [--metrics=LIST] [--sort=KEY] [--min=PCT] [--scaling] A B */
 int knit_cmd_diff(int argc, char **argv);
 
+/* knit view [-o FILE.html] [--trace=FILE] [DIR | PROFILE.json] */
+int knit_cmd_view(int argc, char **argv);
+
 /* knit check [--update] DIR GOLDEN */
 int knit_cmd_check(int argc, char **argv);
 int knit_cmd_audit(int argc, char **argv);

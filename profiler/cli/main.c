@@ -15,6 +15,7 @@ static void usage(FILE *to)
               "  run      run a program on a chosen OpenMP runtime, unprofiled\n"
               "  report   show where a measurement's time went (top-down or folded)\n"
               "  diff     compare two measurements per call path, or their scaling\n"
+              "  view     write a measurement as an HTML page (flame graph, trees)\n"
               "  check    compare a measurement with a golden calling-context tree\n"
               "  audit    compare the unwind recipes of ELF files with their CFI\n"
               "  conform  check a runtime's OMPT and the platform's sampling support\n"
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
     return knit_cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "diff"))
     return knit_cmd_diff(argc - 1, argv + 1);
+  if (!strcmp(cmd, "view"))
+    return knit_cmd_view(argc - 1, argv + 1);
   if (!strcmp(cmd, "check"))
     return knit_cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "audit"))
