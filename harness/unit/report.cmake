@@ -17,6 +17,10 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_trace_read
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_trace_read.c
     LIBS knit_report)
+  # Reading a thread or trace file whole: regular files only, never blocking.
+  knit_unit_test(test_read_whole_file
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_whole_file.c
+    LIBS knit_report)
   knit_unit_test(test_folded
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_folded.c
     LIBS knit_report)
