@@ -43,33 +43,35 @@ static int row_matches(const void *context, uint32_t id, const void *key)
   return strcmp(r->names[id], key) == 0;
 }
 
+static const knit_row_keys name_keys = {hash_of_row, row_matches};
+
 /* Finds name's row, adding it when missing, as the views do. */
 static uint32_t find_or_add(knit_row_table *t, rows *r, const char *name)
 {
   uint64_t hash = name_hash(r, name);
-  uint32_t id = knit_row_table_find(t, hash, name);
+  uint32_t id = knit_row_table_find(t, &name_keys, r, hash, name);
   if (id != KNIT_ROW_NONE)
     return id;
   id = (uint32_t)r->count;
   snprintf(r->names[id], sizeof r->names[id], "%s", name);
   r->count++;
-  assert_int_equal(knit_row_table_add(t, hash, id), 0);
+  assert_int_equal(knit_row_table_add(t, &name_keys, r, hash, id), 0);
   return id;
 }
 
 static void check_every_row(const knit_row_table *t, const rows *r)
 {
   for (size_t i = 0; i < r->count; i++)
-    assert_int_equal(knit_row_table_find(t, name_hash(r, r->names[i]), r->names[i]), i);
+    assert_int_equal(knit_row_table_find(t, &name_keys, r, name_hash(r, r->names[i]), r->names[i]),
+                     i);
 }
 
 static void empty_table_finds_nothing(void **state)
 {
   (void)state;
   static rows r;
-  knit_row_table t;
-  knit_row_table_init(&t, hash_of_row, row_matches, &r);
-  assert_int_equal(knit_row_table_find(&t, 7, "f"), KNIT_ROW_NONE);
+  knit_row_table t = {0};
+  assert_int_equal(knit_row_table_find(&t, &name_keys, &r, 7, "f"), KNIT_ROW_NONE);
   assert_int_equal(t.slot_count, 0);
   knit_row_table_free(&t);
 }
@@ -79,8 +81,7 @@ static void rows_found_after_growth(void **state)
   (void)state;
   static rows r;
   memset(&r, 0, sizeof r);
-  knit_row_table t;
-  knit_row_table_init(&t, hash_of_row, row_matches, &r);
+  knit_row_table t = {0};
   char name[16];
   size_t first_slots = 0;
   for (unsigned i = 0; i < ROW_COUNT; i++) {
@@ -101,7 +102,8 @@ static void rows_found_after_growth(void **state)
   /* Finding a row again adds nothing. */
   assert_int_equal(find_or_add(&t, &r, "f500"), 500);
   assert_int_equal(r.count, ROW_COUNT);
-  assert_int_equal(knit_row_table_find(&t, name_hash(&r, "g1"), "g1"), KNIT_ROW_NONE);
+  assert_int_equal(knit_row_table_find(&t, &name_keys, &r, name_hash(&r, "g1"), "g1"),
+                   KNIT_ROW_NONE);
   knit_row_table_free(&t);
   assert_null(t.slots);
   assert_int_equal(t.count, 0);
@@ -113,8 +115,7 @@ static void colliding_rows_told_apart(void **state)
   static rows r;
   memset(&r, 0, sizeof r);
   r.collide = 1;
-  knit_row_table t;
-  knit_row_table_init(&t, hash_of_row, row_matches, &r);
+  knit_row_table t = {0};
   char name[16];
   /* 300 rows in one chain: the table grows twice meanwhile. */
   for (unsigned i = 0; i < 300; i++) {
@@ -123,7 +124,7 @@ static void colliding_rows_told_apart(void **state)
   }
   assert_int_equal(t.slot_count, 1024);
   check_every_row(&t, &r);
-  assert_int_equal(knit_row_table_find(&t, 42, "c300"), KNIT_ROW_NONE);
+  assert_int_equal(knit_row_table_find(&t, &name_keys, &r, 42, "c300"), KNIT_ROW_NONE);
   knit_row_table_free(&t);
 }
 

@@ -56,6 +56,8 @@ static int row_matches(const void *context, uint32_t id, const void *key)
          knit_rows_same_text(row->module_path, k->v->module_path);
 }
 
+static const knit_row_keys row_keys = {hash_of_row, row_matches};
+
 static int add_row(builder *b, knit_calltree_node row)
 {
   knit_calltree *ct = b->ct;
@@ -78,7 +80,7 @@ static int add_row(builder *b, knit_calltree_node row)
 static uint32_t find_or_add(builder *b, uint32_t parent, const knit_calltree_node *v)
 {
   uint64_t hash = row_hash(parent, v);
-  uint32_t found = knit_row_table_find(&b->index, hash, &(row_key){parent, v});
+  uint32_t found = knit_row_table_find(&b->index, &row_keys, b, hash, &(row_key){parent, v});
   if (found != NONE)
     return found;
   knit_calltree_node row = {.parent = parent,
@@ -89,7 +91,7 @@ static uint32_t find_or_add(builder *b, uint32_t parent, const knit_calltree_nod
                             .inlined = v->inlined,
                             .offset = v->offset};
   uint32_t id = (uint32_t)b->ct->node_count;
-  if (add_row(b, row) != 0 || knit_row_table_add(&b->index, hash, id) != 0)
+  if (add_row(b, row) != 0 || knit_row_table_add(&b->index, &row_keys, b, hash, id) != 0)
     return NONE;
   return id;
 }
@@ -156,7 +158,6 @@ int knit_bottom_up_build(knit_calltree *out, const knit_calltree *td, knit_callt
   root.function = "ROOT";
   memset(root.exclusive, 0, sizeof root.exclusive);
   root.file = NULL;
-  knit_row_table_init(&b.index, hash_of_row, row_matches, &b);
   if (add_row(&b, root) != 0)
     goto out;
   uint32_t stamp = 0;

@@ -115,6 +115,8 @@ static int node_matches(const void *context, uint32_t id, const void *key)
   return same_identity(b->lines, &b->ct->nodes[id], k->parent, k->l);
 }
 
+static const knit_row_keys node_keys = {node_hash, node_matches};
+
 static int add_node(builder *b, knit_calltree_node v)
 {
   knit_calltree *ct = b->ct;
@@ -136,7 +138,7 @@ static uint32_t find_or_add(builder *b, uint32_t parent, const level *l, const c
 {
   uint64_t hash =
       key_hash(b->lines, parent, l->module, l->offset, l->kind, l->inlined, l->function);
-  uint32_t found = knit_row_table_find(&b->index, hash, &(node_key){parent, l});
+  uint32_t found = knit_row_table_find(&b->index, &node_keys, b, hash, &(node_key){parent, l});
   if (found != NONE)
     return found;
   knit_calltree_node v = {.parent = parent,
@@ -147,7 +149,7 @@ static uint32_t find_or_add(builder *b, uint32_t parent, const level *l, const c
                           .inlined = l->inlined,
                           .offset = l->offset};
   uint32_t id = (uint32_t)b->ct->node_count;
-  if (add_node(b, v) != 0 || knit_row_table_add(&b->index, hash, id) != 0)
+  if (add_node(b, v) != 0 || knit_row_table_add(&b->index, &node_keys, b, hash, id) != 0)
     return NONE;
   return id;
 }
@@ -435,7 +437,6 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
                              .module = KNIT_MODULE_PLACEHOLDER,
                              .kind = KNIT_NODE_PLACEHOLDER,
                              .offset = KNIT_PH_ROOT};
-  knit_row_table_init(&b.index, node_hash, node_matches, &b);
   if (add_node(&b, root) != 0)
     goto out;
   for (size_t i = 1; i < t->node_count; i++) {

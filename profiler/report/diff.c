@@ -47,6 +47,8 @@ static int context_matches(const void *context, uint32_t id, const void *key)
          strcmp(c->function, k->n->function) == 0;
 }
 
+static const knit_row_keys context_keys = {hash_of_context, context_matches};
+
 static int add_context(knit_diff *d, knit_diff_context c)
 {
   if (d->count == d->cap) {
@@ -62,12 +64,13 @@ static int add_context(knit_diff *d, knit_diff_context c)
 static uint32_t find_or_add(builder *b, uint32_t parent, const knit_calltree_node *n)
 {
   uint64_t hash = context_hash(parent, n->function, n->inlined);
-  uint32_t found = knit_row_table_find(&b->index, hash, &(context_key){parent, n});
+  uint32_t found =
+      knit_row_table_find(&b->index, &context_keys, b, hash, &(context_key){parent, n});
   if (found != NONE)
     return found;
   knit_diff_context c = {.parent = parent, .function = n->function, .inlined = n->inlined};
   uint32_t id = (uint32_t)b->d->count;
-  if (add_context(b->d, c) != 0 || knit_row_table_add(&b->index, hash, id) != 0)
+  if (add_context(b->d, c) != 0 || knit_row_table_add(&b->index, &context_keys, b, hash, id) != 0)
     return NONE;
   return id;
 }
@@ -128,7 +131,6 @@ int knit_diff_build(knit_diff *d, const knit_profile *a, const knit_profile *b,
 {
   memset(d, 0, sizeof *d);
   builder bl = {.d = d};
-  knit_row_table_init(&bl.index, hash_of_context, context_matches, &bl);
   knit_diff_context root = {.parent = 0, .function = "ROOT"};
   int rc = -1;
   if (add_context(d, root) != 0 || pour(&bl, a, o, 0) != 0 || pour(&bl, b, o, 1) != 0)

@@ -49,13 +49,15 @@ static int row_matches(const void *context, uint32_t id, const void *key)
          knit_rows_same_text(a->function, b->function) && knit_rows_same_text(a->module, b->module);
 }
 
+static const knit_row_keys row_keys = {hash_of_row, row_matches};
+
 /* Counts the current path in the row key names (inclusive, and exclusive
  * when exclusive is 1). Returns 0, or -1 out of memory. */
 static int count_in(builder *b, knit_flat_row key, int exclusive)
 {
   knit_flat *f = b->f;
   uint64_t hash = row_hash(&key);
-  uint32_t r = knit_row_table_find(&b->index, hash, &key);
+  uint32_t r = knit_row_table_find(&b->index, &row_keys, b, hash, &key);
   if (r == KNIT_ROW_NONE) {
     if (f->count == f->cap) {
       size_t cap = knit_rows_grown_cap(f->cap);
@@ -67,7 +69,7 @@ static int count_in(builder *b, knit_flat_row key, int exclusive)
     memset(key.inclusive, 0, sizeof key.inclusive);
     memset(key.exclusive, 0, sizeof key.exclusive);
     r = (uint32_t)f->count;
-    if (knit_row_table_add(&b->index, hash, r) != 0)
+    if (knit_row_table_add(&b->index, &row_keys, b, hash, r) != 0)
       return -1;
     b->stamp[r] = 0;
     f->rows[f->count++] = key;
@@ -147,7 +149,6 @@ int knit_flat_build(knit_flat *out, const knit_report_tree *t, const knit_calltr
 {
   memset(out, 0, sizeof *out);
   builder b = {.f = out};
-  knit_row_table_init(&b.index, hash_of_row, row_matches, &b);
   int rc = -1;
   if (key == KNIT_FLAT_LINE) {
     rc = add_line_paths(&b, t, o);

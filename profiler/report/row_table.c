@@ -7,12 +7,6 @@
 /* The first table's slots: room for 128 rows before it grows. */
 #define FIRST_SLOT_COUNT 256
 
-void knit_row_table_init(knit_row_table *t, knit_row_hash_fn hash_of, knit_row_matches_fn matches,
-                         const void *context)
-{
-  *t = (knit_row_table){.hash_of = hash_of, .matches = matches, .context = context};
-}
-
 static void place(uint32_t *slots, size_t slot_count, uint64_t hash, uint32_t id)
 {
   size_t s = (size_t)hash & (slot_count - 1);
@@ -22,7 +16,7 @@ static void place(uint32_t *slots, size_t slot_count, uint64_t hash, uint32_t id
 }
 
 /* Doubles the slots and places every id again by its row's hash. */
-static int grow(knit_row_table *t)
+static int grow(knit_row_table *t, const knit_row_keys *keys, const void *context)
 {
   size_t count = t->slot_count ? 2 * t->slot_count : FIRST_SLOT_COUNT;
   uint32_t *slots = malloc(count * sizeof *slots);
@@ -31,27 +25,29 @@ static int grow(knit_row_table *t)
   memset(slots, 0xff, count * sizeof *slots);
   for (size_t s = 0; s < t->slot_count; s++)
     if (t->slots[s] != KNIT_ROW_NONE)
-      place(slots, count, t->hash_of(t->context, t->slots[s]), t->slots[s]);
+      place(slots, count, keys->hash_of(context, t->slots[s]), t->slots[s]);
   free(t->slots);
   t->slots = slots;
   t->slot_count = count;
   return 0;
 }
 
-uint32_t knit_row_table_find(const knit_row_table *t, uint64_t hash, const void *key)
+uint32_t knit_row_table_find(const knit_row_table *t, const knit_row_keys *keys,
+                             const void *context, uint64_t hash, const void *key)
 {
   if (t->slot_count == 0)
     return KNIT_ROW_NONE;
   for (size_t s = (size_t)hash & (t->slot_count - 1); t->slots[s] != KNIT_ROW_NONE;
        s = (s + 1) & (t->slot_count - 1))
-    if (t->matches(t->context, t->slots[s], key))
+    if (keys->matches(context, t->slots[s], key))
       return t->slots[s];
   return KNIT_ROW_NONE;
 }
 
-int knit_row_table_add(knit_row_table *t, uint64_t hash, uint32_t id)
+int knit_row_table_add(knit_row_table *t, const knit_row_keys *keys, const void *context,
+                       uint64_t hash, uint32_t id)
 {
-  if (2 * (t->count + 1) > t->slot_count && grow(t) != 0)
+  if (2 * (t->count + 1) > t->slot_count && grow(t, keys, context) != 0)
     return -1;
   place(t->slots, t->slot_count, hash, id);
   t->count++;

@@ -5,9 +5,11 @@
  *
  * The table is open-addressing over uint32 ids, at most half full so that
  * probe chains stay short, and doubles when an addition would pass that.
- * The caller says what a key is: it hashes a key itself, gives the hash of
- * a row already in the table (for placing it again as the table grows),
- * and whether a row is the one a key names. */
+ * The caller says what a key is (knit_row_keys): it hashes a key itself,
+ * gives the hash of a row already in the table (for placing it again as
+ * the table grows), and whether a row is the one a key names. The table
+ * keeps no pointer to the caller, so a struct that holds one may be
+ * copied or moved freely. */
 #ifndef KNIT_REPORT_ROW_TABLE_H
 #define KNIT_REPORT_ROW_TABLE_H
 
@@ -19,33 +21,31 @@
 /* FNV-1a's starting value, for hashes built with knit_row_hash_text. */
 #define KNIT_ROW_HASH_SEED 0xcbf29ce484222325ull
 
-/* The hash of the row with id id, as the caller's lookups hash its key. */
-typedef uint64_t (*knit_row_hash_fn)(const void *context, uint32_t id);
-/* 1 when the row with id id is the one key names, 0 otherwise. */
-typedef int (*knit_row_matches_fn)(const void *context, uint32_t id, const void *key);
+/* What a caller's keys are: the hash of the row with id id, as the
+ * caller's lookups hash their keys (for placing the row again as the table
+ * grows), and whether the row with id id is the one key names. Both read
+ * the rows through context, which the caller passes with every call. */
+typedef struct knit_row_keys {
+  uint64_t (*hash_of)(const void *context, uint32_t id);
+  int (*matches)(const void *context, uint32_t id, const void *key);
+} knit_row_keys;
 
+/* All zero is an empty table; it takes memory at its first addition. */
 typedef struct knit_row_table {
   uint32_t *slots; /* ids, KNIT_ROW_NONE where empty */
   size_t slot_count;
   size_t count; /* ids indexed */
-  knit_row_hash_fn hash_of;
-  knit_row_matches_fn matches;
-  /* What the callbacks read the rows through; its address must stay put
-   * while the table is used (the rows themselves may move). */
-  const void *context;
 } knit_row_table;
-
-/* An empty table; it takes memory at its first addition. */
-void knit_row_table_init(knit_row_table *t, knit_row_hash_fn hash_of, knit_row_matches_fn matches,
-                         const void *context);
 
 /* The id of the row key names, whose hash is hash; KNIT_ROW_NONE when the
  * table has none. */
-uint32_t knit_row_table_find(const knit_row_table *t, uint64_t hash, const void *key);
+uint32_t knit_row_table_find(const knit_row_table *t, const knit_row_keys *keys,
+                             const void *context, uint64_t hash, const void *key);
 
 /* Indexes the row with id id (not in the table yet) under hash. Returns 0,
  * or -1 out of memory (the table is then as it was). */
-int knit_row_table_add(knit_row_table *t, uint64_t hash, uint32_t id);
+int knit_row_table_add(knit_row_table *t, const knit_row_keys *keys, const void *context,
+                       uint64_t hash, uint32_t id);
 
 void knit_row_table_free(knit_row_table *t);
 
