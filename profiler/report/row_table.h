@@ -1,7 +1,7 @@
-/* An index of the rows a view builds (the call tree's nodes, the callers
- * tree's rows, the flat view's rows, knit diff's contexts): the rows stay in
- * the caller's own array, and the table maps a row's key to its id, the
- * row's index there.
+/* An index of the rows the report builds (the call tree's nodes, the
+ * callers tree's rows, the flat view's rows, knit diff's contexts, the
+ * pprof export's strings and locations): the rows stay in the caller's own
+ * array, and the table maps a row's key to its id, the row's index there.
  *
  * The table is open-addressing over uint32 ids, at most half full so that
  * probe chains stay short, and doubles when an addition would pass that.
