@@ -186,12 +186,37 @@ static void test_comparable(void **state)
   knit_report_tree_free(&b.profile.tree);
 }
 
+/* Thread counts for --scaling: OpenMP threads as the runtime announced
+ * them; without OMPT (GNU libgomp), every thread but a runtime helper. */
+static void test_thread_count(void **state)
+{
+  (void)state;
+  knit_thread_file files[4];
+  memset(files, 0, sizeof files);
+  knit_profile p;
+  memset(&p, 0, sizeof p);
+  p.measurement.threads = files;
+  p.measurement.thread_count = 4;
+  files[0].header.thread_flags = KNIT_THREAD_MAIN | KNIT_THREAD_OPENMP;
+  files[1].header.thread_flags = KNIT_THREAD_OPENMP;
+  files[2].header.thread_flags = KNIT_THREAD_RUNTIME;
+  files[3].header.thread_flags = 0;
+  assert_int_equal(knit_diff_openmp_threads(&p), 2);
+  files[0].header.thread_flags = KNIT_THREAD_MAIN;
+  files[1].header.thread_flags = 0;
+  assert_int_equal(knit_diff_openmp_threads(&p), 3);
+  p.measurement.thread_count = 1;
+  files[0].header.thread_flags = KNIT_THREAD_RUNTIME;
+  assert_int_equal(knit_diff_openmp_threads(&p), 1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_contexts),
       cmocka_unit_test(test_scaling_text),
       cmocka_unit_test(test_comparable),
+      cmocka_unit_test(test_thread_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

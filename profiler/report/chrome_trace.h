@@ -36,7 +36,10 @@
  *     that differs. A state change cuts the slices of the frames around
  *     it. Frames before main (the C library's start-up, a thread's
  *     start_thread and clone), which the report hides, are left out.
- *     Slices of zero duration are not written.
+ *     Slices of zero duration are not written. A track's events come in
+ *     the order their slices end (a frame's before the frame around it,
+ *     which may begin at the same time): Trace Event viewers order them by
+ *     ts and, for equal ts, the longer first, as `knit view` does.
  */
 #ifndef KNIT_REPORT_CHROME_TRACE_H
 #define KNIT_REPORT_CHROME_TRACE_H

@@ -190,9 +190,15 @@ int knit_diff_comparable(const knit_profile *a, const knit_profile *b, char *not
 
 unsigned knit_diff_openmp_threads(const knit_profile *p)
 {
-  unsigned count = 0;
-  for (size_t i = 0; i < p->measurement.thread_count; i++)
-    count += (p->measurement.threads[i].header.thread_flags & KNIT_THREAD_OPENMP) != 0;
+  unsigned openmp = 0, others = 0;
+  for (size_t i = 0; i < p->measurement.thread_count; i++) {
+    uint32_t flags = p->measurement.threads[i].header.thread_flags;
+    openmp += (flags & KNIT_THREAD_OPENMP) != 0;
+    others += (flags & (KNIT_THREAD_OPENMP | KNIT_THREAD_RUNTIME)) == 0;
+  }
+  /* A runtime without OMPT (GNU libgomp) announces no thread: its threads
+   * are all the program's threads but a runtime's helpers. */
+  unsigned count = openmp > 0 ? openmp : others;
   return count > 0 ? count : 1;
 }
 

@@ -54,8 +54,10 @@ int knit_diff_build(knit_diff *d, const knit_profile *a, const knit_profile *b,
  * " [inlined]"), into buf. */
 void knit_diff_path(const knit_diff *d, uint32_t context, char *buf, size_t len);
 
-/* The number of OpenMP threads of p's measurement (thread files that the
- * runtime said were OpenMP threads; 1 at least). */
+/* The number of OpenMP threads of p's measurement: the thread files that
+ * the runtime said were OpenMP threads, or, when it said none (GNU
+ * libgomp has no OMPT), those of every thread but a runtime's helpers;
+ * 1 at least. */
 unsigned knit_diff_openmp_threads(const knit_profile *p);
 
 void knit_diff_free(knit_diff *d);
