@@ -16,6 +16,7 @@
 
 #include "core/session.h"
 #include "core/thread.h"
+#include "base/arena.h"
 #include "measure/format.h"
 #include "ompt/device.h"
 #include "ompt/ompt_state.h"
@@ -112,19 +113,29 @@ uint32_t knit_path_copy(const knit_call_path *p, knit_path_frame *out, uint32_t 
   out[2] = (knit_path_frame){.module = 2, .offset = 0x44, .kind = KNIT_NODE_CALL};
   return 3;
 }
-/* A construct's node: <omp-target> under its launching call, by that
- * call's offset; the length the construct's path was cut to is kept. */
-static knit_cct_node nodes[0x40];
+/* A construct's node: <omp-target> under its launching call, whose
+ * offset is the node's id here; the length the construct's path was cut
+ * to is kept. */
+static knit_cct_node a_node;
 static int last_len;
 knit_cct_node *knit_thread_path_node(knit_thread *t, const knit_path_frame *path, int n)
 {
-  (void)t;
   last_len = n;
   assert_true(n >= 2);
   assert_int_equal(path[n - 1].module, KNIT_MODULE_PLACEHOLDER);
   assert_int_equal(path[n - 1].offset, KNIT_PH_OMP_TARGET);
-  assert_true(path[n - 2].offset < 0x40);
-  return &nodes[path[n - 2].offset];
+  t->path_leaf = (uint32_t)path[n - 2].offset;
+  return &a_node;
+}
+
+/* A device metric of the construct whose node is id (0 when it has none). */
+static uint64_t device_metric(uint32_t id, int metric)
+{
+  const knit_device_nodes *d = current->device_nodes;
+  for (uint32_t i = 0; d && i < d->count; i++)
+    if (d->at[i].node == id)
+      return d->at[i].metrics[metric - KNIT_METRIC_HOST_COUNT];
+  return 0;
 }
 
 /* --- the fake runtime: callbacks registered, and one device --- */
@@ -256,6 +267,7 @@ static int setup(void **state)
     knit_ompt_runtime.get_task_info = fake_task_info;
     knit_device_register(fake_set_callback);
     current = calloc(1, sizeof *current);
+    knit_arena_init(&current->arena, 256u << 10, 1u << 20);
     current->cct_ready = true;
     ompt_callback_device_initialize_t init =
         (ompt_callback_device_initialize_t)registered[ompt_callback_device_initialize];
@@ -263,7 +275,6 @@ static int setup(void **state)
     init(1, "plain", NULL, NULL, NULL);
     registered_once = true;
   }
-  memset(nodes, 0, sizeof nodes);
   return 0;
 }
 
@@ -305,23 +316,20 @@ static void charges_records_to_their_launching_contexts(void **state)
   add_data_op(102, ompt_target_data_transfer_to_device_async, 100, 13400, 13500);
   add_data_op(102, ompt_target_data_delete, 4096, 13500, 13501);
   fake_flush(NULL);
-  const knit_cct_node *a = &nodes[0x21], *b = &nodes[0x22];
-  assert_int_equal(a->metrics[KNIT_METRIC_DEVICE_ALLOC_BYTES], 4096);
-  assert_int_equal(a->metrics[KNIT_METRIC_DEVICE_H2D_BYTES], 4096);
-  assert_int_equal(a->metrics[KNIT_METRIC_DEVICE_H2D_TIME], 1000);
-  assert_int_equal(a->metrics[KNIT_METRIC_DEVICE_KERNEL], 8000);
-  assert_int_equal(a->metrics[KNIT_METRIC_DEVICE_D2H_BYTES], 1024);
-  assert_int_equal(a->metrics[KNIT_METRIC_DEVICE_D2H_TIME], 250);
-  assert_int_equal(b->metrics[KNIT_METRIC_DEVICE_KERNEL], 4000);
-  assert_int_equal(b->metrics[KNIT_METRIC_DEVICE_H2D_BYTES], 100);
-  assert_int_equal(b->metrics[KNIT_METRIC_DEVICE_H2D_TIME], 100);
-  assert_int_equal(b->metrics[KNIT_METRIC_DEVICE_ALLOC_BYTES], 0);
-  assert_int_equal(b->metrics[KNIT_METRIC_SAMPLES], 0);
-  /* Nothing anywhere else: the main's node, say. */
-  for (int i = 0; i < 0x40; i++)
-    if (i != 0x21 && i != 0x22)
-      for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-        assert_int_equal(nodes[i].metrics[m], 0);
+  assert_int_equal(device_metric(0x21, KNIT_METRIC_DEVICE_ALLOC_BYTES), 4096);
+  assert_int_equal(device_metric(0x21, KNIT_METRIC_DEVICE_H2D_BYTES), 4096);
+  assert_int_equal(device_metric(0x21, KNIT_METRIC_DEVICE_H2D_TIME), 1000);
+  assert_int_equal(device_metric(0x21, KNIT_METRIC_DEVICE_KERNEL), 8000);
+  assert_int_equal(device_metric(0x21, KNIT_METRIC_DEVICE_D2H_BYTES), 1024);
+  assert_int_equal(device_metric(0x21, KNIT_METRIC_DEVICE_D2H_TIME), 250);
+  assert_int_equal(device_metric(0x22, KNIT_METRIC_DEVICE_KERNEL), 4000);
+  assert_int_equal(device_metric(0x22, KNIT_METRIC_DEVICE_H2D_BYTES), 100);
+  assert_int_equal(device_metric(0x22, KNIT_METRIC_DEVICE_H2D_TIME), 100);
+  assert_int_equal(device_metric(0x22, KNIT_METRIC_DEVICE_ALLOC_BYTES), 0);
+  /* Two constructs, and no host metric touched. */
+  assert_int_equal(current->device_nodes->count, 2);
+  for (int m = 0; m < KNIT_METRIC_HOST_COUNT; m++)
+    assert_int_equal(a_node.metrics[m], 0);
 }
 
 static void counts_unknown_target_ids(void **state)
@@ -336,7 +344,7 @@ static void counts_unknown_target_ids(void **state)
   target_begins(103, 0x23);
   add_kernel(103, 5000, 4000);
   fake_flush(NULL);
-  assert_int_equal(nodes[0x23].metrics[KNIT_METRIC_DEVICE_KERNEL], 0);
+  assert_int_equal(device_metric(0x23, KNIT_METRIC_DEVICE_KERNEL), 0);
 }
 
 static void gives_every_buffer_back(void **state)
@@ -347,7 +355,7 @@ static void gives_every_buffer_back(void **state)
     add_kernel(200 + (uint64_t)round, 0, 10);
     fake_flush(NULL);
   }
-  assert_int_equal(nodes[0x24].metrics[KNIT_METRIC_DEVICE_KERNEL], 200);
+  assert_int_equal(device_metric(0x24, KNIT_METRIC_DEVICE_KERNEL), 200);
   /* The pool is whole again: its buffers can all be had at once, and no
    * more. */
   ompt_buffer_t *held[16];
@@ -380,11 +388,10 @@ static void host_callbacks_give_bytes_without_tracing(void **state)
   data_op(301, 3, ompt_target_data_transfer_from_device, NULL, 1, NULL, 2, 256, NULL);
   /* Device 0 is traced: its records count, its callbacks do not. */
   data_op(301, 4, ompt_target_data_transfer_to_device, NULL, 2, NULL, 0, 77, NULL);
-  const knit_cct_node *n = &nodes[0x25];
-  assert_int_equal(n->metrics[KNIT_METRIC_DEVICE_ALLOC_BYTES], 512);
-  assert_int_equal(n->metrics[KNIT_METRIC_DEVICE_H2D_BYTES], 512);
-  assert_int_equal(n->metrics[KNIT_METRIC_DEVICE_D2H_BYTES], 256);
-  assert_int_equal(n->metrics[KNIT_METRIC_DEVICE_H2D_TIME], 0);
+  assert_int_equal(device_metric(0x25, KNIT_METRIC_DEVICE_ALLOC_BYTES), 512);
+  assert_int_equal(device_metric(0x25, KNIT_METRIC_DEVICE_H2D_BYTES), 512);
+  assert_int_equal(device_metric(0x25, KNIT_METRIC_DEVICE_D2H_BYTES), 256);
+  assert_int_equal(device_metric(0x25, KNIT_METRIC_DEVICE_H2D_TIME), 0);
 }
 
 static void a_written_thread_takes_no_more(void **state)
@@ -396,7 +403,7 @@ static void a_written_thread_takes_no_more(void **state)
   add_kernel(401, 0, 10);
   fake_flush(NULL);
   atomic_store(&current->written, false);
-  assert_int_equal(nodes[0x26].metrics[KNIT_METRIC_DEVICE_KERNEL], 0);
+  assert_int_equal(device_metric(0x26, KNIT_METRIC_DEVICE_KERNEL), 0);
   assert_int_equal(knit_device_stat(KNIT_STAT_DEVICE_UNATTRIBUTED), before + 1);
 }
 
@@ -410,7 +417,7 @@ static void finalize_delivers_the_last_records(void **state)
       (ompt_callback_device_finalize_t)registered[ompt_callback_device_finalize];
   fini(0);
   assert_true(buffers_handed_back > handed);
-  assert_int_equal(nodes[0x27].metrics[KNIT_METRIC_DEVICE_KERNEL], 30);
+  assert_int_equal(device_metric(0x27, KNIT_METRIC_DEVICE_KERNEL), 30);
   /* Done: its host callbacks still charge nothing, and a second finalize
    * flushes nothing. */
   assert_true(knit_device_traced(0));

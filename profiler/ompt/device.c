@@ -52,7 +52,7 @@ bool knit_target_find(uint64_t target_id, knit_target_origin *out)
     return false;
   const target_slot *s = &targets[slot_of(target_id)];
   pthread_mutex_lock(&targets_lock);
-  bool found = s->target_id == target_id && s->origin.node != NULL;
+  bool found = s->target_id == target_id && s->origin.construct != NULL;
   if (found)
     *out = s->origin;
   pthread_mutex_unlock(&targets_lock);
@@ -68,13 +68,35 @@ void knit_device_charge(uint64_t target_id, int metric, uint64_t value)
     atomic_fetch_add_explicit(&unattributed, 1, memory_order_relaxed);
     return;
   }
-  if (value != 0)
-    __atomic_fetch_add(&o.node->metrics[metric], value, __ATOMIC_RELAXED);
+  if (value != 0 && KNIT_METRIC_IS_DEVICE(metric) && metric < KNIT_METRIC_COUNT)
+    atomic_fetch_add_explicit(&o.construct->metrics[metric - KNIT_METRIC_HOST_COUNT], value,
+                              memory_order_relaxed);
 }
 
 uint64_t knit_device_unattributed(void)
 {
   return atomic_load_explicit(&unattributed, memory_order_relaxed);
+}
+
+/* The device metrics of node id of t's tree, made at its first construct
+ * there; NULL when the thread's table is full or its arena empty. The
+ * thread itself, with its handler held off. */
+static knit_device_node *construct_of(knit_thread *t, uint32_t id)
+{
+  knit_device_nodes *d = t->device_nodes;
+  if (!d)
+    d = t->device_nodes = knit_arena_alloc(&t->arena, sizeof *d, 64);
+  if (!d)
+    return NULL;
+  uint32_t n = atomic_load_explicit(&d->count, memory_order_relaxed);
+  for (uint32_t i = 0; i < n; i++)
+    if (d->at[i].node == id)
+      return &d->at[i];
+  if (n == KNIT_DEVICE_NODES)
+    return NULL;
+  d->at[n].node = id;
+  atomic_store_explicit(&d->count, n + 1, memory_order_release);
+  return &d->at[n];
 }
 
 /* The node of the calling thread's tree for the construct at codeptr_ra:
@@ -83,7 +105,7 @@ uint64_t knit_device_unattributed(void)
  * names `target at FILE:LINE` by that call's line. The library is not the
  * OpenMP runtime, whose frames a capture cuts: its frames inward of the
  * call are cut here, by the call's return address. */
-static knit_cct_node *construct_node(knit_thread *t, const void *codeptr_ra)
+static knit_device_node *construct_node(knit_thread *t, const void *codeptr_ra)
 {
   int task_flags = 0, thread_num = 0;
   ompt_data_t *task_data = NULL, *region = NULL;
@@ -122,8 +144,9 @@ static knit_cct_node *construct_node(knit_thread *t, const void *codeptr_ra)
                                   .offset = KNIT_PH_OMP_TARGET,
                                   .kind = KNIT_NODE_PLACEHOLDER};
   knit_cct_node *node = knit_thread_path_node(t, path, (int)len);
+  knit_device_node *construct = node ? construct_of(t, t->path_leaf) : NULL;
   knit_thread_give_back(t);
-  return node;
+  return construct;
 }
 
 static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
@@ -137,8 +160,8 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
   knit_thread *t = knit_thread_self();
   if (!t || !t->cct_ready || !knit_ompt_runtime.get_task_info)
     return;
-  knit_target_origin o = {.thread = t, .node = construct_node(t, codeptr_ra)};
-  if (o.node)
+  knit_target_origin o = {.thread = t, .construct = construct_node(t, codeptr_ra)};
+  if (o.construct)
     knit_target_file(target_id, &o);
   knit_take_missed(t);
 }

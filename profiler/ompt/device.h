@@ -11,12 +11,12 @@
  * on any thread, or, for a runtime without device tracing, from the host's
  * target_data_op callbacks (bytes only).
  *
- * The value is added to a metric of the launching node with an atomic add:
+ * The value is added to the construct's device metrics with an atomic add:
  * only the node's own thread ever changes the tree's shape (it made the
- * node before filing it), nodes never move (cct.h), and a device metric is
- * a word no sample writes. A complete callback on another thread can thus
- * neither tear the tree nor race with a sample, and the writer at exit
- * reads whole words. Records are flushed before the files are written
+ * node, and the entry of its device metrics, before filing them), entries
+ * never move, and a device metric is a word no sample writes. A complete
+ * callback on another thread can thus neither tear the tree nor race with
+ * a sample, and the writer at exit reads whole words. Records are flushed before the files are written
  * (device_finalize, and knit's exit paths). */
 #ifndef KNIT_OMPT_DEVICE_H
 #define KNIT_OMPT_DEVICE_H
@@ -29,10 +29,30 @@
 
 struct knit_thread;
 
-/* The launching context of one target id: a node of that thread's tree. */
+/* The device metrics of one target construct's node (KNIT_METRIC_DEVICE_*,
+ * less KNIT_METRIC_HOST_COUNT). Kept apart from the tree's nodes, which
+ * would otherwise all grow by them for the few constructs that have them. */
+#define KNIT_DEVICE_METRICS (KNIT_METRIC_COUNT - KNIT_METRIC_HOST_COUNT)
+typedef struct knit_device_node {
+  uint32_t node; /* the construct's node id in its thread's tree */
+  _Atomic uint64_t metrics[KNIT_DEVICE_METRICS];
+} knit_device_node;
+
+/* A thread's constructs: appended by the thread itself only, count
+ * published with a release store once an entry is whole, so that the
+ * writer reads whole entries. A thread that launches from more places
+ * than this has its further constructs' operations counted as
+ * unattributed. */
+#define KNIT_DEVICE_NODES 1024u
+typedef struct knit_device_nodes {
+  _Atomic uint32_t count;
+  knit_device_node at[KNIT_DEVICE_NODES];
+} knit_device_nodes;
+
+/* The launching context of one target id: a construct of that thread. */
 typedef struct knit_target_origin {
   struct knit_thread *thread;
-  knit_cct_node *node;
+  knit_device_node *construct;
 } knit_target_origin;
 
 /* Target ids whose launching contexts are kept at once: ids are filed by a
