@@ -1331,7 +1331,7 @@ device_metrics)
     MOCKRT_TARGET_NS_PER_ITER=10
   expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/m" -- "$wl/target" 3
   grep -qE '^ompt: device 0 \(.*\): traced' "$tmp/m/knit.log" || fail "knit.log does not say device 0 was traced"
-  expect 0 '^devices: 1 traced \(kernel and transfer times from OMPT device tracing\)$' -- \
+  expect 0 '^devices: 1 traced \(kernel and transfer times from OMPT device tracing\): device 0 \([^)]+\)$' -- \
     "$knit" report "$tmp/m"
   grep -qE '^metric DEVICE_KERNEL +0\.184 ms  kernel time on the device' <<<"$out_last" ||
     fail "DEVICE_KERNEL's total is not 0.184 ms (3 x (40960 + 20480) ns)"

@@ -70,6 +70,8 @@ void knit_view_device_line(const knit_profile *p, FILE *out)
             " %llu without tracing (transfer bytes from target_data_op callbacks, no device "
             "times)",
             (unsigned long long)untraced);
+  if (p->measurement.devices != NULL)
+    fprintf(out, ": %s", p->measurement.devices);
   if (unattributed != 0)
     fprintf(out, "%s %llu device operation%s with no known launching context, left out",
             traced != 0 || untraced != 0 ? ";" : "", (unsigned long long)unattributed,
