@@ -1339,9 +1339,9 @@ device_metrics)
     fail "DEVICE_H2D_BYTES's total is not 249856 (3 x 80 KiB + 4 KiB)"
   # A construct's node is `target at FILE:LINE` under the function that
   # launched it (folded: spaces made '_'); a function's constructs add up.
-  want() { # METRIC FUNCTION VALUE
+  want() { # METRIC FUNCTION VALUE [MEASUREMENT]
     expect 0 "(^|;)$2;target_at_target\.c:[0-9]+ [0-9]+\$" -- \
-      "$knit" report --format=folded --metric="$1" "$tmp/m"
+      "$knit" report --format=folded --metric="$1" "${4:-$tmp/m}"
     local sum
     sum=$(grep -E "(^|;)$2;target_at_target\.c:[0-9]+ [0-9]+\$" <<<"$out_last" | awk '{ s += $NF } END { print s }')
     [ "$sum" = "$3" ] || fail "$1 of $2's constructs: $sum, expected $3"
@@ -1371,6 +1371,17 @@ device_metrics)
     "$knit" record -e REALTIME@f1000 --runtime=mock-intel -o "$tmp/w" -- "$wl/target" 5
   expect 0 '(^|;)launch_wide;target_at_target\.c:[0-9]+;<omp-target-wait> [0-9]+$' -- \
     "$knit" report --format=folded "$tmp/w"
+  # A device the runtime never initializes for the tool (the mock's fault
+  # device_initialize_missing): its bytes from the host's target_data_op
+  # callbacks, exact as well, and no device time at all.
+  MOCKRT_FAULT=device_initialize_missing expect 0 'SUMMARY' -- \
+    "$knit" record -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/u" -- "$wl/target" 3
+  expect 0 '^devices: 1 without tracing \(transfer bytes from target_data_op callbacks, no device times\)$' -- \
+    "$knit" report "$tmp/u"
+  ! grep -qE '^metric DEVICE_(KERNEL|H2D_TIME|D2H_TIME)' <<<"$out_last" || fail "device times without tracing"
+  grep -qE '^metric DEVICE_D2H_BYTES +196608 bytes' <<<"$out_last" || fail "DEVICE_D2H_BYTES's total is not 196608"
+  want DEVICE_H2D_BYTES launch_wide 196608 "$tmp/u"
+  want DEVICE_ALLOC_BYTES launch_wide 294912 "$tmp/u"
   ;;
 *)
   echo "unknown case $case_name"

@@ -394,6 +394,25 @@ static void host_callbacks_give_bytes_without_tracing(void **state)
   assert_int_equal(device_metric(0x25, KNIT_METRIC_DEVICE_H2D_TIME), 0);
 }
 
+static void a_device_never_initialized_counts_untraced(void **state)
+{
+  (void)state;
+  uint64_t before = knit_device_stat(KNIT_STAT_DEVICES_UNTRACED);
+  ompt_callback_target_t on_target = (ompt_callback_target_t)registered[ompt_callback_target];
+  for (int i = 0; i < 3; i++)
+    on_target(ompt_target, ompt_scope_begin, 2, NULL, 600 + (uint64_t)i,
+              (const void *)(uintptr_t)(program.base + 0x28));
+  /* Once, however many constructs; and known as a device without tracing,
+   * whose host callbacks charge the bytes. */
+  assert_int_equal(knit_device_stat(KNIT_STAT_DEVICES_UNTRACED), before + 1);
+  assert_false(knit_device_traced(2));
+  assert_non_null(strstr(log_text, "ompt: device 2: a target construct with no device_initialize"));
+  ompt_callback_target_data_op_t data_op =
+      (ompt_callback_target_data_op_t)registered[ompt_callback_target_data_op];
+  data_op(601, 7, ompt_target_data_transfer_to_device, NULL, 3, NULL, 2, 64, NULL);
+  assert_int_equal(device_metric(0x28, KNIT_METRIC_DEVICE_H2D_BYTES), 64);
+}
+
 static void a_written_thread_takes_no_more(void **state)
 {
   (void)state;
@@ -435,6 +454,7 @@ int main(void)
       cmocka_unit_test_setup(counts_unknown_target_ids, setup),
       cmocka_unit_test_setup(gives_every_buffer_back, setup),
       cmocka_unit_test_setup(host_callbacks_give_bytes_without_tracing, setup),
+      cmocka_unit_test_setup(a_device_never_initialized_counts_untraced, setup),
       cmocka_unit_test_setup(a_written_thread_takes_no_more, setup),
       cmocka_unit_test_setup(finalize_delivers_the_last_records, setup),
   };

@@ -153,10 +153,10 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
                       ompt_data_t *task_data, ompt_id_t target_id, const void *codeptr_ra)
 {
   (void)kind;
-  (void)device_num;
   (void)task_data;
   if (endpoint != ompt_scope_begin)
     return;
+  knit_device_seen(device_num);
   knit_thread *t = knit_thread_self();
   if (!t || !t->cct_ready || !knit_ompt_runtime.get_task_info)
     return;

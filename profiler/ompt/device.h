@@ -96,6 +96,11 @@ void knit_device_load(int device_num, const char *filename, int64_t offset_in_fi
 /* Device operations no launching context was found for, so far. */
 uint64_t knit_device_unattributed(void);
 
+/* A target construct on device_num: a device the runtime never
+ * initialized for the tool is counted and logged once, as one without
+ * tracing. Not for signal handlers. */
+void knit_device_seen(int device_num);
+
 /* Flushes every traced device's buffers, so that their records are charged
  * before the threads' files are written. At exit; not for signal handlers. */
 void knit_device_flush_all(void);

@@ -236,6 +236,18 @@ void knit_device_initialize(int device_num, const char *type, ompt_device_t *dev
   log_device(device_num, type, "traced (kernel and transfer times from its records)");
 }
 
+void knit_device_seen(int device_num)
+{
+  trace_device *d = device_at(device_num);
+  int unseen = DEVICE_UNSEEN;
+  if (!d || !atomic_compare_exchange_strong(&d->state, &unseen, DEVICE_UNTRACED))
+    return;
+  atomic_fetch_add(&untraced_devices, 1);
+  log_device(device_num, NULL,
+             "a target construct with no device_initialize before it; transfer bytes come from "
+             "target_data_op callbacks, no device times");
+}
+
 void knit_device_finalize(int device_num)
 {
   trace_device *d = device_at(device_num);
