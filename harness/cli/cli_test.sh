@@ -1364,6 +1364,10 @@ device_metrics)
   grep -qE 'incl ms .*incl ms .*incl bytes' <<<"$out_last" || fail "the columns' titles lack their units"
   grep -qE ' 0\.123 .* launch_wide' <<<"$out_last" || fail "launch_wide's kernel time is not 0.123 ms"
   grep -qE ' 0\.123 .* target at target\.c:[0-9]+' <<<"$out_last" || fail "no target construct with launch_wide's kernel time"
+  # The JSON tree lists the device metrics, each with its unit, after the
+  # host's four (a host-only measurement lists the four alone).
+  expect 0 '"name":"DEVICE_KERNEL","unit":"ms"' -- "$knit" report --format=json "$tmp/m"
+  grep -qF '"name":"DEVICE_ALLOC_BYTES","unit":"bytes"' <<<"$out_last" || fail "the JSON lacks DEVICE_ALLOC_BYTES in bytes"
   # The host's wait for the device: real time (the host sleeps while its
   # device works), under the construct it waits for. Kernels of 1 us an
   # iteration keep the host waiting some 30 ms over five rounds.
