@@ -426,6 +426,22 @@ static void a_written_thread_takes_no_more(void **state)
   assert_int_equal(knit_device_stat(KNIT_STAT_DEVICE_UNATTRIBUTED), before + 1);
 }
 
+static void a_forgotten_thread_takes_no_more(void **state)
+{
+  (void)state;
+  target_begins(701, 0x29);
+  add_kernel(701, 0, 10);
+  fake_flush(NULL);
+  assert_int_equal(device_metric(0x29, KNIT_METRIC_DEVICE_KERNEL), 10);
+  /* Its file written, its state about to serve another thread. */
+  uint64_t before = knit_device_stat(KNIT_STAT_DEVICE_UNATTRIBUTED);
+  knit_device_forget_thread(current);
+  add_kernel(701, 0, 10);
+  fake_flush(NULL);
+  assert_int_equal(device_metric(0x29, KNIT_METRIC_DEVICE_KERNEL), 10);
+  assert_int_equal(knit_device_stat(KNIT_STAT_DEVICE_UNATTRIBUTED), before + 1);
+}
+
 static void finalize_delivers_the_last_records(void **state)
 {
   (void)state;
@@ -456,6 +472,7 @@ int main(void)
       cmocka_unit_test_setup(host_callbacks_give_bytes_without_tracing, setup),
       cmocka_unit_test_setup(a_device_never_initialized_counts_untraced, setup),
       cmocka_unit_test_setup(a_written_thread_takes_no_more, setup),
+      cmocka_unit_test_setup(a_forgotten_thread_takes_no_more, setup),
       cmocka_unit_test_setup(finalize_delivers_the_last_records, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,7 +35,8 @@ static uint32_t slot_of(uint64_t target_id)
   return (uint32_t)((target_id * 0x9E3779B97F4A7C15ull) >> 52) % KNIT_TARGET_SLOTS;
 }
 
-void knit_target_file(uint64_t target_id, const knit_target_origin *origin)
+/* Files target_id's launching context. */
+static void file_target(uint64_t target_id, const knit_target_origin *origin)
 {
   if (target_id == ompt_id_none)
     return;
@@ -46,31 +47,39 @@ void knit_target_file(uint64_t target_id, const knit_target_origin *origin)
   pthread_mutex_unlock(&targets_lock);
 }
 
-bool knit_target_find(uint64_t target_id, knit_target_origin *out)
+/* The slot filed for target_id, or NULL; with the lock held. */
+static target_slot *slot_for(uint64_t target_id)
 {
-  if (target_id == ompt_id_none)
-    return false;
-  const target_slot *s = &targets[slot_of(target_id)];
+  target_slot *s = &targets[slot_of(target_id)];
+  if (target_id == ompt_id_none || s->target_id != target_id || s->origin.construct == NULL)
+    return NULL;
+  return s;
+}
+
+void knit_device_forget_thread(struct knit_thread *t)
+{
   pthread_mutex_lock(&targets_lock);
-  bool found = s->target_id == target_id && s->origin.construct != NULL;
-  if (found)
-    *out = s->origin;
+  for (uint32_t i = 0; i < KNIT_TARGET_SLOTS; i++)
+    if (targets[i].origin.thread == t)
+      targets[i] = (target_slot){0};
   pthread_mutex_unlock(&targets_lock);
-  /* A thread whose file is written has its tree on disk already; its
-   * state may even serve a new thread by now. */
-  return found && !atomic_load(&out->thread->written);
 }
 
 void knit_device_charge(uint64_t target_id, int metric, uint64_t value)
 {
-  knit_target_origin o;
-  if (!knit_target_find(target_id, &o)) {
-    atomic_fetch_add_explicit(&unattributed, 1, memory_order_relaxed);
+  if (!KNIT_METRIC_IS_DEVICE(metric) || metric >= KNIT_METRIC_COUNT)
     return;
-  }
-  if (value != 0 && KNIT_METRIC_IS_DEVICE(metric) && metric < KNIT_METRIC_COUNT)
-    atomic_fetch_add_explicit(&o.construct->metrics[metric - KNIT_METRIC_HOST_COUNT], value,
+  /* Under the lock, so that the construct cannot be forgotten, and its
+   * thread's state given to another, between the look-up and the add. */
+  pthread_mutex_lock(&targets_lock);
+  const target_slot *s = slot_for(target_id);
+  bool charged = s && !atomic_load(&s->origin.thread->written);
+  if (charged && value != 0)
+    atomic_fetch_add_explicit(&s->origin.construct->metrics[metric - KNIT_METRIC_HOST_COUNT], value,
                               memory_order_relaxed);
+  pthread_mutex_unlock(&targets_lock);
+  if (!charged)
+    atomic_fetch_add_explicit(&unattributed, 1, memory_order_relaxed);
 }
 
 uint64_t knit_device_unattributed(void)
@@ -162,7 +171,7 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
     return;
   knit_target_origin o = {.thread = t, .construct = construct_node(t, codeptr_ra)};
   if (o.construct)
-    knit_target_file(target_id, &o);
+    file_target(target_id, &o);
   knit_take_missed(t);
 }
 

@@ -68,12 +68,10 @@ typedef struct knit_target_origin {
  * runtime's set_callback (tool initialization). */
 void knit_device_register(ompt_set_callback_t set_callback);
 
-/* Files target_id's launching context. Not for signal handlers. */
-void knit_target_file(uint64_t target_id, const knit_target_origin *origin);
-
-/* The launching context filed for target_id; false when none is kept (never
- * filed, or its slot taken by a newer id, or its thread's file written). */
-bool knit_target_find(uint64_t target_id, knit_target_origin *out);
+/* Forgets the constructs t filed, once its file is written and before its
+ * state can serve another thread: their late records are then counted as
+ * unattributed, never added to memory that is another's. */
+void knit_device_forget_thread(struct knit_thread *t);
 
 /* Adds value to a device metric (KNIT_METRIC_DEVICE_*) of target_id's
  * launching context, or counts the operation as unattributed. Any thread;
