@@ -337,9 +337,10 @@ static void counts_unknown_target_ids(void **state)
   (void)state;
   uint64_t before = knit_device_stat(KNIT_STAT_DEVICE_UNATTRIBUTED);
   add_kernel(999, 0, 5000);
-  add_kernel(0, 0, 5000); /* ompt_id_none */
+  add_kernel(0, 0, 5000);                                           /* ompt_id_none */
+  add_data_op(998, ompt_target_data_transfer_to_device, 64, 0, 64); /* one, not two */
   fake_flush(NULL);
-  assert_int_equal(knit_device_stat(KNIT_STAT_DEVICE_UNATTRIBUTED), before + 2);
+  assert_int_equal(knit_device_stat(KNIT_STAT_DEVICE_UNATTRIBUTED), before + 3);
   /* An end before its begin charges nothing rather than wrapping around. */
   target_begins(103, 0x23);
   add_kernel(103, 5000, 4000);

@@ -65,18 +65,19 @@ void knit_device_forget_thread(struct knit_thread *t)
   pthread_mutex_unlock(&targets_lock);
 }
 
-void knit_device_charge(uint64_t target_id, int metric, uint64_t value)
+void knit_device_charge(uint64_t target_id, const knit_device_amount *amounts, int n)
 {
-  if (!KNIT_METRIC_IS_DEVICE(metric) || metric >= KNIT_METRIC_COUNT)
-    return;
   /* Under the lock, so that the construct cannot be forgotten, and its
    * thread's state given to another, between the look-up and the add. */
   pthread_mutex_lock(&targets_lock);
   const target_slot *s = slot_for(target_id);
   bool charged = s && !atomic_load(&s->origin.thread->written);
-  if (charged && value != 0)
-    atomic_fetch_add_explicit(&s->origin.construct->metrics[metric - KNIT_METRIC_HOST_COUNT], value,
-                              memory_order_relaxed);
+  for (int i = 0; charged && i < n; i++) {
+    int metric = amounts[i].metric;
+    if (KNIT_METRIC_IS_DEVICE(metric) && metric < KNIT_METRIC_COUNT && amounts[i].value != 0)
+      atomic_fetch_add_explicit(&s->origin.construct->metrics[metric - KNIT_METRIC_HOST_COUNT],
+                                amounts[i].value, memory_order_relaxed);
+  }
   pthread_mutex_unlock(&targets_lock);
   if (!charged)
     atomic_fetch_add_explicit(&unattributed, 1, memory_order_relaxed);
@@ -200,18 +201,14 @@ static void on_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id,
   (void)codeptr_ra;
   if (knit_device_traced(device_of(optype, src_device_num, dest_device_num)))
     return;
+  int metric;
   switch (optype & 0xf) {
-  case ompt_target_data_alloc:
-    knit_device_charge(target_id, KNIT_METRIC_DEVICE_ALLOC_BYTES, bytes);
-    break;
-  case ompt_target_data_transfer_to_device:
-    knit_device_charge(target_id, KNIT_METRIC_DEVICE_H2D_BYTES, bytes);
-    break;
-  case ompt_target_data_transfer_from_device:
-    knit_device_charge(target_id, KNIT_METRIC_DEVICE_D2H_BYTES, bytes);
-    break;
-  default: break;
+  case ompt_target_data_alloc: metric = KNIT_METRIC_DEVICE_ALLOC_BYTES; break;
+  case ompt_target_data_transfer_to_device: metric = KNIT_METRIC_DEVICE_H2D_BYTES; break;
+  case ompt_target_data_transfer_from_device: metric = KNIT_METRIC_DEVICE_D2H_BYTES; break;
+  default: return;
   }
+  knit_device_charge(target_id, &(knit_device_amount){metric, bytes}, 1);
 }
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,

@@ -73,10 +73,15 @@ void knit_device_register(ompt_set_callback_t set_callback);
  * unattributed, never added to memory that is another's. */
 void knit_device_forget_thread(struct knit_thread *t);
 
-/* Adds value to a device metric (KNIT_METRIC_DEVICE_*) of target_id's
- * launching context, or counts the operation as unattributed. Any thread;
+/* What one device operation adds to its construct: n metrics
+ * (KNIT_METRIC_DEVICE_*) and their values. Added to target_id's launching
+ * context, or the operation is counted as unattributed, once. Any thread;
  * not for signal handlers. */
-void knit_device_charge(uint64_t target_id, int metric, uint64_t value);
+typedef struct knit_device_amount {
+  int metric;
+  uint64_t value;
+} knit_device_amount;
+void knit_device_charge(uint64_t target_id, const knit_device_amount *amounts, int n);
 
 /* Whether device_num's times come from tracing: its host callbacks then
  * charge nothing, so that nothing is counted twice. */

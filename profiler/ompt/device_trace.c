@@ -114,25 +114,30 @@ static uint64_t elapsed(ompt_device_time_t begin, ompt_device_time_t end)
 static void charge_record(const ompt_record_ompt_t *r)
 {
   if (r->type == ompt_callback_target_submit) {
-    knit_device_charge(r->target_id, KNIT_METRIC_DEVICE_KERNEL,
-                       elapsed(r->time, r->record.target_kernel.end_time));
+    knit_device_amount kernel = {KNIT_METRIC_DEVICE_KERNEL,
+                                 elapsed(r->time, r->record.target_kernel.end_time)};
+    knit_device_charge(r->target_id, &kernel, 1);
     return;
   }
   if (r->type != ompt_callback_target_data_op)
     return;
   const ompt_record_target_data_op_t *op = &r->record.target_data_op;
   uint64_t ns = elapsed(r->time, op->end_time);
+  knit_device_amount a[2];
   switch (op->optype & 0xf) {
   case ompt_target_data_alloc:
-    knit_device_charge(r->target_id, KNIT_METRIC_DEVICE_ALLOC_BYTES, op->bytes);
+    a[0] = (knit_device_amount){KNIT_METRIC_DEVICE_ALLOC_BYTES, op->bytes};
+    knit_device_charge(r->target_id, a, 1);
     break;
   case ompt_target_data_transfer_to_device:
-    knit_device_charge(r->target_id, KNIT_METRIC_DEVICE_H2D_BYTES, op->bytes);
-    knit_device_charge(r->target_id, KNIT_METRIC_DEVICE_H2D_TIME, ns);
+    a[0] = (knit_device_amount){KNIT_METRIC_DEVICE_H2D_BYTES, op->bytes};
+    a[1] = (knit_device_amount){KNIT_METRIC_DEVICE_H2D_TIME, ns};
+    knit_device_charge(r->target_id, a, 2);
     break;
   case ompt_target_data_transfer_from_device:
-    knit_device_charge(r->target_id, KNIT_METRIC_DEVICE_D2H_BYTES, op->bytes);
-    knit_device_charge(r->target_id, KNIT_METRIC_DEVICE_D2H_TIME, ns);
+    a[0] = (knit_device_amount){KNIT_METRIC_DEVICE_D2H_BYTES, op->bytes};
+    a[1] = (knit_device_amount){KNIT_METRIC_DEVICE_D2H_TIME, ns};
+    knit_device_charge(r->target_id, a, 2);
     break;
   default: break;
   }
