@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/newest_measurement.h"
+#include "cli/usage_error.h"
 #include "console/progress.h"
 #include "report/chrome_trace.h"
 #include "report/folded.h"
@@ -180,11 +181,7 @@ static void usage(FILE *out)
 
 static int bad_usage(const char *fmt, const char *what)
 {
-  fprintf(stderr, "knit report: ");
-  fprintf(stderr, fmt, what);
-  fprintf(stderr, "\n");
-  usage(stderr);
-  return 2;
+  return knit_usage_error("knit report", usage, fmt, what);
 }
 
 /* A metric name the measurement does not have: the message names those it
