@@ -213,10 +213,12 @@ static void mockrt_tgt_execute(mockrt_tgt_device_t *dev, mockrt_tgt_op_t *op)
   case MOCKRT_OP_DELETE: mockrt_tgt_mem_free(dev, op->dev); break;
   case MOCKRT_OP_TO_DEVICE:
     memcpy(op->dev, op->host, op->bytes);
+    mockrt_tgt_shadow_after_copy(dev, op);
     cost += mockrt_tgt_transfer_ns(op->bytes);
     break;
   case MOCKRT_OP_FROM_DEVICE:
     memcpy(op->host, op->dev, op->bytes);
+    mockrt_tgt_shadow_after_copy(dev, op);
     cost += mockrt_tgt_transfer_ns(op->bytes);
     break;
   case MOCKRT_OP_KERNEL: {

@@ -115,6 +115,15 @@ typedef struct mockrt_tgt_mapping {
 } mockrt_tgt_mapping_t;
 #define MOCKRT_TGT_REF_FOREVER (-1L)
 
+/* A host pointer the device's copy of which was made to point to device
+ * memory (PTR_AND_OBJ): copies of the range that holds it keep each side's
+ * value, so the host's pointer never becomes a device address. */
+typedef struct mockrt_tgt_shadow {
+  uintptr_t host_addr; /* where the pointer is, on the host */
+  void *host_value;
+  void *dev_value;
+} mockrt_tgt_shadow_t;
+
 /* ---- device operations (device.c), executed on the device's thread ---- */
 enum mockrt_tgt_op_kind {
   MOCKRT_OP_ALLOC = 1,
@@ -189,6 +198,8 @@ typedef struct mockrt_tgt_device {
   mockrt_tgt_mapping_t *map;
   size_t nmap, map_cap;
   unsigned long construct_seq;
+  mockrt_tgt_shadow_t *shadows;
+  size_t nshadows, shadow_cap;
   /* Memory accounting. */
   uint64_t bytes_in_use, bytes_peak, allocations;
   /* Loaded images: one dlopen per registered library. */
@@ -264,6 +275,9 @@ int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
 int mockrt_tgt_map_update(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps);
 /* Releases a kernel's firstprivate copies. */
 void mockrt_tgt_map_free_privates(mockrt_tgt_construct_t *c);
+/* After a transfer (on the device thread): attached pointers in the range
+ * copied get their side's value back. */
+void mockrt_tgt_shadow_after_copy(mockrt_tgt_device_t *dev, const mockrt_tgt_op_t *op);
 /* The device address of a host address, or NULL if not present. */
 void *mockrt_tgt_map_lookup(mockrt_tgt_device_t *dev, const void *host, size_t size);
 /* Adds a global of the image: mapped for ever. */
