@@ -196,6 +196,28 @@ static void check_pointer_member(void)
   CHECK(!omp_target_is_present(&s, 0) && !omp_target_is_present(arr, 0));
 }
 
+/* A pointer not mapped itself, with its pointee (PTR_AND_OBJ): the device
+ * maps the pointer too, counted with the pointee's maps. */
+static double *q;
+static void check_pointer_counted(void)
+{
+  double arr[4] = {1, 2, 3, 4};
+  q = arr;
+  void *bases[] = {&q};
+  void *begins[] = {arr};
+  int64_t sizes[] = {sizeof arr};
+  int64_t to[] = {TO | PTR_AND_OBJ};
+  int64_t from[] = {FROM | PTR_AND_OBJ};
+  __tgt_target_data_begin_mapper(NULL, 0, 1, bases, begins, sizes, to, NULL, NULL);
+  __tgt_target_data_begin_mapper(NULL, 0, 1, bases, begins, sizes, to, NULL, NULL);
+  CHECK(omp_target_is_present(arr, 0) && omp_target_is_present(&q, 0));
+  __tgt_target_data_end_mapper(NULL, 0, 1, bases, begins, sizes, from, NULL, NULL);
+  CHECK(omp_target_is_present(arr, 0) && omp_target_is_present(&q, 0));
+  __tgt_target_data_end_mapper(NULL, 0, 1, bases, begins, sizes, from, NULL, NULL);
+  CHECK(!omp_target_is_present(arr, 0) && !omp_target_is_present(&q, 0));
+  CHECK(q == arr && arr[3] == 4);
+}
+
 static void check_literal_private_null(void)
 {
   int v = 5;
@@ -254,6 +276,15 @@ static void check_refusals(void)
   int64_t present[] = {PRESENT | TO | PARAM, LITERAL | PARAM};
   CHECK(target(&r_scale, 2, b, b, sizes, present) != 0);
   CHECK(!omp_target_is_present(y, 0));
+  /* A begin that fails halfway takes back what it mapped, copying nothing. */
+  double z[4] = {1, 2, 3, 4};
+  void *zb[] = {z, y};
+  int64_t zsizes[] = {sizeof z, sizeof y};
+  int64_t ztypes[] = {TO | FROM | PARAM, PRESENT | TO | PARAM};
+  CHECK(target(&r_scale, 2, zb, zb, zsizes, ztypes) != 0);
+  CHECK(!omp_target_is_present(z, 0) && z[0] == 1);
+  __tgt_target_data_begin_mapper(NULL, 0, 2, zb, zb, zsizes, ztypes, NULL, NULL);
+  CHECK(!omp_target_is_present(z, 0));
 
   void *many[17];
   int64_t msizes[17], mtypes[17];
@@ -317,6 +348,7 @@ int main(int argc, char **argv)
   } else {
     check_copies_and_counts();
     check_pointer_member();
+    check_pointer_counted();
     check_literal_private_null();
     check_global();
     check_memory_routines();

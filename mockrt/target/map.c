@@ -268,7 +268,11 @@ static int mockrt_tgt_attach_pointer(mockrt_tgt_construct_t *c, void **ptr, char
 {
   mockrt_tgt_device_t *dev = c->dev;
   mockrt_tgt_mapping_t *pm = mockrt_tgt_map_find(dev, (uintptr_t)ptr, sizeof(void *));
-  if (!pm) {
+  if (pm && pm->implicit_pointer) {
+    pm->refcount++;
+  } else if (!pm) {
+    /* A pointer not mapped itself gets device storage, counted with its
+     * pointee's maps. */
     void *p = mockrt_tgt_data_alloc(c, ptr, sizeof(void *));
     if (!p)
       return MOCKRT_TGT_FAIL;
@@ -276,6 +280,7 @@ static int mockrt_tgt_attach_pointer(mockrt_tgt_construct_t *c, void **ptr, char
     if (!pm)
       return MOCKRT_TGT_FAIL;
     pm->owned = true;
+    pm->implicit_pointer = true;
   }
   /* The host pointer may point into its pointee's range, not at its start. */
   char *value = pointee_dev - (pointee_host - (uintptr_t)*ptr);
@@ -289,9 +294,10 @@ int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *map
   mockrt_tgt_device_t *dev = c->dev;
   unsigned long seq = ++dev->construct_seq;
   int nk = 0;
+  c->mapped = 0;
   if (mockrt_tgt_refuse_mappers(maps))
     return MOCKRT_TGT_FAIL;
-  for (int32_t i = 0; i < maps->n; i++) {
+  for (int32_t i = 0; i < maps->n; i++, c->mapped = i) {
     int64_t type = maps->types[i];
     char *base = maps->bases[i];
     char *begin = maps->begins[i];
@@ -369,14 +375,14 @@ int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *map
   return MOCKRT_TGT_SUCCESS;
 }
 
-int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
+/* The end of the first n entries of a list; copy_back false for a begin
+ * that failed, whose data the host keeps as it is. */
+static void mockrt_tgt_unmap(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps, int32_t n,
+                             bool copy_back)
 {
   mockrt_tgt_device_t *dev = c->dev;
-  if (mockrt_tgt_refuse_mappers(maps))
-    return MOCKRT_TGT_FAIL;
-  mockrt_tgt_map_announce(c, maps, true);
   /* In reverse: members before their parent, while its count still holds. */
-  for (int32_t i = maps->n - 1; i >= 0; i--) {
+  for (int32_t i = n - 1; i >= 0; i--) {
     int64_t type = maps->types[i];
     if (type & (MOCKRT_MAP_LITERAL | MOCKRT_MAP_PRIVATE))
       continue;
@@ -387,14 +393,14 @@ int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
       continue;
     bool forever = m->refcount == MOCKRT_TGT_REF_FOREVER;
     bool last = !forever && ((type & MOCKRT_MAP_DELETE) || m->refcount == 1);
-    if ((type & MOCKRT_MAP_FROM) && ((type & MOCKRT_MAP_ALWAYS) || last))
+    if (copy_back && (type & MOCKRT_MAP_FROM) && ((type & MOCKRT_MAP_ALWAYS) || last))
       mockrt_tgt_data_op(c, MOCKRT_OP_FROM_DEVICE, begin,
                          m->dev + ((uintptr_t)begin - m->host_begin), size);
-    if ((type & MOCKRT_MAP_PTR_AND_OBJ) && !(type & MOCKRT_MAP_MEMBER_OF)) {
-      /* The pointer the construct attached goes with its pointee. */
+    if (type & MOCKRT_MAP_PTR_AND_OBJ) {
+      /* A pointer the device mapped for its pointee goes with it. */
       mockrt_tgt_mapping_t *pm =
           mockrt_tgt_map_find(dev, (uintptr_t)maps->bases[i], sizeof(void *));
-      if (pm && pm != m && pm->refcount != MOCKRT_TGT_REF_FOREVER && --pm->refcount <= 0) {
+      if (pm && pm != m && pm->implicit_pointer && --pm->refcount <= 0) {
         mockrt_tgt_data_op(c, MOCKRT_OP_DELETE, NULL, pm->dev, pm->host_end - pm->host_begin);
         mockrt_tgt_map_remove(dev, pm);
         m = mockrt_tgt_map_find(dev, (uintptr_t)begin, size);
@@ -411,7 +417,22 @@ int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
                        m->host_end - m->host_begin);
     mockrt_tgt_map_remove(dev, m);
   }
+}
+
+int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
+{
+  if (mockrt_tgt_refuse_mappers(maps))
+    return MOCKRT_TGT_FAIL;
+  mockrt_tgt_map_announce(c, maps, true);
+  mockrt_tgt_unmap(c, maps, maps->n, true);
   return MOCKRT_TGT_SUCCESS;
+}
+
+void mockrt_tgt_map_undo(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
+{
+  mockrt_tgt_map_free_privates(c);
+  mockrt_tgt_unmap(c, maps, c->mapped, false);
+  c->mapped = 0;
 }
 
 int mockrt_tgt_map_update(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
