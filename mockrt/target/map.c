@@ -440,6 +440,7 @@ int mockrt_tgt_map_update(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *ma
   mockrt_tgt_device_t *dev = c->dev;
   if (mockrt_tgt_refuse_mappers(maps))
     return MOCKRT_TGT_FAIL;
+  mockrt_tgt_map_announce(c, maps, false);
   for (int32_t i = 0; i < maps->n; i++) {
     int64_t type = maps->types[i];
     char *begin = maps->begins[i];
