@@ -12,7 +12,8 @@
  *   came once each, and every trace buffer requested was handed back;
  * - the records are the callbacks: one per target callback, data
  *   operation and kernel, with the same target ids and host_op_ids;
- * - the bytes are the map clauses' sizes, operation by operation;
+ * - the bytes are the map clauses' sizes, operation by operation, and
+ *   target_map names the mapped arrays with their sizes;
  * - device times are ordered (no operation starts before the one before
  *   it ended, none ends before it starts) and translate into the host's
  *   run; under MOCKRT_DETERMINISTIC=1 their durations are the cost model's
@@ -176,6 +177,23 @@ static void on_data_op(ompt_id_t target_id, ompt_id_t host_op_id, ompt_target_da
     ops[n_ops++] = (op_seen_t){ompt_callback_target_data_op, target_id, host_op_id, optype, bytes};
 }
 
+/* target_map: the list of each construct, named by host and device address. */
+static int n_map_cbs, n_map_items_wrong;
+static void on_target_map(ompt_id_t target_id, unsigned int nitems, void **host_addr,
+                          void **device_addr, size_t *bytes, unsigned int *mapping_flags,
+                          const void *codeptr_ra)
+{
+  (void)mapping_flags, (void)codeptr_ra;
+  n_map_cbs++;
+  check_target_info(target_id, 0);
+  for (unsigned i = 0; i < nitems; i++) {
+    int known = host_addr[i] == a || host_addr[i] == b || host_addr[i] == c || host_addr[i] == d;
+    size_t want = host_addr[i] == d ? sizeof d : sizeof a;
+    if (!known || bytes[i] != want || !device_addr[i])
+      n_map_items_wrong++;
+  }
+}
+
 static void on_submit(ompt_id_t target_id, ompt_id_t host_op_id, unsigned int requested_num_teams)
 {
   (void)requested_num_teams;
@@ -279,6 +297,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
   set_cb(ompt_callback_target, (ompt_callback_t)on_target);
   set_cb(ompt_callback_target_data_op, (ompt_callback_t)on_data_op);
   set_cb(ompt_callback_target_submit, (ompt_callback_t)on_submit);
+  set_cb(ompt_callback_target_map, (ompt_callback_t)on_target_map);
   set_cb(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
   set_cb(ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize);
   set_cb(ompt_callback_device_load, (ompt_callback_t)on_device_load);
@@ -420,13 +439,15 @@ int main(int argc, char **argv)
   double sum = run_program();
   CHECK(sum == expected_sum());
   if (real_runtime) {
-    CHECK(answers_never == 7 && answers_always == 0);
-    if (answers_never == 7)
+    CHECK(answers_never == 8 && answers_always == 0);
+    if (answers_never == 8)
       printf("note: this runtime answers ompt_set_callback with never for every target and "
              "device callback: no OMPT support for devices\n");
   } else {
     CHECK(omp_get_num_devices() == 1);
-    CHECK(answers_always == 7);
+    CHECK(answers_always == 8);
+    /* Two per target region (its begin and end), one per data construct. */
+    CHECK(n_map_cbs == 9 && n_map_items_wrong == 0);
     /* The runtime's end, now: the devices end before the tool. */
     CHECK(finalize_tool != NULL);
     if (finalize_tool)

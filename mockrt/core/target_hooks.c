@@ -14,9 +14,11 @@ static int mockrt_hook_fault(void)
   return mockrt_fault_active;
 }
 
+/* Asked on the device thread, which must not become a thread of the
+ * runtime by asking: the device attached a host thread (and so read the
+ * ICVs) before its first operation. */
 static bool mockrt_hook_deterministic(void)
 {
-  mockrt_self();
   return mockrt_icv.deterministic != 0;
 }
 

@@ -105,7 +105,10 @@ void mockrt_thread_end_initial(void)
   atomic_signal_fence(memory_order_seq_cst);
   self->kind = 0;
   self->task = NULL;
+  atomic_signal_fence(memory_order_seq_cst);
   pthread_setspecific(mockrt_initial_key, NULL);
+  free(self->initial_team);
+  self->initial_team = NULL;
 }
 
 static mockrt_team_t *mockrt_new_initial_team(void)

@@ -67,6 +67,7 @@ static void mockrt_tgt_construct_begin(mockrt_tgt_construct_t *c, mockrt_tgt_dev
   c->wait_state = wait_state;
   c->target_id = mockrt_tgt_unique_id();
   c->nprivates = 0;
+  c->mapped = 0;
   mockrt_tgt_target_info(dev->num, c->target_id, 0);
   mockrt_tgt_announce(c, ompt_scope_begin);
 }
@@ -92,9 +93,11 @@ int mockrt_tgt_data_construct(int64_t device_id, ompt_target_t kind, const mockr
   mockrt_tgt_construct_t c;
   mockrt_tgt_construct_begin(&c, dev, kind, wait_state, codeptr);
   int rc;
-  if (kind == ompt_target_enter_data)
+  if (kind == ompt_target_enter_data) {
     rc = mockrt_tgt_map_begin(&c, maps, NULL, NULL);
-  else if (kind == ompt_target_exit_data)
+    if (rc != MOCKRT_TGT_SUCCESS)
+      mockrt_tgt_map_undo(&c, maps);
+  } else if (kind == ompt_target_exit_data)
     rc = mockrt_tgt_map_end(&c, maps);
   else
     rc = mockrt_tgt_map_update(&c, maps);
@@ -164,6 +167,8 @@ int mockrt_tgt_target_construct(int64_t device_id, const void *region_id,
     mockrt_tgt_launch(&c, fn, args, nargs, num_teams, tripcount);
     mockrt_tgt_map_free_privates(&c);
     rc = mockrt_tgt_map_end(&c, maps);
+  } else {
+    mockrt_tgt_map_undo(&c, maps);
   }
   mockrt_tgt_construct_end(&c);
   mockrt_tgt_device_release(dev);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 mockrt_tgt_settings_t mockrt_tgt_settings;
@@ -160,12 +161,24 @@ static uint64_t mockrt_tgt_transfer_ns(size_t bytes)
   return (uint64_t)(ns / mockrt_tgt_settings.bandwidth);
 }
 
+/* Waits shorter than this are polled: a sleep would last the timer's
+ * slack at least, which would make every operation cost tens of µs. */
+#define MOCKRT_TGT_POLL_NS 20000
+
 static void mockrt_tgt_sleep_until(const mockrt_tgt_device_t *dev, uint64_t device_ns)
 {
   uint64_t host = dev->host_origin_ns + device_ns;
-  struct timespec ts = {.tv_sec = (time_t)(host / 1000000000ull),
-                        .tv_nsec = (long)(host % 1000000000ull)};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+  uint64_t now = mockrt_tgt_host_ns();
+  if (now >= host)
+    return;
+  if (host - now > MOCKRT_TGT_POLL_NS) {
+    uint64_t wake = host - MOCKRT_TGT_POLL_NS / 2;
+    struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ull),
+                          .tv_nsec = (long)(wake % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+  }
+  while (mockrt_tgt_host_ns() < host) {
   }
 }
 
@@ -213,10 +226,12 @@ static void mockrt_tgt_execute(mockrt_tgt_device_t *dev, mockrt_tgt_op_t *op)
   case MOCKRT_OP_DELETE: mockrt_tgt_mem_free(dev, op->dev); break;
   case MOCKRT_OP_TO_DEVICE:
     memcpy(op->dev, op->host, op->bytes);
+    mockrt_tgt_shadow_after_copy(dev, op);
     cost += mockrt_tgt_transfer_ns(op->bytes);
     break;
   case MOCKRT_OP_FROM_DEVICE:
     memcpy(op->host, op->dev, op->bytes);
+    mockrt_tgt_shadow_after_copy(dev, op);
     cost += mockrt_tgt_transfer_ns(op->bytes);
     break;
   case MOCKRT_OP_KERNEL: {
@@ -231,15 +246,19 @@ static void mockrt_tgt_execute(mockrt_tgt_device_t *dev, mockrt_tgt_op_t *op)
   }
   uint64_t end = start + cost;
   __atomic_store_n(&dev->clock_ns, end, __ATOMIC_RELEASE);
+  /* The operation is over when its end has come: only then is its record
+   * written, so no record the tool gets ends in its future. */
+  mockrt_tgt_sleep_until(dev, end);
   mockrt_tgt_record_op(dev, op, start, end);
   mockrt_tgt_trace_deliver(dev, false);
-  mockrt_tgt_sleep_until(dev, end);
 }
 
 static void *mockrt_tgt_device_main(void *arg)
 {
   mockrt_tgt_device_t *dev = arg;
   mockrt_tgt_current_device = dev;
+  /* Its sleeps end when the device time says, not up to 50 µs later. */
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   for (;;) {
     pthread_mutex_lock(&dev->q_lock);
     while (!dev->op)

@@ -11,7 +11,8 @@
  *   released;
  * - struct members (MEMBER_OF) ride on their parent's entry and count;
  * - a pointer mapped with its pointee (PTR_AND_OBJ) is made to point to
- *   the pointee's device copy;
+ *   the pointee's device copy, and copies of the range that holds it keep
+ *   each side's value (the host's pointer stays a host address);
  * - literals are passed by value, firstprivates get a device copy that
  *   lives as long as the kernel.
  * Every allocation, transfer and release is a device operation
@@ -89,7 +90,50 @@ static mockrt_tgt_mapping_t *mockrt_tgt_map_insert(mockrt_tgt_device_t *dev, uin
 
 static void mockrt_tgt_map_remove(mockrt_tgt_device_t *dev, mockrt_tgt_mapping_t *m)
 {
+  /* Pointers attached inside the range go with it. */
+  for (size_t i = 0; i < dev->nshadows;) {
+    uintptr_t at = dev->shadows[i].host_addr;
+    if (at >= m->host_begin && at < m->host_end)
+      dev->shadows[i] = dev->shadows[--dev->nshadows];
+    else
+      i++;
+  }
   *m = dev->map[--dev->nmap];
+}
+
+static bool mockrt_tgt_shadow_set(mockrt_tgt_device_t *dev, void **ptr, void *dev_value)
+{
+  size_t i = 0;
+  while (i < dev->nshadows && dev->shadows[i].host_addr != (uintptr_t)ptr)
+    i++;
+  if (i == dev->nshadows) {
+    if (dev->nshadows == dev->shadow_cap) {
+      size_t cap = dev->shadow_cap ? dev->shadow_cap * 2 : 16;
+      mockrt_tgt_shadow_t *grown = realloc(dev->shadows, cap * sizeof *grown);
+      if (!grown)
+        return false;
+      dev->shadows = grown;
+      dev->shadow_cap = cap;
+    }
+    dev->nshadows++;
+  }
+  dev->shadows[i] = (mockrt_tgt_shadow_t){(uintptr_t)ptr, *ptr, dev_value};
+  return true;
+}
+
+void mockrt_tgt_shadow_after_copy(mockrt_tgt_device_t *dev, const mockrt_tgt_op_t *op)
+{
+  uintptr_t begin = (uintptr_t)op->host, end = begin + op->bytes;
+  for (size_t i = 0; i < dev->nshadows; i++) {
+    const mockrt_tgt_shadow_t *sh = &dev->shadows[i];
+    if (sh->host_addr < begin || sh->host_addr + sizeof(void *) > end)
+      continue;
+    size_t at = sh->host_addr - begin;
+    if (op->kind == MOCKRT_OP_FROM_DEVICE)
+      memcpy((char *)op->host + at, &sh->host_value, sizeof(void *));
+    else
+      memcpy((char *)op->dev + at, &sh->dev_value, sizeof(void *));
+  }
 }
 
 void *mockrt_tgt_map_lookup(mockrt_tgt_device_t *dev, const void *host, size_t size)
@@ -211,13 +255,24 @@ static bool mockrt_tgt_refuse_mappers(const mockrt_tgt_maps_t *maps)
   return false;
 }
 
+/* A struct member that lies inside its parent's entry, whose count is the
+ * parent's; a member pointer's pointee (PTR_AND_OBJ) is a range of its own. */
+static bool mockrt_tgt_inside_parent(int64_t type)
+{
+  return (type & MOCKRT_MAP_MEMBER_OF) && !(type & MOCKRT_MAP_PTR_AND_OBJ);
+}
+
 /* The pointer at host address ptr now points to the device copy of its pointee. */
 static int mockrt_tgt_attach_pointer(mockrt_tgt_construct_t *c, void **ptr, char *pointee_dev,
                                      uintptr_t pointee_host)
 {
   mockrt_tgt_device_t *dev = c->dev;
   mockrt_tgt_mapping_t *pm = mockrt_tgt_map_find(dev, (uintptr_t)ptr, sizeof(void *));
-  if (!pm) {
+  if (pm && pm->implicit_pointer) {
+    pm->refcount++;
+  } else if (!pm) {
+    /* A pointer not mapped itself gets device storage, counted with its
+     * pointee's maps. */
     void *p = mockrt_tgt_data_alloc(c, ptr, sizeof(void *));
     if (!p)
       return MOCKRT_TGT_FAIL;
@@ -225,11 +280,12 @@ static int mockrt_tgt_attach_pointer(mockrt_tgt_construct_t *c, void **ptr, char
     if (!pm)
       return MOCKRT_TGT_FAIL;
     pm->owned = true;
+    pm->implicit_pointer = true;
   }
   /* The host pointer may point into its pointee's range, not at its start. */
   char *value = pointee_dev - (pointee_host - (uintptr_t)*ptr);
   memcpy(pm->dev + ((uintptr_t)ptr - pm->host_begin), &value, sizeof value);
-  return MOCKRT_TGT_SUCCESS;
+  return mockrt_tgt_shadow_set(dev, ptr, value) ? MOCKRT_TGT_SUCCESS : MOCKRT_TGT_FAIL;
 }
 
 int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps,
@@ -238,9 +294,10 @@ int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *map
   mockrt_tgt_device_t *dev = c->dev;
   unsigned long seq = ++dev->construct_seq;
   int nk = 0;
+  c->mapped = 0;
   if (mockrt_tgt_refuse_mappers(maps))
     return MOCKRT_TGT_FAIL;
-  for (int32_t i = 0; i < maps->n; i++) {
+  for (int32_t i = 0; i < maps->n; i++, c->mapped = i) {
     int64_t type = maps->types[i];
     char *base = maps->bases[i];
     char *begin = maps->begins[i];
@@ -273,7 +330,7 @@ int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *map
     }
     mockrt_tgt_mapping_t *m = mockrt_tgt_map_find(dev, (uintptr_t)begin, size);
     if (m) {
-      bool member = (type & MOCKRT_MAP_MEMBER_OF) != 0;
+      bool member = mockrt_tgt_inside_parent(type);
       if (!member && size > 0 && m->refcount != MOCKRT_TGT_REF_FOREVER)
         m->refcount++;
       dev_begin = m->dev + ((uintptr_t)begin - m->host_begin);
@@ -318,14 +375,14 @@ int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *map
   return MOCKRT_TGT_SUCCESS;
 }
 
-int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
+/* The end of the first n entries of a list; copy_back false for a begin
+ * that failed, whose data the host keeps as it is. */
+static void mockrt_tgt_unmap(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps, int32_t n,
+                             bool copy_back)
 {
   mockrt_tgt_device_t *dev = c->dev;
-  if (mockrt_tgt_refuse_mappers(maps))
-    return MOCKRT_TGT_FAIL;
-  mockrt_tgt_map_announce(c, maps, true);
   /* In reverse: members before their parent, while its count still holds. */
-  for (int32_t i = maps->n - 1; i >= 0; i--) {
+  for (int32_t i = n - 1; i >= 0; i--) {
     int64_t type = maps->types[i];
     if (type & (MOCKRT_MAP_LITERAL | MOCKRT_MAP_PRIVATE))
       continue;
@@ -336,14 +393,14 @@ int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
       continue;
     bool forever = m->refcount == MOCKRT_TGT_REF_FOREVER;
     bool last = !forever && ((type & MOCKRT_MAP_DELETE) || m->refcount == 1);
-    if ((type & MOCKRT_MAP_FROM) && ((type & MOCKRT_MAP_ALWAYS) || last))
+    if (copy_back && (type & MOCKRT_MAP_FROM) && ((type & MOCKRT_MAP_ALWAYS) || last))
       mockrt_tgt_data_op(c, MOCKRT_OP_FROM_DEVICE, begin,
                          m->dev + ((uintptr_t)begin - m->host_begin), size);
-    if ((type & MOCKRT_MAP_PTR_AND_OBJ) && !(type & MOCKRT_MAP_MEMBER_OF)) {
-      /* The pointer the construct attached goes with its pointee. */
+    if (type & MOCKRT_MAP_PTR_AND_OBJ) {
+      /* A pointer the device mapped for its pointee goes with it. */
       mockrt_tgt_mapping_t *pm =
           mockrt_tgt_map_find(dev, (uintptr_t)maps->bases[i], sizeof(void *));
-      if (pm && pm != m && pm->refcount != MOCKRT_TGT_REF_FOREVER && --pm->refcount <= 0) {
+      if (pm && pm != m && pm->implicit_pointer && --pm->refcount <= 0) {
         mockrt_tgt_data_op(c, MOCKRT_OP_DELETE, NULL, pm->dev, pm->host_end - pm->host_begin);
         mockrt_tgt_map_remove(dev, pm);
         m = mockrt_tgt_map_find(dev, (uintptr_t)begin, size);
@@ -351,7 +408,7 @@ int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
           continue;
       }
     }
-    if (forever || (type & MOCKRT_MAP_MEMBER_OF))
+    if (forever || mockrt_tgt_inside_parent(type))
       continue;
     m->refcount = (type & MOCKRT_MAP_DELETE) ? 0 : m->refcount - 1;
     if (m->refcount > 0)
@@ -360,7 +417,22 @@ int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
                        m->host_end - m->host_begin);
     mockrt_tgt_map_remove(dev, m);
   }
+}
+
+int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
+{
+  if (mockrt_tgt_refuse_mappers(maps))
+    return MOCKRT_TGT_FAIL;
+  mockrt_tgt_map_announce(c, maps, true);
+  mockrt_tgt_unmap(c, maps, maps->n, true);
   return MOCKRT_TGT_SUCCESS;
+}
+
+void mockrt_tgt_map_undo(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
+{
+  mockrt_tgt_map_free_privates(c);
+  mockrt_tgt_unmap(c, maps, c->mapped, false);
+  c->mapped = 0;
 }
 
 int mockrt_tgt_map_update(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
@@ -368,6 +440,7 @@ int mockrt_tgt_map_update(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *ma
   mockrt_tgt_device_t *dev = c->dev;
   if (mockrt_tgt_refuse_mappers(maps))
     return MOCKRT_TGT_FAIL;
+  mockrt_tgt_map_announce(c, maps, false);
   for (int32_t i = 0; i < maps->n; i++) {
     int64_t type = maps->types[i];
     char *begin = maps->begins[i];

@@ -108,12 +108,22 @@ void mockrt_tgt_target_info(int device_num, ompt_id_t target_id, ompt_id_t host_
 /* ---- present table entries (map.c) ---- */
 typedef struct mockrt_tgt_mapping {
   uintptr_t host_begin, host_end;
-  char *dev;           /* device memory for [host_begin, host_end) */
-  long refcount;       /* MOCKRT_TGT_REF_FOREVER: a declare target global */
-  bool owned;          /* dev was allocated by the mock device (else the image's) */
-  unsigned long fresh; /* the construct that created it, for the copies its members need */
+  char *dev;             /* device memory for [host_begin, host_end) */
+  long refcount;         /* MOCKRT_TGT_REF_FOREVER: a declare target global */
+  bool owned;            /* dev was allocated by the mock device (else the image's) */
+  bool implicit_pointer; /* a pointer the device mapped for a PTR_AND_OBJ pointee */
+  unsigned long fresh;   /* the construct that created it, for the copies its members need */
 } mockrt_tgt_mapping_t;
 #define MOCKRT_TGT_REF_FOREVER (-1L)
+
+/* A host pointer the device's copy of which was made to point to device
+ * memory (PTR_AND_OBJ): copies of the range that holds it keep each side's
+ * value, so the host's pointer never becomes a device address. */
+typedef struct mockrt_tgt_shadow {
+  uintptr_t host_addr; /* where the pointer is, on the host */
+  void *host_value;
+  void *dev_value;
+} mockrt_tgt_shadow_t;
 
 /* ---- device operations (device.c), executed on the device's thread ---- */
 enum mockrt_tgt_op_kind {
@@ -189,6 +199,8 @@ typedef struct mockrt_tgt_device {
   mockrt_tgt_mapping_t *map;
   size_t nmap, map_cap;
   unsigned long construct_seq;
+  mockrt_tgt_shadow_t *shadows;
+  size_t nshadows, shadow_cap;
   /* Memory accounting. */
   uint64_t bytes_in_use, bytes_peak, allocations;
   /* Loaded images: one dlopen per registered library. */
@@ -257,6 +269,7 @@ typedef struct mockrt_tgt_construct {
   void *privates[MOCKRT_TGT_MAX_ARGS * 2];
   size_t private_bytes[MOCKRT_TGT_MAX_ARGS * 2];
   int nprivates;
+  int32_t mapped; /* entries of the list its begin has done */
 } mockrt_tgt_construct_t;
 int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps,
                          void **kernel_args, int *nkernel_args);
@@ -264,6 +277,12 @@ int mockrt_tgt_map_end(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps)
 int mockrt_tgt_map_update(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps);
 /* Releases a kernel's firstprivate copies. */
 void mockrt_tgt_map_free_privates(mockrt_tgt_construct_t *c);
+/* A begin that failed is taken back: what it mapped is released, nothing
+ * copied back (the host then runs the region on its own data). */
+void mockrt_tgt_map_undo(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps);
+/* After a transfer (on the device thread): attached pointers in the range
+ * copied get their side's value back. */
+void mockrt_tgt_shadow_after_copy(mockrt_tgt_device_t *dev, const mockrt_tgt_op_t *op);
 /* The device address of a host address, or NULL if not present. */
 void *mockrt_tgt_map_lookup(mockrt_tgt_device_t *dev, const void *host, size_t size);
 /* Adds a global of the image: mapped for ever. */
