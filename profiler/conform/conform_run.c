@@ -404,7 +404,7 @@ static void merge_no_devices(knit_conform_report *r, const char *why)
 #define CHECK(id, name, category, level, callback, doc) #category, name,
 #include "conform/checks.def"
   };
-  char evidence[400];
+  char evidence[PATH_MAX + 200];
   snprintf(evidence, sizeof evidence, "not run: %s", why);
   for (size_t i = 0; i + 1 < sizeof device_checks / sizeof device_checks[0]; i += 2)
     if (strcmp(device_checks[i], "DEVICE") == 0)
