@@ -77,6 +77,12 @@ void knit_ompt_checker_teams_probe(int team_num, int num_teams);
 void knit_ompt_checker_target_expect(unsigned kernels, const unsigned long *to_device, int n_to,
                                      const unsigned long *from_device, int n_from);
 
+/* Called from a kernel's body (an offloaded function calls back into the
+ * host process: the devices knit checks run on the host's ISA): the checker
+ * samples the host thread that launched the kernel, which must report a
+ * wait_target state unless the kernel runs on that thread itself. */
+void knit_ompt_checker_target_await(void);
+
 /* Called by an offloading program after its last target construct: the
  * checker flushes and stops tracing on every device, so that every trace
  * buffer must be back and every callback have its record. */

@@ -36,6 +36,9 @@
 /* Floating-point slack when comparing translated device times with the
  * host's clock, in seconds. */
 #define TIME_SLACK         1e-6
+/* How long the host thread that launched a kernel may take to report its
+ * wait once the kernel runs. */
+#define TARGET_JUDGE_MS    300.0
 
 typedef struct device_rec {
   int num;
@@ -58,6 +61,7 @@ typedef struct device_rec {
 typedef struct target_rec {
   ompt_id_t id;
   int kind, device_num;
+  int thread; /* the host thread's index (checker_threads) */
   bool open;
   int begin_records, end_records;
   ompt_device_time_t begin_time; /* of its begin record */
@@ -181,7 +185,7 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 {
   (void)task_data, (void)codeptr;
   pthread_mutex_lock(&checker_mu);
-  checker_event_locked(ompt_callback_target, "target");
+  thread_rec_t *me = checker_event_locked(ompt_callback_target, "target");
   device_event_locked(device_num, "a target callback");
   target_rec_t *t = target_of_locked(target_id);
   if (endpoint == ompt_scope_begin) {
@@ -193,6 +197,7 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
       t->id = target_id;
       t->kind = (int)kind;
       t->device_num = device_num;
+      t->thread = me->index;
       t->open = true;
     }
   } else {
@@ -584,5 +589,44 @@ EXPORT void knit_ompt_checker_target_stop(void)
   for (int i = 0; i < n; i++)
     devices[i].tracing = false;
   stopped = true;
+  pthread_mutex_unlock(&checker_mu);
+}
+
+static bool is_target_wait_state(int s)
+{
+  return s == ompt_state_wait_target || s == ompt_state_wait_target_map ||
+         s == ompt_state_wait_target_update;
+}
+
+EXPORT void knit_ompt_checker_target_await(void)
+{
+  pthread_mutex_lock(&checker_mu);
+  const thread_rec_t *me = checker_me_locked();
+  int host = -1;
+  for (int i = n_targets - 1; i >= 0 && host < 0; i--)
+    if (targets[i].open && (targets[i].kind & ~8) == ompt_target)
+      host = targets[i].thread;
+  bool self = host == me->index;
+  if (self)
+    checker_note(CHK_TARGET_WAIT_STATE, "a kernel ran on the thread that launched it");
+  pthread_mutex_unlock(&checker_mu);
+  /* No target callback came (a runtime without device OMPT), or the kernel
+   * runs on the launching thread itself, which then waits for nothing. */
+  if (host < 0 || self)
+    return;
+  int state = -1;
+  ompt_wait_id_t wait_id;
+  double give_up = checker_now_ms() + TARGET_JUDGE_MS;
+  bool seen = false;
+  while (!seen && checker_now_ms() < give_up) {
+    if (!checker_sample(host, &state, &wait_id))
+      break;
+    seen = is_target_wait_state(state);
+  }
+  pthread_mutex_lock(&checker_mu);
+  EXPECT(CHK_TARGET_WAIT_STATE, seen,
+         "the host thread #%d that launched a kernel reports %s while the kernel runs on "
+         "another thread",
+         host, state < 0 ? "nothing (it did not answer the sample)" : checker_state_name(state));
   pthread_mutex_unlock(&checker_mu);
 }

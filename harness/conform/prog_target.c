@@ -5,7 +5,8 @@
  * data region around one kernel.  It tells the checker what it maps and
  * launches before the first construct, and has it stop tracing after the
  * last, so that the checker can hold the device's callbacks and trace
- * records against it (checker_target.c).  Built by clang with offloading to
+ * records against it (checker_target.c); from one kernel's body it has the
+ * checker sample the host thread that waits for it.  Built by clang with offloading to
  * the host's own ISA; a runtime with no device runs the kernels on the host
  * and reports no device events.  This program only checks that the kernels
  * computed the right results.
@@ -50,8 +51,11 @@ static __attribute__((noinline)) void launch_narrow(void)
 #pragma omp target data map(tofrom : accum [0:ACCUM_WORDS])
   {
 #pragma omp target teams distribute parallel for
-    for (int i = 0; i < NARROW_TRIPS; i++)
+    for (int i = 0; i < NARROW_TRIPS; i++) {
+      if (i == 0)
+        knit_ompt_checker_target_await();
       accum[i] += table[i % TABLE_WORDS];
+    }
 #pragma omp target update from(accum [0:ACCUM_WORDS])
   }
 }
