@@ -94,6 +94,10 @@ static int n_buffers;
 static unsigned long seq;
 static double run_start; /* host CLOCK_MONOTONIC seconds when the tool started */
 static bool stopped;     /* the program had tracing stopped */
+/* The latest end of any record on the host's clock, and whose. */
+static double latest_end;
+static int latest_end_type;
+static ompt_id_t latest_end_target;
 
 /* What the program says it maps and launches. */
 static bool expected_given;
@@ -302,7 +306,8 @@ static void on_buffer_request(int device_num, ompt_buffer_t **buffer, size_t *by
   *bytes = b ? TRACE_BUFFER_BYTES : 0;
 }
 
-/* One record against the host callbacks.  delivered: host seconds now. */
+/* One record against the host callbacks.  delivered: host seconds now; a
+ * record cannot begin after it is delivered. */
 static void check_record_locked(device_rec_t *d, const ompt_record_ompt_t *r, double delivered)
 {
   device_event_locked(d->num, "a trace record");
@@ -353,10 +358,19 @@ static void check_record_locked(device_rec_t *d, const ompt_record_ompt_t *r, do
   double from = d->translate_time(d->device, r->time);
   double to = d->translate_time(d->device, end);
   EXPECT(CHK_RECORD_TIMES_IN_RUN,
-         from >= run_start - TIME_SLACK && to <= delivered + TIME_SLACK && to >= from - TIME_SLACK,
+         from >= run_start - TIME_SLACK && from <= delivered + TIME_SLACK &&
+             to >= from - TIME_SLACK,
          "a record of type %d (target %llu) spans %.6f to %.6f s on the host's clock; the tool "
          "started at %.6f s and the record was delivered at %.6f s",
          (int)r->type, (unsigned long long)r->target_id, from, to, run_start, delivered);
+  /* A device may deliver a record while the operation's end is still ahead
+   * on the host's clock (it knows the end): the end is judged against the
+   * end of the run. */
+  if (to > latest_end) {
+    latest_end = to;
+    latest_end_type = (int)r->type;
+    latest_end_target = r->target_id;
+  }
 }
 
 static void on_buffer_complete(int device_num, ompt_buffer_t *buffer, size_t bytes,
@@ -545,6 +559,13 @@ void checker_target_final_checks_locked(void)
              op->type == ompt_callback_target_submit ? "kernel" : "data op",
              (unsigned long long)op->id, (unsigned long long)op->target_id);
     }
+  }
+  if (latest_end > 0) {
+    double now = host_seconds();
+    EXPECT(CHK_RECORD_TIMES_IN_RUN, latest_end <= now + TIME_SLACK,
+           "a record of type %d (target %llu) ends at %.6f s on the host's clock, after the run "
+           "(the tool's finalize at %.6f s)",
+           latest_end_type, (unsigned long long)latest_end_target, latest_end, now);
   }
   if (!expected_given || n_targets == 0)
     return;
