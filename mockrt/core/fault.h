@@ -85,7 +85,29 @@
   X(TEAM_NUM_WRONG, "team_num_wrong", "omp_get_team_num counts the teams from 1, not from 0")      \
   X(FINALIZE_BEFORE_ENDS, "finalize_before_ends",                                                  \
     "at shutdown the tool is finalized before the runtime's end events (thread_end, the initial "  \
-    "task's implicit_task end), which then reach no tool")
+    "task's implicit_task end), which then reach no tool")                                         \
+  X(TARGET_ID_MISMATCH, "target_id_mismatch",                                                      \
+    "the mock device's trace records of data operations and kernels name a target id no target "   \
+    "callback announced")                                                                          \
+  X(HOST_OP_ID_MISMATCH, "host_op_id_mismatch",                                                    \
+    "the mock device's trace records name a host_op_id one past the one their target_data_op or "  \
+    "target_submit callback gave")                                                                 \
+  X(BUFFER_COMPLETE_NEVER, "buffer_complete_never",                                                \
+    "the mock device never hands a trace buffer back: flush_trace and stop_trace return without "  \
+    "buffer_complete")                                                                             \
+  X(RECORD_TIME_REVERSED, "record_time_reversed",                                                  \
+    "the mock device's data operation and kernel records end before they begin")                   \
+  X(TRANSLATE_TIME_WRONG, "translate_time_wrong",                                                  \
+    "ompt_translate_time forgets the device clock's origin: device times translate to seconds "    \
+    "near 0, outside the host's run")                                                              \
+  X(DATA_OP_BYTES_WRONG, "data_op_bytes_wrong",                                                    \
+    "transfers to the mock device report 8 bytes more than the map clause moves, in the "          \
+    "target_data_op callback and in the record")                                                   \
+  X(DEVICE_INITIALIZE_MISSING, "device_initialize_missing",                                        \
+    "the mock device never dispatches device_initialize (its constructs and device_load still "    \
+    "name it)")                                                                                    \
+  X(TARGET_WAIT_STATE_WRONG, "target_wait_state_wrong",                                            \
+    "a host thread waiting for the mock device reports ompt_state_work_serial, not wait_target")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,

@@ -16,6 +16,7 @@
 #define MOCKRT_CORE_MOCKRT_H
 
 #include <omp-tools.h>
+#include "target_hooks.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -219,6 +220,11 @@ typedef struct mockrt_thread {
   /* The thread has a place: a worker from its start, an initial thread
    * from its first fork (libomp 14 binds it there). */
   bool place_bound;
+  /* The target construct the thread is in, for ompt_get_target_info (set
+   * by the mock device through target_hooks.c; target_id 0: none). */
+  int target_device;
+  ompt_id_t target_id;
+  ompt_id_t target_host_op_id;
 } mockrt_thread_t;
 
 extern MOCKRT_TLS mockrt_thread_t mockrt_self_tls;
@@ -617,6 +623,9 @@ typedef struct mockrt_ompt_cbs {
   ompt_callback_sync_region_t reduction;
   ompt_callback_flush_t flush;
   ompt_callback_control_tool_t control_tool;
+  /* target constructs and devices: dispatched by the mock device
+   * (mockrt/target) through mockrt_ompt_target_hooks (target_hooks.c) */
+  mockrt_target_cbs_t device;
 } mockrt_ompt_cbs_t;
 #if MOCKRT_OMPT_ENABLED
 extern MOCKRT_HIDDEN mockrt_ompt_cbs_t mockrt_ompt;
@@ -636,6 +645,12 @@ ompt_interface_fn_t mockrt_ompt_lookup(const char *name);
 /* A tool is initialized and not yet finalized (omp_control_tool). */
 bool mockrt_ompt_active(void);
 uint64_t mockrt_unique_id(void);
+/* The devices the mock device library announced (target_hooks.c): their
+ * count (0 when none is loaded) and their finalization at shutdown. */
+int mockrt_target_num_devices(void);
+void mockrt_target_shutdown(void);
+/* The calling thread's initial task and the thread itself end now. */
+void mockrt_thread_end_initial(void);
 
 /* Async-signal-safe inquiries (ompt_inquiry.c). */
 int mockrt_ompt_get_state(ompt_wait_id_t *wait_id);

@@ -189,14 +189,18 @@ MOCKRT_EXPORT int omp_is_initial_device(void)
   return 1;
 }
 
+/* The mock device's, when its library is loaded (libomp 14 likewise asks
+ * libomptarget). */
 MOCKRT_EXPORT int omp_get_num_devices(void)
 {
-  return 0;
+  return mockrt_target_num_devices();
 }
 
+/* OpenMP 5.0: the host's number follows the devices' (libomp 14 asks
+ * libomptarget for their count too). */
 MOCKRT_EXPORT int omp_get_initial_device(void)
 {
-  return 0;
+  return mockrt_target_num_devices();
 }
 
 MOCKRT_EXPORT int omp_get_default_device(void)

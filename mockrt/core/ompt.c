@@ -167,6 +167,14 @@ static void **mockrt_cb_slot(ompt_callbacks_t which)
   case ompt_callback_reduction: return (void **)&mockrt_ompt.reduction;
   case ompt_callback_flush: return (void **)&mockrt_ompt.flush;
   case ompt_callback_control_tool: return (void **)&mockrt_ompt.control_tool;
+  case ompt_callback_target: return (void **)&mockrt_ompt.device.target;
+  case ompt_callback_target_data_op: return (void **)&mockrt_ompt.device.target_data_op;
+  case ompt_callback_target_submit: return (void **)&mockrt_ompt.device.target_submit;
+  case ompt_callback_target_map: return (void **)&mockrt_ompt.device.target_map;
+  case ompt_callback_device_initialize: return (void **)&mockrt_ompt.device.device_initialize;
+  case ompt_callback_device_finalize: return (void **)&mockrt_ompt.device.device_finalize;
+  case ompt_callback_device_load: return (void **)&mockrt_ompt.device.device_load;
+  case ompt_callback_device_unload: return (void **)&mockrt_ompt.device.device_unload;
   default: return NULL;
   }
 }

@@ -89,18 +89,31 @@ int mockrt_ompt_get_proc_id(void)
   return mockrt_places_known() ? sched_getcpu() : -1;
 }
 
-/* The host is the one device libomp counts; no target region is running. */
+/* Without the mock device the host is the one device libomp 14 counts;
+ * with it, its devices. */
 int mockrt_ompt_get_num_devices(void)
 {
-  return 1;
+  int devices = mockrt_target_num_devices();
+  return devices > 0 ? devices : 1;
 }
 
+/* Only the calling thread's TLS: this may run in a signal handler. */
 int mockrt_ompt_get_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t *host_op_id)
 {
-  (void)device_num;
-  (void)target_id;
-  (void)host_op_id;
-  return 0;
+  mockrt_thread_t *self = &mockrt_self_tls;
+  if (!self->kind)
+    return 0;
+  ompt_id_t id = self->target_id;
+  atomic_signal_fence(memory_order_seq_cst);
+  if (id == 0)
+    return 0;
+  if (device_num)
+    *device_num = (uint64_t)self->target_device;
+  if (target_id)
+    *target_id = id;
+  if (host_op_id)
+    *host_op_id = self->target_host_op_id;
+  return 1;
 }
 
 /* libomp's lock kinds, by the names and numbers it enumerates (none, 0,

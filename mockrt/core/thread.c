@@ -67,6 +67,9 @@ void mockrt_shutdown(void)
     return;
   if (mockrt_fault(MOCKRT_FAULT_FINALIZE_BEFORE_ENDS))
     mockrt_ompt_finalize();
+  /* The devices first: their last trace buffers and device_finalize reach
+   * the tool, and their threads' end events come before the pool's. */
+  mockrt_target_shutdown();
   mockrt_pool_shutdown();
   if (mockrt_personality_stop)
     mockrt_personality_stop();
@@ -84,6 +87,25 @@ static void mockrt_init_once(void)
   mockrt_ompt_places_ready(); /* after initialize, as libomp sets its places up */
   /* atexit handlers run before any library destructor, while tools still work. */
   atexit(mockrt_shutdown);
+}
+
+/*
+ * A thread the runtime did not start (the mock device's) ends before the
+ * runtime's shutdown is over: its end events now, and the thread is no
+ * longer known, so the key destructor gives it none twice.
+ */
+void mockrt_thread_end_initial(void)
+{
+  mockrt_thread_t *self = &mockrt_self_tls;
+  if (self->kind != ompt_thread_initial)
+    return;
+  mockrt_end_initial(self);
+  mockrt_set_state(self, ompt_state_undefined);
+  mockrt_pool_release_root(self);
+  atomic_signal_fence(memory_order_seq_cst);
+  self->kind = 0;
+  self->task = NULL;
+  pthread_setspecific(mockrt_initial_key, NULL);
 }
 
 static mockrt_team_t *mockrt_new_initial_team(void)

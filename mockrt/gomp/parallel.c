@@ -159,11 +159,18 @@ MOCKRT_EXPORT void GOMP_parallel_end(void)
 const int mockrt_entry_frame_flags = ompt_frame_runtime | ompt_frame_cfa;
 /* A detachable task's fulfilment as OpenMP 5.0 reports it (core/task.c). */
 const bool mockrt_fulfill_statuses = false;
+/* No offloading under the GNU ABI: the mock device speaks clang's __tgt_*
+ * alone, so a gcc program's target constructs never reach it. */
+#define MOCKRT_GOMP_NO_DEVICE                                                                      \
+  (MOCKRT_CB_BIT(ompt_callback_target) | MOCKRT_CB_BIT(ompt_callback_target_data_op) |             \
+   MOCKRT_CB_BIT(ompt_callback_target_submit) | MOCKRT_CB_BIT(ompt_callback_target_map) |          \
+   MOCKRT_CB_BIT(ompt_callback_device_initialize) | MOCKRT_CB_BIT(ompt_callback_device_finalize) | \
+   MOCKRT_CB_BIT(ompt_callback_device_load) | MOCKRT_CB_BIT(ompt_callback_device_unload))
 const uint64_t mockrt_abi_sometimes =
     MOCKRT_CB_BIT(ompt_callback_work) | MOCKRT_CB_BIT(ompt_callback_dispatch);
 const uint64_t mockrt_abi_never = MOCKRT_CB_BIT(ompt_callback_masked) |
                                   MOCKRT_CB_BIT(ompt_callback_reduction) |
-                                  MOCKRT_CB_BIT(ompt_callback_flush);
+                                  MOCKRT_CB_BIT(ompt_callback_flush) | MOCKRT_GOMP_NO_DEVICE;
 
 /* What ompt_start_tool is told about the runtime. */
 const char *mockrt_runtime_version = "knit mockrt 0.1 (gomp personality, libgomp.so.1 ABI)";
