@@ -17,6 +17,10 @@ if(NOT CMAKE_CROSSCOMPILING)
   knit_unit_test(test_trace_read
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_trace_read.c
     LIBS knit_report)
+  # Reading a thread or trace file whole: regular files only, never blocking.
+  knit_unit_test(test_read_whole_file
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_whole_file.c
+    LIBS knit_report)
   knit_unit_test(test_folded
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_folded.c
     LIBS knit_report)
@@ -30,6 +34,10 @@ if(NOT CMAKE_CROSSCOMPILING)
   # threads, on a profile built in memory.
   knit_unit_test(test_views
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_views.c
+    LIBS knit_report)
+  # The views' row index and the sums their rows share.
+  knit_unit_test(test_row_table
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_row_table.c
     LIBS knit_report)
   # knit diff's contexts and scaling loss, on profiles built in memory.
   knit_unit_test(test_diff

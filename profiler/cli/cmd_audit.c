@@ -8,6 +8,7 @@
 
 #include "audit/audit.h"
 #include "cli/commands.h"
+#include "cli/usage_error.h"
 
 static void usage(FILE *out)
 {
@@ -35,11 +36,7 @@ static void usage(FILE *out)
 
 static int bad_usage(const char *fmt, const char *what)
 {
-  fprintf(stderr, "knit audit: ");
-  fprintf(stderr, fmt, what);
-  fprintf(stderr, "\n");
-  usage(stderr);
-  return 2;
+  return knit_usage_error("knit audit", usage, fmt, what);
 }
 
 static void print_header(void)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/usage_error.h"
 #include "report/folded.h"
 #include "report/golden.h"
 #include "report/profile.h"
@@ -89,11 +90,7 @@ static void usage(FILE *out)
 
 static int bad_usage(const char *fmt, const char *what)
 {
-  fprintf(stderr, "knit check: ");
-  fprintf(stderr, fmt, what);
-  fprintf(stderr, "\n");
-  usage(stderr);
-  return 2;
+  return knit_usage_error("knit check", usage, fmt, what);
 }
 
 static int update_golden(const char *golden_path, const knit_folded *measured)

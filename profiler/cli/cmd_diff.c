@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/usage_error.h"
 #include "console/progress.h"
 #include "report/diff.h"
 #include "report/metric_select.h"
@@ -66,11 +67,7 @@ static void usage(FILE *out)
 
 static int bad_usage(const char *fmt, const char *what)
 {
-  fprintf(stderr, "knit diff: ");
-  fprintf(stderr, fmt, what);
-  fprintf(stderr, "\n");
-  usage(stderr);
-  return 2;
+  return knit_usage_error("knit diff", usage, fmt, what);
 }
 
 /* "PA,PB", two thread counts of at least 1. */

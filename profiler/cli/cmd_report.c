@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/newest_measurement.h"
+#include "cli/usage_error.h"
 #include "console/progress.h"
 #include "report/chrome_trace.h"
 #include "report/folded.h"
@@ -49,7 +50,14 @@ static void usage(FILE *out)
           "samples), OMP_MUTEX_WAIT (waiting for a lock, critical, ordered or atomic,\n"
           "where the waiter waited) and OMP_MUTEX_BLAME (that waiting, charged where\n"
           "the holder released the mutex). All are shown in one unit: milliseconds\n"
-          "for timer events (periods x period), probe counts for PROBE. Names may be\n"
+          "for timer events (periods x period), probe counts for PROBE. A program that\n"
+          "offloads to a target device has device metrics too, on the host code that\n"
+          "launched each operation, in units of their own: DEVICE_KERNEL (kernel time\n"
+          "on the device), DEVICE_H2D_BYTES and DEVICE_H2D_TIME (copies to the\n"
+          "device), DEVICE_D2H_BYTES and DEVICE_D2H_TIME (copies back),\n"
+          "DEVICE_ALLOC_BYTES; times in ms from OMPT device tracing (a runtime\n"
+          "without it gives bytes alone: the header's devices: line says which), and\n"
+          "<omp-target-wait> where the host waited for the device. Names may be\n"
           "written in any case.\n"
           "\n"
           "  --format=tree    top-down tree of functions (default): per metric, the\n"
@@ -180,11 +188,7 @@ static void usage(FILE *out)
 
 static int bad_usage(const char *fmt, const char *what)
 {
-  fprintf(stderr, "knit report: ");
-  fprintf(stderr, fmt, what);
-  fprintf(stderr, "\n");
-  usage(stderr);
-  return 2;
+  return knit_usage_error("knit report", usage, fmt, what);
 }
 
 /* A metric name the measurement does not have: the message names those it

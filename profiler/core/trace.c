@@ -23,6 +23,7 @@
 struct knit_trace_state {
   _Atomic int draining; /* 1 while a consumer writes the ring out */
   char path[4200];      /* the trace file */
+  bool created;         /* its creation was tried (at the first record) */
   bool file_ok;         /* created, header written */
   uint32_t index;       /* the thread's, for the file's name */
   pid_t tid;
@@ -84,23 +85,11 @@ void knit_trace_attach(knit_thread *t)
   s->tid = t->tid;
   knit_safe_snprintf(s->path, sizeof s->path, "%s/trace-%u-%d.knit", knit_the_session.output,
                      t->index, (int)t->tid);
-  knit_trace_header h;
-  memset(&h, 0, sizeof h);
-  memcpy(h.magic, KNIT_TRACE_MAGIC, sizeof h.magic);
-  h.version = KNIT_TRACE_VERSION;
-  h.byte_order = KNIT_BYTE_ORDER_MARK;
-  h.tid = (uint32_t)t->tid;
-  h.thread_index = t->index;
-  h.clock = 1;
-  knit_file_limit_hold hold;
-  knit_file_limit_enter(&hold);
-  int fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  s->file_ok = fd >= 0 && write_all(fd, &h, sizeof h);
-  if (fd >= 0)
-    close(fd);
-  knit_file_limit_leave(&hold);
-  if (s->file_ok)
-    atomic_fetch_add(&total_files, 1);
+  /* The file is made at the first drain that has records to write: a
+   * program that starts thousands of short threads, most of them never
+   * sampled nor in OpenMP, would otherwise pay a file for each. */
+  s->created = false;
+  s->file_ok = false;
   t->trace_last_node = 0;
   t->trace_idle = false;
   t->trace_lock_wait = false;
@@ -149,6 +138,29 @@ void knit_trace_lock_wait(knit_thread *t, bool waiting)
     return;
   t->trace_lock_wait = waiting;
   knit_trace_transition(t, waiting ? KNIT_TRACE_LOCK_WAIT_BEGIN : KNIT_TRACE_LOCK_WAIT_END);
+}
+
+/* Creates s's file with its header, once. Called with the file limit
+ * held (core/file_limit.h). */
+static void create_file(struct knit_trace_state *s)
+{
+  if (s->created)
+    return;
+  s->created = true;
+  knit_trace_header h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, KNIT_TRACE_MAGIC, sizeof h.magic);
+  h.version = KNIT_TRACE_VERSION;
+  h.byte_order = KNIT_BYTE_ORDER_MARK;
+  h.tid = (uint32_t)s->tid;
+  h.thread_index = s->index;
+  h.clock = 1;
+  int fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  s->file_ok = fd >= 0 && write_all(fd, &h, sizeof h);
+  if (fd >= 0)
+    close(fd);
+  if (s->file_ok)
+    atomic_fetch_add(&total_files, 1);
 }
 
 /* An exec writes the image's measurement to a directory of its own
@@ -204,23 +216,23 @@ void knit_trace_drain(knit_thread *t, bool final)
     if (idle != 0)
       return;
   }
-  if (knit_trace_ring_pending(s->ring) > 0 || final) {
+  uint64_t dropped = final ? knit_trace_ring_take_dropped(s->ring) : 0;
+  if (knit_trace_ring_pending(s->ring) > 0 || dropped > 0) {
     knit_file_limit_hold hold;
     knit_file_limit_enter(&hold);
     follow_output(s);
+    create_file(s);
     sink_state k = {-1, 0, 0};
     if (s->file_ok)
       k.fd = open(s->path, O_WRONLY | O_APPEND | O_CLOEXEC);
     knit_trace_ring_drain(s->ring, sink, &k);
     if (final) {
-      uint64_t dropped = knit_trace_ring_take_dropped(s->ring);
       while (dropped > 0) {
         uint32_t told = dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped;
         knit_trace_record r = {knit_trace_now(), told, KNIT_TRACE_DROPPED};
         sink(&k, &r, 1);
         dropped -= told;
       }
-      atomic_fetch_add(&total_dropped, atomic_load(&s->ring->dropped_total));
     }
     if (k.fd >= 0)
       close(k.fd);
@@ -228,6 +240,8 @@ void knit_trace_drain(knit_thread *t, bool final)
     atomic_fetch_add(&total_written, k.written);
     atomic_fetch_add(&total_lost, k.lost);
   }
+  if (final)
+    atomic_fetch_add(&total_dropped, atomic_load(&s->ring->dropped_total));
   atomic_store(&s->draining, 0);
 }
 

@@ -38,7 +38,8 @@ bool knit_trace_enabled(void);
 uint64_t knit_trace_now(void);
 
 /* The thread starts (or takes over a retired thread's state): its ring is
- * made or emptied, and its trace file created with its header. Not
+ * made or emptied; its trace file is made at the first drain with records
+ * to write (a thread never sampled nor in OpenMP has none). Not
  * async-signal-safe. */
 void knit_trace_attach(struct knit_thread *t);
 

@@ -142,3 +142,24 @@ void knit_thread_file_swap(uint8_t *data, size_t len, bool to_host)
     at += (size_t)h.length;
   }
 }
+
+_Static_assert(offsetof(knit_trace_header, byte_order) == offsetof(knit_file_header, byte_order),
+               "both headers hold the byte-order mark at one offset");
+
+int knit_header_other_byte_order(const uint8_t *data, size_t len)
+{
+  uint32_t mark;
+  if (len < offsetof(knit_file_header, byte_order) + sizeof mark)
+    return 0;
+  memcpy(&mark, data + offsetof(knit_file_header, byte_order), sizeof mark);
+  return mark == __builtin_bswap32(KNIT_BYTE_ORDER_MARK);
+}
+
+void knit_trace_header_swap(knit_trace_header *h)
+{
+  h->version = __builtin_bswap32(h->version);
+  h->byte_order = __builtin_bswap32(h->byte_order);
+  h->tid = __builtin_bswap32(h->tid);
+  h->thread_index = __builtin_bswap32(h->thread_index);
+  h->clock = __builtin_bswap64(h->clock);
+}

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "measure/format.h"
+
 /* Swaps every field knit's format defines in a thread file, in place: into
  * this host's order when to_host (a file of the other byte order), out of it
  * otherwise (what a process of the other order would have written: tests): the header, each section header, and the records of
@@ -17,5 +19,15 @@
  * count or a length runs past its bytes the swap stops there, and the
  * parser then reports the file as it reports any corrupt one. */
 void knit_thread_file_swap(uint8_t *data, size_t len, bool to_host);
+
+/* Whether a file's byte-order mark reads swapped: the file was written by a
+ * process of the other byte order. Thread files and trace files (format.h)
+ * both hold the mark after their 8-byte magic and u32 version; 0 for data
+ * too short to hold it. */
+int knit_header_other_byte_order(const uint8_t *data, size_t len);
+
+/* Swaps every field of a trace file's header, which is the whole of what a
+ * trace file's header needs to be read in this host's order. */
+void knit_trace_header_swap(knit_trace_header *h);
 
 #endif /* KNIT_MEASURE_READ_BYTE_ORDER_H */

@@ -8,15 +8,12 @@
 
 #include "measure/count.h"
 #include "measure/read_byte_order.h"
+#include "measure/read_whole_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 _Static_assert(sizeof(knit_file_header) == 72, "file header layout");
 _Static_assert(sizeof(knit_section_header) == 16, "section header layout");
@@ -403,23 +400,12 @@ void knit_thread_file_free(knit_thread_file *f)
   memset(f, 0, sizeof *f);
 }
 
-/* Whether the file's byte-order mark reads swapped: written by a process of
- * the other byte order. */
-static int other_byte_order(const uint8_t *data, size_t len)
-{
-  uint32_t mark;
-  if (len < sizeof(knit_file_header))
-    return 0;
-  memcpy(&mark, data + offsetof(knit_file_header, byte_order), sizeof mark);
-  return mark == __builtin_bswap32(KNIT_BYTE_ORDER_MARK);
-}
-
 int knit_thread_file_parse(const uint8_t *data, size_t len, knit_thread_file *out, char *err,
                            size_t errlen)
 {
   memset(out, 0, sizeof *out);
   uint8_t *swapped = NULL;
-  int other_order = other_byte_order(data, len);
+  int other_order = knit_header_other_byte_order(data, len);
   if (other_order) {
     swapped = malloc(len);
     if (swapped == NULL) {
@@ -444,45 +430,10 @@ int knit_thread_file_parse(const uint8_t *data, size_t len, knit_thread_file *ou
 int knit_thread_file_read(const char *path, knit_thread_file *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
-  /* Only a regular file is read. Opening a FIFO blocks until someone writes
-   * to it, and so would reading a FIFO or a terminal: O_NONBLOCK makes the
-   * open return at once whatever the file is (it changes nothing for a
-   * regular file), and fstat on what was opened, not on the name, which
-   * could be swapped in between, then says what it is. */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot open: %s", strerror(errno));
+  uint8_t *data;
+  size_t got;
+  if (knit_read_whole_file(path, &data, &got, err, errlen) != 0)
     return -1;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "not a regular file; skipped");
-    close(fd);
-    return -1;
-  }
-  size_t size = (size_t)st.st_size;
-  uint8_t *data = malloc(size ? size : 1);
-  if (data == NULL) {
-    snprintf(err, errlen, "out of memory for %zu bytes", size);
-    close(fd);
-    return -1;
-  }
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = read(fd, data + got, size - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    got += (size_t)n;
-  }
-  int read_errno = errno;
-  close(fd);
-  if (got < size && got == 0 && size > 0) {
-    snprintf(err, errlen, "cannot read: %s", strerror(read_errno));
-    free(data);
-    return -1;
-  }
   /* A file that shrank while being read is parsed as what was read, and
    * reported as truncated if it is. */
   int rc = knit_thread_file_parse(data, got, out, err, errlen);

@@ -1,25 +1,15 @@
 /* Parsing one trace file; see read_trace.h. */
 #include "measure/read_trace.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "measure/read_byte_order.h"
+#include "measure/read_whole_file.h"
 
 _Static_assert(sizeof(knit_trace_header) == 32, "trace header layout");
 _Static_assert(sizeof(knit_trace_record) == 16, "trace record layout");
-
-static void swap_header(knit_trace_header *h)
-{
-  h->version = __builtin_bswap32(h->version);
-  h->byte_order = __builtin_bswap32(h->byte_order);
-  h->tid = __builtin_bswap32(h->tid);
-  h->thread_index = __builtin_bswap32(h->thread_index);
-  h->clock = __builtin_bswap64(h->clock);
-}
 
 int knit_trace_file_parse(const uint8_t *data, size_t len, knit_trace_file *out, char *err,
                           size_t errlen)
@@ -36,9 +26,9 @@ int knit_trace_file_parse(const uint8_t *data, size_t len, knit_trace_file *out,
     snprintf(err, errlen, "bad magic: not a knit trace file");
     return -1;
   }
-  int other = h.byte_order == __builtin_bswap32(KNIT_BYTE_ORDER_MARK);
+  int other = knit_header_other_byte_order(data, len);
   if (other)
-    swap_header(&h);
+    knit_trace_header_swap(&h);
   if (h.byte_order != KNIT_BYTE_ORDER_MARK) {
     snprintf(err, errlen, "bad byte-order mark 0x%08x", h.byte_order);
     return -1;
@@ -79,35 +69,10 @@ int knit_trace_file_parse(const uint8_t *data, size_t len, knit_trace_file *out,
 int knit_trace_file_read(const char *path, knit_trace_file *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
-  /* As thread files are read (read_file.c): never block on a FIFO. */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot open: %s", strerror(errno));
+  uint8_t *data;
+  size_t got;
+  if (knit_read_whole_file(path, &data, &got, err, errlen) != 0)
     return -1;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "not a regular file; skipped");
-    close(fd);
-    return -1;
-  }
-  size_t size = (size_t)st.st_size;
-  uint8_t *data = malloc(size ? size : 1);
-  if (data == NULL) {
-    snprintf(err, errlen, "out of memory for %zu bytes", size);
-    close(fd);
-    return -1;
-  }
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = read(fd, data + got, size - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    got += (size_t)n;
-  }
-  close(fd);
   int rc = knit_trace_file_parse(data, got, out, err, errlen);
   free(data);
   if (rc == 0) {

@@ -11,88 +11,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/count.h"
+#include "report/row_table.h"
+#include "report/rows.h"
 
-#define NONE UINT32_MAX
+#define NONE KNIT_ROW_NONE
 
 typedef struct builder {
   knit_calltree *ct;
   const knit_calltree *td;
   int metric;
-  uint32_t *slots; /* rows by (parent, function, module, inlined) */
-  size_t slot_count;
+  knit_row_table index; /* rows by (parent, function, module, inlined) */
   uint32_t *stamp;      /* per row: the last path that counted in it */
   uint64_t *site_value; /* per row: the largest value its line came with */
-  size_t row_cap;
-  uint32_t *path; /* call tree nodes of the path, outermost first */
+  uint32_t *path;       /* call tree nodes of the path, outermost first */
   size_t path_cap;
 } builder;
 
 static uint64_t row_hash(uint32_t parent, const knit_calltree_node *v)
 {
-  uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent << 8 | v->inlined);
-  for (const char *c = v->function; *c != '\0'; c++) /* FNV-1a over the name */
-    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  for (const char *c = v->module_path; c != NULL && *c != '\0'; c++)
-    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  h ^= h >> 31;
-  h *= 0x7fb5d329728ea185ull;
-  return h ^ h >> 27;
+  uint64_t h = KNIT_ROW_HASH_SEED ^ ((uint64_t)parent << 8 | v->inlined);
+  return knit_row_hash_mix(knit_row_hash_text(knit_row_hash_text(h, v->function), v->module_path));
 }
 
-static int same_module(const char *a, const char *b)
+static uint64_t hash_of_row(const void *context, uint32_t id)
 {
-  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+  const builder *b = context;
+  const knit_calltree_node *row = &b->ct->nodes[id];
+  return row_hash(row->parent, row);
 }
 
-static int same_row(const knit_calltree_node *row, uint32_t parent, const knit_calltree_node *v)
+/* What a row is looked up by: its parent and the call tree node it is for. */
+typedef struct row_key {
+  uint32_t parent;
+  const knit_calltree_node *v;
+} row_key;
+
+static int row_matches(const void *context, uint32_t id, const void *key)
 {
-  return row->parent == parent && row->inlined == v->inlined &&
-         strcmp(row->function, v->function) == 0 && same_module(row->module_path, v->module_path);
+  const builder *b = context;
+  const knit_calltree_node *row = &b->ct->nodes[id];
+  const row_key *k = key;
+  return row->parent == k->parent && row->inlined == k->v->inlined &&
+         strcmp(row->function, k->v->function) == 0 &&
+         knit_rows_same_text(row->module_path, k->v->module_path);
 }
 
-static int grow_slots(builder *b)
-{
-  size_t count = b->slot_count ? 2 * b->slot_count : 256;
-  uint32_t *slots = malloc(count * sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  memset(slots, 0xff, count * sizeof *slots);
-  free(b->slots);
-  b->slots = slots;
-  b->slot_count = count;
-  for (size_t i = 1; i < b->ct->node_count; i++) {
-    const knit_calltree_node *row = &b->ct->nodes[i];
-    size_t s = (size_t)row_hash(row->parent, row) & (count - 1);
-    while (b->slots[s] != NONE)
-      s = (s + 1) & (count - 1);
-    b->slots[s] = (uint32_t)i;
-  }
-  return 0;
-}
+static const knit_row_keys row_keys = {hash_of_row, row_matches};
 
 static int add_row(builder *b, knit_calltree_node row)
 {
   knit_calltree *ct = b->ct;
   if (ct->node_count == ct->node_cap) {
-    size_t cap = ct->node_cap ? 2 * ct->node_cap : 256;
-    knit_calltree_node *nodes = realloc(ct->nodes, cap * sizeof *nodes);
-    if (nodes == NULL)
+    size_t cap = knit_rows_grown_cap(ct->node_cap);
+    if (knit_rows_resize(&ct->nodes, sizeof *ct->nodes, cap) != 0 ||
+        knit_rows_resize(&b->stamp, sizeof *b->stamp, cap) != 0 ||
+        knit_rows_resize(&b->site_value, sizeof *b->site_value, cap) != 0)
       return -1;
-    ct->nodes = nodes;
     ct->node_cap = cap;
-  }
-  if (ct->node_count == b->row_cap) {
-    size_t cap = b->row_cap ? 2 * b->row_cap : 256;
-    uint32_t *stamp = realloc(b->stamp, cap * sizeof *stamp);
-    if (stamp == NULL)
-      return -1;
-    b->stamp = stamp;
-    uint64_t *site_value = realloc(b->site_value, cap * sizeof *site_value);
-    if (site_value == NULL)
-      return -1;
-    b->site_value = site_value;
-    b->row_cap = cap;
   }
   b->stamp[ct->node_count] = 0;
   b->site_value[ct->node_count] = 0;
@@ -104,12 +79,10 @@ static int add_row(builder *b, knit_calltree_node row)
  * missing; NONE when out of memory. */
 static uint32_t find_or_add(builder *b, uint32_t parent, const knit_calltree_node *v)
 {
-  if (2 * (b->ct->node_count + 1) > b->slot_count && grow_slots(b) != 0)
-    return NONE;
-  size_t s = (size_t)row_hash(parent, v) & (b->slot_count - 1);
-  for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1))
-    if (same_row(&b->ct->nodes[b->slots[s]], parent, v))
-      return b->slots[s];
+  uint64_t hash = row_hash(parent, v);
+  uint32_t found = knit_row_table_find(&b->index, &row_keys, b, hash, &(row_key){parent, v});
+  if (found != NONE)
+    return found;
   knit_calltree_node row = {.parent = parent,
                             .function = v->function,
                             .module_path = v->module_path,
@@ -117,16 +90,10 @@ static uint32_t find_or_add(builder *b, uint32_t parent, const knit_calltree_nod
                             .kind = v->kind,
                             .inlined = v->inlined,
                             .offset = v->offset};
-  if (add_row(b, row) != 0)
+  uint32_t id = (uint32_t)b->ct->node_count;
+  if (add_row(b, row) != 0 || knit_row_table_add(&b->index, &row_keys, b, hash, id) != 0)
     return NONE;
-  b->slots[s] = (uint32_t)(b->ct->node_count - 1);
-  return b->slots[s];
-}
-
-static void add_values(knit_calltree *ct, uint64_t *sums, const uint64_t *values)
-{
-  for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-    sums[m] = knit_count_add(sums[m], values[m], &ct->saturated);
+  return id;
 }
 
 /* The line a row shows: that of the call tree node that brought it the
@@ -149,10 +116,8 @@ static int add_path(builder *b, uint32_t leaf, uint32_t stamp)
   for (uint32_t j = leaf; j != 0; j = td->nodes[j].parent)
     depth++;
   if (depth > b->path_cap) {
-    uint32_t *path = realloc(b->path, depth * sizeof *path);
-    if (path == NULL)
+    if (knit_rows_resize(&b->path, sizeof *b->path, depth) != 0)
       return -1;
-    b->path = path;
     b->path_cap = depth;
   }
   size_t k = depth;
@@ -170,10 +135,10 @@ static int add_path(builder *b, uint32_t leaf, uint32_t stamp)
       knit_calltree_node *r = &b->ct->nodes[row];
       if (b->stamp[row] != stamp) {
         b->stamp[row] = stamp;
-        add_values(b->ct, r->inclusive, values);
+        knit_rows_sum(r->inclusive, values, &b->ct->saturated);
       }
       if (i == depth)
-        add_values(b->ct, r->exclusive, values);
+        knit_rows_sum(r->exclusive, values, &b->ct->saturated);
       offer_site(b, row, v, weight);
     }
   }
@@ -193,14 +158,11 @@ int knit_bottom_up_build(knit_calltree *out, const knit_calltree *td, knit_callt
   root.function = "ROOT";
   memset(root.exclusive, 0, sizeof root.exclusive);
   root.file = NULL;
-  if (add_row(&b, root) != 0 || grow_slots(&b) != 0)
+  if (add_row(&b, root) != 0)
     goto out;
   uint32_t stamp = 0;
   for (size_t i = 1; i < td->node_count; i++) {
-    int any = 0;
-    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-      any |= td->nodes[i].exclusive[m] != 0;
-    if (any && add_path(&b, (uint32_t)i, ++stamp) != 0)
+    if (knit_rows_any(td->nodes[i].exclusive) && add_path(&b, (uint32_t)i, ++stamp) != 0)
       goto out;
   }
   out->saturated |= td->saturated;
@@ -209,7 +171,7 @@ int knit_bottom_up_build(knit_calltree *out, const knit_calltree *td, knit_callt
     goto out;
   rc = 0;
 out:
-  free(b.slots);
+  knit_row_table_free(&b.index);
   free(b.stamp);
   free(b.site_value);
   free(b.path);

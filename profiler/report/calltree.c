@@ -30,8 +30,11 @@
 
 #include "measure/count.h"
 #include "report/folded.h"
+#include "report/row_table.h"
+#include "report/rows.h"
+#include "report/sample_path.h"
 
-#define NONE UINT32_MAX
+#define NONE KNIT_ROW_NONE
 
 /* One distinct source line of a node, and the periods that passed it. */
 typedef struct site {
@@ -56,77 +59,45 @@ typedef struct builder {
   knit_calltree *ct;
   const knit_report_tree *t;
   int lines;
-  int inline_levels; /* inlined calls become levels of their own */
-  int fold;          /* recursion folded (knit_calltree_options) */
-  int metric;        /* the metric sites are weighed by */
-  uint32_t *slots;   /* view node indexes, NONE when empty */
-  size_t slot_count;
+  int inline_levels;    /* inlined calls become levels of their own */
+  int fold;             /* recursion folded (knit_calltree_options) */
+  int metric;           /* the metric sites are weighed by */
+  knit_row_table index; /* view nodes by (parent, identity) */
   site *sites;
   size_t site_count;
   size_t site_cap;
   uint32_t *site_head; /* per view node; grown with the nodes */
-  uint32_t *path;      /* CCT indexes of the path being inserted */
-  knit_folded_frame *frames;
+  /* The path being inserted; its nodes, once trimmed and folded, are the
+   * kept frames. */
+  knit_sample_path path;
   uint32_t *recursion; /* per kept frame of the path: levels folded into it, 1 + */
   /* Per kept frame: the CCT node whose inlined calls it shows, the last
    * one folded into it (the path goes on from there). */
   uint32_t *inlined_from;
-  size_t path_cap;
+  size_t kept_cap;
 } builder;
-
-static uint64_t mix64(uint64_t h)
-{
-  h ^= h >> 31;
-  h *= 0x7fb5d329728ea185ull;
-  h ^= h >> 27;
-  h *= 0x81dadef4bc2dd44dull;
-  h ^= h >> 33;
-  return h;
-}
 
 static uint64_t key_hash(int lines, uint32_t parent, uint32_t module, uint64_t offset, uint8_t kind,
                          uint8_t inlined, const char *function)
 {
-  uint64_t h = mix64((uint64_t)parent << 32 | module);
+  uint64_t h = knit_row_hash_mix((uint64_t)parent << 32 | module);
   if (lines && !inlined)
-    return mix64(h ^ mix64(offset * 4 + kind));
-  h ^= inlined;
-  for (const char *c = function; *c != '\0'; c++) /* FNV-1a over the name */
-    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  return mix64(h);
+    return knit_row_hash_mix(h ^ knit_row_hash_mix(offset * 4 + kind));
+  return knit_row_hash_mix(knit_row_hash_text(h ^ inlined, function));
 }
 
-static size_t slot_of_node(const builder *b, const knit_calltree_node *v)
+static uint64_t node_hash(const void *context, uint32_t id)
 {
-  return (size_t)key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->inlined,
-                          v->function) &
-         (b->slot_count - 1);
+  const builder *b = context;
+  const knit_calltree_node *v = &b->ct->nodes[id];
+  return key_hash(b->lines, v->parent, v->module, v->offset, v->kind, v->inlined, v->function);
 }
 
-static int grow_slots(builder *b)
-{
-  size_t count = b->slot_count ? 2 * b->slot_count : 256;
-  uint32_t *slots = malloc(count * sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  memset(slots, 0xff, count * sizeof *slots);
-  free(b->slots);
-  b->slots = slots;
-  b->slot_count = count;
-  /* The root is never anyone's child, so it has no slot. */
-  for (size_t i = 1; i < b->ct->node_count; i++) {
-    size_t s = slot_of_node(b, &b->ct->nodes[i]);
-    while (b->slots[s] != NONE)
-      s = (s + 1) & (b->slot_count - 1);
-    b->slots[s] = (uint32_t)i;
-  }
-  return 0;
-}
-
-static const char *name_of(const knit_report_node *n)
-{
-  return n->function != NULL ? n->function : "?";
-}
+/* What a child is looked up by: its parent and its level. */
+typedef struct node_key {
+  uint32_t parent;
+  const level *l;
+} node_key;
 
 static int same_identity(int lines, const knit_calltree_node *v, uint32_t parent, const level *l)
 {
@@ -137,19 +108,23 @@ static int same_identity(int lines, const knit_calltree_node *v, uint32_t parent
   return strcmp(v->function, l->function) == 0;
 }
 
+static int node_matches(const void *context, uint32_t id, const void *key)
+{
+  const builder *b = context;
+  const node_key *k = key;
+  return same_identity(b->lines, &b->ct->nodes[id], k->parent, k->l);
+}
+
+static const knit_row_keys node_keys = {node_hash, node_matches};
+
 static int add_node(builder *b, knit_calltree_node v)
 {
   knit_calltree *ct = b->ct;
   if (ct->node_count == ct->node_cap) {
-    size_t cap = ct->node_cap ? 2 * ct->node_cap : 256;
-    knit_calltree_node *nodes = realloc(ct->nodes, cap * sizeof *nodes);
-    if (nodes == NULL)
+    size_t cap = knit_rows_grown_cap(ct->node_cap);
+    if (knit_rows_resize(&ct->nodes, sizeof *ct->nodes, cap) != 0 ||
+        knit_rows_resize(&b->site_head, sizeof *b->site_head, cap) != 0)
       return -1;
-    ct->nodes = nodes;
-    uint32_t *heads = realloc(b->site_head, cap * sizeof *heads);
-    if (heads == NULL)
-      return -1;
-    b->site_head = heads;
     ct->node_cap = cap;
   }
   b->site_head[ct->node_count] = NONE;
@@ -161,15 +136,11 @@ static int add_node(builder *b, knit_calltree_node v)
  * module_path) belongs to, created when missing; NONE when out of memory. */
 static uint32_t find_or_add(builder *b, uint32_t parent, const level *l, const char *module_path)
 {
-  /* At most half full, so probe chains stay short. */
-  if (2 * (b->ct->node_count + 1) > b->slot_count && grow_slots(b) != 0)
-    return NONE;
-  size_t s =
-      (size_t)key_hash(b->lines, parent, l->module, l->offset, l->kind, l->inlined, l->function) &
-      (b->slot_count - 1);
-  for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1))
-    if (same_identity(b->lines, &b->ct->nodes[b->slots[s]], parent, l))
-      return b->slots[s];
+  uint64_t hash =
+      key_hash(b->lines, parent, l->module, l->offset, l->kind, l->inlined, l->function);
+  uint32_t found = knit_row_table_find(&b->index, &node_keys, b, hash, &(node_key){parent, l});
+  if (found != NONE)
+    return found;
   knit_calltree_node v = {.parent = parent,
                           .function = l->function,
                           .module_path = module_path,
@@ -177,44 +148,31 @@ static uint32_t find_or_add(builder *b, uint32_t parent, const level *l, const c
                           .kind = l->kind,
                           .inlined = l->inlined,
                           .offset = l->offset};
-  if (add_node(b, v) != 0)
+  uint32_t id = (uint32_t)b->ct->node_count;
+  if (add_node(b, v) != 0 || knit_row_table_add(&b->index, &node_keys, b, hash, id) != 0)
     return NONE;
-  b->slots[s] = (uint32_t)(b->ct->node_count - 1);
-  return b->slots[s];
-}
-
-static int same_file(const char *a, const char *b)
-{
-  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+  return id;
 }
 
 static int add_site(builder *b, uint32_t v, const level *l, uint64_t value)
 {
   unsigned line = l->file != NULL ? l->line : 0;
   for (uint32_t s = b->site_head[v]; s != NONE; s = b->sites[s].next) {
-    if (b->sites[s].line == line && same_file(b->sites[s].file, l->file)) {
+    if (b->sites[s].line == line && knit_rows_same_text(b->sites[s].file, l->file)) {
       b->sites[s].value = knit_count_add(b->sites[s].value, value, &b->ct->saturated);
       return 0;
     }
   }
   if (b->site_count == b->site_cap) {
-    size_t cap = b->site_cap ? 2 * b->site_cap : 256;
-    site *sites = realloc(b->sites, cap * sizeof *sites);
-    if (sites == NULL)
+    size_t cap = knit_rows_grown_cap(b->site_cap);
+    if (knit_rows_resize(&b->sites, sizeof *b->sites, cap) != 0)
       return -1;
-    b->sites = sites;
     b->site_cap = cap;
   }
   b->sites[b->site_count] =
       (site){.file = l->file, .line = line, .value = value, .next = b->site_head[v]};
   b->site_head[v] = (uint32_t)b->site_count++;
   return 0;
-}
-
-static void add_values(builder *b, uint64_t *sums, const uint64_t *values)
-{
-  for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-    sums[m] = knit_count_add(sums[m], values[m], &b->ct->saturated);
 }
 
 /* With recursion folded: 1 + the index among the first kept frames of the
@@ -243,16 +201,16 @@ static int same_fold_key(const char *a, const char *b)
 static size_t folds_into(const builder *b, size_t kept, uint32_t n)
 {
   const knit_report_node *x = &b->t->nodes[n];
-  int x_wrapper = knit_folded_is_wrapper(name_of(x));
+  int x_wrapper = knit_folded_is_wrapper(knit_sample_path_name(x));
   for (size_t a = kept; a > 0; a--) {
-    const knit_report_node *m = &b->t->nodes[b->path[a - 1]];
+    const knit_report_node *m = &b->t->nodes[b->path.nodes[a - 1]];
     /* An outlined body folds into an outlined body of the same function,
      * never into the function itself: a region's body under the function
      * that opened it is no recursion. */
-    if (m->module == x->module && knit_folded_is_wrapper(name_of(m)) == x_wrapper &&
-        same_fold_key(name_of(m), name_of(x)))
+    if (m->module == x->module && knit_folded_is_wrapper(knit_sample_path_name(m)) == x_wrapper &&
+        same_fold_key(knit_sample_path_name(m), knit_sample_path_name(x)))
       return a;
-    if (!knit_folded_is_wrapper(name_of(m)))
+    if (!knit_folded_is_wrapper(knit_sample_path_name(m)))
       return 0;
   }
   return 0;
@@ -262,40 +220,22 @@ static size_t folds_into(const builder *b, size_t kept, uint32_t n)
 static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t *values)
 {
   const knit_report_tree *t = b->t;
-  size_t depth = 0;
-  for (uint32_t j = leaf; j != 0; j = t->nodes[j].parent)
-    depth++;
-  if (depth > b->path_cap) {
-    uint32_t *path = realloc(b->path, depth * sizeof *path);
-    if (path == NULL)
+  if (knit_sample_path_of(&b->path, t, leaf) != 0)
+    return -1;
+  size_t depth = b->path.depth;
+  if (depth > b->kept_cap) {
+    if (knit_rows_resize(&b->recursion, sizeof *b->recursion, depth) != 0 ||
+        knit_rows_resize(&b->inlined_from, sizeof *b->inlined_from, depth) != 0)
       return -1;
-    b->path = path;
-    knit_folded_frame *frames = realloc(b->frames, depth * sizeof *frames);
-    if (frames == NULL)
-      return -1;
-    b->frames = frames;
-    uint32_t *recursion = realloc(b->recursion, depth * sizeof *recursion);
-    if (recursion == NULL)
-      return -1;
-    b->recursion = recursion;
-    uint32_t *inlined_from = realloc(b->inlined_from, depth * sizeof *inlined_from);
-    if (inlined_from == NULL)
-      return -1;
-    b->inlined_from = inlined_from;
-    b->path_cap = depth;
+    b->kept_cap = depth;
   }
-  size_t k = depth;
-  for (uint32_t j = leaf; j != 0; j = t->nodes[j].parent) {
-    b->path[--k] = j;
-    b->frames[k] = (knit_folded_frame){.function = name_of(&t->nodes[j]),
-                                       .module = knit_report_node_module(t, &t->nodes[j])};
-  }
+  size_t k;
   size_t kept = 0;
   int prev_wrapper = 0; /* the path's previous frame is an outlined body */
-  for (k = all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
-    const char *name = name_of(&t->nodes[b->path[k]]);
+  for (k = all_frames ? 0 : knit_folded_path_start(b->path.frames, depth); k < depth; k++) {
+    const char *name = knit_sample_path_name(&t->nodes[b->path.nodes[k]]);
     int wrapper = knit_folded_is_wrapper(name);
-    size_t back = b->fold ? folds_into(b, kept, b->path[k]) : 0;
+    size_t back = b->fold ? folds_into(b, kept, b->path.nodes[k]) : 0;
     if (back > 0) {
       /* The frames from the match on go: the path goes on at it. A level
        * of the recursion is counted once: at the function's own frame, or
@@ -304,21 +244,21 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
        * function's frame. */
       if (!wrapper || prev_wrapper)
         b->recursion[back - 1]++;
-      b->inlined_from[back - 1] = b->path[k];
+      b->inlined_from[back - 1] = b->path.nodes[k];
       kept = back;
       prev_wrapper = wrapper;
       continue;
     }
     prev_wrapper = wrapper;
-    b->path[kept] = b->path[k];
-    b->inlined_from[kept] = b->path[k];
+    b->path.nodes[kept] = b->path.nodes[k];
+    b->inlined_from[kept] = b->path.nodes[k];
     b->recursion[kept] = 1;
     kept++;
   }
   uint32_t v = 0;
-  add_values(b, b->ct->nodes[0].inclusive, values);
+  knit_rows_sum(b->ct->nodes[0].inclusive, values, &b->ct->saturated);
   for (k = 0; k < kept; k++) {
-    const knit_report_node *n = &t->nodes[b->path[k]];
+    const knit_report_node *n = &t->nodes[b->path.nodes[k]];
     const knit_report_node *from = &t->nodes[b->inlined_from[k]];
     /* The levels shown: the inlined calls (unless no_inline) and the
      * loops, in the order the symbolizer gives them. */
@@ -329,7 +269,7 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
         shown[inlined++] = &from->inlined[i];
     const char *module_path = knit_report_node_module(t, n);
     for (uint32_t i = 0; i <= inlined; i++) {
-      level l = {.function = i == 0 ? name_of(n) : shown[i - 1]->function,
+      level l = {.function = i == 0 ? knit_sample_path_name(n) : shown[i - 1]->function,
                  .module = n->module,
                  .kind = n->kind,
                  .inlined = i == 0               ? 0
@@ -350,12 +290,12 @@ static int insert_path(builder *b, uint32_t leaf, int all_frames, const uint64_t
       if ((v = find_or_add(b, v, &l, module_path)) == NONE ||
           add_site(b, v, &l, values[b->metric]) != 0)
         return -1;
-      add_values(b, b->ct->nodes[v].inclusive, values);
+      knit_rows_sum(b->ct->nodes[v].inclusive, values, &b->ct->saturated);
       if (i == 0 && b->recursion[k] > b->ct->nodes[v].recursion)
         b->ct->nodes[v].recursion = b->recursion[k];
     }
   }
-  add_values(b, b->ct->nodes[v].exclusive, values);
+  knit_rows_sum(b->ct->nodes[v].exclusive, values, &b->ct->saturated);
   return 0;
 }
 
@@ -497,14 +437,11 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
                              .module = KNIT_MODULE_PLACEHOLDER,
                              .kind = KNIT_NODE_PLACEHOLDER,
                              .offset = KNIT_PH_ROOT};
-  if (add_node(&b, root) != 0 || grow_slots(&b) != 0)
+  if (add_node(&b, root) != 0)
     goto out;
   for (size_t i = 1; i < t->node_count; i++) {
     const uint64_t *values = t->nodes[i].exclusive;
-    int any = 0;
-    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-      any |= values[m] != 0;
-    if (any && insert_path(&b, (uint32_t)i, o->all_frames, values) != 0)
+    if (knit_rows_any(values) && insert_path(&b, (uint32_t)i, o->all_frames, values) != 0)
       goto out;
   }
   choose_sites(&b);
@@ -512,11 +449,10 @@ int knit_calltree_build(knit_calltree *ct, const knit_report_tree *t,
     goto out;
   rc = 0;
 out:
-  free(b.slots);
+  knit_row_table_free(&b.index);
   free(b.sites);
   free(b.site_head);
-  free(b.path);
-  free(b.frames);
+  knit_sample_path_free(&b.path);
   free(b.recursion);
   free(b.inlined_from);
   if (rc != 0)

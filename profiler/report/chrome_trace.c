@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "report/folded.h"
+#include "report/rows.h"
+#include "report/sample_path.h"
 #include "report/trace.h"
 
 /* Deeper OpenMP states than this are not drawn (a begin past it is
@@ -43,19 +45,16 @@ typedef struct track {
   int *first; /* 1 until the first event of the file is written */
   level_list open, want;
   /* Per node: its frames as the slices name them, made on first use. */
-  knit_folded_frame *chain;
-  size_t chain_cap;
+  knit_sample_path chain;
   char ***inline_names; /* per node, "name [inlined]" per level (inline_name) */
 } track;
 
 static int push(level_list *l, level v)
 {
   if (l->count == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 64;
-    level *grown = realloc(l->items, cap * sizeof *grown);
-    if (grown == NULL)
+    size_t cap = knit_rows_grown_cap(l->cap);
+    if (knit_rows_resize(&l->items, sizeof *l->items, cap) != 0)
       return -1;
-    l->items = grown;
     l->cap = cap;
   }
   l->items[l->count++] = v;
@@ -164,37 +163,19 @@ static const char *inline_name(track *k, uint32_t node, uint32_t index)
 static int add_frames(track *k, uint32_t node)
 {
   const knit_report_tree *t = &k->p->tree;
-  size_t depth = 0;
-  for (uint32_t n = node; n != 0; n = t->nodes[n].parent)
-    depth++;
-  if (depth > k->chain_cap) {
-    knit_folded_frame *grown = realloc(k->chain, depth * sizeof *grown);
-    if (grown == NULL)
-      return -1;
-    k->chain = grown;
-    k->chain_cap = depth;
-  }
-  uint32_t *ids = malloc((depth ? depth : 1) * sizeof *ids);
-  if (ids == NULL)
+  if (knit_sample_path_of(&k->chain, t, node) != 0)
     return -1;
-  size_t i = depth;
-  for (uint32_t n = node; n != 0; n = t->nodes[n].parent) {
-    i--;
-    ids[i] = n;
-    const knit_report_node *r = &t->nodes[n];
-    k->chain[i] =
-        (knit_folded_frame){r->function ? r->function : "?", knit_report_node_module(t, r), 0};
-  }
+  const uint32_t *ids = k->chain.nodes;
+  size_t depth = k->chain.depth;
   int rc = 0;
-  for (i = knit_folded_path_start(k->chain, depth); i < depth && rc == 0; i++) {
+  for (size_t i = knit_folded_path_start(k->chain.frames, depth); i < depth && rc == 0; i++) {
     const knit_report_node *r = &t->nodes[ids[i]];
-    rc = push(&k->want, (level){k->chain[i].function, SAMPLE_CAT, ids[i], 0});
+    rc = push(&k->want, (level){k->chain.frames[i].function, SAMPLE_CAT, ids[i], 0});
     for (uint32_t l = 0; l < r->inlined_count && rc == 0; l++) {
       const char *name = inline_name(k, ids[i], l);
       rc = name ? push(&k->want, (level){name, SAMPLE_CAT, ids[i], 0}) : -1;
     }
   }
-  free(ids);
   return rc;
 }
 
@@ -352,7 +333,7 @@ int knit_chrome_trace_write(const knit_profile *p, FILE *out, FILE *diag)
   fputs("\n],\"displayTimeUnit\":\"ms\"}\n", out);
   free(k.open.items);
   free(k.want.items);
-  free(k.chain);
+  knit_sample_path_free(&k.chain);
   for (size_t i = 0; k.inline_names && i < p->tree.node_count; i++) {
     for (uint32_t l = 0; k.inline_names[i] && l < p->tree.nodes[i].inlined_count; l++)
       free(k.inline_names[i][l]);

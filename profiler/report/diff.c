@@ -11,53 +11,50 @@
 #include <string.h>
 
 #include "report/metrics.h"
+#include "report/row_table.h"
+#include "report/rows.h"
 
-#define NONE UINT32_MAX
+#define NONE KNIT_ROW_NONE
 
 typedef struct builder {
   knit_diff *d;
-  uint32_t *slots;
-  size_t slot_count;
+  knit_row_table index; /* contexts by (parent, function, inlined) */
 } builder;
 
 static uint64_t context_hash(uint32_t parent, const char *function, uint8_t inlined)
 {
-  uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent << 8 | inlined);
-  for (const char *c = function; *c != '\0'; c++)
-    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  h ^= h >> 31;
-  h *= 0x7fb5d329728ea185ull;
-  return h ^ h >> 27;
+  uint64_t h = KNIT_ROW_HASH_SEED ^ ((uint64_t)parent << 8 | inlined);
+  return knit_row_hash_mix(knit_row_hash_text(h, function));
 }
 
-static int grow_slots(builder *b)
+static uint64_t hash_of_context(const void *context, uint32_t id)
 {
-  size_t count = b->slot_count ? 2 * b->slot_count : 256;
-  uint32_t *slots = malloc(count * sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  memset(slots, 0xff, count * sizeof *slots);
-  free(b->slots);
-  b->slots = slots;
-  b->slot_count = count;
-  for (size_t i = 1; i < b->d->count; i++) {
-    const knit_diff_context *c = &b->d->contexts[i];
-    size_t s = (size_t)context_hash(c->parent, c->function, c->inlined) & (count - 1);
-    while (b->slots[s] != NONE)
-      s = (s + 1) & (count - 1);
-    b->slots[s] = (uint32_t)i;
-  }
-  return 0;
+  const knit_diff_context *c = &((const builder *)context)->d->contexts[id];
+  return context_hash(c->parent, c->function, c->inlined);
 }
+
+/* What a context is looked up by: its parent and the call tree node. */
+typedef struct context_key {
+  uint32_t parent;
+  const knit_calltree_node *n;
+} context_key;
+
+static int context_matches(const void *context, uint32_t id, const void *key)
+{
+  const knit_diff_context *c = &((const builder *)context)->d->contexts[id];
+  const context_key *k = key;
+  return c->parent == k->parent && c->inlined == k->n->inlined &&
+         strcmp(c->function, k->n->function) == 0;
+}
+
+static const knit_row_keys context_keys = {hash_of_context, context_matches};
 
 static int add_context(knit_diff *d, knit_diff_context c)
 {
   if (d->count == d->cap) {
-    size_t cap = d->cap ? 2 * d->cap : 256;
-    knit_diff_context *contexts = realloc(d->contexts, cap * sizeof *contexts);
-    if (contexts == NULL)
+    size_t cap = knit_rows_grown_cap(d->cap);
+    if (knit_rows_resize(&d->contexts, sizeof *d->contexts, cap) != 0)
       return -1;
-    d->contexts = contexts;
     d->cap = cap;
   }
   d->contexts[d->count++] = c;
@@ -66,19 +63,16 @@ static int add_context(knit_diff *d, knit_diff_context c)
 
 static uint32_t find_or_add(builder *b, uint32_t parent, const knit_calltree_node *n)
 {
-  if (2 * (b->d->count + 1) > b->slot_count && grow_slots(b) != 0)
-    return NONE;
-  size_t s = (size_t)context_hash(parent, n->function, n->inlined) & (b->slot_count - 1);
-  for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1)) {
-    const knit_diff_context *c = &b->d->contexts[b->slots[s]];
-    if (c->parent == parent && c->inlined == n->inlined && strcmp(c->function, n->function) == 0)
-      return b->slots[s];
-  }
+  uint64_t hash = context_hash(parent, n->function, n->inlined);
+  uint32_t found =
+      knit_row_table_find(&b->index, &context_keys, b, hash, &(context_key){parent, n});
+  if (found != NONE)
+    return found;
   knit_diff_context c = {.parent = parent, .function = n->function, .inlined = n->inlined};
-  if (add_context(b->d, c) != 0)
+  uint32_t id = (uint32_t)b->d->count;
+  if (add_context(b->d, c) != 0 || knit_row_table_add(&b->index, &context_keys, b, hash, id) != 0)
     return NONE;
-  b->slots[s] = (uint32_t)(b->d->count - 1);
-  return b->slots[s];
+  return id;
 }
 
 /* Whether a call tree node is a thread's idle time: a runtime thread
@@ -139,12 +133,11 @@ int knit_diff_build(knit_diff *d, const knit_profile *a, const knit_profile *b,
   builder bl = {.d = d};
   knit_diff_context root = {.parent = 0, .function = "ROOT"};
   int rc = -1;
-  if (add_context(d, root) != 0 || grow_slots(&bl) != 0 || pour(&bl, a, o, 0) != 0 ||
-      pour(&bl, b, o, 1) != 0)
+  if (add_context(d, root) != 0 || pour(&bl, a, o, 0) != 0 || pour(&bl, b, o, 1) != 0)
     goto out;
   rc = 0;
 out:
-  free(bl.slots);
+  knit_row_table_free(&bl.index);
   if (rc != 0)
     knit_diff_free(d);
   return rc;

@@ -14,128 +14,72 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/count.h"
 #include "report/folded.h"
-
-#define NONE UINT32_MAX
+#include "report/row_table.h"
+#include "report/rows.h"
+#include "report/sample_path.h"
 
 typedef struct builder {
   knit_flat *f;
-  uint32_t *slots;
-  size_t slot_count;
-  uint32_t *stamp; /* per row */
+  knit_row_table index; /* rows by all but their values */
+  uint32_t *stamp;      /* per row */
   size_t stamp_cap;
   uint32_t current; /* the path being added */
   const uint64_t *values;
-  uint32_t *path;
-  knit_folded_frame *frames;
-  size_t path_cap;
+  knit_sample_path path; /* by line: the path being added */
 } builder;
-
-static int same_text(const char *a, const char *b)
-{
-  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static uint64_t text_hash(uint64_t h, const char *text)
-{
-  for (const char *c = text; c != NULL && *c != '\0'; c++)
-    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  return h;
-}
 
 static uint64_t row_hash(const knit_flat_row *r)
 {
-  uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)r->line << 8 | r->inlined);
-  h = text_hash(text_hash(text_hash(h, r->name), r->function), r->module);
-  h ^= h >> 31;
-  h *= 0x7fb5d329728ea185ull;
-  return h ^ h >> 27;
+  uint64_t h = KNIT_ROW_HASH_SEED ^ ((uint64_t)r->line << 8 | r->inlined);
+  h = knit_row_hash_text(knit_row_hash_text(knit_row_hash_text(h, r->name), r->function),
+                         r->module);
+  return knit_row_hash_mix(h);
 }
 
-static int same_row(const knit_flat_row *a, const knit_flat_row *b)
+static uint64_t hash_of_row(const void *context, uint32_t id)
 {
-  return a->line == b->line && a->inlined == b->inlined && same_text(a->name, b->name) &&
-         same_text(a->function, b->function) && same_text(a->module, b->module);
+  return row_hash(&((const builder *)context)->f->rows[id]);
 }
 
-static int grow_slots(builder *b)
+static int row_matches(const void *context, uint32_t id, const void *key)
 {
-  size_t count = b->slot_count ? 2 * b->slot_count : 256;
-  uint32_t *slots = malloc(count * sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  memset(slots, 0xff, count * sizeof *slots);
-  free(b->slots);
-  b->slots = slots;
-  b->slot_count = count;
-  for (size_t i = 0; i < b->f->count; i++) {
-    size_t s = (size_t)row_hash(&b->f->rows[i]) & (count - 1);
-    while (b->slots[s] != NONE)
-      s = (s + 1) & (count - 1);
-    b->slots[s] = (uint32_t)i;
-  }
-  return 0;
+  const knit_flat_row *a = &((const builder *)context)->f->rows[id], *b = key;
+  return a->line == b->line && a->inlined == b->inlined && knit_rows_same_text(a->name, b->name) &&
+         knit_rows_same_text(a->function, b->function) && knit_rows_same_text(a->module, b->module);
 }
 
-static void add_values(knit_flat *f, uint64_t *sums, const uint64_t *values)
-{
-  for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-    sums[m] = knit_count_add(sums[m], values[m], &f->saturated);
-}
+static const knit_row_keys row_keys = {hash_of_row, row_matches};
 
 /* Counts the current path in the row key names (inclusive, and exclusive
  * when exclusive is 1). Returns 0, or -1 out of memory. */
 static int count_in(builder *b, knit_flat_row key, int exclusive)
 {
   knit_flat *f = b->f;
-  if (2 * (f->count + 1) > b->slot_count && grow_slots(b) != 0)
-    return -1;
-  size_t s = (size_t)row_hash(&key) & (b->slot_count - 1);
-  for (; b->slots[s] != NONE; s = (s + 1) & (b->slot_count - 1))
-    if (same_row(&f->rows[b->slots[s]], &key))
-      break;
-  if (b->slots[s] == NONE) {
+  uint64_t hash = row_hash(&key);
+  uint32_t r = knit_row_table_find(&b->index, &row_keys, b, hash, &key);
+  if (r == KNIT_ROW_NONE) {
     if (f->count == f->cap) {
-      size_t cap = f->cap ? 2 * f->cap : 256;
-      knit_flat_row *rows = realloc(f->rows, cap * sizeof *rows);
-      uint32_t *stamp = rows != NULL ? realloc(b->stamp, cap * sizeof *stamp) : NULL;
-      if (rows != NULL)
-        f->rows = rows;
-      if (stamp == NULL)
+      size_t cap = knit_rows_grown_cap(f->cap);
+      if (knit_rows_resize(&f->rows, sizeof *f->rows, cap) != 0 ||
+          knit_rows_resize(&b->stamp, sizeof *b->stamp, cap) != 0)
         return -1;
-      b->stamp = stamp;
       f->cap = cap;
     }
     memset(key.inclusive, 0, sizeof key.inclusive);
     memset(key.exclusive, 0, sizeof key.exclusive);
-    b->stamp[f->count] = 0;
-    f->rows[f->count] = key;
-    b->slots[s] = (uint32_t)f->count++;
+    r = (uint32_t)f->count;
+    if (knit_row_table_add(&b->index, &row_keys, b, hash, r) != 0)
+      return -1;
+    b->stamp[r] = 0;
+    f->rows[f->count++] = key;
   }
-  uint32_t r = b->slots[s];
   if (b->stamp[r] != b->current) {
     b->stamp[r] = b->current;
-    add_values(f, f->rows[r].inclusive, b->values);
+    knit_rows_sum(f->rows[r].inclusive, b->values, &f->saturated);
   }
   if (exclusive)
-    add_values(f, f->rows[r].exclusive, b->values);
-  return 0;
-}
-
-static int path_room(builder *b, size_t depth)
-{
-  if (depth <= b->path_cap)
-    return 0;
-  uint32_t *path = realloc(b->path, depth * sizeof *path);
-  if (path == NULL)
-    return -1;
-  b->path = path;
-  knit_folded_frame *frames = realloc(b->frames, depth * sizeof *frames);
-  if (frames == NULL)
-    return -1;
-  b->frames = frames;
-  b->path_cap = depth;
+    knit_rows_sum(f->rows[r].exclusive, b->values, &f->saturated);
   return 0;
 }
 
@@ -144,14 +88,11 @@ static int add_tree_paths(builder *b, const knit_calltree *ct, knit_flat_key key
 {
   for (size_t leaf = 1; leaf < ct->node_count; leaf++) {
     const uint64_t *values = ct->nodes[leaf].exclusive;
-    int any = 0;
-    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-      any |= values[m] != 0;
-    if (!any)
+    if (!knit_rows_any(values))
       continue;
     b->current++;
     b->values = values;
-    add_values(b->f, b->f->total, values);
+    knit_rows_sum(b->f->total, values, &b->f->saturated);
     for (uint32_t j = (uint32_t)leaf; j != 0; j = ct->nodes[j].parent) {
       const knit_calltree_node *n = &ct->nodes[j];
       knit_flat_row row = {0};
@@ -169,38 +110,23 @@ static int add_tree_paths(builder *b, const knit_calltree *ct, knit_flat_key key
   return 0;
 }
 
-static const char *name_of(const knit_report_node *n)
-{
-  return n->function != NULL ? n->function : "?";
-}
-
 /* By line: the recorded tree's paths, each node's own line and the lines
  * of the inlined calls at its address. */
 static int add_line_paths(builder *b, const knit_report_tree *t, const knit_calltree_options *o)
 {
   for (size_t leaf = 1; leaf < t->node_count; leaf++) {
     const uint64_t *values = t->nodes[leaf].exclusive;
-    int any = 0;
-    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
-      any |= values[m] != 0;
-    if (!any)
+    if (!knit_rows_any(values))
       continue;
-    size_t depth = 0;
-    for (uint32_t j = (uint32_t)leaf; j != 0; j = t->nodes[j].parent)
-      depth++;
-    if (path_room(b, depth) != 0)
+    if (knit_sample_path_of(&b->path, t, (uint32_t)leaf) != 0)
       return -1;
-    size_t k = depth;
-    for (uint32_t j = (uint32_t)leaf; j != 0; j = t->nodes[j].parent) {
-      b->path[--k] = j;
-      b->frames[k] = (knit_folded_frame){.function = name_of(&t->nodes[j]),
-                                         .module = knit_report_node_module(t, &t->nodes[j])};
-    }
+    size_t depth = b->path.depth;
     b->current++;
     b->values = values;
-    add_values(b->f, b->f->total, values);
-    for (k = o->all_frames ? 0 : knit_folded_path_start(b->frames, depth); k < depth; k++) {
-      const knit_report_node *n = &t->nodes[b->path[k]];
+    knit_rows_sum(b->f->total, values, &b->f->saturated);
+    for (size_t k = o->all_frames ? 0 : knit_folded_path_start(b->path.frames, depth); k < depth;
+         k++) {
+      const knit_report_node *n = &t->nodes[b->path.nodes[k]];
       for (uint32_t i = 0; i < n->inlined_count && !o->no_inline; i++) {
         const knit_inline_level *l = &n->inlined[i];
         if (l->loop || l->call_file == NULL)
@@ -210,7 +136,7 @@ static int add_line_paths(builder *b, const knit_report_tree *t, const knit_call
       }
       knit_flat_row row = {.name = n->file, .line = n->file != NULL ? n->line : 0};
       if (n->file == NULL)
-        row.function = name_of(n);
+        row.function = knit_sample_path_name(n);
       if (count_in(b, row, k == depth - 1) != 0)
         return -1;
     }
@@ -224,8 +150,6 @@ int knit_flat_build(knit_flat *out, const knit_report_tree *t, const knit_calltr
   memset(out, 0, sizeof *out);
   builder b = {.f = out};
   int rc = -1;
-  if (grow_slots(&b) != 0)
-    goto out;
   if (key == KNIT_FLAT_LINE) {
     rc = add_line_paths(&b, t, o);
   } else {
@@ -239,10 +163,9 @@ int knit_flat_build(knit_flat *out, const knit_report_tree *t, const knit_calltr
     knit_calltree_free(&ct);
   }
 out:
-  free(b.slots);
+  knit_row_table_free(&b.index);
   free(b.stamp);
-  free(b.path);
-  free(b.frames);
+  knit_sample_path_free(&b.path);
   if (rc != 0)
     knit_flat_free(out);
   return rc;

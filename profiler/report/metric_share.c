@@ -209,7 +209,7 @@ static void write_top_paths(const knit_profile *p, int metric, const knit_folded
     char value[48];
     knit_metric_format(m, metric, order[i]->count, value, sizeof value);
     fprintf(out, "    %5.1f%%  %10s %s  %s\n", 100.0 * (double)order[i]->count / (double)f->total,
-            value, knit_metric_unit(m), order[i]->path);
+            value, knit_metric_unit_of(m, metric), order[i]->path);
   }
   if (f->count > KNIT_METRIC_SHARE_TOP_PATHS)
     fprintf(out, "    (%zu more)\n", f->count - KNIT_METRIC_SHARE_TOP_PATHS);
@@ -257,7 +257,8 @@ static int check_one(const knit_metric_share *s, const knit_profile *p, FILE *di
     FILE *out = failed ? diff : passed;
     if (out != NULL)
       fprintf(out, "%c metric-share %s: measured %.1f%% of the %s %s of %s\n", failed ? '~' : ' ',
-              s->text, 100.0 * share, total, knit_metric_unit(m), knit_metric_name(m, metric));
+              s->text, 100.0 * share, total, knit_metric_unit_of(m, metric),
+              knit_metric_name(m, metric));
     if (failed && diff != NULL)
       write_top_paths(p, metric, &f, diff);
   }

@@ -9,13 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/row_table.h"
+
 /* Distinct strings, each named by its index; index 0 is "", as the format
  * wants. */
 typedef struct knit_pprof_strings {
   char **strings; /* owned copies */
   size_t count;
-  uint32_t *slots; /* index + 1 of the string in each slot, 0 when empty */
-  size_t slot_count;
+  knit_row_table index; /* the strings' indexes by their text */
 } knit_pprof_strings;
 
 /* An empty table holding "". Returns 0, or -1 when out of memory. */
@@ -30,8 +31,7 @@ void knit_pprof_strings_free(knit_pprof_strings *t);
 typedef struct knit_pprof_ids {
   uint64_t (*keys)[3]; /* keys[id - 1] */
   size_t count;
-  uint32_t *slots; /* id in each slot, 0 when empty */
-  size_t slot_count;
+  knit_row_table index; /* id - 1 by key */
 } knit_pprof_ids;
 
 /* The id of key, a new one (count, after the call) when *added is set to

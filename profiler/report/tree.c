@@ -12,52 +12,46 @@
 
 #include "measure/count.h"
 
-#define EMPTY_SLOT UINT32_MAX
+#define EMPTY_SLOT KNIT_ROW_NONE
 
 static uint64_t hash_key(uint32_t parent, uint32_t module, uint64_t offset, uint8_t kind)
 {
-  /* A 64-bit mix (splitmix64's finalizer) of the packed key. */
   uint64_t h = offset * 0x9e3779b97f4a7c15ull;
   h ^= ((uint64_t)parent << 32 | module) + kind + (h << 6) + (h >> 2);
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
+  return knit_row_hash_mix(h);
 }
 
-static size_t slot_of(const knit_report_tree *t, const knit_report_node *n)
+/* A child is looked up by its parent and its key in the thread file. */
+typedef struct node_key {
+  uint32_t parent;
+  uint32_t module;
+  uint64_t offset;
+  uint8_t kind;
+} node_key;
+
+static uint64_t hash_of_node(const void *context, uint32_t id)
 {
-  return (size_t)hash_key(n->parent, n->module, n->offset, n->kind) & (t->slot_count - 1);
+  const knit_report_node *n = &((const knit_report_tree *)context)->nodes[id];
+  return hash_key(n->parent, n->module, n->offset, n->kind);
 }
 
-static int grow_slots(knit_report_tree *t)
+static int node_matches(const void *context, uint32_t id, const void *key)
 {
-  size_t count = t->slot_count ? t->slot_count * 2 : 1024;
-  uint32_t *slots = malloc(count * sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  memset(slots, 0xff, count * sizeof *slots);
-  free(t->slots);
-  t->slots = slots;
-  t->slot_count = count;
-  /* The root has no key: it is never looked up as anyone's child. */
-  for (size_t i = 1; i < t->node_count; i++) {
-    size_t s = slot_of(t, &t->nodes[i]);
-    while (t->slots[s] != EMPTY_SLOT)
-      s = (s + 1) & (t->slot_count - 1);
-    t->slots[s] = (uint32_t)i;
-  }
-  return 0;
+  const knit_report_node *n = &((const knit_report_tree *)context)->nodes[id];
+  const node_key *k = key;
+  return n->parent == k->parent && n->module == k->module && n->offset == k->offset &&
+         n->kind == k->kind;
 }
+
+/* The root has no key: it is never looked up as anyone's child. */
+static const knit_row_keys node_keys = {hash_of_node, node_matches};
 
 int knit_report_tree_init(knit_report_tree *t)
 {
   memset(t, 0, sizeof *t);
   t->node_cap = 1024;
   t->nodes = calloc(t->node_cap, sizeof *t->nodes);
-  if (t->nodes == NULL || grow_slots(t) != 0) {
+  if (t->nodes == NULL) {
     knit_report_tree_free(t);
     return -1;
   }
@@ -74,15 +68,11 @@ int knit_report_tree_init(knit_report_tree *t)
 static uint32_t find_or_add(knit_report_tree *t, uint32_t parent, uint32_t module, uint64_t offset,
                             uint8_t kind)
 {
-  /* Keep the table at most half full so probe chains stay short. */
-  if (2 * (t->node_count + 1) > t->slot_count && grow_slots(t) != 0)
-    return EMPTY_SLOT;
-  size_t s = (size_t)hash_key(parent, module, offset, kind) & (t->slot_count - 1);
-  for (; t->slots[s] != EMPTY_SLOT; s = (s + 1) & (t->slot_count - 1)) {
-    const knit_report_node *n = &t->nodes[t->slots[s]];
-    if (n->parent == parent && n->module == module && n->offset == offset && n->kind == kind)
-      return t->slots[s];
-  }
+  uint64_t hash = hash_key(parent, module, offset, kind);
+  node_key key = {parent, module, offset, kind};
+  uint32_t found = knit_row_table_find(&t->index, &node_keys, t, hash, &key);
+  if (found != EMPTY_SLOT)
+    return found;
   if (t->node_count == t->node_cap) {
     knit_report_node *grown = realloc(t->nodes, 2 * t->node_cap * sizeof *grown);
     if (grown == NULL)
@@ -90,10 +80,12 @@ static uint32_t find_or_add(knit_report_tree *t, uint32_t parent, uint32_t modul
     t->nodes = grown;
     t->node_cap *= 2;
   }
-  uint32_t index = (uint32_t)t->node_count++;
+  uint32_t index = (uint32_t)t->node_count;
+  if (knit_row_table_add(&t->index, &node_keys, t, hash, index) != 0)
+    return EMPTY_SLOT;
   t->nodes[index] =
       (knit_report_node){.parent = parent, .module = module, .kind = kind, .offset = offset};
-  t->slots[s] = index;
+  t->node_count++;
   return index;
 }
 
@@ -153,13 +145,9 @@ out:
 static uint32_t find(const knit_report_tree *t, uint32_t parent, uint32_t module, uint64_t offset,
                      uint8_t kind)
 {
-  size_t s = (size_t)hash_key(parent, module, offset, kind) & (t->slot_count - 1);
-  for (; t->slots[s] != EMPTY_SLOT; s = (s + 1) & (t->slot_count - 1)) {
-    const knit_report_node *n = &t->nodes[t->slots[s]];
-    if (n->parent == parent && n->module == module && n->offset == offset && n->kind == kind)
-      return t->slots[s];
-  }
-  return EMPTY_SLOT;
+  node_key key = {parent, module, offset, kind};
+  return knit_row_table_find(&t->index, &node_keys, t, hash_key(parent, module, offset, kind),
+                             &key);
 }
 
 int knit_report_tree_map_thread(const knit_report_tree *t, const knit_thread_file *f, uint32_t *map)
@@ -252,7 +240,7 @@ void knit_report_tree_free(knit_report_tree *t)
   free(t->modules);
   free(t->nodes);
   free(t->children);
-  free(t->slots);
+  knit_row_table_free(&t->index);
   memset(t, 0, sizeof *t);
 }
 

@@ -18,6 +18,7 @@
 
 #include "measure/format.h"
 #include "measure/read_file.h"
+#include "report/row_table.h"
 
 /* One call the compiler inlined at a node's address (inline_scopes.h), as
  * the report shows it. Not owned by the tree. */
@@ -63,10 +64,9 @@ typedef struct knit_report_tree {
   size_t node_cap;
   char **modules; /* interned module paths */
   size_t module_count;
-  uint32_t *children; /* children of each node, grouped; set by link */
-  uint32_t *slots;    /* hash of (parent, module, offset, kind) */
-  size_t slot_count;
-  int saturated; /* 1 when a metric's sum stopped at UINT64_MAX
+  uint32_t *children;   /* children of each node, grouped; set by link */
+  knit_row_table index; /* nodes by (parent, module, offset, kind) */
+  int saturated;        /* 1 when a metric's sum stopped at UINT64_MAX
                                 (measure/count.h) */
 } knit_report_tree;
 
