@@ -107,7 +107,8 @@
     "the mock device never dispatches device_initialize (its constructs and device_load still "    \
     "name it)")                                                                                    \
   X(TARGET_WAIT_STATE_WRONG, "target_wait_state_wrong",                                            \
-    "a host thread waiting for the mock device reports ompt_state_work_serial, not wait_target")
+    "a host thread waiting for the mock device keeps the state it had, not wait_target, "          \
+    "wait_target_map or wait_target_update")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,

@@ -231,9 +231,11 @@ static void mockrt_tgt_execute(mockrt_tgt_device_t *dev, mockrt_tgt_op_t *op)
   }
   uint64_t end = start + cost;
   __atomic_store_n(&dev->clock_ns, end, __ATOMIC_RELEASE);
+  /* The operation is over when its end has come: only then is its record
+   * written, so no record the tool gets ends in its future. */
+  mockrt_tgt_sleep_until(dev, end);
   mockrt_tgt_record_op(dev, op, start, end);
   mockrt_tgt_trace_deliver(dev, false);
-  mockrt_tgt_sleep_until(dev, end);
 }
 
 static void *mockrt_tgt_device_main(void *arg)
