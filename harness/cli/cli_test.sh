@@ -1377,10 +1377,18 @@ device_metrics)
   expect 0 '' -- "$knit" report --format=folded --metric=DEVICE_KERNEL "$tmp/m"
   [ "$(grep -c . <<<"$out_last")" = 2 ] || fail "DEVICE_KERNEL folds to more than its two launching paths"
   # Columns in their own units, on the host's functions.
-  expect 0 'DEVICE_KERNEL' -- "$knit" report --metrics=CPUTIME,DEVICE_KERNEL,DEVICE_H2D_BYTES "$tmp/m"
+  expect 0 'DEVICE_KERNEL' -- \
+    "$knit" report --metrics=CPUTIME,DEVICE_KERNEL,DEVICE_H2D_BYTES --sort=DEVICE_KERNEL "$tmp/m"
   grep -qE 'incl ms .*incl ms .*incl bytes' <<<"$out_last" || fail "the columns' titles lack their units"
   grep -qE ' 0\.123 .* launch_wide' <<<"$out_last" || fail "launch_wide's kernel time is not 0.123 ms"
   grep -qE ' 0\.123 .* target at target\.c:[0-9]+' <<<"$out_last" || fail "no target construct with launch_wide's kernel time"
+  # The host's wait for the device: real time (the host sleeps while its
+  # device works), under the construct it waits for. Kernels of 1 us an
+  # iteration keep the host waiting some 30 ms over five rounds.
+  MOCKRT_TARGET_NS_PER_ITER=1000 expect 0 'SUMMARY' -- \
+    "$knit" record -e REALTIME@f1000 --runtime=mock-intel -o "$tmp/w" -- "$wl/target" 5
+  expect 0 '(^|;)launch_wide;target_at_target\.c:[0-9]+;<omp-target-wait> [0-9]+$' -- \
+    "$knit" report --format=folded "$tmp/w"
   ;;
 *)
   echo "unknown case $case_name"
