@@ -512,6 +512,24 @@ report_metrics)
   printf '# paths: ignore\n# metric-share: OMP_MUTEX_BLAME main >= 0\n' >"$tmp/blame.folded"
   expect 1 'no OMP_MUTEX_BLAME in the measurement' -- "$knit" check "$tmp/m" "$tmp/blame.folded"
   ;;
+check_metric_value)
+  # A metric-value directive holds the exact amount under a path: the sum
+  # of the folded form's counts there; one more is a difference that says
+  # what was measured; a value that is not a whole number is refused.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  expect 0 '^main;run_calls' -- "$knit" report --format=folded --no-inline --no-loops "$tmp/m"
+  amount=$(grep -E '^main;run_calls(;| )' <<<"$out_last" | awk '{ s += $NF } END { print s }')
+  [ "${amount:-0}" -gt 0 ] || fail "no probes under main;run_calls"
+  printf '# paths: ignore\n# metric-value: PROBE main;run_calls = %s\n' "$amount" >"$tmp/v.folded"
+  expect 0 "metric-value PROBE main;run_calls = $amount: measured $amount of the" -- \
+    "$knit" check "$tmp/m" "$tmp/v.folded"
+  printf '# paths: ignore\n# metric-value: PROBE main;run_calls = %s\n' $((amount + 1)) >"$tmp/v.folded"
+  expect 1 "^~ metric-value PROBE main;run_calls = $((amount + 1)): measured $amount of the" -- \
+    "$knit" check "$tmp/m" "$tmp/v.folded"
+  printf '# paths: ignore\n# metric-value: PROBE main;run_calls = 0.5\n' >"$tmp/v.folded"
+  expect 1 "line 2: metric-value: the value '0.5' must be a whole number" -- \
+    "$knit" check "$tmp/m" "$tmp/v.folded"
+  ;;
 report_fold)
   # Recursion folded: fib -> task -> fib (tasks, exact probes: fib(6) has
   # leaves 3 to 5 tasks deep) and direct recursion (calls) are one node
