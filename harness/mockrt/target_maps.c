@@ -46,6 +46,7 @@ typedef struct bin_desc {
 } bin_desc_t;
 
 void __tgt_register_lib(bin_desc_t *desc);
+void __tgt_unregister_lib(bin_desc_t *desc);
 int __tgt_target_mapper(void *loc, int64_t device, void *region, int32_t n, void **bases,
                         void **begins, int64_t *sizes, int64_t *types, void **names,
                         void **mappers);
@@ -353,6 +354,12 @@ int main(int argc, char **argv)
     check_global();
     check_memory_routines();
     check_refusals();
+    /* Unregistered, the program's regions run on the host; registered
+     * again, on the device, from a fresh copy of the image. */
+    __tgt_unregister_lib(&desc);
+    CHECK(target(&r_global, 0, NULL, NULL, NULL, NULL) != 0);
+    __tgt_register_lib(&desc);
+    CHECK(target(&r_global, 0, NULL, NULL, NULL, NULL) == 0);
   }
   printf("target_maps: %s\n", failures ? "FAIL" : "ok");
   return failures ? 1 : 0;

@@ -79,7 +79,7 @@ MOCKRT_TGT_EXPORT void __tgt_register_lib(mockrt_tgt_bin_desc_t *desc)
   pthread_mutex_lock(&mockrt_tgt_libs_lock);
   for (int i = 0; i < MOCKRT_TGT_MAX_LIBS; i++) {
     if (!mockrt_tgt_libs[i].desc) {
-      mockrt_tgt_libs[i] = (mockrt_tgt_lib_t){.desc = desc, .image = runnable, .registered = true};
+      mockrt_tgt_libs[i] = (mockrt_tgt_lib_t){.desc = desc, .image = runnable};
       pthread_mutex_unlock(&mockrt_tgt_libs_lock);
       return;
     }
@@ -89,14 +89,28 @@ MOCKRT_TGT_EXPORT void __tgt_register_lib(mockrt_tgt_bin_desc_t *desc)
           MOCKRT_TGT_MAX_LIBS);
 }
 
-/* The images stay loaded: a device that ended keeps nothing else running,
- * and a library's destructors may still call its kernels' host twins. */
+/*
+ * The library's slot is free again and each device forgets its copy (a
+ * live device says device_unload).  The copies stay mapped: this runs from
+ * the library's destructors, at exit too, when an image's own destructors
+ * could no longer count on the runtime they call.
+ */
 MOCKRT_TGT_EXPORT void __tgt_unregister_lib(mockrt_tgt_bin_desc_t *desc)
 {
+  const mockrt_target_cbs_t *cbs = mockrt_tgt_cbs();
+  ompt_callback_device_unload_t unload = cbs ? cbs->device_unload : NULL;
   pthread_mutex_lock(&mockrt_tgt_libs_lock);
   for (int i = 0; i < MOCKRT_TGT_MAX_LIBS; i++) {
-    if (mockrt_tgt_libs[i].desc == desc)
-      mockrt_tgt_libs[i].registered = false;
+    if (!desc || mockrt_tgt_libs[i].desc != desc)
+      continue;
+    mockrt_tgt_libs[i] = (mockrt_tgt_lib_t){0};
+    for (int d = 0; d < MOCKRT_TGT_MAX_DEVICES; d++) {
+      mockrt_tgt_device_t *dev = &mockrt_tgt_devices[d];
+      if (dev->handles[i] && unload && !dev->finalized)
+        unload(dev->num, dev->module_ids[i]);
+      dev->handles[i] = NULL;
+      dev->loaded[i] = false;
+    }
   }
   pthread_mutex_unlock(&mockrt_tgt_libs_lock);
 }
@@ -170,7 +184,7 @@ void mockrt_tgt_image_load_all(mockrt_tgt_device_t *dev)
 {
   pthread_mutex_lock(&mockrt_tgt_libs_lock);
   for (int i = 0; i < MOCKRT_TGT_MAX_LIBS; i++) {
-    if (mockrt_tgt_libs[i].desc && mockrt_tgt_libs[i].registered && !dev->loaded[i])
+    if (mockrt_tgt_libs[i].desc && !dev->loaded[i])
       mockrt_tgt_image_load(dev, i);
   }
   pthread_mutex_unlock(&mockrt_tgt_libs_lock);

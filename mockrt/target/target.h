@@ -153,11 +153,11 @@ typedef struct mockrt_tgt_op {
   int result; /* MOCKRT_TGT_SUCCESS or _FAIL */
 } mockrt_tgt_op_t;
 
-/* A registered program or library (a __tgt_bin_desc) and its image for this ISA. */
+/* A registered program or library (a __tgt_bin_desc) and its image for
+ * this ISA; a free slot has no desc. */
 typedef struct mockrt_tgt_lib {
   const mockrt_tgt_bin_desc_t *desc;
   const mockrt_tgt_device_image_t *image; /* NULL: none the device can run */
-  bool registered;
 } mockrt_tgt_lib_t;
 
 /* The device tracing state of one device (trace.c). */
