@@ -1,10 +1,18 @@
 /* An OMPT tool that asks for the callbacks knit's tool asks for
- * (profiler/ompt/tool.c) and does nothing in them: what a runtime charges
+ * (profiler/ompt/tool.c, and the target and device ones of
+ * profiler/ompt/device.c) and does nothing in them: what a runtime charges
  * any such tool, before the tool's own work. bench_region_overhead runs it
  * (OMP_TOOL_LIBRARIES) beside knit, so that a region's cost with knit
- * splits into the runtime's part and knit's. */
+ * splits into the runtime's part and knit's.
+ *
+ * On a device that traces, it starts tracing as knit does (kernels and
+ * data operations), with buffers of knit's size whose records it never
+ * reads: the device's cost of writing and handing back records is the
+ * runtime's, not knit's (bench_device_overhead). */
 #include <fcntl.h>
 #include <omp-tools.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -89,6 +97,100 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
   UNUSED(next);
 }
 
+static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                      ompt_data_t *task, ompt_id_t target_id, const void *codeptr)
+{
+  UNUSED(kind);
+  UNUSED(endpoint);
+  UNUSED(device_num);
+  UNUSED(task);
+  UNUSED(target_id);
+  UNUSED(codeptr);
+}
+
+static void on_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id,
+                              ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                              void *dest_addr, int dest_device_num, size_t bytes,
+                              const void *codeptr)
+{
+  UNUSED(target_id);
+  UNUSED(host_op_id);
+  UNUSED(optype);
+  UNUSED(src_addr);
+  UNUSED(src_device_num);
+  UNUSED(dest_addr);
+  UNUSED(dest_device_num);
+  UNUSED(bytes);
+  UNUSED(codeptr);
+}
+
+/* Trace buffers as knit's (profiler/ompt/device_trace.c): a fixed pool
+ * of 8 of 64 KiB, so that the device fills and hands back as many. */
+#define TRACE_BUFFERS      8
+#define TRACE_BUFFER_BYTES (64u * 1024u)
+static unsigned char pool[TRACE_BUFFERS][TRACE_BUFFER_BYTES];
+static _Atomic bool pool_busy[TRACE_BUFFERS];
+
+static void buffer_request(int device_num, ompt_buffer_t **buffer, size_t *bytes)
+{
+  UNUSED(device_num);
+  for (int i = 0; i < TRACE_BUFFERS; i++)
+    if (!atomic_exchange(&pool_busy[i], true)) {
+      *buffer = pool[i];
+      *bytes = TRACE_BUFFER_BYTES;
+      return;
+    }
+  *buffer = NULL;
+  *bytes = 0;
+}
+
+static void buffer_complete(int device_num, ompt_buffer_t *buffer, size_t bytes,
+                            ompt_buffer_cursor_t begin, int buffer_owned)
+{
+  UNUSED(device_num);
+  UNUSED(bytes);
+  UNUSED(begin);
+  for (int i = 0; buffer_owned && i < TRACE_BUFFERS; i++)
+    if (buffer == pool[i])
+      atomic_store(&pool_busy[i], false);
+}
+
+static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
+                                 ompt_function_lookup_t lookup, const char *documentation)
+{
+  UNUSED(device_num);
+  UNUSED(type);
+  UNUSED(documentation);
+  if (!lookup)
+    return;
+  ompt_set_trace_ompt_t set = (ompt_set_trace_ompt_t)lookup("ompt_set_trace_ompt");
+  ompt_start_trace_t start = (ompt_start_trace_t)lookup("ompt_start_trace");
+  if (!set || !start)
+    return;
+  set(device, 1, ompt_callback_target_submit);
+  set(device, 1, ompt_callback_target_data_op);
+  start(device, buffer_request, buffer_complete);
+}
+
+static void on_device_finalize(int device_num)
+{
+  UNUSED(device_num);
+}
+
+static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
+                           void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
+                           uint64_t module_id)
+{
+  UNUSED(device_num);
+  UNUSED(filename);
+  UNUSED(offset_in_file);
+  UNUSED(vma_in_file);
+  UNUSED(bytes);
+  UNUSED(host_addr);
+  UNUSED(device_addr);
+  UNUSED(module_id);
+}
+
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
 {
   UNUSED(device);
@@ -113,6 +215,11 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
   set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
   set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex);
   set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex);
+  set(ompt_callback_target, (ompt_callback_t)on_target);
+  set(ompt_callback_target_data_op, (ompt_callback_t)on_target_data_op);
+  set(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
+  set(ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize);
+  set(ompt_callback_device_load, (ompt_callback_t)on_device_load);
   return 1;
 }
 
