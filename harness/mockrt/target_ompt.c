@@ -5,7 +5,7 @@
  * with --real, LLVM 14's own libomptarget and libomp.
  *
  * The program maps arrays of known sizes (map to/from/tofrom, a target
- * data region, enter/exit data, update) and runs two kernels whose trip
+ * data region, enter/exit data, an update with nowait) and runs two kernels whose trip
  * counts are 2:1, from two functions.  The tool records the target and
  * device callbacks and every trace record, and at the end checks that
  * - device_initialize, device_load, device_unload and device_finalize
@@ -75,7 +75,9 @@ static double run_program(void)
 #pragma omp target enter data map(to : d)
     for (int i = 0; i < HALF; i++)
       d[i] = 2.0 * i;
-#pragma omp target update to(d)
+      /* A target task (__kmpc_omp_target_task_alloc), run to its end here. */
+#pragma omp target update to(d) nowait
+#pragma omp taskwait
     shift();
 #pragma omp target exit data map(from : d)
   }
