@@ -5,9 +5,10 @@
  * with --real, LLVM 14's own libomptarget and libomp.
  *
  * The program maps arrays of known sizes (map to/from/tofrom, a target
- * data region, enter/exit data, an update with nowait) and runs two kernels whose trip
- * counts are 2:1, from two functions.  The tool records the target and
- * device callbacks and every trace record, and at the end checks that
+ * data region, enter/exit data, an update with nowait) and runs two
+ * kernels whose trip counts are 2:1, from two functions.  The tool records
+ * the target and device callbacks and every trace record, and at the end
+ * checks that
  * - device_initialize, device_load, device_unload and device_finalize
  *   came once each, and every trace buffer requested was handed back;
  * - the records are the callbacks: one per target callback, data
