@@ -512,6 +512,24 @@ report_metrics)
   printf '# paths: ignore\n# metric-share: OMP_MUTEX_BLAME main >= 0\n' >"$tmp/blame.folded"
   expect 1 'no OMP_MUTEX_BLAME in the measurement' -- "$knit" check "$tmp/m" "$tmp/blame.folded"
   ;;
+check_metric_value)
+  # A metric-value directive holds the exact amount under a path: the sum
+  # of the folded form's counts there; one more is a difference that says
+  # what was measured; a value that is not a whole number is refused.
+  expect 0 'SUMMARY' -- "$knit" record -e PROBE -o "$tmp/m" -- "$wl/calls" 1
+  expect 0 '^main;run_calls' -- "$knit" report --format=folded --no-inline --no-loops "$tmp/m"
+  amount=$(grep -E '^main;run_calls(;| )' <<<"$out_last" | awk '{ s += $NF } END { print s }')
+  [ "${amount:-0}" -gt 0 ] || fail "no probes under main;run_calls"
+  printf '# paths: ignore\n# metric-value: PROBE main;run_calls = %s\n' "$amount" >"$tmp/v.folded"
+  expect 0 "metric-value PROBE main;run_calls = $amount: measured $amount of the" -- \
+    "$knit" check "$tmp/m" "$tmp/v.folded"
+  printf '# paths: ignore\n# metric-value: PROBE main;run_calls = %s\n' $((amount + 1)) >"$tmp/v.folded"
+  expect 1 "^~ metric-value PROBE main;run_calls = $((amount + 1)): measured $amount of the" -- \
+    "$knit" check "$tmp/m" "$tmp/v.folded"
+  printf '# paths: ignore\n# metric-value: PROBE main;run_calls = 0.5\n' >"$tmp/v.folded"
+  expect 1 "line 2: metric-value: the value '0.5' must be a whole number" -- \
+    "$knit" check "$tmp/m" "$tmp/v.folded"
+  ;;
 report_fold)
   # Recursion folded: fib -> task -> fib (tasks, exact probes: fib(6) has
   # leaves 3 to 5 tasks deep) and direct recursion (calls) are one node
@@ -1314,6 +1332,78 @@ report_speedscope)
     sort >"$tmp/got-pprof-ms"
   missing=$(comm -23 "$tmp/want-pprof" "$tmp/got-pprof-ms")
   [ -z "$missing" ] || { comm -3 "$tmp/want-pprof" "$tmp/got-pprof-ms"; fail "speedscope's table of the pprof form lacks: $missing"; }
+  ;;
+device_metrics)
+  # The device view on the mock device (mock-intel's libomptarget.so):
+  # under MOCKRT_DETERMINISTIC=1 a kernel costs its trip count times
+  # MOCKRT_TARGET_NS_PER_ITER and a copy its bytes over the bandwidth (here
+  # 1 byte/ns, no launch latency), so every device metric of every
+  # launching function is exact. Three rounds of workloads/target.c: per
+  # round launch_wide runs 4096 iterations with 64 KiB in and 32 KiB out,
+  # launch_narrow 2048 iterations, 16 KiB in, 16 KiB back by an update and
+  # 16 KiB at its data region's end; main maps 4 KiB once.
+  [ -x "$wl/target" ] || { echo "skip: the target workload is not built (no offloading toolchain for this ISA)"; exit 77; }
+  [ -e "$(dirname "$KNIT_LIB")/mock-intel/libomptarget.so" ] ||
+    { echo "skip: the mock device (mock-intel's libomptarget.so) is not built"; exit 77; }
+  export MOCKRT_DETERMINISTIC=1 MOCKRT_TARGET_LATENCY_NS=0 MOCKRT_TARGET_BANDWIDTH=1000000000 \
+    MOCKRT_TARGET_NS_PER_ITER=10
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/m" -- "$wl/target" 3
+  grep -qE '^ompt: device 0 \(.*\): traced' "$tmp/m/knit.log" || fail "knit.log does not say device 0 was traced"
+  expect 0 '^devices: 1 traced \(kernel and transfer times from OMPT device tracing\): device 0 \([^)]+\)$' -- \
+    "$knit" report "$tmp/m"
+  grep -qE '^metric DEVICE_KERNEL +0\.184 ms  kernel time on the device' <<<"$out_last" ||
+    fail "DEVICE_KERNEL's total is not 0.184 ms (3 x (40960 + 20480) ns)"
+  grep -qE '^metric DEVICE_H2D_BYTES +249856 bytes' <<<"$out_last" ||
+    fail "DEVICE_H2D_BYTES's total is not 249856 (3 x 80 KiB + 4 KiB)"
+  # A construct's node is `target at FILE:LINE` under the function that
+  # launched it (folded: spaces made '_'); a function's constructs add up.
+  want() { # METRIC FUNCTION VALUE [MEASUREMENT]
+    expect 0 "(^|;)$2;target_at_target\.c:[0-9]+ [0-9]+\$" -- \
+      "$knit" report --format=folded --metric="$1" "${4:-$tmp/m}"
+    local sum
+    sum=$(grep -E "(^|;)$2;target_at_target\.c:[0-9]+ [0-9]+\$" <<<"$out_last" | awk '{ s += $NF } END { print s }')
+    [ "$sum" = "$3" ] || fail "$1 of $2's constructs: $sum, expected $3"
+  }
+  want DEVICE_KERNEL launch_wide 122880
+  want DEVICE_KERNEL launch_narrow 61440
+  want DEVICE_H2D_BYTES launch_wide 196608
+  want DEVICE_H2D_TIME launch_wide 196608
+  want DEVICE_D2H_BYTES launch_wide 98304
+  want DEVICE_D2H_TIME launch_wide 98304
+  want DEVICE_H2D_BYTES launch_narrow 49152
+  want DEVICE_D2H_BYTES launch_narrow 98304
+  want DEVICE_H2D_BYTES main 4096
+  # No kernel time lands anywhere else: the two lines are all.
+  expect 0 '' -- "$knit" report --format=folded --metric=DEVICE_KERNEL "$tmp/m"
+  [ "$(grep -c . <<<"$out_last")" = 2 ] || fail "DEVICE_KERNEL folds to more than its two launching paths"
+  # Columns in their own units, on the host's functions.
+  expect 0 'DEVICE_KERNEL' -- \
+    "$knit" report --metrics=CPUTIME,DEVICE_KERNEL,DEVICE_H2D_BYTES --sort=DEVICE_KERNEL "$tmp/m"
+  grep -qE 'incl ms .*incl ms .*incl bytes' <<<"$out_last" || fail "the columns' titles lack their units"
+  grep -qE ' 0\.123 .* launch_wide' <<<"$out_last" || fail "launch_wide's kernel time is not 0.123 ms"
+  grep -qE ' 0\.123 .* target at target\.c:[0-9]+' <<<"$out_last" || fail "no target construct with launch_wide's kernel time"
+  # The JSON tree lists the device metrics, each with its unit, after the
+  # host's four (a host-only measurement lists the four alone).
+  expect 0 '"name":"DEVICE_KERNEL","unit":"ms"' -- "$knit" report --format=json "$tmp/m"
+  grep -qF '"name":"DEVICE_ALLOC_BYTES","unit":"bytes"' <<<"$out_last" || fail "the JSON lacks DEVICE_ALLOC_BYTES in bytes"
+  # The host's wait for the device: real time (the host sleeps while its
+  # device works), under the construct it waits for. Kernels of 1 us an
+  # iteration keep the host waiting some 30 ms over five rounds.
+  MOCKRT_TARGET_NS_PER_ITER=1000 expect 0 'SUMMARY' -- \
+    "$knit" record -e REALTIME@f1000 --runtime=mock-intel -o "$tmp/w" -- "$wl/target" 5
+  expect 0 '(^|;)launch_wide;target_at_target\.c:[0-9]+;<omp-target-wait> [0-9]+$' -- \
+    "$knit" report --format=folded "$tmp/w"
+  # A device the runtime never initializes for the tool (the mock's fault
+  # device_initialize_missing): its bytes from the host's target_data_op
+  # callbacks, exact as well, and no device time at all.
+  MOCKRT_FAULT=device_initialize_missing expect 0 'SUMMARY' -- \
+    "$knit" record -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/u" -- "$wl/target" 3
+  expect 0 '^devices: 1 without tracing \(transfer bytes from target_data_op callbacks, no device times\)$' -- \
+    "$knit" report "$tmp/u"
+  ! grep -qE '^metric DEVICE_(KERNEL|H2D_TIME|D2H_TIME)' <<<"$out_last" || fail "device times without tracing"
+  grep -qE '^metric DEVICE_D2H_BYTES +196608 bytes' <<<"$out_last" || fail "DEVICE_D2H_BYTES's total is not 196608"
+  want DEVICE_H2D_BYTES launch_wide 196608 "$tmp/u"
+  want DEVICE_ALLOC_BYTES launch_wide 294912 "$tmp/u"
   ;;
 *)
   echo "unknown case $case_name"

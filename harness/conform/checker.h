@@ -67,6 +67,27 @@ void knit_ompt_checker_task_memory(const void *firstprivate, unsigned long size)
  */
 void knit_ompt_checker_teams_probe(int team_num, int num_teams);
 
+/*
+ * Called by an offloading program before its first target construct:
+ * kernels is how many kernels it launches, to_device and from_device the
+ * bytes of every transfer its map clauses, target update and enter/exit
+ * data cause in each direction (one entry per transfer).  The checker
+ * compares them with target_data_op and target_submit (checker_target.c).
+ */
+void knit_ompt_checker_target_expect(unsigned kernels, const unsigned long *to_device, int n_to,
+                                     const unsigned long *from_device, int n_from);
+
+/* Called from a kernel's body (an offloaded function calls back into the
+ * host process: the devices knit checks run on the host's ISA): the checker
+ * samples the host thread that launched the kernel, which must report a
+ * wait_target state unless the kernel runs on that thread itself. */
+void knit_ompt_checker_target_await(void);
+
+/* Called by an offloading program after its last target construct: the
+ * checker flushes and stops tracing on every device, so that every trace
+ * buffer must be back and every callback have its record. */
+void knit_ompt_checker_target_stop(void);
+
 /* Called before omp_init_lock(lock): the lock's address is its wait id. */
 void knit_ompt_checker_lock(const void *lock);
 

@@ -50,6 +50,16 @@ static const callback_info callbacks[] = {
     {ompt_callback_reduction, "reduction", false, true},
     {ompt_callback_dependences, "dependences", false, false},
     {ompt_callback_task_dependence, "task_dependence", false, false},
+    /* OpenMP 5.0 has these answered always, but a runtime without OMPT
+     * support for its devices answers never: not supported (checks.def). */
+    {ompt_callback_device_initialize, "device_initialize", false, false},
+    {ompt_callback_device_finalize, "device_finalize", false, false},
+    {ompt_callback_device_load, "device_load", false, false},
+    {ompt_callback_device_unload, "device_unload", false, false},
+    {ompt_callback_target, "target", false, false},
+    {ompt_callback_target_data_op, "target_data_op", false, false},
+    {ompt_callback_target_submit, "target_submit", false, false},
+    {ompt_callback_target_map, "target_map", false, false},
 };
 
 static const callback_info *info_of(int cb)
@@ -58,6 +68,18 @@ static const callback_info *info_of(int cb)
     if (callbacks[i].id == cb)
       return &callbacks[i];
   return NULL;
+}
+
+static bool is_device_callback(int cb)
+{
+  return (cb >= ompt_callback_target && cb <= ompt_callback_target_submit) ||
+         (cb >= ompt_callback_device_initialize && cb <= ompt_callback_device_unload) ||
+         cb == ompt_callback_target_map;
+}
+
+bool checker_offloads(void)
+{
+  return (checker_exercised >> ompt_callback_target) & 1;
 }
 
 bool checker_open_coded(int cb)
@@ -102,6 +124,12 @@ static const char *verdict_of(const callback_info *c, char *evidence, size_t len
   case ompt_set_never:
     if (events > 0 || c->mandatory)
       return VERDICT_FAIL;
+    if (is_device_callback(c->id) && !checker_offloads()) {
+      snprintf(evidence, len,
+               "set_callback answered never; this program has no target construct, whose "
+               "device may offer it");
+      return VERDICT_UNOBSERVABLE;
+    }
     if (checker_open_coded(c->id)) {
       snprintf(evidence, len,
                "set_callback answered never; under the GOMP ABI gcc open-codes "
@@ -117,6 +145,10 @@ int checker_callback_verdicts_locked(checker_emit_fn emit)
 {
   int failures = 0;
   for (size_t i = 0; i < sizeof callbacks / sizeof callbacks[0]; i++) {
+    /* An offloading program answers for the device callbacks only
+     * (checker_results.c). */
+    if (checker_offloads() && !is_device_callback(callbacks[i].id))
+      continue;
     char name[64], evidence[160];
     const char *verdict = verdict_of(&callbacks[i], evidence, sizeof evidence);
     snprintf(name, sizeof name, "set_callback_%s", callbacks[i].name);

@@ -54,6 +54,11 @@ static const char *verdict_of(check_id id, char *buf, size_t len, const char **e
     snprintf(buf, len, "held in %lu observations%s%s", c->held, c->note[0] ? "; " : "", c->note);
     return VERDICT_PASS;
   }
+  /* Only a program with target constructs can show a device's events. */
+  if (info->category == KNIT_CATEGORY_DEVICE && !checker_offloads()) {
+    snprintf(buf, len, "this program has no target construct");
+    return VERDICT_UNOBSERVABLE;
+  }
   int cb = info->callback;
   if (cb && checker_set_answer[cb] == ompt_set_never) {
     if (checker_open_coded(cb)) {
@@ -87,6 +92,13 @@ int checker_write_results_locked(void)
   }
   int failures = 0;
   for (int id = 0; id < CHK_COUNT; id++) {
+    /* An offloading program judges its devices (and the tool's life): the
+     * host events of kernels that run on host threads belong to the
+     * programs that exercise them by design. */
+    knit_check_category category = checker_catalog[id].category;
+    if (checker_offloads() && category != KNIT_CATEGORY_DEVICE &&
+        category != KNIT_CATEGORY_LIFECYCLE)
+      continue;
     char buf[2 * EVIDENCE_LEN + 64];
     const char *evidence;
     const char *verdict = verdict_of((check_id)id, buf, sizeof buf, &evidence);

@@ -31,6 +31,7 @@ static void report_and_exit_locked(void)
   checker_thread_final_checks_locked();
   checker_task_final_checks_locked();
   checker_sync_final_checks_locked();
+  checker_target_final_checks_locked();
   int failures = checker_write_results_locked();
   if (failures == 0) {
     fprintf(stderr, "ompt_checker: PASS (%d threads, %llu regions, %zu ids)\n", checker_n_threads,
@@ -94,6 +95,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
   checker_register_work_callbacks();
   checker_register_task_callbacks();
   checker_register_other_callbacks();
+  checker_register_target_callbacks();
   return 1;
 }
 
@@ -129,6 +131,7 @@ __attribute__((destructor)) static void check_finalize_called(void)
     checker_thread_final_checks_locked();
     checker_task_final_checks_locked();
     checker_sync_final_checks_locked();
+    checker_target_final_checks_locked();
     checker_write_results_locked();
     fflush(NULL);
     _exit(1);

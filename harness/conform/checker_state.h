@@ -170,6 +170,7 @@ void checker_register_sync_callbacks(void);   /* checker_sync.c */
 void checker_register_work_callbacks(void);   /* checker_work.c */
 void checker_register_task_callbacks(void);   /* checker_tasks.c */
 void checker_register_other_callbacks(void);  /* checker_callbacks.c */
+void checker_register_target_callbacks(void); /* checker_target.c */
 
 /* Final checks that need the whole run, per concern. */
 void checker_thread_final_checks_locked(void);
@@ -177,6 +178,8 @@ void checker_thread_final_checks_locked(void);
 void checker_ends_before_finalize_locked(void);
 void checker_task_final_checks_locked(void);
 void checker_sync_final_checks_locked(void);
+/* Devices, targets and trace buffers at finalize (checker_target.c). */
+void checker_target_final_checks_locked(void);
 
 /* The region key of an implicit task by the value the checker stored in
  * its task_data (checker_threads.c); false if no implicit task had it.
@@ -245,6 +248,8 @@ int checker_callback_verdicts_locked(checker_emit_fn emit);
 /* Under this program's ABI the construct behind callback cb is open-coded by
  * the compiler, so no runtime can see it (checker_callbacks.c). */
 bool checker_open_coded(int cb);
+/* The program runs target constructs (it says it causes target events). */
+bool checker_offloads(void);
 
 #define REGISTER(which, cb)                                                                        \
   (checker_set_answer[which] = checker_set_callback(which, (ompt_callback_t)(cb)))

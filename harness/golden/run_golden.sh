@@ -36,6 +36,15 @@ if [ "$runtime" = mock-pgi ] && [ "${KNIT_SANITIZED:-}" = asan ]; then
   echo "skip: the mock-pgi stack switch is not announced to ASan"
   exit 77
 fi
+# An offloading program (it needs libomptarget.so) runs on a mock only where
+# the mock brings its device, beside its libomp.
+if [[ $runtime == mock-* ]] && readelf -d "$1" 2>/dev/null | grep -q 'NEEDED.*\[libomptarget\.so\]'; then
+  device=$(dirname "$knit")/../lib/$runtime/libomptarget.so
+  if [ ! -e "$device" ]; then
+    echo "skip: $runtime brings no target device (no $device)"
+    exit 77
+  fi
+fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/knit-golden.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 opts=(-e "$event" --runtime="$runtime" -o "$dir/m")

@@ -1,6 +1,7 @@
-/* Metric shares in goldens: the check of metric-share directives against a
- * measurement written to disk and read back (blame_measurement.h), passing
- * and failing. Parsing the directives is test_check.c's. */
+/* Metric shares in goldens: the check of metric-share and metric-value
+ * directives against a measurement written to disk and read back
+ * (blame_measurement.h), passing and failing; a malformed metric-value.
+ * Parsing the share directives is test_check.c's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -156,12 +157,51 @@ static void test_zero_total(void **state)
   checked_free(&c);
 }
 
+static void test_value_exact(void **state)
+{
+  (void)state;
+  /* 25 of the 26 probes fall under main;run_locks. */
+  checked c = check("# metric-value: PROBE main;run_locks = 25\n"
+                    "# metric-value: PROBE main;run_locks = 24\n",
+                    dir);
+  assert_int_equal(c.differences, 1);
+  assert_string_equal(c.passed, "  metric-value PROBE main;run_locks = 25: measured 25 of the 26 "
+                                "of PROBE\n");
+  assert_non_null(
+      strstr(c.diff, "~ metric-value PROBE main;run_locks = 24: measured 25 of the 26 of PROBE\n"
+                     "    heaviest PROBE paths:\n"));
+  checked_free(&c);
+}
+
+static void test_value_malformed(void **state)
+{
+  (void)state;
+  static const char *const bad[][2] = {
+      {"# metric-value: PROBE main >= 3\n", "line 1: metric-value: expected \"METRIC PREFIX = "
+                                            "VALUE\""},
+      {"# metric-value: PROBE main = 2.5\n", "line 1: metric-value: the value '2.5' must be a "
+                                             "whole number"},
+      {"# metric-value: PROBE main = -1\n", "line 1: metric-value: the value '-1' must be a "
+                                            "whole number"},
+      {"# metric-value: PROBE main;;x = 1\n", "line 1: metric-value: the path 'main;;x' has an "
+                                              "empty frame"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    knit_golden g;
+    char err[256] = "";
+    assert_int_equal(knit_golden_parse(bad[i][0], &g, err, sizeof err), -1);
+    assert_string_equal(err, bad[i][1]);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_share_holds, write_blame, remove_measurement),
       cmocka_unit_test_setup_teardown(test_share_fails, write_blame, remove_measurement),
       cmocka_unit_test_setup_teardown(test_zero_total, write_without_blame, remove_measurement),
+      cmocka_unit_test_setup_teardown(test_value_exact, write_without_blame, remove_measurement),
+      cmocka_unit_test(test_value_malformed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -397,6 +397,98 @@ static void test_encode_tree(void **state)
   knit_symbolizer_free(p.symbolizer);
 }
 
+/* A device's metrics become sample types of their own units, after the
+ * host's four: the device's nanoseconds and bytes, as stored. */
+static void test_encode_device_metrics(void **state)
+{
+  (void)state;
+  knit_read_module modules[] = {{.id = 0, .path = EXE}};
+  knit_read_node nodes[] = {
+      {0, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_ROOT},
+      {0, 0, KNIT_NODE_CALL, 0x100},                                           /* 1 main */
+      {1, KNIT_MODULE_PLACEHOLDER, KNIT_NODE_PLACEHOLDER, KNIT_PH_OMP_TARGET}, /* 2 */
+  };
+  knit_read_metric metrics[] = {{1, KNIT_METRIC_SAMPLES, 3},
+                                {2, KNIT_METRIC_DEVICE_KERNEL, 123456},
+                                {2, KNIT_METRIC_DEVICE_H2D_BYTES, 65536}};
+  knit_thread_file thread = {.module_count = 1,
+                             .modules = modules,
+                             .node_count = 3,
+                             .nodes = nodes,
+                             .metric_count = 3,
+                             .metrics = metrics};
+  knit_profile p;
+  memset(&p, 0, sizeof p);
+  p.measurement = measurement_of("CPUTIME", 1000000);
+  p.symbolizer = knit_symbolizer_new();
+  assert_non_null(p.symbolizer);
+  assert_int_equal(knit_report_tree_init(&p.tree), 0);
+  assert_int_equal(knit_report_tree_add_thread(&p.tree, &thread), 0);
+  for (size_t i = 0; i < p.tree.node_count; i++)
+    p.tree.nodes[i].function =
+        p.tree.nodes[i].kind == KNIT_NODE_PLACEHOLDER ? "target at app.c:12" : "main";
+  assert_int_equal(knit_report_tree_link(&p.tree), 0);
+  knit_pb out = {0};
+  assert_int_equal(knit_pprof_encode(&p, 1, &out), 0);
+
+  const char *strings[64];
+  char text[64][64];
+  size_t string_count = 0;
+  const uint8_t *at = out.data, *end = out.data + out.len;
+  field f;
+  while (next_field(&at, end, &f))
+    if (f.number == 6) {
+      assert_true(string_count < 64 && f.len < 64);
+      memcpy(text[string_count], f.data, f.len);
+      text[string_count][f.len] = '\0';
+      strings[string_count] = text[string_count];
+      string_count++;
+    }
+  const char *types[KNIT_METRIC_COUNT], *units[KNIT_METRIC_COUNT];
+  uint64_t values[2][KNIT_METRIC_COUNT];
+  size_t type_count = 0, sample_count = 0, value_len[2] = {0};
+  at = out.data;
+  while (next_field(&at, end, &f)) {
+    if (f.number == 1) {
+      assert_true(type_count < KNIT_METRIC_COUNT);
+      types[type_count] = strings[varint_of(f.data, f.len, 1)];
+      units[type_count++] = strings[varint_of(f.data, f.len, 2)];
+    } else if (f.number == 2) {
+      assert_true(sample_count < 2);
+      const uint8_t *q = f.data;
+      field g;
+      while (next_field(&q, f.data + f.len, &g))
+        if (g.number == 2)
+          value_len[sample_count] = packed(&g, values[sample_count], KNIT_METRIC_COUNT);
+      sample_count++;
+    }
+  }
+  assert_int_equal(type_count, KNIT_METRIC_COUNT);
+  assert_string_equal(types[0], "cpu");
+  assert_string_equal(units[0], "nanoseconds");
+  assert_string_equal(units[KNIT_METRIC_OMP_IDLE], "nanoseconds");
+  assert_string_equal(types[KNIT_METRIC_DEVICE_KERNEL], "DEVICE_KERNEL");
+  assert_string_equal(units[KNIT_METRIC_DEVICE_KERNEL], "nanoseconds");
+  assert_string_equal(types[KNIT_METRIC_DEVICE_H2D_BYTES], "DEVICE_H2D_BYTES");
+  assert_string_equal(units[KNIT_METRIC_DEVICE_H2D_BYTES], "bytes");
+  assert_string_equal(units[KNIT_METRIC_DEVICE_ALLOC_BYTES], "bytes");
+  assert_string_equal(units[KNIT_METRIC_DEVICE_D2H_TIME], "nanoseconds");
+  /* main's samples, then the construct's device metrics, every value. */
+  assert_int_equal(sample_count, 2);
+  assert_int_equal(value_len[0], KNIT_METRIC_COUNT);
+  assert_int_equal(values[0][0], 3000000);
+  assert_int_equal(values[0][KNIT_METRIC_DEVICE_KERNEL], 0);
+  assert_int_equal(value_len[1], KNIT_METRIC_COUNT);
+  assert_int_equal(values[1][0], 0);
+  assert_int_equal(values[1][KNIT_METRIC_DEVICE_KERNEL], 123456);
+  assert_int_equal(values[1][KNIT_METRIC_DEVICE_H2D_BYTES], 65536);
+  assert_int_equal(values[1][KNIT_METRIC_DEVICE_H2D_TIME], 0);
+
+  knit_pb_free(&out);
+  knit_report_tree_free(&p.tree);
+  knit_symbolizer_free(p.symbolizer);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -406,6 +498,7 @@ int main(void)
       cmocka_unit_test(test_ids_by_key),
       cmocka_unit_test(test_gzip_round_trip),
       cmocka_unit_test(test_encode_tree),
+      cmocka_unit_test(test_encode_device_metrics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,9 @@ typedef struct knit_cct_node {
   uint32_t parent;
   uint32_t hash_next; /* next node in the same bucket, 0 for none */
   uint8_t kind;
-  uint64_t metrics[KNIT_METRIC_COUNT];
+  /* The host's metrics; a target construct's device metrics are kept
+   * apart, by the few nodes that have them (ompt/device.h). */
+  uint64_t metrics[KNIT_METRIC_HOST_COUNT];
 } knit_cct_node;
 
 #define KNIT_CCT_CHUNK_NODES 4096u

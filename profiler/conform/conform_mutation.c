@@ -20,8 +20,9 @@
  * compare-and-swap; the gcc-built programs run no task that asks
  * ompt_get_task_memory; a runtime without host teams runs no teams
  * construct) or "not supported" (the __kmpc_*
- * mocks, as libomp 14, answer never for dispatch), the fault changes
- * nothing a tool could see, so it cannot be injected there. */
+ * mocks, as libomp 14, answer never for dispatch; a mock without a device
+ * runs no offloading program), the fault changes nothing a tool could see,
+ * so it cannot be injected there. */
 static const struct {
   const char *fault, *callback_check;
 } needs_event[] = {
@@ -33,6 +34,17 @@ static const struct {
     {"league_flags_wrong", "league_flags"},
     {"team_num_wrong", "team_num"},
     {"task_memory_wrong", "task_memory"},
+    /* The mock device's faults, where the offloading program runs (a tree
+     * with the offloading build, a mock that brings libomptarget.so): its
+     * kernel_count is then observed. */
+    {"target_id_mismatch", "kernel_count"},
+    {"host_op_id_mismatch", "kernel_count"},
+    {"buffer_complete_never", "kernel_count"},
+    {"record_time_reversed", "kernel_count"},
+    {"translate_time_wrong", "kernel_count"},
+    {"data_op_bytes_wrong", "kernel_count"},
+    {"device_initialize_missing", "kernel_count"},
+    {"target_wait_state_wrong", "kernel_count"},
 };
 
 static int read_faults(const char *log, char names[][48], int max)

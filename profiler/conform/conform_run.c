@@ -358,6 +358,60 @@ bool knit_conform_run_log(const knit_conform_target *t, const char *program, con
   return run_one(t, &spec, fault, out, log, &status, err, errlen);
 }
 
+/* The folder the runtime's libraries come from: the named runtime's under
+ * knit's lib/, a given path, or "" for the system's own. */
+static void runtime_folder(const knit_conform_target *t, char *dir, size_t len)
+{
+  dir[0] = '\0';
+  if (t->runtime_path[0]) {
+    snprintf(dir, len, "%s", t->runtime_path);
+    return;
+  }
+  const knit_runtime *rt = knit_runtime_find(t->runtime);
+  if (rt && rt->dir && !knit_path_printf(dir, len, "%s/lib/%s", t->tree, rt->dir))
+    dir[0] = '\0';
+}
+
+/* The offloading program runs where the tree built it and the runtime
+ * brings its offloading library (libomptarget.so) beside its libomp.so.5;
+ * else why not, into why. */
+static bool target_runnable(const knit_conform_target *t, char *why, size_t len)
+{
+  char probe[PATH_MAX + 64], dir[PATH_MAX];
+  if (!knit_path_printf(probe, sizeof probe, "%s/conform_target_kmpc", t->helpers) ||
+      !exists(probe)) {
+    snprintf(why, len,
+             "the %s tree has no offloading build of the target program (clang-14 with "
+             "LLVM 14's libomptarget for the ISA is needed)",
+             t->isa);
+    return false;
+  }
+  runtime_folder(t, dir, sizeof dir);
+  if (!dir[0] || !knit_path_printf(probe, sizeof probe, "%s/libomptarget.so", dir) ||
+      !exists(probe)) {
+    snprintf(why, len, "the runtime has no offloading library (no libomptarget.so in %s)",
+             dir[0] ? dir : "its folder");
+    return false;
+  }
+  return true;
+}
+
+/* Every device check "not supported", with why, when the offloading
+ * program cannot run on the target. */
+static void merge_no_devices(knit_conform_report *r, const char *why)
+{
+  static const char *const device_checks[] = {
+#define CHECK(id, name, category, level, callback, doc) #category, name,
+#include "conform/checks.def"
+  };
+  char evidence[PATH_MAX + 200];
+  snprintf(evidence, sizeof evidence, "not run: %s", why);
+  for (size_t i = 0; i + 1 < sizeof device_checks / sizeof device_checks[0]; i += 2)
+    if (strcmp(device_checks[i], "DEVICE") == 0)
+      knit_conform_merge(r, device_checks[i + 1], knit_check_category_name(KNIT_CATEGORY_DEVICE),
+                         KNIT_V_UNSUPPORTED, evidence, "target:kmpc");
+}
+
 bool knit_conform_run(const knit_conform_target *t, const char *fault, knit_conform_report *r,
                       char *err, size_t errlen)
 {
@@ -394,6 +448,15 @@ bool knit_conform_run(const knit_conform_target *t, const char *fault, knit_conf
       if (!run_and_merge(t, &programs[i], fault, r, err, errlen))
         return false;
     r->ompt = strncmp(r->runtime_version, "none", 4) != 0;
+    /* Target devices: clang's offloading programs only. */
+    char why[PATH_MAX + 160];
+    const run_spec target = {"target:kmpc", "conform_target_kmpc", {NULL}, {NULL}};
+    if (abi && target_runnable(t, why, sizeof why)) {
+      if (!run_and_merge(t, &target, fault, r, err, errlen))
+        return false;
+    } else if (abi && !fault) {
+      merge_no_devices(r, why);
+    }
     if (fault)
       continue;
     const run_spec finding[] = {

@@ -590,7 +590,7 @@ KNIT_ALIGNED_ENTRY void knit_sample_handler(int sig, siginfo_t *info, void *ucon
       partial = true;
     }
     knit_cct_node *node = knit_thread_path_node(t, path, len);
-    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+    for (int m = 0; m < KNIT_METRIC_HOST_COUNT; m++)
       node->metrics[m] += counted.metrics[m];
     if (t->trace)
       knit_trace_sample(t, t->path_leaf, t->trace_sample_ns);

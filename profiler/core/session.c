@@ -23,6 +23,7 @@
 #include "core/trace.h"
 #include "core/vdso_copy.h"
 #include "core/writer.h"
+#include "ompt/device.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
 #include "unwind/decoder.h"
@@ -52,6 +53,11 @@ static void give_up(const char *why)
 
 static void at_exit(void)
 {
+  /* The devices' last records, charged before the files are written (not
+   * on the other ways out: flushing calls the runtime, which a signal's
+   * handler or _exit must not). */
+  if (knit_the_session.active)
+    knit_device_flush_all();
   knit_session_finish("exit");
 }
 

@@ -19,6 +19,7 @@
 #include "core/writer.h"
 #include "core/next_symbol.h"
 #include "ompt/blame.h"
+#include "ompt/device.h"
 #include "unwind/loadmap.h"
 
 static __thread knit_thread *self_state __attribute__((tls_model("initial-exec")));
@@ -212,6 +213,10 @@ void knit_thread_detach(void)
   knit_blame_thread_end(t);
   knit_sampler_stop_thread(t);
   knit_write_thread(t);
+  /* Late device records find no construct of its own any more: its state
+   * and its arena may serve another thread. */
+  if (t->device_nodes)
+    knit_device_forget_thread(t);
   /* Its state may now go to a thread that starts, once this one is gone. */
   if (!(atomic_load(&t->flags) & KNIT_THREAD_MAIN) && !atomic_exchange(&t->retired, true))
     atomic_fetch_add(&retired_waiting, 1);

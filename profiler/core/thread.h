@@ -147,6 +147,9 @@ typedef struct knit_thread {
   /* Its trace (core/trace.h), with -t only: made at its attach and kept
    * with the state, as regions are. NULL without -t. */
   struct knit_trace_state *trace;
+  /* The device metrics of the target constructs it launched
+   * (ompt/device.h), from the arena at its first construct. */
+  struct knit_device_nodes *device_nodes;
   /* The node the last path put into the tree ended at (its id): what a
    * sample's trace event names. */
   uint32_t path_leaf;

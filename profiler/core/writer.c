@@ -12,6 +12,7 @@
 #include "core/trace.h"
 #include "measure/write_file.h"
 #include "ompt/blame.h"
+#include "ompt/device.h"
 #include "ompt/region_paths.h"
 #include "unwind/loadmap.h"
 
@@ -31,7 +32,7 @@ static void put_modules(knit_writer *w)
   knit_writer_end_section(w);
 }
 
-static void put_tree(knit_writer *w, const knit_cct *cct)
+static void put_tree(knit_writer *w, const knit_cct *cct, const knit_thread *t)
 {
   knit_writer_begin_section(w, KNIT_SECTION_NODES);
   knit_writer_put_u32(w, cct->count);
@@ -50,17 +51,37 @@ static void put_tree(knit_writer *w, const knit_cct *cct)
 
   uint32_t nonzero = 0;
   for (uint32_t id = 0; id < cct->count; id++)
-    for (uint32_t m = 0; m < KNIT_METRIC_COUNT; m++)
+    for (uint32_t m = 0; m < KNIT_METRIC_HOST_COUNT; m++)
       nonzero += knit_cct_node_at(cct, id)->metrics[m] != 0;
+  const knit_device_nodes *dn = t->device_nodes;
+  uint32_t constructs = dn ? atomic_load_explicit(&dn->count, memory_order_acquire) : 0;
+  for (uint32_t i = 0; i < constructs; i++)
+    for (uint32_t k = 0; k < KNIT_DEVICE_METRICS; k++)
+      nonzero += atomic_load_explicit(&dn->at[i].metrics[k], memory_order_relaxed) != 0;
   knit_writer_begin_section(w, KNIT_SECTION_METRICS);
   knit_writer_put_u32(w, nonzero);
+  /* A device's records may be charged meanwhile from another thread
+   * (ompt/device.h): values only grow, so the records counted are all
+   * still there, and any that became non-zero since are left out. */
+  uint32_t written = 0;
   for (uint32_t id = 0; id < cct->count; id++) {
     const knit_cct_node *n = knit_cct_node_at(cct, id);
-    for (uint32_t m = 0; m < KNIT_METRIC_COUNT; m++) {
+    for (uint32_t m = 0; m < KNIT_METRIC_HOST_COUNT && written < nonzero; m++) {
       if (!n->metrics[m])
         continue;
       knit_metric_record r = {id, m, n->metrics[m]};
       knit_writer_put(w, &r, sizeof r);
+      written++;
+    }
+  }
+  for (uint32_t i = 0; i < constructs; i++) {
+    for (uint32_t k = 0; k < KNIT_DEVICE_METRICS && written < nonzero; k++) {
+      uint64_t v = atomic_load_explicit(&dn->at[i].metrics[k], memory_order_relaxed);
+      if (!v)
+        continue;
+      knit_metric_record r = {dn->at[i].node, KNIT_METRIC_HOST_COUNT + k, v};
+      knit_writer_put(w, &r, sizeof r);
+      written++;
     }
   }
   knit_writer_end_section(w);
@@ -70,8 +91,11 @@ static void put_stats(knit_writer *w, const knit_thread *t)
 {
   knit_writer_begin_section(w, KNIT_SECTION_STATS);
   knit_writer_put_u32(w, KNIT_STAT_COUNT);
+  /* The devices' statistics are the process's: the main thread's file
+   * holds them. */
+  bool main_thread = atomic_load(&t->flags) & KNIT_THREAD_MAIN;
   for (uint32_t k = 0; k < KNIT_STAT_COUNT; k++) {
-    knit_stat_record r = {k, 0, t->stats[k]};
+    knit_stat_record r = {k, 0, t->stats[k] + (main_thread ? knit_device_stat((int)k) : 0)};
     knit_writer_put(w, &r, sizeof r);
   }
   knit_writer_end_section(w);
@@ -230,7 +254,7 @@ static int write_thread_file(knit_thread *t, bool final)
   int rc = knit_writer_open(w, knit_the_session.output, name, &h);
   if (rc == 0) {
     put_modules(w);
-    put_tree(w, &t->cct);
+    put_tree(w, &t->cct, t);
     put_stats(w, t);
     put_steps(w, t);
     rc = knit_writer_close(w);

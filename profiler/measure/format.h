@@ -72,15 +72,21 @@ enum knit_section_tag {
 
 /* Placeholder frames: named alike on every runtime. */
 enum knit_placeholder {
-  KNIT_PH_ROOT = 0,          /* the root of every thread's tree */
-  KNIT_PH_OMP_IDLE = 1,      /* a thread of the runtime with no work */
-  KNIT_PH_OMP_BARRIER = 2,   /* waiting in a barrier */
-  KNIT_PH_OMP_LOCK_WAIT = 3, /* waiting for a lock, critical, ordered */
-  KNIT_PH_OMP_OVERHEAD = 4,  /* inside the runtime, outside any task */
-  KNIT_PH_PARTIAL = 5,       /* the unwind stopped early: what follows is
+  KNIT_PH_ROOT = 0,            /* the root of every thread's tree */
+  KNIT_PH_OMP_IDLE = 1,        /* a thread of the runtime with no work */
+  KNIT_PH_OMP_BARRIER = 2,     /* waiting in a barrier */
+  KNIT_PH_OMP_LOCK_WAIT = 3,   /* waiting for a lock, critical, ordered */
+  KNIT_PH_OMP_OVERHEAD = 4,    /* inside the runtime, outside any task */
+  KNIT_PH_PARTIAL = 5,         /* the unwind stopped early: what follows is
                                 the innermost part of the path */
-  KNIT_PH_SIGNAL = 6,        /* a signal interrupted the frames above; the
+  KNIT_PH_SIGNAL = 6,          /* a signal interrupted the frames above; the
                                 handler's frames follow */
+  KNIT_PH_OMP_TARGET_WAIT = 7, /* the host waits for a target device: a
+                                  target region, a mapping or an update */
+  KNIT_PH_OMP_TARGET = 8,      /* a target construct (target, target data,
+                                  enter/exit data, update), under the
+                                  program's call that launched it: what its
+                                  device did is charged here */
 };
 
 /* Node kinds. */
@@ -112,9 +118,24 @@ enum knit_metric {
                                       ordered or atomic (at the waiter) */
   KNIT_METRIC_OMP_MUTEX_BLAME = 3, /* directed: the waits on a mutex, charged
                                       where its holder released it */
-  KNIT_METRIC_COUNT = 4,
+  /* Device metrics, charged to the host calling context that launched the
+   * operation (a target construct's node in the launching thread's tree),
+   * in their own units, not the event's. Times are the device's (ns), from
+   * OMPT device tracing; without tracing only bytes are known (from the
+   * host's target_data_op callbacks). They come last, so that a reader
+   * that writes "the metrics" of a host-only measurement can stop at
+   * KNIT_METRIC_HOST_COUNT and write what it always has. */
+  KNIT_METRIC_DEVICE_KERNEL = 4,      /* ns of kernel time on the device */
+  KNIT_METRIC_DEVICE_H2D_BYTES = 5,   /* bytes copied host to device */
+  KNIT_METRIC_DEVICE_H2D_TIME = 6,    /* ns those copies took on the device */
+  KNIT_METRIC_DEVICE_D2H_BYTES = 7,   /* bytes copied device to host */
+  KNIT_METRIC_DEVICE_D2H_TIME = 8,    /* ns those copies took */
+  KNIT_METRIC_DEVICE_ALLOC_BYTES = 9, /* bytes allocated on the device */
+  KNIT_METRIC_COUNT = 10,
 };
-#define KNIT_BLAME_SCALE 1000u
+#define KNIT_METRIC_HOST_COUNT        4
+#define KNIT_METRIC_IS_DEVICE(metric) ((metric) >= KNIT_METRIC_HOST_COUNT)
+#define KNIT_BLAME_SCALE              1000u
 
 typedef struct knit_metric_record {
   uint32_t node;
@@ -139,7 +160,15 @@ enum knit_stat {
                                    (handed from one holder to the next), or
                                    not released before the process ended
                                    (on the main thread's file only) */
-  KNIT_STAT_COUNT = 9,
+  /* Target devices (on the main thread's file only): */
+  KNIT_STAT_DEVICES_TRACED = 9,       /* devices whose times came from OMPT
+                                         device tracing */
+  KNIT_STAT_DEVICES_UNTRACED = 10,    /* devices seen without tracing: their
+                                         bytes came from target_data_op
+                                         callbacks, and no device times */
+  KNIT_STAT_DEVICE_UNATTRIBUTED = 11, /* device operations whose target id no
+                                         launching context was kept for */
+  KNIT_STAT_COUNT = 12,
 };
 
 typedef struct knit_stat_record {

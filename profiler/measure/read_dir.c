@@ -78,6 +78,38 @@ static void keep_line(char **slot, char *s)
   *slot = knit_printable_dup(s);
 }
 
+/* Adds the device a line "ompt: device N (TYPE): ..." names, "device N
+ * (TYPE)", to m's list of devices, once each (a device's lines are
+ * several: its initialization, its code loaded). */
+static void keep_device(knit_measurement *m, const char *s)
+{
+  const char *close = strstr(s, "): ");
+  if (close == NULL || strchr(s, '(') == NULL || strchr(s, '(') > close)
+    return;
+  size_t len = (size_t)(close + 1 - s);
+  /* Already named: the list is "device N (TYPE), device M (TYPE)". */
+  for (const char *at = m->devices; at != NULL; at = strstr(at + 1, ", device ")) {
+    const char *name = at == m->devices ? at : at + 2;
+    if (strncmp(name, s, len) == 0 && (name[len] == '\0' || name[len] == ','))
+      return;
+  }
+  size_t have = m->devices != NULL ? strlen(m->devices) : 0;
+  /* A log with a thousand devices names the first few: the line stays a
+   * line. */
+  if (have > 400)
+    return;
+  char *grown = realloc(m->devices, have + len + 3);
+  if (grown == NULL)
+    return;
+  if (have > 0) {
+    memcpy(grown + have, ", ", 2);
+    have += 2;
+  }
+  memcpy(grown + have, s, len);
+  grown[have + len] = '\0';
+  m->devices = grown;
+}
+
 /* The last lines of dir/knit.log that start with "SUMMARY", "end: " and
  * "unwritten: " (after any leading spaces) go into m's summary, ending and
  * unwritten, without their newlines; NULL when there is none. log_skipped
@@ -117,6 +149,14 @@ static void read_log(const char *dir, knit_measurement *m)
       keep_line(&m->ending, s + 5);
     else if (strncmp(s, "unwritten: ", 11) == 0)
       keep_line(&m->unwritten, s + 11);
+    else if (strncmp(s, "ompt: device ", 13) == 0)
+      keep_device(m, s + 6);
+  }
+  /* Named by the program's runtime: printable, as the other lines. */
+  if (m->devices != NULL) {
+    char *printable = knit_printable_dup(m->devices);
+    free(m->devices);
+    m->devices = printable;
   }
   free(line);
   fclose(f);
@@ -213,6 +253,7 @@ void knit_measurement_free(knit_measurement *m)
   free(m->summary);
   free(m->ending);
   free(m->unwritten);
+  free(m->devices);
   free(m->dir);
   memset(m, 0, sizeof *m);
 }

@@ -94,6 +94,9 @@ typedef struct knit_measurement {
   char *unwritten; /* its last "unwritten: " line (files the
                                     run could not write, and why), or NULL;
                                     printable */
+  char *devices;   /* the target devices its "ompt: device" lines
+                                    name, "device 0 (TYPE), ...", or NULL;
+                                    printable */
   int log_read;    /* 1 when knit.log was there and read */
   int log_skipped; /* 1 when knit.log is no regular file (a
                                     FIFO, say) and was not read */

@@ -58,6 +58,8 @@ static uint64_t placeholder_for_state(int state)
     return KNIT_PH_OMP_LOCK_WAIT;
   if (state == ompt_state_idle)
     return KNIT_PH_OMP_IDLE;
+  if (state >= ompt_state_wait_target && state <= ompt_state_wait_target_update)
+    return KNIT_PH_OMP_TARGET_WAIT;
   return KNIT_PH_OMP_OVERHEAD;
 }
 
@@ -122,6 +124,23 @@ static int skip_runtime_frames(const knit_frame *frames, int first, int last)
   if (i > last)
     return first;
   while (i <= last && frames[i].module == runtime)
+    i++;
+  return i;
+}
+
+static bool is_system_frame(const knit_frame *f);
+
+/* The first frame past the innermost frames of the offloading library, the
+ * runtime and what they called, or first when the innermost frame is the
+ * program's (as when no offloading library is known). */
+static int skip_target_frames(const knit_frame *frames, int first, int last)
+{
+  uint32_t target = knit_ompt_runtime.target_module, runtime = runtime_module_id();
+  if (target == KNIT_MODULE_UNKNOWN)
+    return first;
+  int i = first;
+  while (i <= last &&
+         (frames[i].module == target || frames[i].module == runtime || is_system_frame(&frames[i])))
     i++;
   return i;
 }
@@ -270,6 +289,16 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
     first = skip_runtime_frames(frames, first, last);
     any = first <= last;
   }
+  /* Waiting for a target device: the offloading library's frames, with
+   * the runtime's and the system's they called, are the wait, which the
+   * placeholder stands for; the program's call into the library is the
+   * construct. */
+  bool target_wait = state >= ompt_state_wait_target && state <= ompt_state_wait_target_update;
+  if (any && runtime_leaf && target_wait) {
+    first = skip_target_frames(frames, first, last);
+    any = first <= last;
+    waiting = true;
+  }
   /* An implicit or explicit task without an exit frame is not running its
    * own code (it is in a barrier after its body, say): none of the frames
    * below the runtime are its own. Only the initial task runs to the
@@ -326,6 +355,10 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
    * runtime's time to the function that opened the region or created the
    * task, as if it were that function's own work. */
   bool runtime_only = !any && !*partial;
+  /* The host's wait goes under the construct it waits for, whose node
+   * holds what the device did (ompt/device.c). */
+  if (runtime_leaf && target_wait && any)
+    len = append_placeholder(out, len, max, KNIT_PH_OMP_TARGET);
   if (runtime_leaf && ((tf && tf->enter_frame.ptr) || waiting || in_call || runtime_only))
     len = append_placeholder(out, len, max, placeholder_for_state(state));
   return len;

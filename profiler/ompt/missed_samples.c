@@ -49,7 +49,7 @@ __attribute__((noinline)) void knit_take_missed(knit_thread *t)
   knit_blame_sample(t, &counted, new_periods, &state);
   knit_cct_node *node = knit_thread_path_node(t, t->capture_path, len);
   if (node)
-    for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+    for (int m = 0; m < KNIT_METRIC_HOST_COUNT; m++)
       node->metrics[m] += counted.metrics[m];
   /* An event per signal, as the thread's sample count has: the trace and
    * the profile agree on every thread. */

@@ -22,6 +22,10 @@ typedef struct knit_ompt {
    * and a runtime is never unloaded under its tool. KNIT_MODULE_UNKNOWN
    * when the map did not hold it then. */
   uint32_t runtime_module;
+  /* The offloading library's (the module whose lookup a device's
+   * initialization passes), or KNIT_MODULE_UNKNOWN: a host thread waits for
+   * its device in its frames. */
+  uint32_t target_module;
   /* implicit_task is always dispatched: a region's path can wait for the
    * encountering thread's implicit task (ompt/region_paths.h). */
   bool implicit_tasks;

@@ -263,7 +263,7 @@ static void insert(knit_thread *t, const knit_call_path *prefix, bool resolved,
   knit_cct_node *node = knit_thread_path_node(t, path, (int)len);
   if (!node)
     return;
-  for (int m = 0; m < KNIT_METRIC_COUNT; m++)
+  for (int m = 0; m < KNIT_METRIC_HOST_COUNT; m++)
     node->metrics[m] += d->metrics[m];
   /* Late, with the time it was taken: readers sort (measure/format.h). */
   knit_trace_sample(t, t->path_leaf, d->time_ns);

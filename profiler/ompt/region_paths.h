@@ -62,7 +62,7 @@ typedef struct knit_deferred_sample {
   uint64_t number;
   uint64_t time_ns; /* when it was taken, for its trace event (core/trace.h) */
   uint32_t len;
-  uint64_t metrics[KNIT_METRIC_COUNT];
+  uint64_t metrics[KNIT_METRIC_HOST_COUNT];
   knit_path_frame frames[KNIT_DEFERRED_FRAMES];
 } knit_deferred_sample;
 

@@ -6,6 +6,7 @@
 #include "core/trace.h"
 #include "ompt/blame.h"
 #include "ompt/blame_release.h"
+#include "ompt/device.h"
 #include "ompt/missed_samples.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
@@ -13,7 +14,8 @@
 #include "unwind/loadmap.h"
 
 /* Not yet initialized: no runtime module (0 would be the program). */
-knit_ompt knit_ompt_runtime = {.runtime_module = KNIT_MODULE_UNKNOWN};
+knit_ompt knit_ompt_runtime = {.runtime_module = KNIT_MODULE_UNKNOWN,
+                               .target_module = KNIT_MODULE_UNKNOWN};
 
 bool knit_ompt_active(void)
 {
@@ -354,6 +356,8 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   if (set_callback(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released) ==
       ompt_set_never)
     knit_log_line("ompt: no mutex_released; OMP_MUTEX waits are not blamed on their holders");
+  /* Target devices (device.h): their work, under the host's call paths. */
+  knit_device_register(set_callback);
   /* The initial thread was attached at load time; it is an OpenMP thread too
    * (its thread_begin may have come before the callback was set). */
   knit_blame_thread_begin(knit_thread_attach(KNIT_THREAD_OPENMP), true);

@@ -48,13 +48,16 @@ static int parse_levels(knit_golden *g, const char *v, char *err, size_t errlen,
   return 0;
 }
 
-static int add_metric_share(knit_golden *g, const char *text, char *err, size_t errlen,
+/* A metric-share directive, or a metric-value one (exact). */
+static int add_metric_share(knit_golden *g, const char *text, int exact, char *err, size_t errlen,
                             unsigned lineno)
 {
   knit_metric_share share;
   char reason[300];
-  if (knit_metric_share_parse(text, &share, reason, sizeof reason) != 0) {
-    snprintf(err, errlen, "line %u: metric-share: %s", lineno, reason);
+  if ((exact ? knit_metric_value_parse : knit_metric_share_parse)(text, &share, reason,
+                                                                  sizeof reason) != 0) {
+    snprintf(err, errlen, "line %u: %s: %s", lineno, exact ? "metric-value" : "metric-share",
+             reason);
     return -1;
   }
   knit_metric_share *grown = realloc(g->shares, (g->share_count + 1) * sizeof *grown);
@@ -99,7 +102,9 @@ static int parse_comment(knit_golden *g, const char *line, char *err, size_t err
       return -1;
     }
   } else if (strncmp(s, "metric-share:", 13) == 0) {
-    return add_metric_share(g, s + 13, err, errlen, lineno);
+    return add_metric_share(g, s + 13, 0, err, errlen, lineno);
+  } else if (strncmp(s, "metric-value:", 13) == 0) {
+    return add_metric_share(g, s + 13, 1, err, errlen, lineno);
   } else if (strncmp(s, "levels:", 7) == 0) {
     return parse_levels(g, s + 7, err, errlen, lineno);
   } else if (strncmp(s, "paths:", 6) == 0) {

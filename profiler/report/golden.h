@@ -16,6 +16,9 @@
  *   # metric-share: OMP_MUTEX_BLAME main;locks;hold >= 0.9
  *                       a share of a metric that must fall under a path
  *                       (metric_share.h); any number of them
+ *   # metric-value: DEVICE_KERNEL main;launch = 4096000
+ *                       the exact amount of a metric under a path, in its
+ *                       stored unit (metric_share.h); any number of them
  * Blank lines are ignored.
  *
  * Exact comparison (PROBE measurements): the same paths with the same counts.
@@ -77,7 +80,7 @@ typedef struct knit_golden {
                                 (report's `loop at FILE:LINE` levels) */
   int inlined;               /* "# levels: inline": and the inlined calls
                                 (NAME_[i] frames) */
-  knit_metric_share *shares; /* "# metric-share:" directives, in order */
+  knit_metric_share *shares; /* "# metric-share:" and "# metric-value:" directives, in order */
   size_t share_count;
   char **comments; /* every '#' line, verbatim, in order */
   size_t comment_count;

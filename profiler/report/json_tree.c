@@ -167,11 +167,11 @@ static void write_header(const knit_profile *p, const knit_calltree *t,
           o->metric);
   knit_json_number(out, min_percent);
   fputs("},\n\"metrics\":[", out);
-  for (int k = 0; k < KNIT_METRIC_COUNT; k++) {
+  for (int k = 0; k < knit_metric_count_shown(t->nodes[0].inclusive); k++) {
     fputs(k ? ",\n {\"name\":" : "\n {\"name\":", out);
     knit_json_string(out, knit_metric_name(m, k));
     fputs(",\"unit\":", out);
-    knit_json_string(out, knit_metric_unit(m));
+    knit_json_string(out, knit_metric_unit_of(m, k));
     fputs(",\"description\":", out);
     knit_json_string(out, knit_metric_description(k));
     fputs(",\"total\":", out);
@@ -191,6 +191,8 @@ static int write_nodes(const knit_profile *p, const knit_calltree *t, const kept
   knit_string_table s;
   knit_string_table_init(&s);
   int failed = 0;
+  /* As many metrics as the header lists. */
+  int metric_count = knit_metric_count_shown(t->nodes[0].inclusive);
   fputs("\"nodes\":[", out);
   for (size_t i = 0; i < k->count && !failed; i++) {
     const knit_calltree_node *n = &t->nodes[k->order[i]];
@@ -212,7 +214,7 @@ static int write_nodes(const knit_profile *p, const knit_calltree *t, const kept
     write_ref(out, file);
     fprintf(out, ",%u,%u,%u,[", n->file != NULL ? n->line : 0, n->other_sites,
             n->recursion > 1 ? n->recursion : 1);
-    for (int metric = 0; metric < KNIT_METRIC_COUNT; metric++) {
+    for (int metric = 0; metric < metric_count; metric++) {
       if (metric)
         fputc(',', out);
       knit_json_number(out, knit_metric_value(m, metric, n->inclusive[metric]));

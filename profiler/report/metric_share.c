@@ -64,6 +64,55 @@ static char *normalize_prefix(const char *prefix, char *err, size_t errlen)
   return out;
 }
 
+/* A whole number, white space after it allowed; 0 or -1. */
+static int amount_parse(const char *text, uint64_t *out)
+{
+  char *end;
+  errno = 0;
+  if (*text < '0' || *text > '9')
+    return -1;
+  unsigned long long v = strtoull(text, &end, 10);
+  while (*end == ' ' || *end == '\t')
+    end++;
+  if (*end != '\0' || errno != 0)
+    return -1;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+int knit_metric_value_parse(const char *text, knit_metric_share *out, char *err, size_t errlen)
+{
+  memset(out, 0, sizeof *out);
+  static const char FORM[] = "expected \"METRIC PREFIX = VALUE\"";
+  char *copy = strdup(text);
+  if (copy == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  char *words[5] = {NULL}, *save = NULL;
+  size_t n = 0;
+  for (char *w = strtok_r(copy, " \t", &save); w != NULL && n < 5; w = strtok_r(NULL, " \t", &save))
+    words[n++] = w;
+  int rc = -1;
+  if (n != 4 || strcmp(words[2], "=") != 0) {
+    snprintf(err, errlen, "%s", FORM);
+  } else if (amount_parse(words[3], &out->value) != 0) {
+    snprintf(err, errlen, "the value '%s' must be a whole number", words[3]);
+  } else {
+    out->exact = 1;
+    out->metric = strdup(words[0]);
+    out->text = strdup(text + strspn(text, " \t"));
+    out->prefix = normalize_prefix(words[1], err, errlen);
+    rc = out->metric != NULL && out->text != NULL && out->prefix != NULL ? 0 : -1;
+    if (rc != 0 && out->prefix != NULL)
+      snprintf(err, errlen, "out of memory");
+  }
+  free(copy);
+  if (rc != 0)
+    knit_metric_share_free(out);
+  return rc;
+}
+
 int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
@@ -118,17 +167,22 @@ static int under_prefix(const char *path, const char *prefix, size_t prefix_len)
          (path[prefix_len] == '\0' || path[prefix_len] == ';');
 }
 
-static double share_under(const knit_folded *f, const char *prefix)
+static uint64_t amount_under(const knit_folded *f, const char *prefix)
 {
-  if (f->total == 0)
-    return 0.0;
   size_t len = strlen(prefix);
   uint64_t sum = 0;
   int saturated = 0; /* a part of f->total, which says it first */
   for (size_t i = 0; i < f->count; i++)
     if (under_prefix(f->lines[i].path, prefix, len))
       sum = knit_count_add(sum, f->lines[i].count, &saturated);
-  return (double)sum / (double)f->total;
+  return sum;
+}
+
+static double share_under(const knit_folded *f, const char *prefix)
+{
+  if (f->total == 0)
+    return 0.0;
+  return (double)amount_under(f, prefix) / (double)f->total;
 }
 
 static int heavier_first(const void *a, const void *b)
@@ -155,7 +209,7 @@ static void write_top_paths(const knit_profile *p, int metric, const knit_folded
     char value[48];
     knit_metric_format(m, metric, order[i]->count, value, sizeof value);
     fprintf(out, "    %5.1f%%  %10s %s  %s\n", 100.0 * (double)order[i]->count / (double)f->total,
-            value, knit_metric_unit(m), order[i]->path);
+            value, knit_metric_unit_of(m, metric), order[i]->path);
   }
   if (f->count > KNIT_METRIC_SHARE_TOP_PATHS)
     fprintf(out, "    (%zu more)\n", f->count - KNIT_METRIC_SHARE_TOP_PATHS);
@@ -170,7 +224,7 @@ static int check_one(const knit_metric_share *s, const knit_profile *p, FILE *di
   int metric = knit_metric_resolve(m, s->metric, err, sizeof err);
   if (metric < 0) {
     if (diff != NULL)
-      fprintf(diff, "- metric-share %s: %s\n", s->text, err);
+      fprintf(diff, "- %s %s: %s\n", s->exact ? "metric-value" : "metric-share", s->text, err);
     return 1;
   }
   knit_folded f;
@@ -180,10 +234,21 @@ static int check_one(const knit_metric_share *s, const knit_profile *p, FILE *di
     return 1;
   }
   int failed = 1;
+  const char *kind = s->exact ? "metric-value" : "metric-share";
   if (f.total == 0) {
     if (diff != NULL)
-      fprintf(diff, "- metric-share %s: no %s in the measurement\n", s->text,
+      fprintf(diff, "- %s %s: no %s in the measurement\n", kind, s->text,
               knit_metric_name(m, metric));
+  } else if (s->exact) {
+    uint64_t amount = amount_under(&f, s->prefix);
+    failed = amount != s->value;
+    FILE *out = failed ? diff : passed;
+    if (out != NULL)
+      fprintf(out, "%c metric-value %s: measured %llu of the %llu of %s\n", failed ? '~' : ' ',
+              s->text, (unsigned long long)amount, (unsigned long long)f.total,
+              knit_metric_name(m, metric));
+    if (failed && diff != NULL)
+      write_top_paths(p, metric, &f, diff);
   } else {
     double share = share_under(&f, s->prefix);
     failed = s->at_most ? share > s->limit + SHARE_EPSILON : share < s->limit - SHARE_EPSILON;
@@ -192,7 +257,8 @@ static int check_one(const knit_metric_share *s, const knit_profile *p, FILE *di
     FILE *out = failed ? diff : passed;
     if (out != NULL)
       fprintf(out, "%c metric-share %s: measured %.1f%% of the %s %s of %s\n", failed ? '~' : ' ',
-              s->text, 100.0 * share, total, knit_metric_unit(m), knit_metric_name(m, metric));
+              s->text, 100.0 * share, total, knit_metric_unit_of(m, metric),
+              knit_metric_name(m, metric));
     if (failed && diff != NULL)
       write_top_paths(p, metric, &f, diff);
   }

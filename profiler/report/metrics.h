@@ -11,7 +11,11 @@
  * The time metric is named after the event ("CPUTIME", "REALTIME",
  * "PROBE"); the blame metrics have names of their own (OMP_IDLE,
  * OMP_MUTEX_WAIT, OMP_MUTEX_BLAME). Names are matched without regard to
- * case. */
+ * case.
+ *
+ * The device metrics (DEVICE_KERNEL, DEVICE_H2D_BYTES, ...) measure no
+ * period of the event: each has a unit of its own, ms for the device's
+ * times (stored in ns) and bytes for sizes, whatever the event. */
 #ifndef KNIT_REPORT_METRICS_H
 #define KNIT_REPORT_METRICS_H
 
@@ -40,12 +44,27 @@ int knit_metric_shows_time(const knit_measurement *m);
 /* The unit every metric of m is shown in: "ms", "probes" or "periods". */
 const char *knit_metric_unit(const knit_measurement *m);
 
+/* The unit metric is shown in: the measurement's (knit_metric_unit) for the
+ * time and blame metrics, its own for a device metric ("ms", "bytes"). */
+const char *knit_metric_unit_of(const knit_measurement *m, int metric);
+
+/* The title of metric's inclusive (or exclusive) column: "incl ms", "incl"
+ * (a count), "incl bytes". */
+const char *knit_metric_title(const knit_measurement *m, int metric, int exclusive);
+
+/* How many metrics, from the first, a view that writes every metric
+ * writes for a tree with these root totals: the host metrics alone
+ * (KNIT_METRIC_HOST_COUNT) unless a device metric is non-zero, so that a
+ * host-only measurement's export is what it always was. */
+int knit_metric_count_shown(const uint64_t *totals);
+
 /* A stored value of metric in the shown unit. */
 double knit_metric_value(const knit_measurement *m, int metric, uint64_t stored);
 
 /* The value as the views print it, into buf: milliseconds with one decimal;
  * counts of the time metric as whole numbers, blame metrics (fractions of a
- * period) with one decimal. Returns the length, as snprintf does. */
+ * period) with one decimal; device times in ms with three decimals, bytes
+ * whole. Returns the length, as snprintf does. */
 int knit_metric_format(const knit_measurement *m, int metric, uint64_t stored, char *buf,
                        size_t len);
 

@@ -173,7 +173,7 @@ void knit_path_filter_describe(const knit_path_filter *f, const knit_profile *p,
           " kept %.1f%% of %s (%s of %s %s); the sample counts above are the whole "
           "measurement's\n",
           before ? 100.0 * (double)after / (double)before : 0.0, knit_metric_name(m, metric), kept,
-          all, knit_metric_unit(m));
+          all, knit_metric_unit_of(m, metric));
 }
 
 void knit_path_filter_free(knit_path_filter *f)

@@ -78,6 +78,9 @@ static uint64_t times(uint64_t a, uint64_t b)
 
 int64_t knit_pprof_value(const knit_measurement *m, int metric, uint64_t stored)
 {
+  /* Bytes, or the device's nanoseconds: as stored. */
+  if (KNIT_METRIC_IS_DEVICE(metric))
+    return at_most_int64(stored);
   int time = knit_metric_shows_time(m);
   if (metric == KNIT_METRIC_SAMPLES)
     return at_most_int64(time ? times(stored, m->period) : stored);
@@ -122,8 +125,20 @@ typedef struct pprof_tables {
   size_t line_count, line_cap;
   mapping_record *mappings; /* one per module of the tree; id: index + 1 */
   uint32_t *node_location;  /* each node's location id, 0 until known */
+  int metric_count;         /* sample types: the host metrics, and the device
+                               ones when a node has one (metrics.h) */
   int failed;
 } pprof_tables;
+
+/* The tree's total of each metric, for knit_metric_count_shown. */
+static int metric_count(const knit_report_tree *tree)
+{
+  uint64_t totals[KNIT_METRIC_COUNT] = {0};
+  for (size_t i = 0; i < tree->node_count; i++)
+    for (int metric = KNIT_METRIC_HOST_COUNT; metric < KNIT_METRIC_COUNT; metric++)
+      totals[metric] |= tree->nodes[i].exclusive[metric];
+  return knit_metric_count_shown(totals);
+}
 
 static int64_t string_of(pprof_tables *t, const char *s)
 {
@@ -300,11 +315,11 @@ static void write_samples(pprof_tables *t, knit_pb *b)
       path[depth++] = location_of(t, at);
     }
     uint64_t values[KNIT_METRIC_COUNT];
-    for (int metric = 0; metric < KNIT_METRIC_COUNT; metric++)
+    for (int metric = 0; metric < t->metric_count; metric++)
       values[metric] = (uint64_t)knit_pprof_value(m, metric, n->exclusive[metric]);
     size_t mark = knit_pb_begin(b, PROFILE_SAMPLE);
     knit_pb_packed(b, SAMPLE_LOCATION_ID, path, depth);
-    knit_pb_packed(b, SAMPLE_VALUE, values, KNIT_METRIC_COUNT);
+    knit_pb_packed(b, SAMPLE_VALUE, values, (size_t)t->metric_count);
     knit_pb_end(b, mark);
   }
   free(path);
@@ -383,9 +398,15 @@ int knit_pprof_encode(const knit_profile *p, int inline_frames, knit_pb *out)
    * names a reader looks at first. */
   int64_t unit = string_of(&t, knit_pprof_unit(m));
   int64_t types[KNIT_METRIC_COUNT];
-  for (int metric = 0; metric < KNIT_METRIC_COUNT; metric++) {
+  t.metric_count = metric_count(tree);
+  for (int metric = 0; metric < t.metric_count; metric++) {
     types[metric] = string_of(&t, knit_pprof_type_name(m, metric));
-    write_value_type(out, PROFILE_SAMPLE_TYPE, types[metric], unit);
+    /* A device metric has its unit whatever the event's. */
+    int64_t own = unit;
+    if (KNIT_METRIC_IS_DEVICE(metric))
+      own = string_of(&t, strcmp(knit_metric_unit_of(m, metric), "bytes") == 0 ? "bytes"
+                                                                               : "nanoseconds");
+    write_value_type(out, PROFILE_SAMPLE_TYPE, types[metric], own);
   }
   char event[96], line[160];
   knit_profile_describe_event(p, event, sizeof event);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "measure/read_printable.h"
+#include "report/construct_label.h"
 #include "report/construct_names.h"
 #include "report/dwarf_units.h"
 #include "report/inline_scopes.h"
@@ -528,6 +529,8 @@ const char *knit_placeholder_name(uint64_t placeholder)
   case KNIT_PH_OMP_OVERHEAD: return "<omp-overhead>";
   case KNIT_PH_PARTIAL: return "<partial>";
   case KNIT_PH_SIGNAL: return "<signal>";
+  case KNIT_PH_OMP_TARGET_WAIT: return "<omp-target-wait>";
+  case KNIT_PH_OMP_TARGET: return "<omp-target>";
   default: return "<placeholder>";
   }
 }
@@ -535,6 +538,25 @@ const char *knit_placeholder_name(uint64_t placeholder)
 void knit_symbolizer_set_progress(knit_symbolizer *s, knit_progress *progress)
 {
   s->progress = progress;
+}
+
+/* A target construct's node is named by the line of the call that
+ * launched it, `target at FILE:LINE`, as a construct's body is
+ * (construct_names.h); it has no symbol to keep raw. */
+static void name_target_constructs(knit_report_tree *t, knit_symbolizer *s)
+{
+  for (size_t i = 1; i < t->node_count; i++) {
+    knit_report_node *n = &t->nodes[i];
+    const knit_report_node *call = &t->nodes[n->parent];
+    if (n->module != KNIT_MODULE_PLACEHOLDER || n->offset != KNIT_PH_OMP_TARGET ||
+        call->file == NULL)
+      continue;
+    const char *slash = strrchr(call->file, '/');
+    char label[512];
+    knit_construct_label(label, sizeof label, "target", 0, slash ? slash + 1 : call->file,
+                         call->line);
+    n->function = knit_symbolizer_keep(s, label);
+  }
 }
 
 void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
@@ -576,4 +598,5 @@ void knit_report_tree_symbolize(knit_report_tree *t, knit_symbolizer *s)
   }
   if (!s->raw_names)
     knit_construct_names_apply(t, s);
+  name_target_constructs(t, s);
 }

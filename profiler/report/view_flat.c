@@ -62,15 +62,14 @@ void knit_view_flat(const knit_profile *p, const knit_view_options *o, knit_flat
     if ((double)threshold < exact)
       threshold++;
   }
-  int time = knit_metric_shows_time(m);
-  const char *titles[2] = {time ? "excl ms" : "excl", time ? "incl ms" : "incl"};
   int width[KNIT_METRIC_COUNT];
   int grouped = !knit_metric_columns_plain(&shown);
   for (size_t i = 0; i < shown.count; i++) {
     char value[64];
     int w = knit_metric_format(m, shown.metric[i], f.total[shown.metric[i]], value, sizeof value);
-    if (w < (int)strlen(titles[0]))
-      w = (int)strlen(titles[0]);
+    const char *title = knit_metric_title(m, shown.metric[i], 1);
+    if (w < (int)strlen(title))
+      w = (int)strlen(title);
     int name = (int)strlen(knit_metric_name(m, shown.metric[i]));
     int shares = shown.metric[i] == sort_metric ? 2 * (GAP + SHARE_WIDTH) : 0;
     if (grouped && 2 * w + GAP + shares < name)
@@ -90,7 +89,8 @@ void knit_view_flat(const knit_profile *p, const knit_view_options *o, knit_flat
   }
   for (size_t i = 0; i < shown.count; i++) {
     for (int k = 0; k < 2; k++) {
-      fprintf(out, "%*s%*s", i || k ? GAP : 0, "", width[i], titles[k]);
+      fprintf(out, "%*s%*s", i || k ? GAP : 0, "", width[i],
+              knit_metric_title(m, shown.metric[i], k == 0));
       if (shown.metric[i] == sort_metric)
         fprintf(out, "%*s%*s", GAP, "", SHARE_WIDTH, k == 0 ? "excl%" : "incl%");
     }

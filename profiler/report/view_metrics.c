@@ -25,7 +25,7 @@ void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *s
   for (size_t i = 0; i < shown->count; i++) {
     int metric = shown->metric[i];
     fprintf(out, "metric %-*s  %*s %s  %s\n", name_width, knit_metric_name(m, metric), value_width,
-            values[i], knit_metric_unit(m), knit_metric_description(metric));
+            values[i], knit_metric_unit_of(m, metric), knit_metric_description(metric));
   }
 }
 
@@ -52,4 +52,29 @@ void knit_view_blame_line(const knit_profile *p, FILE *out)
             value, unit);
   }
   fputs("; counted in OMP_MUTEX_WAIT, missing from OMP_MUTEX_BLAME\n", out);
+}
+
+void knit_view_device_line(const knit_profile *p, FILE *out)
+{
+  uint64_t traced = knit_profile_stat(p, KNIT_STAT_DEVICES_TRACED);
+  uint64_t untraced = knit_profile_stat(p, KNIT_STAT_DEVICES_UNTRACED);
+  uint64_t unattributed = knit_profile_stat(p, KNIT_STAT_DEVICE_UNATTRIBUTED);
+  if (traced == 0 && untraced == 0 && unattributed == 0)
+    return;
+  fputs("devices:", out);
+  if (traced != 0)
+    fprintf(out, " %llu traced (kernel and transfer times from OMPT device tracing)%s",
+            (unsigned long long)traced, untraced != 0 ? "," : "");
+  if (untraced != 0)
+    fprintf(out,
+            " %llu without tracing (transfer bytes from target_data_op callbacks, no device "
+            "times)",
+            (unsigned long long)untraced);
+  if (p->measurement.devices != NULL)
+    fprintf(out, ": %s", p->measurement.devices);
+  if (unattributed != 0)
+    fprintf(out, "%s %llu device operation%s with no known launching context, left out",
+            traced != 0 || untraced != 0 ? ";" : "", (unsigned long long)unattributed,
+            unattributed == 1 ? "" : "s");
+  fputc('\n', out);
 }

@@ -19,4 +19,10 @@ void knit_view_metric_totals(const knit_profile *p, const knit_metric_columns *s
  * when both are zero. */
 void knit_view_blame_line(const knit_profile *p, FILE *out);
 
+/* "devices: N traced (kernel and transfer times from OMPT device
+ * tracing)", or "... without tracing (bytes from target_data_op callbacks,
+ * no device times)", and the device operations no launching context was
+ * found for; nothing for a measurement that saw no target device. */
+void knit_view_device_line(const knit_profile *p, FILE *out);
+
 #endif /* KNIT_REPORT_VIEW_METRICS_H */

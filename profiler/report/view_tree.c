@@ -30,12 +30,12 @@ typedef struct row {
 typedef struct columns {
   const knit_measurement *m;
   knit_metric_columns shown;
-  int sort_metric;              /* its inclusive value is followed by its share */
-  int by_exclusive;             /* 1: the share follows the exclusive value */
-  int grouped;                  /* 1: a line of metric names heads the columns */
-  int width[KNIT_METRIC_COUNT]; /* of each shown metric's two value columns */
-  const char *incl_title;
-  const char *excl_title;
+  int sort_metric;                           /* its inclusive value is followed by its share */
+  int by_exclusive;                          /* 1: the share follows the exclusive value */
+  int grouped;                               /* 1: a line of metric names heads the columns */
+  int width[KNIT_METRIC_COUNT];              /* of each shown metric's two value columns */
+  const char *incl_title[KNIT_METRIC_COUNT]; /* of each shown metric, in its unit */
+  const char *excl_title[KNIT_METRIC_COUNT];
 } columns;
 
 /* The share column, "100.0%", and the space between columns. */
@@ -118,6 +118,7 @@ void knit_view_header(const knit_profile *p, FILE *out)
     fprintf(out, "saturated: %s\n", KNIT_SATURATED_TEXT);
   knit_view_steps_line(p, out);
   knit_view_blame_line(p, out);
+  knit_view_device_line(p, out);
   char *dir = m->dir != NULL ? knit_printable_dup(m->dir) : NULL;
   fprintf(out, "dir: %s\n", dir != NULL ? dir : "?");
   free(dir);
@@ -264,15 +265,14 @@ static columns layout_columns(const knit_profile *p, const knit_view_options *o,
     knit_metric_columns_default(p, &c.shown);
   knit_metric_columns_add(&c.shown, c.sort_metric);
   c.grouped = !knit_metric_columns_plain(&c.shown);
-  int time = knit_metric_shows_time(c.m);
-  c.incl_title = time ? "incl ms" : "incl";
-  c.excl_title = time ? "excl ms" : "excl";
   for (size_t i = 0; i < c.shown.count; i++) {
     int metric = c.shown.metric[i];
+    c.incl_title[i] = knit_metric_title(c.m, metric, 0);
+    c.excl_title[i] = knit_metric_title(c.m, metric, 1);
     char value[64];
     int w = knit_metric_format(c.m, metric, t->nodes[0].inclusive[metric], value, sizeof value);
-    if (w < (int)strlen(c.incl_title))
-      w = (int)strlen(c.incl_title);
+    if (w < (int)strlen(c.incl_title[i]))
+      w = (int)strlen(c.incl_title[i]);
     int share = metric == c.sort_metric ? GAP + SHARE_WIDTH : 0;
     int name = (int)strlen(knit_metric_name(c.m, metric));
     if (c.grouped && 2 * w + GAP + share < name)
@@ -297,10 +297,10 @@ static void print_titles(const columns *c, int fn_width, FILE *out)
   }
   for (size_t i = 0; i < c->shown.count; i++) {
     int share = c->shown.metric[i] == c->sort_metric;
-    fprintf(out, "%*s%*s", i ? GAP : 0, "", c->width[i], c->incl_title);
+    fprintf(out, "%*s%*s", i ? GAP : 0, "", c->width[i], c->incl_title[i]);
     if (share && !c->by_exclusive)
       fprintf(out, "%*s%*s", GAP, "", SHARE_WIDTH, "incl%");
-    fprintf(out, "%*s%*s", GAP, "", c->width[i], c->excl_title);
+    fprintf(out, "%*s%*s", GAP, "", c->width[i], c->excl_title[i]);
     if (share && c->by_exclusive)
       fprintf(out, "%*s%*s", GAP, "", SHARE_WIDTH, "excl%");
   }
