@@ -263,8 +263,9 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
                            void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
                            uint64_t module_id)
 {
-  (void)filename, (void)offset_in_file, (void)vma_in_file;
+  (void)offset_in_file, (void)vma_in_file;
   CHECK(device_num == 0 && bytes > 0 && host_addr && device_addr && module_id);
+  CHECK(filename != NULL);
   n_load++;
 }
 
