@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -301,6 +303,32 @@ static void check_refusals(void)
   CHECK(target(&r_foreign, 0, NULL, NULL, NULL, NULL) != 0);
 }
 
+/* A child of fork runs kernels too, on a device it starts again, with the
+ * maps it inherited. */
+static void check_fork(void)
+{
+  double x[2] = {1, 2};
+  uintptr_t n = 2;
+  void *b[] = {x, (void *)n};
+  int64_t sizes[] = {sizeof x, sizeof n};
+  int64_t to[] = {TO, 0};
+  int64_t tofrom[] = {TO | FROM | PARAM, LITERAL | PARAM};
+  __tgt_target_data_begin_mapper(NULL, 0, 1, b, b, sizes, to, NULL, NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* Present in the child too: the kernel doubles the inherited copy. */
+    int rc = target(&r_scale, 2, b, b, sizes, tofrom);
+    __tgt_target_data_end_mapper(NULL, 0, 1, b, b, sizes, tofrom, NULL, NULL);
+    _exit(rc == 0 && x[0] == 2 && x[1] == 4 ? 0 : 1);
+  }
+  int status = 0;
+  CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK(target(&r_scale, 2, b, b, sizes, tofrom) == 0);
+  __tgt_target_data_end_mapper(NULL, 0, 1, b, b, sizes, tofrom, NULL, NULL);
+  CHECK(x[0] == 2 && x[1] == 4);
+}
+
 /* MOCKRT_TARGET_MEMORY=100: 64 bytes fit, 128 do not. */
 static void check_limited(void)
 {
@@ -354,6 +382,7 @@ int main(int argc, char **argv)
     check_global();
     check_memory_routines();
     check_refusals();
+    check_fork();
     /* Unregistered, the program's regions run on the host; registered
      * again, on the device, from a fresh copy of the image. */
     __tgt_unregister_lib(&desc);

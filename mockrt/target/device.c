@@ -58,6 +58,27 @@ static const mockrt_target_device_ops_t mockrt_tgt_ops = {
     .shutdown = mockrt_tgt_shutdown,
 };
 
+/*
+ * A child of fork has none of its parent's device threads: its devices
+ * start again on their first construct (device_initialize again), with the
+ * maps and images the child inherited, its memory being a copy of the
+ * parent's.  Locks another thread held at the fork are made anew.
+ */
+static void mockrt_tgt_after_fork_child(void)
+{
+  for (int i = 0; i < MOCKRT_TGT_MAX_DEVICES; i++) {
+    mockrt_tgt_device_t *dev = &mockrt_tgt_devices[i];
+    if (!atomic_load(&dev->ready) || dev->finalized)
+      continue;
+    atomic_store(&dev->ready, false);
+    atomic_store(&dev->initialized, false);
+    dev->op = NULL;
+    dev->op_done = false;
+  }
+  pthread_mutex_init(&mockrt_tgt_init_lock, NULL);
+  pthread_mutex_init(&mockrt_tgt_libs_lock, NULL);
+}
+
 /* Before main: the settings, and the host runtime learns of the devices
  * (omp_get_num_devices is answered by whichever library comes first). */
 __attribute__((constructor)) static void mockrt_tgt_settings_init(void)
@@ -85,6 +106,7 @@ __attribute__((constructor)) static void mockrt_tgt_settings_init(void)
   const mockrt_target_hooks *hooks = mockrt_tgt_hooks();
   if (hooks)
     hooks->attach_devices(&mockrt_tgt_ops);
+  pthread_atfork(NULL, NULL, mockrt_tgt_after_fork_child);
 }
 
 bool mockrt_tgt_deterministic(void)
