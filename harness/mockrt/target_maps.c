@@ -9,15 +9,16 @@
  * delete, a struct with a pointer member (MEMBER_OF, PTR_AND_OBJ: the kernel
  * reads through the device's pointer, the host's pointer stays its own),
  * literals, firstprivates, a zero-length section not present (a null
- * pointer), a declare-target global, the device memory routines; and the
- * refusals: map(present) of storage not present, 17 arguments, an unknown
- * region, a device that does not exist, an image of another ISA and one
- * that is no ELF object (the host then runs the region: the entry point
- * fails).
+ * pointer), a declare-target global, the device memory routines, a kernel
+ * in a child of fork; and the refusals: map(present) of storage not
+ * present, 17 arguments, an unknown region, a device that does not exist,
+ * an image of another ISA and one that is no ELF object (the host then
+ * runs the region: the entry point fails).
  *
  * Usage: target_maps IMAGE.so           (every case)
  *        target_maps IMAGE.so --limited (MOCKRT_TARGET_MEMORY=100: an
  *                                        allocation beyond it is refused)
+ *        target_maps IMAGE.so --fork    (a kernel in a child of fork)
  * Exit status 0 means pass.
  */
 #define _GNU_SOURCE
@@ -374,6 +375,8 @@ int main(int argc, char **argv)
 
   if (argc > 2 && strcmp(argv[2], "--limited") == 0) {
     check_limited();
+  } else if (argc > 2 && strcmp(argv[2], "--fork") == 0) {
+    check_fork();
   } else {
     check_copies_and_counts();
     check_pointer_member();
@@ -382,7 +385,6 @@ int main(int argc, char **argv)
     check_global();
     check_memory_routines();
     check_refusals();
-    check_fork();
     /* Unregistered, the program's regions run on the host; registered
      * again, on the device, from a fresh copy of the image. */
     __tgt_unregister_lib(&desc);
