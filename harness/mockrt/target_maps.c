@@ -392,6 +392,9 @@ int main(int argc, char **argv)
     __tgt_register_lib(&desc);
     CHECK(target(&r_global, 0, NULL, NULL, NULL, NULL) == 0);
   }
+  /* The devices loaded their copies: the bytes are the test's to free. */
+  free(foreign);
+  free(bytes);
   printf("target_maps: %s\n", failures ? "FAIL" : "ok");
   return failures ? 1 : 0;
 }
