@@ -226,11 +226,12 @@ int main(int argc, char **argv)
   bench_scratch_close();
   if (failed)
     return 1;
+  /* One result in every run: neither a tool nor a round may change it. */
   for (int k = 0; k < rounds; k++)
-    for (int s = 1; s < SETUPS; s++)
-      if (strcmp(runs[0][0].checksum, runs[s][k].checksum) != 0) {
+    for (int s = 0; s < SETUPS; s++)
+      if (strcmp(runs[ALONE][0].checksum, runs[s][k].checksum) != 0) {
         fprintf(stderr, "bench_device_overhead: %s, round %d: the result changed (%s, %s)\n",
-                labels[s], k, runs[0][0].checksum, runs[s][k].checksum);
+                labels[s], k, runs[ALONE][0].checksum, runs[s][k].checksum);
         return 1;
       }
 
@@ -263,8 +264,8 @@ int main(int argc, char **argv)
          "  empty tool  an OMPT tool asking for knit's callbacks and tracing the device into "
          "buffers\n"
          "              it never reads (bench/empty_tool.c): what any tracing tool is charged\n"
-         "  knit        libknit.so preloaded (%s), every kernel's records charged to its "
-         "launching context\n"
+         "  knit        libknit.so preloaded (%s), every kernel's records charged to its\n"
+         "              launching context\n"
          "wall: ns per kernel, timed by the child; cpu: the child's CPU time (host thread, "
          "device thread\nand knit) per kernel launched\n",
          kernels, LATENCY_NS, rounds, EVENT);
@@ -283,8 +284,8 @@ int main(int argc, char **argv)
              spread[f][q][1]);
     putchar('\n');
   }
-  printf("attributed: every knit run charged all its %ld kernels (DEVICE_KERNEL = %llu ns each, "
-         "the device traced,\nno device operation unattributed)\n",
+  printf("attributed: every knit run charged all its %ld kernels (DEVICE_KERNEL = %llu ns "
+         "each,\nthe device traced, no device operation unattributed)\n",
          runs[KNIT][0].launched, LATENCY_NS);
   printf("no target: the mock device's time per operation is a model (a set latency, a thread "
          "that sleeps\nto its clock); a ratio against it prices knit against that model, not "
