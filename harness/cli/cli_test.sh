@@ -1105,6 +1105,35 @@ trace_drops)
   grep -qE '"thread 0 \(main, [0-9]+ events dropped\)"' "$tmp/d.json" || fail "the track does not say so"
   expect 0 '^ok$' -- python3 "$check" nesting "$tmp/d.json"
   ;;
+trace_device)
+  # knit record -t on the mock device: a track per device in the Chrome
+  # trace (report/chrome_trace.h). Under MOCKRT_DETERMINISTIC=1 the device
+  # times are exact: two kernels a round, launch_wide's and launch_narrow's,
+  # whose slices must add up to what DEVICE_KERNEL charges each construct.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  [ -x "$wl/target" ] || { echo "skip: the target workload is not built (no offloading toolchain for this ISA)"; exit 77; }
+  [ -e "$(dirname "$KNIT_LIB")/mock-intel/libomptarget.so" ] ||
+    { echo "skip: the mock device (mock-intel's libomptarget.so) is not built"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export MOCKRT_DETERMINISTIC=1 MOCKRT_TARGET_LATENCY_NS=0 MOCKRT_TARGET_BANDWIDTH=1000000000 \
+    MOCKRT_TARGET_NS_PER_ITER=10
+  expect 0 'SUMMARY' -- "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/g" -- "$wl/target" 3
+  [ -s "$tmp/g/trace-device-0.knit" ] || fail "no trace file of device 0"
+  "$knit" report --format=folded --metric=DEVICE_KERNEL "$tmp/g" >"$tmp/g.folded" || fail "--format=folded failed"
+  "$knit" report --format=chrome "$tmp/g" >"$tmp/g.json" 2>"$tmp/g.err" || fail "--format=chrome failed"
+  [ ! -s "$tmp/g.err" ] || fail "--format=chrome warned: $(cat "$tmp/g.err")"
+  expect 0 '^ok$' -- python3 "$check" device "$tmp/g.json" 6 "$tmp/g.folded"
+  grep -qE '"name":"device 0 \([^)]+\)"' "$tmp/g.json" || fail "no track named device 0 (TYPE)"
+  for n in '"to device 64 KiB"' '"from device 32 KiB"' '"to device 16 KiB"' '"alloc"'; do
+    grep -qF "{\"name\":$n,\"cat\":\"device\"" "$tmp/g.json" || fail "no $n slice on the device track"
+  done
+  # A torn last group is dropped with a warning, the rest kept.
+  head -c -5 "$tmp/g/trace-device-0.knit" >"$tmp/torn" && mv "$tmp/torn" "$tmp/g/trace-device-0.knit"
+  "$knit" report --format=chrome "$tmp/g" >"$tmp/g2.json" 2>"$tmp/g2.err" || fail "--format=chrome failed on a torn device file"
+  grep -q 'trace-device-0.knit: .*skipped' "$tmp/g2.err" || fail "no warning of the torn device file"
+  [ "$(grep -c '"cat":"device"' "$tmp/g2.json")" = "$(($(grep -c '"cat":"device"' "$tmp/g.json") - 1))" ] ||
+    fail "the torn device file did not keep all but its last operation"
+  ;;
 trace_absent)
   # Without -t: no trace file, and --format=chrome says how to get one.
   expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp \

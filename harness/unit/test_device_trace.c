@@ -25,6 +25,8 @@
 /* --- what device.c and device_trace.c call, standing in for the tool --- */
 knit_ompt knit_ompt_runtime = {.runtime_module = KNIT_MODULE_UNKNOWN,
                                .target_module = KNIT_MODULE_UNKNOWN};
+/* Not tracing (-t): device_track.c writes no file. */
+knit_session knit_the_session;
 static knit_thread *current;
 knit_thread *knit_thread_self(void)
 {
