@@ -894,6 +894,25 @@ view_traced)
   [ "$(wc -l <<<"$out_last")" = 1 ] || fail "knit view said more than the page's path"
   ! grep -q 'id="knit-trace"' "$tmp/n/knit-view.html" || fail "a trace in the page of a run without -t"
   ;;
+view_device)
+  # The mock device recorded with -t: the timeline draws its track below
+  # the threads, with its operations in their own colours and a legend
+  # for them; the page's status counts the device slices drawn.
+  [ -x "$wl/target" ] || { echo "skip: the target workload is not built (no offloading toolchain for this ISA)"; exit 77; }
+  [ -e "$(dirname "$KNIT_LIB")/mock-intel/libomptarget.so" ] ||
+    { echo "skip: the mock device (mock-intel's libomptarget.so) is not built"; exit 77; }
+  export MOCKRT_DETERMINISTIC=1 MOCKRT_TARGET_LATENCY_NS=0 MOCKRT_TARGET_BANDWIDTH=1000000000 \
+    MOCKRT_TARGET_NS_PER_ITER=1000
+  expect 0 'SUMMARY' -- "$knit" record -t -e REALTIME@f2000 --runtime=mock-intel -o "$tmp/v" -- "$wl/target" 3
+  expect 0 "^$tmp/v/knit-view.html\$" -- "$knit" view "$tmp/v"
+  browse "$tmp/v/knit-view.html"
+  [ "$(status_of trace-devices)" = 1 ] || fail "not one device lane"
+  grep -qE 'data-trace-lanes="thread 0 \(main\)[^"]*\|device 0 \([^)"]+\)"' <<<"$status" ||
+    fail "the device lane is not below the threads"
+  [ "$(status_of timeline-device)" -ge 6 ] || fail "fewer device slices drawn than the 6 kernels"
+  grep -q '</i>device: kernel</span>' "$tmp/dom.html" || fail "no legend entry of the device's kernels"
+  shoot "$tmp/v/knit-view.html" view-device-trace
+  ;;
 view_interact)
   # The page used as a user would (harness/cli/view_interact.html drives it
   # from a frame): a click on a flame graph frame zooms to it and one on the
