@@ -9,15 +9,16 @@
  * delete, a struct with a pointer member (MEMBER_OF, PTR_AND_OBJ: the kernel
  * reads through the device's pointer, the host's pointer stays its own),
  * literals, firstprivates, a zero-length section not present (a null
- * pointer), a declare-target global, the device memory routines; and the
- * refusals: map(present) of storage not present, 17 arguments, an unknown
- * region, a device that does not exist, an image of another ISA and one
- * that is no ELF object (the host then runs the region: the entry point
- * fails).
+ * pointer), a declare-target global, the device memory routines, a kernel
+ * in a child of fork; and the refusals: map(present) of storage not
+ * present, 17 arguments, an unknown region, a device that does not exist,
+ * an image of another ISA and one that is no ELF object (the host then
+ * runs the region: the entry point fails).
  *
  * Usage: target_maps IMAGE.so           (every case)
  *        target_maps IMAGE.so --limited (MOCKRT_TARGET_MEMORY=100: an
  *                                        allocation beyond it is refused)
+ *        target_maps IMAGE.so --fork    (a kernel in a child of fork)
  * Exit status 0 means pass.
  */
 #define _GNU_SOURCE
@@ -25,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -301,6 +304,32 @@ static void check_refusals(void)
   CHECK(target(&r_foreign, 0, NULL, NULL, NULL, NULL) != 0);
 }
 
+/* A child of fork runs kernels too, on a device it starts again, with the
+ * maps it inherited. */
+static void check_fork(void)
+{
+  double x[2] = {1, 2};
+  uintptr_t n = 2;
+  void *b[] = {x, (void *)n};
+  int64_t sizes[] = {sizeof x, sizeof n};
+  int64_t to[] = {TO, 0};
+  int64_t tofrom[] = {TO | FROM | PARAM, LITERAL | PARAM};
+  __tgt_target_data_begin_mapper(NULL, 0, 1, b, b, sizes, to, NULL, NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* Present in the child too: the kernel doubles the inherited copy. */
+    int rc = target(&r_scale, 2, b, b, sizes, tofrom);
+    __tgt_target_data_end_mapper(NULL, 0, 1, b, b, sizes, tofrom, NULL, NULL);
+    _exit(rc == 0 && x[0] == 2 && x[1] == 4 ? 0 : 1);
+  }
+  int status = 0;
+  CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK(target(&r_scale, 2, b, b, sizes, tofrom) == 0);
+  __tgt_target_data_end_mapper(NULL, 0, 1, b, b, sizes, tofrom, NULL, NULL);
+  CHECK(x[0] == 2 && x[1] == 4);
+}
+
 /* MOCKRT_TARGET_MEMORY=100: 64 bytes fit, 128 do not. */
 static void check_limited(void)
 {
@@ -346,6 +375,8 @@ int main(int argc, char **argv)
 
   if (argc > 2 && strcmp(argv[2], "--limited") == 0) {
     check_limited();
+  } else if (argc > 2 && strcmp(argv[2], "--fork") == 0) {
+    check_fork();
   } else {
     check_copies_and_counts();
     check_pointer_member();
@@ -361,6 +392,9 @@ int main(int argc, char **argv)
     __tgt_register_lib(&desc);
     CHECK(target(&r_global, 0, NULL, NULL, NULL, NULL) == 0);
   }
+  /* The devices loaded their copies: the bytes are the test's to free. */
+  free(foreign);
+  free(bytes);
   printf("target_maps: %s\n", failures ? "FAIL" : "ok");
   return failures ? 1 : 0;
 }

@@ -5,9 +5,10 @@
  * with --real, LLVM 14's own libomptarget and libomp.
  *
  * The program maps arrays of known sizes (map to/from/tofrom, a target
- * data region, enter/exit data, update) and runs two kernels whose trip
- * counts are 2:1, from two functions.  The tool records the target and
- * device callbacks and every trace record, and at the end checks that
+ * data region, enter/exit data, an update with nowait) and runs two
+ * kernels whose trip counts are 2:1, from two functions.  The tool records
+ * the target and device callbacks and every trace record, and at the end
+ * checks that
  * - device_initialize, device_load, device_unload and device_finalize
  *   came once each, and every trace buffer requested was handed back;
  * - the records are the callbacks: one per target callback, data
@@ -75,7 +76,9 @@ static double run_program(void)
 #pragma omp target enter data map(to : d)
     for (int i = 0; i < HALF; i++)
       d[i] = 2.0 * i;
-#pragma omp target update to(d)
+      /* A target task (__kmpc_omp_target_task_alloc), run to its end here. */
+#pragma omp target update to(d) nowait
+#pragma omp taskwait
     shift();
 #pragma omp target exit data map(from : d)
   }
@@ -260,8 +263,9 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
                            void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
                            uint64_t module_id)
 {
-  (void)filename, (void)offset_in_file, (void)vma_in_file;
+  (void)offset_in_file, (void)vma_in_file;
   CHECK(device_num == 0 && bytes > 0 && host_addr && device_addr && module_id);
+  CHECK(filename != NULL);
   n_load++;
 }
 

@@ -125,6 +125,21 @@ MOCKRT_EXPORT void *__kmpc_omp_task_alloc(mockrt_ident_t *loc, int32_t gtid, int
   return mockrt_task_data(x);
 }
 
+/*
+ * The task clang 14 makes for a target construct with nowait (or depend),
+ * in which it calls the offloading library's _nowait entry point: an
+ * ordinary task, untied as OpenMP says a target task is and as libomp 14
+ * makes it; the device number is the offloading library's business.
+ */
+MOCKRT_EXPORT void *__kmpc_omp_target_task_alloc(mockrt_ident_t *loc, int32_t gtid, int32_t flags,
+                                                 size_t sizeof_kmp_task_t, size_t sizeof_shareds,
+                                                 mockrt_kmp_routine_t routine, int64_t device_id)
+{
+  (void)device_id;
+  return __kmpc_omp_task_alloc(loc, gtid, flags & ~MOCKRT_KMP_TASK_TIED, sizeof_kmp_task_t,
+                               sizeof_shareds, routine);
+}
+
 /* A priority clause's value, once clang has stored it (-1 marks its presence). */
 static void mockrt_kmpc_task_priority(mockrt_xtask_t *x)
 {

@@ -58,6 +58,27 @@ static const mockrt_target_device_ops_t mockrt_tgt_ops = {
     .shutdown = mockrt_tgt_shutdown,
 };
 
+/*
+ * A child of fork has none of its parent's device threads: its devices
+ * start again on their first construct (device_initialize again), with the
+ * maps and images the child inherited, its memory being a copy of the
+ * parent's.  Locks another thread held at the fork are made anew.
+ */
+static void mockrt_tgt_after_fork_child(void)
+{
+  for (int i = 0; i < MOCKRT_TGT_MAX_DEVICES; i++) {
+    mockrt_tgt_device_t *dev = &mockrt_tgt_devices[i];
+    if (!atomic_load(&dev->ready) || dev->finalized)
+      continue;
+    atomic_store(&dev->ready, false);
+    atomic_store(&dev->initialized, false);
+    dev->op = NULL;
+    dev->op_done = false;
+  }
+  pthread_mutex_init(&mockrt_tgt_init_lock, NULL);
+  pthread_mutex_init(&mockrt_tgt_libs_lock, NULL);
+}
+
 /* Before main: the settings, and the host runtime learns of the devices
  * (omp_get_num_devices is answered by whichever library comes first). */
 __attribute__((constructor)) static void mockrt_tgt_settings_init(void)
@@ -73,6 +94,7 @@ __attribute__((constructor)) static void mockrt_tgt_settings_init(void)
   s->bandwidth = mockrt_tgt_env_u64("MOCKRT_TARGET_BANDWIDTH", 10000000000ull, 1);
   s->ns_per_iter = mockrt_tgt_env_u64("MOCKRT_TARGET_NS_PER_ITER", 10, 0);
   s->memory_limit = mockrt_tgt_env_u64("MOCKRT_TARGET_MEMORY", 0, 0);
+  s->stats = mockrt_tgt_env_u64("MOCKRT_TARGET_STATS", 0, 0) == 1;
   const char *offload = getenv("OMP_TARGET_OFFLOAD");
   if (offload && strcasecmp(offload, "disabled") == 0)
     s->num_devices = 0;
@@ -84,6 +106,7 @@ __attribute__((constructor)) static void mockrt_tgt_settings_init(void)
   const mockrt_target_hooks *hooks = mockrt_tgt_hooks();
   if (hooks)
     hooks->attach_devices(&mockrt_tgt_ops);
+  pthread_atfork(NULL, NULL, mockrt_tgt_after_fork_child);
 }
 
 bool mockrt_tgt_deterministic(void)
@@ -228,23 +251,27 @@ static void mockrt_tgt_execute(mockrt_tgt_device_t *dev, mockrt_tgt_op_t *op)
     memcpy(op->dev, op->host, op->bytes);
     mockrt_tgt_shadow_after_copy(dev, op);
     cost += mockrt_tgt_transfer_ns(op->bytes);
+    dev->to_count++, dev->to_bytes += op->bytes;
     break;
   case MOCKRT_OP_FROM_DEVICE:
     memcpy(op->host, op->dev, op->bytes);
     mockrt_tgt_shadow_after_copy(dev, op);
     cost += mockrt_tgt_transfer_ns(op->bytes);
+    dev->from_count++, dev->from_bytes += op->bytes;
     break;
   case MOCKRT_OP_KERNEL: {
     uint64_t ran = mockrt_tgt_host_ns();
     mockrt_tgt_kernel_call(op->fn, op->argc, op->argv);
     ran = mockrt_tgt_host_ns() - ran;
     cost += mockrt_tgt_deterministic() ? op->tripcount * s->ns_per_iter : ran;
+    dev->kernels++;
     break;
   }
   case MOCKRT_OP_FLUSH: mockrt_tgt_trace_deliver(dev, true); return;
   default: return;
   }
   uint64_t end = start + cost;
+  dev->busy_ns += cost;
   __atomic_store_n(&dev->clock_ns, end, __ATOMIC_RELEASE);
   /* The operation is over when its end has come: only then is its record
    * written, so no record the tool gets ends in its future. */
@@ -368,6 +395,18 @@ void mockrt_tgt_device_release(mockrt_tgt_device_t *dev)
   pthread_mutex_unlock(&dev->lock);
 }
 
+/* One line a device: under MOCKRT_DETERMINISTIC=1 every number is exact. */
+static void mockrt_tgt_print_stats(const mockrt_tgt_device_t *dev)
+{
+  fprintf(stderr,
+          "mockrt target: device %d: %llu kernels, %llu transfers to the device (%llu bytes), "
+          "%llu from it (%llu bytes), %llu allocations (at most %llu bytes in use), busy %llu ns\n",
+          dev->num, (unsigned long long)dev->kernels, (unsigned long long)dev->to_count,
+          (unsigned long long)dev->to_bytes, (unsigned long long)dev->from_count,
+          (unsigned long long)dev->from_bytes, (unsigned long long)dev->allocations,
+          (unsigned long long)dev->bytes_peak, (unsigned long long)dev->busy_ns);
+}
+
 /*
  * At the host runtime's shutdown (before the tool's finalize) or at exit:
  * the last records handed back, each module's device_unload, then
@@ -393,6 +432,8 @@ void mockrt_tgt_shutdown(void)
     if (fini)
       fini(dev->num);
     dev->finalized = true;
+    if (mockrt_tgt_settings.stats)
+      mockrt_tgt_print_stats(dev);
     mockrt_tgt_op_t stop = {.kind = MOCKRT_OP_STOP};
     mockrt_tgt_device_run(dev, &stop);
     pthread_join(dev->thread, NULL);

@@ -5,11 +5,11 @@
  * clang 14 embeds, per offload target, an ELF shared object holding the
  * kernels (one function per target region, named as the offload entry
  * says) and the declare-target globals.  The mock device runs only an
- * image of the process's own ISA: it writes the image into a memfd and
- * dlopens it, once per device (each device has its own globals), and a
- * kernel is the symbol its offload entry names.  The image's calls into
- * the OpenMP runtime (a kernel's teams and parallel regions) bind to the
- * host runtime already loaded.
+ * image of the process's own ISA: it writes the image into a file (or a
+ * memfd) and dlopens it, once per device (each device has its own
+ * globals), and a kernel is the symbol its offload entry names.  The
+ * image's calls into the OpenMP runtime (a kernel's teams and parallel
+ * regions) bind to the host runtime already loaded.
  */
 #define _GNU_SOURCE
 #include "target.h"
@@ -17,10 +17,15 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 mockrt_tgt_lib_t mockrt_tgt_libs[MOCKRT_TGT_MAX_LIBS];
@@ -115,33 +120,95 @@ MOCKRT_TGT_EXPORT void __tgt_unregister_lib(mockrt_tgt_bin_desc_t *desc)
   pthread_mutex_unlock(&mockrt_tgt_libs_lock);
 }
 
-static void *mockrt_tgt_dlopen_image(const mockrt_tgt_device_image_t *img, int device)
+static bool mockrt_tgt_write_all(int fd, const char *p, size_t size)
 {
-  size_t size = (size_t)((char *)img->image_end - (char *)img->image_start);
-  char name[64];
-  snprintf(name, sizeof name, "mockrt-device-%d-image", device);
-  int fd = memfd_create(name, MFD_CLOEXEC);
-  if (fd < 0) {
-    perror("mockrt target: memfd_create");
-    return NULL;
-  }
-  const char *p = img->image_start;
   for (size_t done = 0; done < size;) {
     ssize_t n = write(fd, p + done, size - done);
-    if (n <= 0) {
-      perror("mockrt target: writing the device image");
-      close(fd);
-      return NULL;
-    }
+    if (n <= 0)
+      return false;
     done += (size_t)n;
   }
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  return true;
+}
+
+/* FNV-1a: names an image's file by its bytes. */
+static uint64_t mockrt_tgt_image_hash(const unsigned char *p, size_t size)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; i++)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/*
+ * The image as a file of its own, kept after the run, so that a profiler
+ * can still read a kernel's symbols when it reports (a memfd is gone by
+ * then): $TMPDIR/mockrt-device-images/<hash of the bytes>-<device>.so, in
+ * a folder of the user's own, reused by every run of the same program (one
+ * file a device, since dlopen gives one copy a file and each device has
+ * globals of its own).  False when no such file can be had.
+ */
+static bool mockrt_tgt_image_file(const mockrt_tgt_device_image_t *img, int device, char *path,
+                                  size_t len)
+{
+  size_t size = (size_t)((char *)img->image_end - (char *)img->image_start);
+  const char *tmp = getenv("TMPDIR");
+  char dir[PATH_MAX];
+  struct stat st;
+  snprintf(dir, sizeof dir, "%s/mockrt-device-images", tmp && *tmp ? tmp : "/tmp");
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    return false;
+  /* Another user's folder could hold files that are not this image. */
+  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+    return false;
+  int n = snprintf(path, len, "%s/%016llx-%d.so", dir,
+                   (unsigned long long)mockrt_tgt_image_hash(img->image_start, size), device);
+  if (n < 0 || (size_t)n >= len)
+    return false;
+  if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == size)
+    return true;
+  /* Written aside and renamed: a run at the same time sees all or nothing. */
+  char part[PATH_MAX + 32];
+  snprintf(part, sizeof part, "%s.%ld.part", path, (long)getpid());
+  int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+  if (fd < 0)
+    return false;
+  bool ok = mockrt_tgt_write_all(fd, img->image_start, size);
+  ok = close(fd) == 0 && ok && rename(part, path) == 0;
+  if (!ok)
+    unlink(part);
+  return ok;
+}
+
+/* The device's copy of an image: from its file, else from a memfd (path
+ * then says the host object the image came from). */
+static void *mockrt_tgt_dlopen_image(const mockrt_tgt_device_image_t *img, int device, char *path,
+                                     size_t len)
+{
+  void *handle = NULL;
+  if (mockrt_tgt_image_file(img, device, path, len)) {
+    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle)
+      return handle;
+  }
+  size_t size = (size_t)((char *)img->image_end - (char *)img->image_start);
+  char name[64], fd_path[64];
+  snprintf(name, sizeof name, "mockrt-device-%d-image", device);
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0 || !mockrt_tgt_write_all(fd, img->image_start, size)) {
+    perror("mockrt target: writing the device image");
+    if (fd >= 0)
+      close(fd);
+    return NULL;
+  }
+  snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd);
+  handle = dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     fprintf(stderr, "mockrt target: device %d: the device image does not load: %s\n", device,
             dlerror());
   close(fd);
+  Dl_info info;
+  snprintf(path, len, "%s", dladdr(img->image_start, &info) ? info.dli_fname : "");
   return handle;
 }
 
@@ -151,7 +218,8 @@ static void mockrt_tgt_image_load(mockrt_tgt_device_t *dev, int lib)
   dev->loaded[lib] = true;
   if (!l->image)
     return;
-  void *handle = mockrt_tgt_dlopen_image(l->image, dev->num);
+  char path[PATH_MAX];
+  void *handle = mockrt_tgt_dlopen_image(l->image, dev->num, path, sizeof path);
   dev->handles[lib] = handle;
   if (!handle)
     return;
@@ -169,13 +237,11 @@ static void mockrt_tgt_image_load(mockrt_tgt_device_t *dev, int lib)
   ompt_callback_device_load_t cb = cbs ? cbs->device_load : NULL;
   if (!cb)
     return;
-  Dl_info info;
-  const char *file = dladdr(l->image->image_start, &info) ? info.dli_fname : NULL;
   struct link_map *lm = NULL;
   dlinfo(handle, RTLD_DI_LINKMAP, &lm);
-  /* The image was never a file of its own: it is bytes of the host
-   * object (file), whose address in memory is host_addr. */
-  cb(dev->num, file, -1, NULL,
+  /* The file the device loaded (the whole image), whose bytes are at
+   * host_addr in the host object too. */
+  cb(dev->num, path[0] ? path : NULL, 0, NULL,
      (size_t)((char *)l->image->image_end - (char *)l->image->image_start), l->image->image_start,
      lm ? (void *)lm->l_addr : NULL, dev->module_ids[lib]);
 }

@@ -83,6 +83,7 @@ typedef struct mockrt_tgt_settings {
   uint64_t ns_per_iter;  /* MOCKRT_TARGET_NS_PER_ITER: a kernel's cost per loop iteration */
   uint64_t memory_limit; /* MOCKRT_TARGET_MEMORY: device bytes (0: no limit) */
   bool mandatory;        /* OMP_TARGET_OFFLOAD=mandatory: a refused region is fatal */
+  bool stats;            /* MOCKRT_TARGET_STATS=1: each device's totals on stderr at its end */
 } mockrt_tgt_settings_t;
 extern mockrt_tgt_settings_t mockrt_tgt_settings;
 
@@ -203,6 +204,8 @@ typedef struct mockrt_tgt_device {
   size_t nshadows, shadow_cap;
   /* Memory accounting. */
   uint64_t bytes_in_use, bytes_peak, allocations;
+  /* What the device did (MOCKRT_TARGET_STATS=1 prints it at its end). */
+  uint64_t kernels, to_count, to_bytes, from_count, from_bytes, busy_ns;
   /* Loaded images: one dlopen per registered library. */
   void *handles[MOCKRT_TGT_MAX_LIBS];
   uint64_t module_ids[MOCKRT_TGT_MAX_LIBS];
