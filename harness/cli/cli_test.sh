@@ -1146,6 +1146,18 @@ trace_device)
   for n in '"to device 64 KiB"' '"from device 32 KiB"' '"to device 16 KiB"' '"alloc"'; do
     grep -qF "{\"name\":$n,\"cat\":\"device\"" "$tmp/g.json" || fail "no $n slice on the device track"
   done
+  # A device whose translate_time is wrong (the mock's fault: device time
+  # taken for the host's) is put on the host's clock by its own now: its
+  # slices stay among the threads', not hours away from them.
+  MOCKRT_FAULT=translate_time_wrong expect 0 'SUMMARY' -- \
+    "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/w" -- "$wl/target" 3
+  "$knit" report --format=chrome "$tmp/w" >"$tmp/w.json" 2>/dev/null || fail "--format=chrome failed"
+  "$knit" report --format=folded --metric=DEVICE_KERNEL "$tmp/w" >"$tmp/w.folded" || fail "--format=folded failed"
+  expect 0 '^ok$' -- python3 "$check" device "$tmp/w.json" 6 "$tmp/w.folded"
+  expect 0 '^spans [0-9]+ us$' -- python3 -c 'import json, sys
+x = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+print("spans %d us" % max(e["ts"] + e["dur"] for e in x))' "$tmp/w.json"
+  [ "$(grep -oE '[0-9]+' <<<"$out_last")" -lt 10000000 ] || fail "the device's slices are not on the host's clock"
   # A torn last group is dropped with a warning, the rest kept.
   head -c -5 "$tmp/g/trace-device-0.knit" >"$tmp/torn" && mv "$tmp/torn" "$tmp/g/trace-device-0.knit"
   "$knit" report --format=chrome "$tmp/g" >"$tmp/g2.json" 2>"$tmp/g2.err" || fail "--format=chrome failed on a torn device file"
