@@ -894,6 +894,25 @@ view_traced)
   [ "$(wc -l <<<"$out_last")" = 1 ] || fail "knit view said more than the page's path"
   ! grep -q 'id="knit-trace"' "$tmp/n/knit-view.html" || fail "a trace in the page of a run without -t"
   ;;
+view_device)
+  # The mock device recorded with -t: the timeline draws its track below
+  # the threads, with its operations in their own colours and a legend
+  # for them; the page's status counts the device slices drawn.
+  [ -x "$wl/target" ] || { echo "skip: the target workload is not built (no offloading toolchain for this ISA)"; exit 77; }
+  [ -e "$(dirname "$KNIT_LIB")/mock-intel/libomptarget.so" ] ||
+    { echo "skip: the mock device (mock-intel's libomptarget.so) is not built"; exit 77; }
+  export MOCKRT_DETERMINISTIC=1 MOCKRT_TARGET_LATENCY_NS=0 MOCKRT_TARGET_BANDWIDTH=1000000000 \
+    MOCKRT_TARGET_NS_PER_ITER=1000
+  expect 0 'SUMMARY' -- "$knit" record -t -e REALTIME@f2000 --runtime=mock-intel -o "$tmp/v" -- "$wl/target" 3
+  expect 0 "^$tmp/v/knit-view.html\$" -- "$knit" view "$tmp/v"
+  browse "$tmp/v/knit-view.html"
+  [ "$(status_of trace-devices)" = 1 ] || fail "not one device lane"
+  grep -qE 'data-trace-lanes="thread 0 \(main\)[^"]*\|device 0 \([^)"]+\)"' <<<"$status" ||
+    fail "the device lane is not below the threads"
+  [ "$(status_of timeline-device)" -ge 6 ] || fail "fewer device slices drawn than the 6 kernels"
+  grep -q '</i>device: kernel</span>' "$tmp/dom.html" || fail "no legend entry of the device's kernels"
+  shoot "$tmp/v/knit-view.html" view-device-trace
+  ;;
 view_interact)
   # The page used as a user would (harness/cli/view_interact.html drives it
   # from a frame): a click on a flame graph frame zooms to it and one on the
@@ -1104,6 +1123,47 @@ trace_drops)
     fail "the report does not say events were dropped"
   grep -qE '"thread 0 \(main, [0-9]+ events dropped\)"' "$tmp/d.json" || fail "the track does not say so"
   expect 0 '^ok$' -- python3 "$check" nesting "$tmp/d.json"
+  ;;
+trace_device)
+  # knit record -t on the mock device: a track per device in the Chrome
+  # trace (report/chrome_trace.h). Under MOCKRT_DETERMINISTIC=1 the device
+  # times are exact: two kernels a round, launch_wide's and launch_narrow's,
+  # whose slices must add up to what DEVICE_KERNEL charges each construct.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  [ -x "$wl/target" ] || { echo "skip: the target workload is not built (no offloading toolchain for this ISA)"; exit 77; }
+  [ -e "$(dirname "$KNIT_LIB")/mock-intel/libomptarget.so" ] ||
+    { echo "skip: the mock device (mock-intel's libomptarget.so) is not built"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export MOCKRT_DETERMINISTIC=1 MOCKRT_TARGET_LATENCY_NS=0 MOCKRT_TARGET_BANDWIDTH=1000000000 \
+    MOCKRT_TARGET_NS_PER_ITER=10
+  expect 0 'SUMMARY' -- "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/g" -- "$wl/target" 3
+  [ -s "$tmp/g/trace-device-0.knit" ] || fail "no trace file of device 0"
+  "$knit" report --format=folded --metric=DEVICE_KERNEL "$tmp/g" >"$tmp/g.folded" || fail "--format=folded failed"
+  "$knit" report --format=chrome "$tmp/g" >"$tmp/g.json" 2>"$tmp/g.err" || fail "--format=chrome failed"
+  [ ! -s "$tmp/g.err" ] || fail "--format=chrome warned: $(cat "$tmp/g.err")"
+  expect 0 '^ok$' -- python3 "$check" device "$tmp/g.json" 6 "$tmp/g.folded"
+  grep -qE '"name":"device 0 \([^)]+\)"' "$tmp/g.json" || fail "no track named device 0 (TYPE)"
+  for n in '"to device 64 KiB"' '"from device 32 KiB"' '"to device 16 KiB"' '"alloc"'; do
+    grep -qF "{\"name\":$n,\"cat\":\"device\"" "$tmp/g.json" || fail "no $n slice on the device track"
+  done
+  # A device whose translate_time is wrong (the mock's fault: device time
+  # taken for the host's) is put on the host's clock by its own now: its
+  # slices stay among the threads', not hours away from them.
+  MOCKRT_FAULT=translate_time_wrong expect 0 'SUMMARY' -- \
+    "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/w" -- "$wl/target" 3
+  "$knit" report --format=chrome "$tmp/w" >"$tmp/w.json" 2>/dev/null || fail "--format=chrome failed"
+  "$knit" report --format=folded --metric=DEVICE_KERNEL "$tmp/w" >"$tmp/w.folded" || fail "--format=folded failed"
+  expect 0 '^ok$' -- python3 "$check" device "$tmp/w.json" 6 "$tmp/w.folded"
+  expect 0 '^spans [0-9]+ us$' -- python3 -c 'import json, sys
+x = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+print("spans %d us" % max(e["ts"] + e["dur"] for e in x))' "$tmp/w.json"
+  [ "$(grep -oE '[0-9]+' <<<"$out_last")" -lt 10000000 ] || fail "the device's slices are not on the host's clock"
+  # A torn last group is dropped with a warning, the rest kept.
+  head -c -5 "$tmp/g/trace-device-0.knit" >"$tmp/torn" && mv "$tmp/torn" "$tmp/g/trace-device-0.knit"
+  "$knit" report --format=chrome "$tmp/g" >"$tmp/g2.json" 2>"$tmp/g2.err" || fail "--format=chrome failed on a torn device file"
+  grep -q 'trace-device-0.knit: .*skipped' "$tmp/g2.err" || fail "no warning of the torn device file"
+  [ "$(grep -c '"cat":"device"' "$tmp/g2.json")" = "$(($(grep -c '"cat":"device"' "$tmp/g.json") - 1))" ] ||
+    fail "the torn device file did not keep all but its last operation"
   ;;
 trace_absent)
   # Without -t: no trace file, and --format=chrome says how to get one.

@@ -12,6 +12,16 @@ output, for cli_test.sh.
   trace_check.py chrome FILE   the JSON's shape, slices that nest properly on
                                every track, idle and barrier slices
   trace_check.py nesting FILE  the same but for the OpenMP slices
+  trace_check.py device FILE KERNELS FOLDED
+                               the same as nesting for the threads, and the
+                               device tracks: named "device N (TYPE)" after
+                               the threads, tids no thread has, slices in
+                               order without overlap, named and with args as
+                               report/chrome_trace.h says, KERNELS kernels,
+                               whose durations per target construct are the
+                               DEVICE_KERNEL totals of FOLDED (the output of
+                               knit report --format=folded
+                               --metric=DEVICE_KERNEL)
 
 Prints what it checked; exits 1 with the reason on the first failure.
 """
@@ -124,11 +134,15 @@ def check_files(d, drops=False):
         fail("no worker with idle (%d) and barrier (%d) transitions" % (workers_idle, workers_barrier))
 
 
-def check_chrome(path, states=True):
+def load_json(path):
     try:
-        doc = json.load(open(path))
+        return json.load(open(path))
     except ValueError as e:
         fail(path + ": not JSON: %s" % e)
+
+
+def check_chrome(path, states=True):
+    doc = load_json(path)
     if set(doc) != {"traceEvents", "displayTimeUnit"} or doc["displayTimeUnit"] != "ms":
         fail("top level is %s" % sorted(doc))
     names, slices = {}, {}
@@ -139,6 +153,8 @@ def check_chrome(path, states=True):
             continue
         if ev["ph"] != "X" or ev["pid"] != 1:
             fail("unexpected event %s" % ev)
+        if ev.get("cat") == "device":
+            continue
         if ev["cat"] not in ("sample", "omp") or not isinstance(ev["args"].get("node"), int):
             fail("slice without its category or node: %s" % ev)
         if ev["dur"] <= 0:
@@ -172,7 +188,87 @@ def check_chrome(path, states=True):
     print("omp slices: %s" % sorted(omp_names))
 
 
+DEVICE_NAME = re.compile(r"kernel|alloc|(to|from) device (?P<n>\d+(\.\d)?) (?P<unit>B|KiB|MiB|GiB)")
+UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
+
+
+def folded_totals(path):
+    """DEVICE_KERNEL per construct, "FILE:LINE", from folded lines."""
+    totals = {}
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        frames, value = line.rsplit(" ", 1)
+        m = re.fullmatch(r"target_at_(.+:\d+)", frames.split(";")[-1])
+        if not m:
+            fail("folded line not at a target construct: " + line)
+        totals[m.group(1)] = totals.get(m.group(1), 0) + int(value)
+    return totals
+
+
+def check_device(path, kernels, folded):
+    check_chrome(path, states=False)
+    doc = load_json(path)
+    names, sorts, thread_tids, device = {}, {}, set(), {}
+    for ev in doc["traceEvents"]:
+        if ev["ph"] == "M" and ev["name"] == "thread_name":
+            names[ev["tid"]] = ev["args"]["name"]
+        elif ev["ph"] == "M" and ev["name"] == "thread_sort_index":
+            sorts[ev["tid"]] = ev["args"]["sort_index"]
+        elif ev["ph"] == "X" and ev["cat"] == "device":
+            device.setdefault(ev["tid"], []).append(ev)
+        elif ev["ph"] == "X":
+            thread_tids.add(ev["tid"])
+    if not device:
+        fail("no device track")
+    thread_tracks = [t for t in names if names[t].startswith("thread ")]
+    last_thread = max(sorts[t] for t in thread_tracks)
+    per_construct, count = {}, 0
+    for tid, evs in device.items():
+        if tid in thread_tids or tid in thread_tracks:
+            fail("device track %d has a thread's tid" % tid)
+        if not re.fullmatch(r"device \d+ \([^)]+\)", names.get(tid, "")):
+            fail("device track %d is named %r" % (tid, names.get(tid)))
+        if sorts.get(tid, -1) <= last_thread:
+            fail("device track %d does not sort after the threads" % tid)
+        end = -1
+        for e in evs:
+            start = round(e["ts"] * 1000)
+            if start < end:
+                fail("tid %d: %s at %d starts before the slice before it ends (%d)"
+                     % (tid, e["name"], start, end))
+            end = start + round(e["dur"] * 1000)
+            m = DEVICE_NAME.fullmatch(e["name"])
+            args = e["args"]
+            if not m or set(args) != {"node", "at", "bytes"}:
+                fail("device slice %s" % e)
+            if not isinstance(args["node"], int) or args["node"] <= 0:
+                fail("device slice at the root or no node: %s" % e)
+            if not re.fullmatch(r".+:\d+", args["at"]) or not isinstance(args["bytes"], int):
+                fail("device slice's at or bytes: %s" % e)
+            if m.group("n"):
+                n, unit = m.group("n"), m.group("unit")
+                if abs(float(n) * UNITS[unit] - args["bytes"]) > UNITS[unit] / 20:
+                    fail("%s moved %d bytes" % (e["name"], args["bytes"]))
+            if e["name"] == "kernel":
+                count += 1
+                at = os.path.basename(args["at"])
+                per_construct[at] = per_construct.get(at, 0) + round(e["dur"] * 1000)
+        print("tid %d (%s): %d device slices, in order" % (tid, names[tid], len(evs)))
+    if count != kernels:
+        fail("%d kernel slices, %d launches" % (count, kernels))
+    want = folded_totals(folded)
+    if per_construct != want:
+        fail("kernel time per construct %s, DEVICE_KERNEL says %s" % (per_construct, want))
+    print("kernels: %d, per construct %s" % (count, per_construct))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "device":
+        check_device(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        print("ok")
+        sys.exit(0)
     if len(sys.argv) != 3 or sys.argv[1] not in ("files", "drops", "chrome", "nesting"):
         print(__doc__)
         sys.exit(2)

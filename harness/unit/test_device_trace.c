@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <omp-tools.h>
@@ -25,6 +27,9 @@
 /* --- what device.c and device_trace.c call, standing in for the tool --- */
 knit_ompt knit_ompt_runtime = {.runtime_module = KNIT_MODULE_UNKNOWN,
                                .target_module = KNIT_MODULE_UNKNOWN};
+/* Tracing (-t), into a directory of the test's own (setup): device 0's
+ * operations go to its trace-device-0.knit. */
+knit_session knit_the_session;
 static knit_thread *current;
 knit_thread *knit_thread_self(void)
 {
@@ -206,6 +211,18 @@ static ompt_record_ompt_t *fake_record(ompt_buffer_t *buffer, ompt_buffer_cursor
 {
   return (ompt_record_ompt_t *)((char *)buffer + current_cursor);
 }
+/* The device's clock: device time t is the host's fake_origin + t. */
+static uint64_t fake_origin;
+static ompt_device_time_t fake_device_time(ompt_device_t *device)
+{
+  (void)device;
+  return 0;
+}
+static double fake_translate(ompt_device_t *device, ompt_device_time_t time)
+{
+  (void)device;
+  return (double)(fake_origin + time) * 1e-9;
+}
 static ompt_interface_fn_t fake_lookup(const char *name)
 {
   static const struct {
@@ -219,6 +236,8 @@ static ompt_interface_fn_t fake_lookup(const char *name)
       {"ompt_advance_buffer_cursor", (ompt_interface_fn_t)fake_advance},
       {"ompt_get_record_type", (ompt_interface_fn_t)fake_record_type},
       {"ompt_get_record_ompt", (ompt_interface_fn_t)fake_record},
+      {"ompt_get_device_time", (ompt_interface_fn_t)fake_device_time},
+      {"ompt_translate_time", (ompt_interface_fn_t)fake_translate},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(name, table[i].name) == 0)
@@ -269,6 +288,16 @@ static int setup(void **state)
     current = calloc(1, sizeof *current);
     knit_arena_init(&current->arena, 256u << 10, 1u << 20);
     current->cct_ready = true;
+    current->index = 3;
+    char dir[] = "/tmp/knit-device-track-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(knit_the_session.output, sizeof knit_the_session.output, "%s", dir);
+    knit_the_session.trace = true;
+    knit_the_session.active = true;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    /* Whole microseconds: the translation's double keeps them exactly. */
+    fake_origin = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / 1000 * 1000;
     ompt_callback_device_initialize_t init =
         (ompt_callback_device_initialize_t)registered[ompt_callback_device_initialize];
     init(0, "fake", (ompt_device_t *)&pending, fake_lookup, NULL);
@@ -463,6 +492,60 @@ static void finalize_delivers_the_last_records(void **state)
   assert_int_equal(buffers_handed_back, handed);
 }
 
+/* The device's trace file as records: its groups of three. */
+static size_t read_track(knit_trace_record *out, size_t max)
+{
+  char path[sizeof knit_the_session.output + 32];
+  snprintf(path, sizeof path, "%s/trace-device-0.knit", knit_the_session.output);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  knit_trace_header h;
+  assert_int_equal(fread(&h, sizeof h, 1, f), 1);
+  assert_memory_equal(h.magic, KNIT_TRACE_MAGIC, 8);
+  assert_int_equal(h.thread_index, 0);
+  assert_int_equal(h.clock, 1);
+  size_t n = fread(out, sizeof *out, max, f);
+  fclose(f);
+  assert_int_equal(n % 3, 0);
+  return n;
+}
+
+static void writes_each_operation_to_the_device_track(void **state)
+{
+  (void)state;
+  knit_trace_record before[3 * 64];
+  size_t had = read_track(before, 3 * 64);
+  target_begins(601, 0x2a);
+  add_data_op(601, ompt_target_data_transfer_to_device, 65536, 2000, 2100);
+  add_kernel(601, 2200, 5200);
+  add_data_op(601, ompt_target_data_alloc, 512, 5300, 5300);
+  add_kernel(999, 6000, 6500); /* no launching context */
+  fake_flush(NULL);
+  knit_trace_record r[3 * 64];
+  size_t n = read_track(r, 3 * 64);
+  assert_int_equal(n, had + 12);
+  const knit_trace_record *g = &r[had];
+  /* The copy: start and end on the host's clock, the construct's node in
+   * thread 3's tree, its bytes. */
+  assert_int_equal(g[0].kind, KNIT_TRACE_DEVICE_TO_DEVICE);
+  assert_int_equal(g[0].time_ns, fake_origin + 2000);
+  assert_int_equal(g[0].node, 0x2a);
+  assert_int_equal(g[1].kind, KNIT_TRACE_DEVICE_END);
+  assert_int_equal(g[1].time_ns, fake_origin + 2100);
+  assert_int_equal(g[1].node, 3);
+  assert_int_equal(g[2].kind, KNIT_TRACE_DEVICE_BYTES);
+  assert_int_equal(g[2].time_ns, 65536);
+  assert_int_equal(g[3].kind, KNIT_TRACE_DEVICE_KERNEL);
+  assert_int_equal(g[4].time_ns - g[3].time_ns, 3000);
+  assert_int_equal(g[5].time_ns, 0);
+  assert_int_equal(g[6].kind, KNIT_TRACE_DEVICE_ALLOC);
+  assert_int_equal(g[8].time_ns, 512);
+  /* Unattributed: node 0, no thread. */
+  assert_int_equal(g[9].kind, KNIT_TRACE_DEVICE_KERNEL);
+  assert_int_equal(g[9].node, 0);
+  assert_int_equal(g[10].node, UINT32_MAX);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -474,7 +557,15 @@ int main(void)
       cmocka_unit_test_setup(a_device_never_initialized_counts_untraced, setup),
       cmocka_unit_test_setup(a_written_thread_takes_no_more, setup),
       cmocka_unit_test_setup(a_forgotten_thread_takes_no_more, setup),
+      cmocka_unit_test_setup(writes_each_operation_to_the_device_track, setup),
       cmocka_unit_test_setup(finalize_delivers_the_last_records, setup),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  /* The directory setup made for the device's trace file. */
+  char path[sizeof knit_the_session.output + 32];
+  snprintf(path, sizeof path, "%s/trace-device-0.knit", knit_the_session.output);
+  unlink(path);
+  if (knit_the_session.output[0] != '\0')
+    rmdir(knit_the_session.output);
+  return failed;
 }

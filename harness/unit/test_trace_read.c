@@ -147,6 +147,14 @@ static void test_file_names(void **state)
   assert_false(knit_trace_file_name("thread-12-4567.knit", &index, &tid));
   assert_false(knit_trace_file_name("trace-12-4567.knit.tmp", &index, &tid));
   assert_false(knit_trace_file_name("trace-12.knit", &index, &tid));
+  /* A device's trace is no thread's, and a thread's no device's. */
+  uint32_t device;
+  assert_false(knit_trace_file_name("trace-device-0.knit", &index, &tid));
+  assert_true(knit_trace_device_file_name("trace-device-3.knit", &device));
+  assert_int_equal(device, 3);
+  assert_false(knit_trace_device_file_name("trace-3-4567.knit", &device));
+  assert_false(knit_trace_device_file_name("trace-device-3.knit.tmp", &device));
+  assert_false(knit_trace_device_file_name("trace-device-.knit", &device));
 }
 
 int main(void)

@@ -4,6 +4,8 @@
  *   thread-<index>-<tid>.knit   one per thread: load map, CCT, metrics, stats
  *   trace-<index>-<tid>.knit    with `knit record -t` only: the thread's
  *                               events in time order (below)
+ *   trace-device-<N>.knit       with `knit record -t` and a traced target
+ *                               device N: its operations (below)
  *   knit.log                    text; its last line is the SUMMARY line
  *
  * A thread file is binary in the byte order of the process that wrote it
@@ -207,7 +209,25 @@ typedef struct knit_steps_record {
  * when it has none), the code the thread ran as it entered the runtime.
  * KNIT_TRACE_DROPPED records carry, in node, how many events the full
  * buffer refused since the last such record (time: when the buffer had room
- * again). */
+ * again).
+ *
+ * A device's trace file (trace-device-<N>.knit) has the same header, with
+ * thread_index the device number and tid 0, and the same records, in
+ * groups of three per device operation, written as the device's trace
+ * buffers come back (ompt/device_track.h), in the order the device
+ * reported them:
+ *   KNIT_TRACE_DEVICE_KERNEL, _TO_DEVICE, _FROM_DEVICE or _ALLOC
+ *        time_ns: the operation's start on the host's CLOCK_MONOTONIC;
+ *        node: the target construct's node in the launching thread's tree
+ *   KNIT_TRACE_DEVICE_END
+ *        time_ns: its end, on the same clock (start plus the device's
+ *        own duration, so that it equals the device metrics exactly);
+ *        node: the launching thread's index (UINT32_MAX when no launching
+ *        context was known: node is then 0)
+ *   KNIT_TRACE_DEVICE_BYTES
+ *        time_ns: the bytes moved or allocated (0 for a kernel); node: 0
+ * A reader takes whole groups and ignores a torn last one. Thread traces
+ * never hold these kinds. */
 #define KNIT_TRACE_MAGIC   "KNITTRAC"
 #define KNIT_TRACE_VERSION 1
 
@@ -232,7 +252,14 @@ enum knit_trace_kind {
   KNIT_TRACE_LOCK_WAIT_BEGIN = 7, /* waits for a lock, critical, ordered */
   KNIT_TRACE_LOCK_WAIT_END = 8,   /* acquired */
   KNIT_TRACE_DROPPED = 9,         /* node: events lost to a full buffer */
-  KNIT_TRACE_KIND_COUNT = 10,
+  /* Device trace files only (a group of three per operation, above): */
+  KNIT_TRACE_DEVICE_KERNEL = 10,      /* a kernel ran */
+  KNIT_TRACE_DEVICE_TO_DEVICE = 11,   /* a copy from the host to the device */
+  KNIT_TRACE_DEVICE_FROM_DEVICE = 12, /* a copy from the device to the host */
+  KNIT_TRACE_DEVICE_ALLOC = 13,       /* an allocation on the device */
+  KNIT_TRACE_DEVICE_END = 14,         /* the operation's end, its thread */
+  KNIT_TRACE_DEVICE_BYTES = 15,       /* its bytes, in time_ns */
+  KNIT_TRACE_KIND_COUNT = 16,
 };
 
 typedef struct knit_trace_record {

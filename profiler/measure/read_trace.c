@@ -99,3 +99,13 @@ int knit_trace_file_name(const char *name, uint32_t *index, uint32_t *tid)
   *tid = b;
   return 1;
 }
+
+int knit_trace_device_file_name(const char *name, uint32_t *device)
+{
+  unsigned n;
+  int end = 0;
+  if (sscanf(name, "trace-device-%u.knit%n", &n, &end) != 1 || end == 0 || name[end] != '\0')
+    return 0;
+  *device = n;
+  return 1;
+}

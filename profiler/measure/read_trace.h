@@ -40,4 +40,8 @@ void knit_trace_file_free(knit_trace_file *f);
  * *index and *tid. */
 int knit_trace_file_name(const char *name, uint32_t *index, uint32_t *tid);
 
+/* Whether name is a device's trace file's name, trace-device-<N>.knit;
+ * sets *device. */
+int knit_trace_device_file_name(const char *name, uint32_t *device);
+
 #endif /* KNIT_MEASURE_READ_TRACE_H */

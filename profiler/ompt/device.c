@@ -83,6 +83,19 @@ void knit_device_charge(uint64_t target_id, const knit_device_amount *amounts, i
     atomic_fetch_add_explicit(&unattributed, 1, memory_order_relaxed);
 }
 
+bool knit_device_origin(uint64_t target_id, uint32_t *thread_index, uint32_t *node)
+{
+  pthread_mutex_lock(&targets_lock);
+  const target_slot *s = slot_for(target_id);
+  bool known = s && !atomic_load(&s->origin.thread->written);
+  if (known) {
+    *thread_index = s->origin.thread->index;
+    *node = s->origin.construct->node;
+  }
+  pthread_mutex_unlock(&targets_lock);
+  return known;
+}
+
 uint64_t knit_device_unattributed(void)
 {
   return atomic_load_explicit(&unattributed, memory_order_relaxed);

@@ -96,6 +96,12 @@ void knit_device_load(int device_num, const char *filename, int64_t offset_in_fi
                       void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
                       uint64_t module_id);
 
+/* The launching context of target_id: its thread's index and the
+ * construct's node in that thread's tree; false when none is kept (the
+ * same look-up knit_device_charge makes). Any thread; not for signal
+ * handlers. */
+bool knit_device_origin(uint64_t target_id, uint32_t *thread_index, uint32_t *node);
+
 /* Device operations no launching context was found for, so far. */
 uint64_t knit_device_unattributed(void);
 

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "core/log_file.h"
 #include "core/session.h"
 #include "ompt/device.h"
+#include "ompt/device_track.h"
 #include "ompt/ompt_state.h"
 #include "unwind/loadmap.h"
 
@@ -40,6 +42,11 @@ typedef struct trace_device {
   ompt_advance_buffer_cursor_t advance;
   ompt_get_record_type_t record_type;
   ompt_get_record_ompt_t record_ompt;
+  /* The host's CLOCK_MONOTONIC ns of device time 0, for the trace's
+   * device tracks; time_known is false when the device gives no way to
+   * tell, and its operations are then left out of the trace. */
+  bool time_known;
+  uint64_t host_origin_ns;
 } trace_device;
 
 static trace_device devices[KNIT_MAX_DEVICES];
@@ -143,6 +150,40 @@ static void charge_record(const ompt_record_ompt_t *r)
   }
 }
 
+/* The host's time of device time t: device times are translated by the
+ * origin found at initialization, and durations kept as the device's, so
+ * that a slice lasts what the device metrics say. */
+static uint64_t host_time(const trace_device *d, ompt_device_time_t t)
+{
+  return d->host_origin_ns + t;
+}
+
+/* One record's operation onto its device's track. */
+static void track_record(const trace_device *d, const ompt_record_ompt_t *r,
+                         knit_device_track_batch *b)
+{
+  knit_device_op op = {.start_ns = host_time(d, r->time), .thread_index = UINT32_MAX};
+  if (r->type == ompt_callback_target_submit) {
+    op.kind = KNIT_TRACE_DEVICE_KERNEL;
+    op.end_ns = op.start_ns + elapsed(r->time, r->record.target_kernel.end_time);
+  } else if (r->type == ompt_callback_target_data_op) {
+    const ompt_record_target_data_op_t *data = &r->record.target_data_op;
+    switch (data->optype & 0xf) {
+    case ompt_target_data_alloc: op.kind = KNIT_TRACE_DEVICE_ALLOC; break;
+    case ompt_target_data_transfer_to_device: op.kind = KNIT_TRACE_DEVICE_TO_DEVICE; break;
+    case ompt_target_data_transfer_from_device: op.kind = KNIT_TRACE_DEVICE_FROM_DEVICE; break;
+    default: return;
+    }
+    op.end_ns = op.start_ns + elapsed(r->time, data->end_time);
+    op.bytes = data->bytes;
+  } else {
+    return;
+  }
+  if (!knit_device_origin(r->target_id, &op.thread_index, &op.node))
+    op.thread_index = UINT32_MAX;
+  knit_device_track_add(b, &op);
+}
+
 /* The records of a buffer, from begin, walked with the device's own entry
  * points (a record's size is the runtime's business). A runtime whose
  * cursor never reaches the end is stopped after as many steps as the
@@ -151,6 +192,9 @@ static void buffer_complete(int device_num, ompt_buffer_t *buffer, size_t bytes,
                             ompt_buffer_cursor_t begin, int buffer_owned)
 {
   trace_device *d = device_at(device_num);
+  /* On the stack: a buffer's operations go out a batch at a time. */
+  knit_device_track_batch batch = {.device_num = device_num, .count = 0};
+  bool tracking = d && d->time_known && knit_device_track_enabled();
   if (d && d->record_ompt && d->advance && buffer && bytes > 0) {
     ompt_buffer_cursor_t cursor = begin;
     for (size_t step = 0; step < bytes; step++) {
@@ -158,12 +202,15 @@ static void buffer_complete(int device_num, ompt_buffer_t *buffer, size_t bytes,
       const ompt_record_ompt_t *r = ompt_record ? d->record_ompt(buffer, cursor) : NULL;
       if (r)
         charge_record(r);
+      if (r && tracking)
+        track_record(d, r, &batch);
       ompt_buffer_cursor_t next = cursor;
       if (!d->advance(d->device, buffer, bytes, cursor, &next) || next == cursor)
         break;
       cursor = next;
     }
   }
+  knit_device_track_write(&batch);
   int i = buffer_owned ? buffer_index(buffer) : -1;
   if (i >= 0)
     atomic_store(&pool_busy[i], false);
@@ -192,6 +239,41 @@ static bool look_up(trace_device *d, ompt_function_lookup_t lookup, ompt_set_tra
   d->record_type = (ompt_get_record_type_t)lookup("ompt_get_record_type");
   d->record_ompt = (ompt_get_record_ompt_t)lookup("ompt_get_record_ompt");
   return *set && *start && d->flush && d->advance && d->record_ompt;
+}
+
+/* Where device time 0 falls on the host's CLOCK_MONOTONIC, from the
+ * device's translate_time, checked against its get_device_time and the
+ * host's clock now: a translation more than a second off the host's now
+ * is not trusted, and the device's now taken as the host's instead. */
+static void find_origin(trace_device *d, ompt_function_lookup_t lookup)
+{
+  ompt_translate_time_t translate = (ompt_translate_time_t)lookup("ompt_translate_time");
+  ompt_get_device_time_t device_now = (ompt_get_device_time_t)lookup("ompt_get_device_time");
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t host_now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  d->time_known = false;
+  if (translate) {
+    ompt_device_time_t at = device_now ? device_now(d->device) : 0;
+    double host = translate(d->device, at) * 1e9;
+    if (host >= (double)at) {
+      uint64_t origin = (uint64_t)(host + 0.5) - at;
+      uint64_t translated = origin + at;
+      uint64_t off = translated > host_now ? translated - host_now : host_now - translated;
+      if (!device_now || off < 1000000000ull) {
+        d->host_origin_ns = origin;
+        d->time_known = true;
+        return;
+      }
+    }
+  }
+  if (device_now) {
+    ompt_device_time_t at = device_now(d->device);
+    if (at != ompt_time_none && at <= host_now) {
+      d->host_origin_ns = host_now - at;
+      d->time_known = true;
+    }
+  }
 }
 
 void knit_device_initialize(int device_num, const char *type, ompt_device_t *device,
@@ -235,6 +317,11 @@ void knit_device_initialize(int device_num, const char *type, ompt_device_t *dev
              "%s; transfer bytes come from target_data_op callbacks, no device times", why);
     log_device(device_num, type, what);
     return;
+  }
+  if (knit_device_track_enabled()) {
+    find_origin(d, lookup);
+    if (!d->time_known)
+      log_device(device_num, type, "no way to put its times on the host's clock; no trace track");
   }
   atomic_store(&d->state, DEVICE_TRACED);
   atomic_fetch_add(&traced_devices, 1);

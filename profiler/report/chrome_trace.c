@@ -262,6 +262,129 @@ static const char *thread_role(uint32_t flags)
   return "pthread";
 }
 
+/* The tids of the device tracks start past every thread's tid, so that no
+ * thread has one. */
+static uint32_t device_tid_base(const knit_traces *traces)
+{
+  uint32_t base = 1;
+  for (size_t i = 0; i < traces->count; i++)
+    if (traces->threads[i].tid >= base)
+      base = traces->threads[i].tid + 1;
+  return base;
+}
+
+/* The device tracks sort after the threads. */
+static uint32_t device_sort_base(const knit_traces *traces)
+{
+  uint32_t base = 0;
+  for (size_t i = 0; i < traces->count; i++)
+    if (traces->threads[i].thread_index >= base)
+      base = traces->threads[i].thread_index + 1;
+  return base;
+}
+
+/* "device N (NAME)", NAME as the measurement's devices line gives it
+ * (knit.log's "device N (TYPE)"), or "device N" without one. */
+static void device_track_name(const knit_profile *p, uint32_t device_num, char *out, size_t n)
+{
+  char key[32];
+  snprintf(key, sizeof key, "device %u (", device_num);
+  const char *list = p->measurement.devices;
+  for (const char *at = list ? strstr(list, key) : NULL; at != NULL; at = strstr(at + 1, key)) {
+    if (at != list && at[-1] != ' ')
+      continue;
+    const char *close = strchr(at, ')');
+    if (close != NULL) {
+      snprintf(out, n, "%.*s", (int)(close + 1 - at), at);
+      return;
+    }
+  }
+  snprintf(out, n, "device %u", device_num);
+}
+
+static void write_device_metadata(const knit_profile *p, const knit_traces *traces, FILE *out)
+{
+  uint32_t tid = device_tid_base(traces), sort = device_sort_base(traces);
+  for (size_t i = 0; i < traces->device_count; i++) {
+    uint32_t num = traces->devices[i].device_num;
+    char name[200];
+    device_track_name(p, num, name, sizeof name);
+    fprintf(out,
+            ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":",
+            tid + num);
+    json_string(out, name);
+    fprintf(out,
+            "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+            "\"args\":{\"sort_index\":%u}}",
+            tid + num, sort + num);
+  }
+}
+
+/* bytes as "64 KiB", "1.5 MiB", "100 B": one decimal when not whole. */
+static void format_bytes(uint64_t bytes, char *out, size_t n)
+{
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  unsigned u = 0;
+  uint64_t scale = 1;
+  while (u + 1 < sizeof units / sizeof units[0] && bytes >= scale * 1024)
+    scale *= 1024, u++;
+  uint64_t tenths = (bytes * 10 + scale / 2) / scale;
+  if (tenths % 10 == 0)
+    snprintf(out, n, "%llu %s", (unsigned long long)(tenths / 10), units[u]);
+  else
+    snprintf(out, n, "%llu.%llu %s", (unsigned long long)(tenths / 10),
+             (unsigned long long)(tenths % 10), units[u]);
+}
+
+/* The line of the target construct whose node is node: the call that
+ * launched it, which the report names it by. */
+static const knit_report_node *construct_line(const knit_profile *p, uint32_t node)
+{
+  const knit_report_node *n = &p->tree.nodes[node];
+  if (n->file == NULL && node != 0)
+    n = &p->tree.nodes[n->parent];
+  return n->file != NULL ? n : NULL;
+}
+
+static void write_device_slices(const knit_profile *p, const knit_traces *traces, FILE *out,
+                                int *first)
+{
+  uint32_t tid = device_tid_base(traces);
+  for (size_t i = 0; i < traces->device_count; i++) {
+    const knit_device_trace *dt = &traces->devices[i];
+    for (size_t j = 0; j < dt->count; j++) {
+      const knit_device_slice *sl = &dt->slices[j];
+      char name[64], size[32];
+      if (sl->kind == KNIT_TRACE_DEVICE_TO_DEVICE || sl->kind == KNIT_TRACE_DEVICE_FROM_DEVICE) {
+        format_bytes(sl->bytes, size, sizeof size);
+        snprintf(name, sizeof name, "%s %s", knit_device_kind_name(sl->kind), size);
+      } else {
+        snprintf(name, sizeof name, "%s", knit_device_kind_name(sl->kind));
+      }
+      if (*first)
+        *first = 0;
+      else
+        fputs(",\n", out);
+      fputs("{\"name\":", out);
+      json_string(out, name);
+      fprintf(out, ",\"cat\":\"device\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":",
+              tid + dt->device_num);
+      put_us(out, sl->start_ns - traces->begin_ns);
+      fputs(",\"dur\":", out);
+      put_us(out, sl->end_ns - sl->start_ns);
+      fprintf(out, ",\"args\":{\"node\":%u", sl->node);
+      const knit_report_node *at = construct_line(p, sl->node);
+      if (at != NULL) {
+        char where[4200];
+        snprintf(where, sizeof where, "%s:%u", at->file, at->line);
+        fputs(",\"at\":", out);
+        json_string(out, where);
+      }
+      fprintf(out, ",\"bytes\":%llu}}", (unsigned long long)sl->bytes);
+    }
+  }
+}
+
 static void write_metadata(const knit_profile *p, const knit_traces *traces, FILE *out, int *first)
 {
   const char *program = "program";
@@ -297,6 +420,7 @@ static void write_metadata(const knit_profile *p, const knit_traces *traces, FIL
             "\"args\":{\"sort_index\":%u}}",
             th->tid, th->thread_index);
   }
+  write_device_metadata(p, traces, out);
 }
 
 int knit_chrome_trace_write(const knit_profile *p, FILE *out, FILE *diag)
@@ -330,6 +454,8 @@ int knit_chrome_trace_write(const knit_profile *p, FILE *out, FILE *diag)
     k.open.count = 0;
     rc = write_thread(&k, &traces.threads[i], sample_ns);
   }
+  if (rc == 0)
+    write_device_slices(p, &traces, out, &first);
   fputs("\n],\"displayTimeUnit\":\"ms\"}\n", out);
   free(k.open.items);
   free(k.want.items);

@@ -40,6 +40,20 @@
  *     the order their slices end (a frame's before the frame around it,
  *     which may begin at the same time): Trace Event viewers order them by
  *     ts and, for equal ts, the longer first, as `knit view` does.
+ *   - per traced target device (trace-device-<N>.knit), after the threads,
+ *     its track: pid 1, a tid no thread has (one past the highest thread
+ *     tid, plus N), "thread_name" args {"name":"device N (TYPE)"} (TYPE as
+ *     knit.log names the device; "device N" when it does not) and a
+ *     "thread_sort_index" past every thread's; and its operations, by
+ *     start, one complete event each, "cat":"device", named by kind:
+ *     "kernel", "to device SIZE", "from device SIZE" (SIZE as "64 KiB",
+ *     "1.5 MiB", "100 B"), "alloc"; args {"node":N,"at":"FILE:LINE",
+ *     "bytes":B}: N the target construct's node (`target at FILE:LINE`)
+ *     in the merged tree, the root when its launching context is unknown,
+ *     "at" the line of the call that launched it (left out when unknown),
+ *     B the bytes moved or allocated (0 for a kernel). ts and dur are the
+ *     device's times on the host's clock; a device runs one operation at
+ *     a time, so its slices do not overlap.
  */
 #ifndef KNIT_REPORT_CHROME_TRACE_H
 #define KNIT_REPORT_CHROME_TRACE_H

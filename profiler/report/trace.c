@@ -24,6 +24,17 @@ const char *knit_trace_kind_name(uint32_t kind)
   }
 }
 
+const char *knit_device_kind_name(uint32_t kind)
+{
+  switch (kind) {
+  case KNIT_TRACE_DEVICE_KERNEL: return "kernel";
+  case KNIT_TRACE_DEVICE_TO_DEVICE: return "to device";
+  case KNIT_TRACE_DEVICE_FROM_DEVICE: return "from device";
+  case KNIT_TRACE_DEVICE_ALLOC: return "alloc";
+  default: return "unknown";
+  }
+}
+
 static const knit_thread_file *thread_file_of(const knit_measurement *m, uint32_t index,
                                               uint32_t tid)
 {
@@ -116,6 +127,135 @@ static int take_file(const knit_profile *p, const knit_trace_file *f, knit_threa
   return sort_events(th->events, th->count);
 }
 
+/* The merged tree's node of node in the tree of the thread of index
+ * thread_index; maps[i] is the map of the measurement's thread file i,
+ * made at its first use. UINT32_MAX when the thread or the node is not
+ * known; the root when a filter left the node out. */
+static uint32_t device_node(const knit_profile *p, uint32_t **maps, uint32_t thread_index,
+                            uint32_t node, int *failed)
+{
+  const knit_measurement *m = &p->measurement;
+  for (size_t i = 0; i < m->thread_count; i++) {
+    const knit_thread_file *tf = &m->threads[i];
+    if (tf->header.thread_index != thread_index)
+      continue;
+    if (node >= tf->node_count)
+      return UINT32_MAX;
+    if (maps[i] == NULL) {
+      maps[i] = malloc(tf->node_count * sizeof *maps[i]);
+      if (maps[i] == NULL || knit_report_tree_map_thread(&p->tree, tf, maps[i]) != 0) {
+        *failed = 1;
+        return UINT32_MAX;
+      }
+    }
+    return maps[i][node] == UINT32_MAX ? 0 : maps[i][node];
+  }
+  return UINT32_MAX;
+}
+
+static int compare_slices(const void *a, const void *b)
+{
+  const knit_device_slice *x = a, *y = b;
+  if (x->start_ns != y->start_ns)
+    return x->start_ns < y->start_ns ? -1 : 1;
+  /* An allocation of no time and the copy into it start alike: the
+   * shorter first, so that a device's slices stay in the order they ran. */
+  if (x->end_ns != y->end_ns)
+    return x->end_ns < y->end_ns ? -1 : 1;
+  return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+/* One device's trace file into dt: its groups of three records, mapped to
+ * the merged tree. */
+static int take_device_file(const knit_profile *p, const knit_trace_file *f, knit_device_trace *dt,
+                            const char *dir, FILE *diag)
+{
+  dt->device_num = f->header.thread_index;
+  dt->slices = malloc((f->count / 3 + 1) * sizeof *dt->slices);
+  uint32_t **maps = calloc(p->measurement.thread_count + 1, sizeof *maps);
+  if (dt->slices == NULL || maps == NULL) {
+    free(maps);
+    return -1;
+  }
+  size_t broken = 0, unknown = 0;
+  int failed = 0;
+  for (size_t i = 0; i < f->count;) {
+    const knit_trace_record *r = &f->records[i];
+    if (r->kind < KNIT_TRACE_DEVICE_KERNEL || r->kind > KNIT_TRACE_DEVICE_ALLOC ||
+        i + 2 >= f->count || r[1].kind != KNIT_TRACE_DEVICE_END ||
+        r[2].kind != KNIT_TRACE_DEVICE_BYTES || r[1].time_ns < r->time_ns) {
+      broken++;
+      i++;
+      continue;
+    }
+    uint32_t node = 0;
+    if (r[1].node != UINT32_MAX) {
+      node = device_node(p, maps, r[1].node, r->node, &failed);
+      if (node == UINT32_MAX) {
+        unknown++;
+        node = 0;
+      }
+    }
+    dt->slices[dt->count++] =
+        (knit_device_slice){r->time_ns, r[1].time_ns, r[2].time_ns, node, r->kind};
+    i += 3;
+  }
+  for (size_t i = 0; i < p->measurement.thread_count; i++)
+    free(maps[i]);
+  free(maps);
+  if (failed)
+    return -1;
+  if (broken > 0)
+    fprintf(diag, "knit: warning: %s/%s: %zu records not in a whole device operation skipped\n",
+            dir, f->name, broken);
+  if (unknown > 0)
+    fprintf(diag,
+            "knit: warning: %s/%s: %zu device operations name a thread or node no thread file "
+            "has; they are shown at the root\n",
+            dir, f->name, unknown);
+  qsort(dt->slices, dt->count, sizeof *dt->slices, compare_slices);
+  return 0;
+}
+
+/* Reads the device trace file name of dir into out's devices. */
+static int read_device(const knit_profile *p, knit_traces *out, const char *dir, const char *name,
+                       size_t *cap, FILE *diag)
+{
+  char path[4096], err[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  knit_trace_file f;
+  if (knit_trace_file_read(path, &f, err, sizeof err) != 0) {
+    fprintf(diag, "knit: warning: %s/%s: %s\n", dir, name, err);
+    return 0;
+  }
+  if (f.torn_bytes > 0 || f.bad_kinds > 0)
+    fprintf(diag,
+            "knit: warning: %s/%s: %zu torn bytes and %zu records of an unknown kind "
+            "skipped\n",
+            dir, name, f.torn_bytes, f.bad_kinds);
+  if (out->device_count == *cap) {
+    size_t grown_cap = *cap ? 2 * *cap : 4;
+    knit_device_trace *grown = realloc(out->devices, grown_cap * sizeof *grown);
+    if (grown == NULL) {
+      knit_trace_file_free(&f);
+      return -1;
+    }
+    out->devices = grown;
+    *cap = grown_cap;
+  }
+  knit_device_trace *dt = &out->devices[out->device_count++];
+  memset(dt, 0, sizeof *dt);
+  int rc = take_device_file(p, &f, dt, dir, diag);
+  knit_trace_file_free(&f);
+  return rc;
+}
+
+static int compare_devices(const void *a, const void *b)
+{
+  const knit_device_trace *x = a, *y = b;
+  return x->device_num < y->device_num ? -1 : x->device_num > y->device_num;
+}
+
 static int compare_threads(const void *a, const void *b)
 {
   const knit_thread_trace *x = a, *y = b;
@@ -132,11 +272,15 @@ static int read_all(const knit_profile *p, knit_traces *out, FILE *diag, size_t 
     fprintf(diag, "knit: error: cannot open %s\n", dir);
     return -1;
   }
-  size_t cap = 0;
+  size_t cap = 0, device_cap = 0;
   int rc = 0;
   struct dirent *e;
   while (rc == 0 && (e = readdir(d)) != NULL) {
-    uint32_t index, tid;
+    uint32_t index, tid, device;
+    if (knit_trace_device_file_name(e->d_name, &device)) {
+      rc = read_device(p, out, dir, e->d_name, &device_cap, diag);
+      continue;
+    }
     if (!knit_trace_file_name(e->d_name, &index, &tid))
       continue;
     (*found)++;
@@ -205,6 +349,17 @@ int knit_profile_read_traces(const knit_profile *p, knit_traces *out, FILE *diag
       out->end_ns = th->events[th->count - 1].time_ns;
     any = 1;
   }
+  qsort(out->devices, out->device_count, sizeof *out->devices, compare_devices);
+  for (size_t i = 0; i < out->device_count; i++) {
+    const knit_device_trace *dt = &out->devices[i];
+    for (size_t j = 0; j < dt->count; j++) {
+      if (!any || dt->slices[j].start_ns < out->begin_ns)
+        out->begin_ns = dt->slices[j].start_ns;
+      if (!any || dt->slices[j].end_ns > out->end_ns)
+        out->end_ns = dt->slices[j].end_ns;
+      any = 1;
+    }
+  }
   return 0;
 }
 
@@ -213,5 +368,8 @@ void knit_traces_free(knit_traces *t)
   for (size_t i = 0; i < t->count; i++)
     free(t->threads[i].events);
   free(t->threads);
+  for (size_t i = 0; i < t->device_count; i++)
+    free(t->devices[i].slices);
+  free(t->devices);
   memset(t, 0, sizeof *t);
 }

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "report/tree.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,12 +168,16 @@ int knit_report_tree_map_thread(const knit_report_tree *t, const knit_thread_fil
   for (size_t i = 1; i < f->node_count; i++) {
     const knit_read_node *n = &f->nodes[i];
     uint32_t module = n->module;
-    if (module != KNIT_MODULE_PLACEHOLDER && module != KNIT_MODULE_UNKNOWN)
+    /* KNIT_MODULE_PLACEHOLDER is EMPTY_SLOT's value too: only a module the
+     * tree lacks, not a placeholder, leaves the node out. */
+    bool known = true;
+    if (module != KNIT_MODULE_PLACEHOLDER && module != KNIT_MODULE_UNKNOWN) {
       module = module_map[module];
+      known = module != EMPTY_SLOT;
+    }
     uint32_t parent = map[n->parent];
-    map[i] = parent == EMPTY_SLOT || module == EMPTY_SLOT
-                 ? EMPTY_SLOT
-                 : find(t, parent, module, n->offset, n->kind);
+    map[i] =
+        parent == EMPTY_SLOT || !known ? EMPTY_SLOT : find(t, parent, module, n->offset, n->kind);
   }
   free(module_map);
   return 0;

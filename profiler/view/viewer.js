@@ -67,6 +67,20 @@
     'parallel region': '#a9c8ee',
   };
 
+  // A device's operations, by kind (the slice's name up to its size), in
+  // greens and dark blues that neither the functions nor the states use.
+  const DEVICE_COLOURS = {
+    kernel: '#2e8b57',
+    'to device': '#1b4f9c',
+    'from device': '#0b7a75',
+    alloc: '#8c8c3e',
+  };
+
+  function deviceColour(name) {
+    for (const kind of Object.keys(DEVICE_COLOURS)) if (name === kind || name.startsWith(kind + ' ')) return DEVICE_COLOURS[kind];
+    return DEVICE_COLOURS.kernel;
+  }
+
   function warmColour(name, kind) {
     if (OMP_COLOURS[name]) return OMP_COLOURS[name];
     const h = hashText(name);
@@ -681,7 +695,7 @@
     const threads = new Map();
     const thread = (tid) => {
       let t = threads.get(tid);
-      if (!t) threads.set(tid, (t = { tid, name: 'thread ' + tid, order: Infinity, slices: [], levels: 1 }));
+      if (!t) threads.set(tid, (t = { tid, name: 'thread ' + tid, order: Infinity, slices: [], levels: 1, device: false }));
       return t;
     };
     let start = Infinity, end = -Infinity, seq = 0;
@@ -698,7 +712,9 @@
         const ts = Math.round(e.ts * 1000);
         const dur = typeof e.dur === 'number' && e.dur > 0 ? Math.round(e.dur * 1000) : 0;
         const node = e.args && typeof e.args.node === 'number' ? e.args.node : -1;
-        thread(e.tid).slices.push({ name: String(e.name), cat: String(e.cat || ''), ts, dur, node, seq: seq++, level: 0 });
+        const cat = String(e.cat || '');
+        thread(e.tid).slices.push({ name: String(e.name), cat, ts, dur, node, seq: seq++, level: 0 });
+        if (cat === 'device') thread(e.tid).device = true;
         if (ts < start) start = ts;
         if (ts + dur > end) end = ts + dur;
       }
@@ -758,12 +774,14 @@
     setStatus('traceMainOuter', mainOuter);
     setStatus('traceMainNested', mainNested);
     const list = Array.from(threads.values()).filter((t) => t.slices.length > 0 || t.name);
-    // Lanes in the trace's own order of threads (thread_sort_index), else by tid.
-    list.sort((a, b) => (a.order === b.order ? 0 : a.order < b.order ? -1 : 1) || a.tid - b.tid);
+    // Lanes in the trace's own order of threads (thread_sort_index), else by
+    // tid; a device's lane below every thread's, whatever its index says.
+    list.sort((a, b) => (a.device - b.device) || (a.order === b.order ? 0 : a.order < b.order ? -1 : 1) || a.tid - b.tid);
     return { threads: list, start: isFinite(start) ? start : 0, end: isFinite(end) ? end : 1, events: events.length };
   }
 
   function sliceColour(s) {
+    if (s.cat === 'device') return deviceColour(s.name);
     return OMP_COLOURS[s.name] || warmColour(s.name, KIND_FUNCTION);
   }
 
@@ -788,7 +806,7 @@
       ctx.textBaseline = 'middle';
       const plot = cssWidth - LABEL_WIDTH;
       const scale = plot / (to - from);
-      const counts = { idle: 0, barrier: 0, lockwait: 0, region: 0 };
+      const counts = { idle: 0, barrier: 0, lockwait: 0, region: 0, device: 0 };
       const searching = state.search.text !== '';
       drawn = [];
       let y = 0;
@@ -823,7 +841,8 @@
           }
           ctx.globalAlpha = 1;
           drawn.push({ s, t, x, y: sy, w });
-          if (s.name === '<omp-idle>') counts.idle++;
+          if (s.cat === 'device') counts.device++;
+          else if (s.name === '<omp-idle>') counts.idle++;
           else if (s.name === '<omp-barrier>') counts.barrier++;
           else if (s.name === '<omp-lock-wait>') counts.lockwait++;
           else if (s.name === 'parallel region') counts.region++;
@@ -835,6 +854,7 @@
       setStatus('timelineBarrier', counts.barrier);
       setStatus('timelineLockWait', counts.lockwait);
       setStatus('timelineRegions', counts.region);
+      setStatus('timelineDevice', counts.device);
     }
 
     function timeAt(ev) {
@@ -876,12 +896,15 @@
     return { draw };
   }
 
-  function legend(host) {
+  function legend(host, devices) {
     let html = '';
     for (const name of Object.keys(OMP_COLOURS))
       html += '<span><i style="background:' + OMP_COLOURS[name] + '"></i>' + escapeHtml(name) + '</span>';
-    host.innerHTML = html + '<span><i style="background:' + warmColour('main', KIND_FUNCTION) +
-                     '"></i>call-path frames, coloured by function</span>';
+    html += '<span><i style="background:' + warmColour('main', KIND_FUNCTION) + '"></i>call-path frames, coloured by function</span>';
+    if (devices)
+      for (const name of Object.keys(DEVICE_COLOURS))
+        html += '<span><i style="background:' + DEVICE_COLOURS[name] + '"></i>device: ' + escapeHtml(name) + '</span>';
+    host.innerHTML = html;
   }
 
   // --- the page -------------------------------------------------------------
@@ -921,7 +944,9 @@
     let timeline = null;
     if (trace) {
       document.getElementById('timeline-section').hidden = false;
-      legend(document.getElementById('timeline-legend'));
+      const deviceLanes = trace.threads.filter((t) => t.device).length;
+      legend(document.getElementById('timeline-legend'), deviceLanes > 0);
+      setStatus('traceDevices', deviceLanes);
       timeline = Timeline(document.getElementById('timeline'), document.getElementById('timeline-box'), trace, state);
       setStatus('traceThreads', trace.threads.length);
       setStatus('traceLanes', trace.threads.map((t) => t.name).join('|'));
