@@ -11,6 +11,7 @@
 
 #include "base/arena.h"
 #include "base/safe_format.h"
+#include "base/write_all.h"
 #include "core/file_limit.h"
 #include "core/log_file.h"
 #include "core/session.h"
@@ -48,21 +49,6 @@ uint64_t knit_trace_now(void)
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Writes all of [data, data+len) to fd; false on an error. */
-static bool write_all(int fd, const void *data, size_t len)
-{
-  const char *at = data;
-  while (len > 0) {
-    ssize_t n = write(fd, at, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    at += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
 
 void knit_trace_attach(knit_thread *t)
 {
@@ -156,7 +142,7 @@ static void create_file(struct knit_trace_state *s)
   h.thread_index = s->index;
   h.clock = 1;
   int fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  s->file_ok = fd >= 0 && write_all(fd, &h, sizeof h);
+  s->file_ok = fd >= 0 && knit_write_all(fd, &h, sizeof h) == 0;
   if (fd >= 0)
     close(fd);
   if (s->file_ok)
@@ -188,7 +174,7 @@ typedef struct sink_state {
 static int sink(void *ctx, const knit_trace_record *records, size_t n)
 {
   sink_state *k = ctx;
-  if (k->fd >= 0 && write_all(k->fd, records, n * sizeof *records))
+  if (k->fd >= 0 && knit_write_all(k->fd, records, n * sizeof *records) == 0)
     k->written += n;
   else
     k->lost += n;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/write_all.h"
 #include "measure/write_text.h"
 
 _Static_assert(sizeof(knit_file_header) == 72, "file header layout");
@@ -26,23 +27,6 @@ static void copy_bytes(void *dst, const void *src, size_t n)
   const uint8_t *s = src;
   for (size_t i = 0; i < n; i++)
     d[i] = s[i];
-}
-
-static int write_all(int fd, const uint8_t *data, size_t len)
-{
-  while (len > 0) {
-    ssize_t n = write(fd, data, len);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return -errno;
-    }
-    if (n == 0)
-      return -EIO;
-    data += n;
-    len -= (size_t)n;
-  }
-  return 0;
 }
 
 static int pwrite_all(int fd, const uint8_t *data, size_t len, uint64_t off)
@@ -67,7 +51,7 @@ static void flush(knit_writer *w)
 {
   if (w->error != 0 || w->used == 0)
     return;
-  int rc = write_all(w->fd, w->buf, w->used);
+  int rc = knit_write_all(w->fd, w->buf, w->used);
   if (rc != 0) {
     w->error = rc;
     return;

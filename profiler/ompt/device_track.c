@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/write_all.h"
 #include "core/session.h"
 #include "measure/format.h"
 
@@ -25,20 +26,6 @@ bool knit_device_track_enabled(void)
   return knit_the_session.trace && knit_the_session.active;
 }
 
-static bool write_all(int fd, const void *data, size_t len)
-{
-  const char *at = data;
-  while (len > 0) {
-    ssize_t n = write(fd, at, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    at += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
 
 /* The device's file, open for appending, made with its header at the
  * first call; -1 when it cannot be. With files_lock held. */
@@ -60,7 +47,7 @@ static int open_file(int device_num)
   h.tid = 0;
   h.thread_index = (uint32_t)device_num;
   h.clock = 1;
-  if (!write_all(fd, &h, sizeof h)) {
+  if (knit_write_all(fd, &h, sizeof h) != 0) {
     close(fd);
     return -1;
   }
@@ -85,7 +72,7 @@ void knit_device_track_write(knit_device_track_batch *b)
   if (fd >= 0) {
     /* One write per batch: a process killed meanwhile tears at most the
      * last group, which readers drop. */
-    write_all(fd, records, (size_t)b->count * 3 * sizeof records[0]);
+    (void)knit_write_all(fd, records, (size_t)b->count * 3 * sizeof records[0]);
     close(fd);
   }
   pthread_mutex_unlock(&files_lock);

@@ -24,6 +24,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/write_all.h"
+
 /* Bumped whenever the file's layout or the analysis's results change: an
  * older file then reads as invalid and is rewritten. */
 #define CACHE_VERSION 1u
@@ -364,20 +366,6 @@ static bool make_parents(const char *path)
   return ok;
 }
 
-static bool write_all(int fd, const uint8_t *p, size_t len)
-{
-  while (len > 0) {
-    ssize_t n = write(fd, p, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
-
 bool knit_structure_cache_write(const char *path, const knit_structure_key *key,
                                 const knit_function_loops *f, size_t count)
 {
@@ -434,7 +422,7 @@ bool knit_structure_cache_write(const char *path, const knit_structure_key *key,
   fd = mkostemp(tmp, O_CLOEXEC);
   if (fd < 0)
     goto out;
-  ok = write_all(fd, head.p, head.len) && write_all(fd, payload.p, payload.len);
+  ok = knit_write_all(fd, head.p, head.len) == 0 && knit_write_all(fd, payload.p, payload.len) == 0;
   ok = close(fd) == 0 && ok;
   fd = -1;
   ok = ok && rename(tmp, path) == 0;
