@@ -65,7 +65,8 @@ static int sort_events(knit_trace_event *events, size_t count)
     nodes[i] = events[i].node;
     events[i].node = (uint32_t)i;
   }
-  qsort(events, count, sizeof *events, compare_events);
+  if (count > 1)
+    qsort(events, count, sizeof *events, compare_events);
   for (size_t i = 0; i < count; i++)
     events[i].node = nodes[events[i].node];
   free(nodes);
@@ -213,7 +214,8 @@ static int take_device_file(const knit_profile *p, const knit_trace_file *f, kni
             "knit: warning: %s/%s: %zu device operations name a thread or node no thread file "
             "has; they are shown at the root\n",
             dir, f->name, unknown);
-  qsort(dt->slices, dt->count, sizeof *dt->slices, compare_slices);
+  if (dt->count > 1)
+    qsort(dt->slices, dt->count, sizeof *dt->slices, compare_slices);
   return 0;
 }
 
@@ -349,7 +351,8 @@ int knit_profile_read_traces(const knit_profile *p, knit_traces *out, FILE *diag
       out->end_ns = th->events[th->count - 1].time_ns;
     any = 1;
   }
-  qsort(out->devices, out->device_count, sizeof *out->devices, compare_devices);
+  if (out->device_count > 1)
+    qsort(out->devices, out->device_count, sizeof *out->devices, compare_devices);
   for (size_t i = 0; i < out->device_count; i++) {
     const knit_device_trace *dt = &out->devices[i];
     for (size_t j = 0; j < dt->count; j++) {
