@@ -80,19 +80,47 @@ static int amount_parse(const char *text, uint64_t *out)
   return 0;
 }
 
+/* The four words of a golden's metric line, "METRIC PREFIX OP AMOUNT", in
+ * copy (newly allocated; the words point into it): folded paths hold no
+ * white space, so the parts are words. Returns how many words there were
+ * (at most 5), or -1 out of memory. */
+static int split_line(const char *text, char **copy, char *words[5], char *err, size_t errlen)
+{
+  *copy = strdup(text);
+  if (*copy == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  char *save = NULL;
+  int n = 0;
+  for (char *w = strtok_r(*copy, " \t", &save); w != NULL && n < 5;
+       w = strtok_r(NULL, " \t", &save))
+    words[n++] = w;
+  return n;
+}
+
+/* The parts every metric line has: its metric, prefix and text. 0, or -1
+ * with the message in err. */
+static int fill_line(knit_metric_share *out, const char *text, char *const words[5], char *err,
+                     size_t errlen)
+{
+  out->metric = strdup(words[0]);
+  out->text = strdup(text + strspn(text, " \t"));
+  out->prefix = normalize_prefix(words[1], err, errlen);
+  int rc = out->metric != NULL && out->text != NULL && out->prefix != NULL ? 0 : -1;
+  if (rc != 0 && out->prefix != NULL)
+    snprintf(err, errlen, "out of memory");
+  return rc;
+}
+
 int knit_metric_value_parse(const char *text, knit_metric_share *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
   static const char FORM[] = "expected \"METRIC PREFIX = VALUE\"";
-  char *copy = strdup(text);
-  if (copy == NULL) {
-    snprintf(err, errlen, "out of memory");
+  char *copy, *words[5] = {NULL};
+  int n = split_line(text, &copy, words, err, errlen);
+  if (n < 0)
     return -1;
-  }
-  char *words[5] = {NULL}, *save = NULL;
-  size_t n = 0;
-  for (char *w = strtok_r(copy, " \t", &save); w != NULL && n < 5; w = strtok_r(NULL, " \t", &save))
-    words[n++] = w;
   int rc = -1;
   if (n != 4 || strcmp(words[2], "=") != 0) {
     snprintf(err, errlen, "%s", FORM);
@@ -100,12 +128,7 @@ int knit_metric_value_parse(const char *text, knit_metric_share *out, char *err,
     snprintf(err, errlen, "the value '%s' must be a whole number", words[3]);
   } else {
     out->exact = 1;
-    out->metric = strdup(words[0]);
-    out->text = strdup(text + strspn(text, " \t"));
-    out->prefix = normalize_prefix(words[1], err, errlen);
-    rc = out->metric != NULL && out->text != NULL && out->prefix != NULL ? 0 : -1;
-    if (rc != 0 && out->prefix != NULL)
-      snprintf(err, errlen, "out of memory");
+    rc = fill_line(out, text, words, err, errlen);
   }
   free(copy);
   if (rc != 0)
@@ -117,16 +140,10 @@ int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err,
 {
   memset(out, 0, sizeof *out);
   static const char FORM[] = "expected \"METRIC PREFIX >= SHARE\" or \"... <= SHARE\"";
-  char *copy = strdup(text);
-  if (copy == NULL) {
-    snprintf(err, errlen, "out of memory");
+  char *copy, *words[5] = {NULL};
+  int n = split_line(text, &copy, words, err, errlen);
+  if (n < 0)
     return -1;
-  }
-  /* Folded paths hold no white space, so the four parts are four words. */
-  char *words[5] = {NULL}, *save = NULL;
-  size_t n = 0;
-  for (char *w = strtok_r(copy, " \t", &save); w != NULL && n < 5; w = strtok_r(NULL, " \t", &save))
-    words[n++] = w;
   int rc = -1;
   double limit = 0.0;
   if (n != 4) {
@@ -138,12 +155,7 @@ int knit_metric_share_parse(const char *text, knit_metric_share *out, char *err,
   } else {
     out->at_most = words[2][0] == '<';
     out->limit = limit;
-    out->metric = strdup(words[0]);
-    out->text = strdup(text + strspn(text, " \t"));
-    out->prefix = normalize_prefix(words[1], err, errlen);
-    rc = out->metric != NULL && out->text != NULL && out->prefix != NULL ? 0 : -1;
-    if (rc != 0 && out->prefix != NULL)
-      snprintf(err, errlen, "out of memory");
+    rc = fill_line(out, text, words, err, errlen);
   }
   free(copy);
   if (rc != 0)
