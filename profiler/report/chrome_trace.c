@@ -204,6 +204,59 @@ static int build_want(track *k, const state *states, size_t depth, int sampling,
   return sampling ? add_frames(k, node) : 0;
 }
 
+static int is_state_begin(uint32_t kind)
+{
+  return kind == KNIT_TRACE_PARALLEL_BEGIN || kind == KNIT_TRACE_BARRIER_BEGIN ||
+         kind == KNIT_TRACE_IDLE_BEGIN || kind == KNIT_TRACE_LOCK_WAIT_BEGIN;
+}
+
+static int is_state_end(uint32_t kind)
+{
+  return kind == KNIT_TRACE_PARALLEL_END || kind == KNIT_TRACE_BARRIER_END ||
+         kind == KNIT_TRACE_IDLE_END || kind == KNIT_TRACE_LOCK_WAIT_END;
+}
+
+/* Marks in skip[] the begin and end of every OpenMP state shorter than
+ * shortest_ns, and every state begun inside one. A recursive task program
+ * waits in a taskwait, for a few microseconds, for every task it creates:
+ * millions of states a sample's period cannot resolve, each of which would
+ * cut and open again every frame slice around it (a 54 MB trace of a
+ * million tasks made 4 GB of JSON). */
+static void mark_short_states(const knit_thread_trace *th, uint64_t shortest_ns, char *skip)
+{
+  size_t open[MAX_STATES];
+  size_t depth = 0;
+  for (size_t i = 0; i < th->count; i++) {
+    uint32_t kind = th->events[i].kind;
+    if (is_state_begin(kind)) {
+      if (depth < MAX_STATES)
+        open[depth++] = i;
+    } else if (is_state_end(kind)) {
+      for (size_t d = depth; d > 0; d--) {
+        size_t b = open[d - 1];
+        if (th->events[b].kind != kind - 1)
+          continue;
+        if (th->events[i].time_ns - th->events[b].time_ns < shortest_ns) {
+          for (size_t j = b; j <= i; j++)
+            if (is_state_begin(th->events[j].kind) || is_state_end(th->events[j].kind))
+              skip[j] = 1;
+        }
+        depth = d - 1;
+        break;
+      }
+    }
+  }
+}
+
+/* The shortest OpenMP state drawn: a hundredth of a sample's length, and
+ * at most 10 us, far below what a sample resolves, far above a taskwait
+ * that finds its task done. */
+static uint64_t shortest_state_ns(uint64_t sample_ns)
+{
+  uint64_t ns = sample_ns / 100;
+  return ns < 10000 ? ns : 10000;
+}
+
 static int write_thread(track *k, const knit_thread_trace *th, uint64_t sample_ns)
 {
   state states[MAX_STATES];
@@ -211,12 +264,20 @@ static int write_thread(track *k, const knit_thread_trace *th, uint64_t sample_n
   int sampling = 0;
   uint32_t sample_node = 0;
   uint64_t sample_until = 0, last_ns = 0;
+  char *skip = calloc(th->count ? th->count : 1, 1);
+  if (skip == NULL)
+    return -1;
+  mark_short_states(th, shortest_state_ns(sample_ns), skip);
   for (size_t i = 0; i < th->count; i++) {
     const knit_trace_event *e = &th->events[i];
+    if (skip[i])
+      continue;
     if (sampling && sample_until <= e->time_ns) {
       sampling = 0;
-      if (build_want(k, states, depth, 0, 0) != 0 || apply(k, sample_until) != 0)
+      if (build_want(k, states, depth, 0, 0) != 0 || apply(k, sample_until) != 0) {
+        free(skip);
         return -1;
+      }
     }
     switch (e->kind) {
     case KNIT_TRACE_SAMPLE:
@@ -242,10 +303,13 @@ static int write_thread(track *k, const knit_thread_trace *th, uint64_t sample_n
         }
     }
     }
-    if (build_want(k, states, depth, sampling, sample_node) != 0 || apply(k, e->time_ns) != 0)
+    if (build_want(k, states, depth, sampling, sample_node) != 0 || apply(k, e->time_ns) != 0) {
+      free(skip);
       return -1;
+    }
     last_ns = e->time_ns;
   }
+  free(skip);
   uint64_t end_ns = sampling && sample_until > last_ns ? sample_until : last_ns;
   k->want.count = 0;
   return apply(k, end_ns);

@@ -36,7 +36,11 @@
  *     that differs. A state change cuts the slices of the frames around
  *     it. Frames before main (the C library's start-up, a thread's
  *     start_thread and clone), which the report hides, are left out.
- *     Slices of zero duration are not written. A track's events come in
+ *     Slices of zero duration are not written, nor OpenMP states shorter
+ *     than a hundredth of a sample's length or 10 us (with the states begun
+ *     inside them), which the samples cannot resolve: a recursive task program's
+ *     taskwaits, a few microseconds each, would otherwise cut every frame
+ *     slice around them millions of times. A track's events come in
  *     the order their slices end (a frame's before the frame around it,
  *     which may begin at the same time): Trace Event viewers order them by
  *     ts and, for equal ts, the longer first, as `knit view` does.
