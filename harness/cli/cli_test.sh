@@ -1318,6 +1318,10 @@ report_folded_rules)
   mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
   expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
   rm "$d/calls prog;v2"
+  # Run from a temporary directory, the program was copied into the
+  # measurement (images/): without the copy too, it has no file.
+  grep -qF "$d/calls prog;v2" "$tmp/h/images/index" || fail "the program in a temporary directory was not copied"
+  rm -r "$tmp/h/images"
   expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
   for m in h c; do
     "$knit" report --format=folded "$tmp/$m" >"$tmp/$m.folded" || fail "no folded form of $m"
@@ -1353,7 +1357,7 @@ report_speedscope)
   d="$tmp/my prog;v2"
   mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
   expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
-  rm "$d/calls prog;v2"
+  rm "$d/calls prog;v2" && rm -r "$tmp/h/images" # no file of that name, nor a copy
   expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
   expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/b" -- "$wl/blame" locks 2
   for m in h c b; do "$knit" report --format=folded "$tmp/$m"; done >"$tmp/all.folded"
@@ -1501,9 +1505,19 @@ image_seen | image_unseen | image_replaced)
   expect 0 '"temp_module_spin"' -- "$knit" report --format=json "$tmp/m"
   # Without the copy, the same measurement's module has no names: the
   # report read the copy, not something else.
-  rm -r "$tmp/m/images"
+  mv "$tmp/m/images" "$tmp/images"
   expect 0 'SUMMARY' -- "$knit" report "$tmp/m"
   ! grep -q 'temp_module_spin' <<<"$out_last" || fail "temp_module_spin named without the copy"
+  # An index that lists what is no copy (a line without a tab, a name with
+  # a '/', a copy that is not there, one that is no ELF file, bytes of
+  # no text, a last line cut short) is no error: those modules go unnamed.
+  mkdir "$tmp/m/images"
+  printf 'garbage\n../x\t%s\nnone\t%s\nnot-elf\t%s\n\001\377\t\n\tcut' \
+    "$module" "$module" "$module" >"$tmp/m/images/index"
+  echo 'no ELF' >"$tmp/m/images/not-elf"
+  expect 0 'SUMMARY' -- "$knit" report "$tmp/m"
+  ! grep -q 'temp_module_spin' <<<"$out_last" || fail "temp_module_spin named from a broken index"
+  expect 0 'SUMMARY|temp-module' -- "$knit" report --format=json "$tmp/m"
   ;;
 image_real_libomptarget)
   # LLVM's x86-64 host plugin writes each target image to /tmp/tmpfile_*,
