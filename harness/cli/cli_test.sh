@@ -1544,6 +1544,31 @@ image_real_libomptarget)
   expect 0 "\\.omp_outlined\\.\\.[0-9]+ +target\\.c:($kernels)( |$)" -- "$knit" report --min=0 "$tmp/m"
   ! grep -qE 'tmpfile_[A-Za-z0-9]{6}\+0x' <<<"$out_last" || fail "code of the target image left unnamed"
   ;;
+target_host_plugin)
+  # LLVM's x86-64 host plugin runs each kernel on the thread that launched
+  # it, called through libomptarget, the plugin and libffi's ffi_call: the
+  # kernel's samples, and the parallel region it opens, sit under the
+  # construct's node (target at FILE:LINE) right under the launching
+  # function, with none of those frames between.
+  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
+  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
+    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
+    exit 77
+  fi
+  src=$(dirname "$0")/../../workloads/target.c
+  wide=$(grep -nE '^#pragma omp target teams distribute parallel for map\(to' "$src" | cut -d: -f1)
+  narrow=$(grep -nE '^#pragma omp target teams distribute parallel for$' "$src" | cut -d: -f1)
+  [[ "$wide" =~ ^[0-9]+$ && "$narrow" =~ ^[0-9]+$ ]] || fail "no kernel lines in $src: '$wide' '$narrow'"
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 60
+  expect 0 '' -- "$knit" report --format=folded "$tmp/m"
+  folded=$out_last
+  for k in "launch_wide;target_at_target.c:$wide" "launch_narrow;target_at_target.c:$narrow"; do
+    grep -qE "^main;.*run_round;$k;\.omp_outlined\.\.[0-9]+;.*mix" <<<"$folded" ||
+      fail "no kernel sample under $k: $(grep -F "$k" <<<"$folded" | head -5)"
+  done
+  ! grep -E 'target_at_[^;]*;.*(ffi_call|libffi|__tgt_|libomptarget)' <<<"$folded" ||
+    fail "the offloading library's frames are left under a construct"
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2
