@@ -113,7 +113,7 @@ void knit_trace_transition(knit_thread *t, uint32_t kind)
    * taken back if nothing came between, no sample above all (which must
    * stay inside its state). A recursive task program would otherwise
    * write two records for every task's taskwait. */
-  if (!knit_trace_kind_ends_state(kind) ||
+  if (knit_the_session.trace_keep_short || !knit_trace_kind_ends_state(kind) ||
       !knit_trace_ring_take_back(s->ring, kind - 1, now,
                                  knit_short_state_ns(knit_the_session.event.period_ns)))
     knit_trace_ring_push(s->ring, now, t->trace_last_node, kind);
