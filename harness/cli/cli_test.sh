@@ -1383,6 +1383,10 @@ report_folded_rules)
   mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
   expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
   rm "$d/calls prog;v2"
+  # Run from a temporary directory, the program was copied into the
+  # measurement (images/): without the copy too, it has no file.
+  grep -qF "$d/calls prog;v2" "$tmp/h/images/index" || fail "the program in a temporary directory was not copied"
+  rm -r "$tmp/h/images"
   expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
   for m in h c; do
     "$knit" report --format=folded "$tmp/$m" >"$tmp/$m.folded" || fail "no folded form of $m"
@@ -1418,7 +1422,7 @@ report_speedscope)
   d="$tmp/my prog;v2"
   mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
   expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
-  rm "$d/calls prog;v2"
+  rm "$d/calls prog;v2" && rm -r "$tmp/h/images" # no file of that name, nor a copy
   expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
   expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/b" -- "$wl/blame" locks 2
   for m in h c b; do "$knit" report --format=folded "$tmp/$m"; done >"$tmp/all.folded"
@@ -1529,6 +1533,81 @@ device_metrics)
   grep -qE '^metric DEVICE_D2H_BYTES +196608 bytes' <<<"$out_last" || fail "DEVICE_D2H_BYTES's total is not 196608"
   want DEVICE_H2D_BYTES launch_wide 196608 "$tmp/u"
   want DEVICE_ALLOC_BYTES launch_wide 294912 "$tmp/u"
+  ;;
+image_seen | image_unseen | image_replaced)
+  # A module loaded from a temporary file that is deleted (or replaced by
+  # another file) before the report: knit copies it into the measurement
+  # (images/), and the report names its function and lines from the copy.
+  mode=${case_name#image_}
+  src=$(dirname "$0")/temp_module_lib.c
+  probe_line=$(line temp_module_probe)
+  mkdir "$tmp/files"
+  expect 0 "temp_module: .*, $mode, checksum" -- \
+    "$knit" record -e PROBE -o "$tmp/m" -- "$TEMP_MODULE" "$TEMP_MODULE_LIB" "$tmp/files" "$mode"
+  module=$(grep -oE 'temp_module: [^,]+' <<<"$out_last" | cut -d' ' -f2)
+  case $mode in
+  unseen) reason=deleted ;;
+  seen) reason=temporary ;;
+  replaced) reason=temporary ;;
+  esac
+  # Deleted before knit looked, the file is only in the mapping, which
+  # /proc/self/map_files opens for a process with CAP_SYS_ADMIN (or
+  # CAP_CHECKPOINT_RESTORE) alone.
+  if [ "$mode" = unseen ] && grep -qE "^image: $module \(deleted\) not copied: cannot open the mapped file: (EPERM|EACCES)" "$tmp/m/knit.log"; then
+    echo "skip: the module's file was deleted before knit saw it, and /proc/self/map_files is not open to this user (CAP_SYS_ADMIN)"
+    exit 77
+  fi
+  grep -qE "^image: $module \($reason\) copied to images/temp-module-[A-Za-z0-9]{6}-[0-9a-f]{16}, [0-9]+ bytes$" "$tmp/m/knit.log" ||
+    fail "knit.log does not say $module ($reason) was copied"
+  [ "$(wc -l <"$tmp/m/images/index")" -eq 1 ] || fail "images/index does not list one copy"
+  copy=$(cut -f1 "$tmp/m/images/index")
+  cmp -s "$TEMP_MODULE_LIB" "$tmp/m/images/$copy" || fail "images/$copy is not the module's bytes"
+  [ "$(cut -f2- "$tmp/m/images/index")" = "$module" ] || fail "images/index does not name $module"
+  expect 0 "temp_module_spin +temp_module_lib\.c:[0-9]+" -- "$knit" report "$tmp/m"
+  grep -qE "loop at temp_module_lib\.c:[0-9]+ +temp_module_lib\.c:$probe_line" <<<"$out_last" ||
+    fail "the probe's line in temp_module_spin is not $probe_line"
+  expect 0 "(^|;)temp_module_spin(;[^ ]*)? 200$" -- "$knit" report --format=folded "$tmp/m"
+  expect 0 '"temp_module_spin"' -- "$knit" report --format=json "$tmp/m"
+  # Without the copy, the same measurement's module has no names: the
+  # report read the copy, not something else.
+  mv "$tmp/m/images" "$tmp/images"
+  expect 0 'SUMMARY' -- "$knit" report "$tmp/m"
+  ! grep -q 'temp_module_spin' <<<"$out_last" || fail "temp_module_spin named without the copy"
+  # An index that lists what is no copy (a line without a tab, a name with
+  # a '/', a copy that is not there, one that is no ELF file, bytes of
+  # no text, a last line cut short) is no error: those modules go unnamed.
+  mkdir "$tmp/m/images"
+  printf 'garbage\n../x\t%s\nnone\t%s\nnot-elf\t%s\n\001\377\t\n\tcut' \
+    "$module" "$module" "$module" >"$tmp/m/images/index"
+  echo 'no ELF' >"$tmp/m/images/not-elf"
+  expect 0 'SUMMARY' -- "$knit" report "$tmp/m"
+  ! grep -q 'temp_module_spin' <<<"$out_last" || fail "temp_module_spin named from a broken index"
+  expect 0 'SUMMARY|temp-module' -- "$knit" report --format=json "$tmp/m"
+  ;;
+image_real_libomptarget)
+  # LLVM's x86-64 host plugin writes each target image to /tmp/tmpfile_*,
+  # dlopens it and deletes it when the plugin is unloaded: the kernels are
+  # named from knit's copy.
+  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
+  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
+    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
+    exit 77
+  fi
+  src=$(dirname "$0")/../../workloads/target.c
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 40
+  grep -qE '^image: /tmp/tmpfile_[A-Za-z0-9]{6} \(temporary\) copied to images/tmpfile_' "$tmp/m/knit.log" ||
+    fail "knit.log does not say the target image was copied"
+  for f in "$tmp"/m/images/tmpfile_*; do
+    [ ! -e "$(grep -F "$(basename "$f")" "$tmp/m/images/index" | cut -f2-)" ] ||
+      fail "the plugin's temporary file is still there: the case shows nothing"
+  done
+  # The kernels' constructs (their pragmas' first lines), where their
+  # outlined bodies begin: some of forty rounds' samples are in one or the
+  # other.
+  kernels=$(grep -nE '^#pragma omp target teams distribute parallel for( map\(to|$)' "$src" | cut -d: -f1 | paste -sd'|')
+  [[ "$kernels" =~ ^[0-9]+\|[0-9]+$ ]] || fail "no two lines of $src open the kernels: '$kernels'"
+  expect 0 "\\.omp_outlined\\.\\.[0-9]+ +target\\.c:($kernels)( |$)" -- "$knit" report --min=0 "$tmp/m"
+  ! grep -qE 'tmpfile_[A-Za-z0-9]{6}\+0x' <<<"$out_last" || fail "code of the target image left unnamed"
   ;;
 *)
   echo "unknown case $case_name"

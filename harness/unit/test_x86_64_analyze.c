@@ -230,6 +230,38 @@ static void test_unmodeled_rsp_is_uncertain(void **state)
         {0x6, SP, 8, 0, 0});
 }
 
+/* Hand-written, the way libffi's ffi_call_unix64 calls a function on a
+ * stack of arguments its caller built (a frame moved into that memory):
+ *   0: mov r11,[rsp]       4: lea rax,[rdi+rsi]   8: mov [rax],rbp
+ *   b: mov [rax+8],r11     f: mov rbp,rax        12: mov rsp,rdi
+ *  15: call rdx           17: lea rsp,[rbp+8]    1b: mov rbp,[rbp]
+ *  1f: ret
+ * From the mov into rbp on, the return address's copy is at rbp+8 and the
+ * caller's rbp at rbp+0: CFA = rbp+16, whatever rsp does. */
+static const uint8_t moved_frame[] = {
+    0x4c, 0x8b, 0x1c, 0x24, 0x48, 0x8d, 0x04, 0x37, 0x48, 0x89, 0x28, 0x4c, 0x89, 0x58, 0x08, 0x48,
+    0x89, 0xc5, 0x48, 0x89, 0xfc, 0xff, 0xd2, 0x48, 0x8d, 0x65, 0x08, 0x48, 0x8b, 0x6d, 0x00, 0xc3};
+
+/* The same, but the base register moves between the two stores:
+ *   0: mov r11,[rsp]   4: lea rax,[rdi+rsi]   8: mov [rax],rbp
+ *   b: add rax,8       f: mov [rax],r11      12: mov rbp,rax
+ *  15: mov rsp,rdi    18: call rdx           1a: ret
+ * The caller's rbp is no longer beside the copy: nothing is moved, and the
+ * switch of rsp is a guess as before. */
+static const uint8_t moved_base_changed[] = {0x4c, 0x8b, 0x1c, 0x24, 0x48, 0x8d, 0x04, 0x37, 0x48,
+                                             0x89, 0x28, 0x48, 0x83, 0xc0, 0x08, 0x4c, 0x89, 0x18,
+                                             0x48, 0x89, 0xc5, 0x48, 0x89, 0xfc, 0xff, 0xd2, 0xc3};
+
+static void test_frame_moved_to_callers_memory(void **state)
+{
+  (void)state;
+  CHECK(moved_frame, {0x00, SP, 8, 0, 0}, {0x0f, SP, 8, 0, 0}, {0x12, FP, 16, -16, 0},
+        {0x15, FP, 16, -16, 0}, {0x17, FP, 16, -16, 0}, {0x1b, FP, 16, -16, 0},
+        {0x1f, SP, 8, 0, 0});
+  CHECK(moved_base_changed, {0x12, SP, 8, 0, 0}, {0x15, SP, 8, 0, 0}, {0x18, SP, 8, 0, UNC},
+        {0x1a, SP, 8, 0, 0});
+}
+
 /* gcc 12 -O2 (test_x86_64_audit_subjects.c's knit_audit_drap,
  * a VLA and a 32-byte aligned local, compiled apart):
  *   0: lea r10,[rsp+8]   5: and rsp,-32        e: push [r10-8]
@@ -547,6 +579,7 @@ int main(void)
       cmocka_unit_test(test_enter_pushf_tail_call),
       cmocka_unit_test(test_unmodeled_rsp_is_uncertain),
       cmocka_unit_test(test_drap_realignment),
+      cmocka_unit_test(test_frame_moved_to_callers_memory),
       cmocka_unit_test(test_block_entered_by_backward_branch),
       cmocka_unit_test(test_noreturn_call_before_branch_target),
       cmocka_unit_test(test_undecodable_and_full_output),

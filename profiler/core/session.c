@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/ending_signals.h"
+#include "core/image_copy.h"
 #include "base/safe_format.h"
 #include "core/sampler.h"
 #include "core/thread.h"
@@ -198,6 +199,8 @@ __attribute__((constructor)) static void knit_session_start(void)
   s->isa = knit_isa_native();
   if (!knit_decoder_setup())
     return give_up("cannot route Capstone's memory to signal-safe allocators");
+  knit_image_copy_setup();
+  knit_loadmap_on_new_module(knit_image_copy);
   knit_loadmap_refresh(knit_self_address());
   if (!knit_sampler_install())
     return give_up("cannot install the signal handlers");

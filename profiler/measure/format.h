@@ -7,6 +7,10 @@
  *   trace-device-<N>.knit       with `knit record -t` and a traced target
  *                               device N: its operations (below)
  *   knit.log                    text; its last line is the SUMMARY line
+ *   linux-vdso.so.1             the vdso's image (core/vdso_copy.h)
+ *   images/                     copies of modules whose files would be gone
+ *                               by the report's time, and their index
+ *                               (core/image_copy.h)
  *
  * A thread file is binary in the byte order of the process that wrote it
  * (little-endian but for ppc64's); the reader knows the other order by its

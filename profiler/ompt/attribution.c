@@ -7,6 +7,7 @@
 #include "core/thread.h"
 #include "measure/format.h"
 #include "gomp/gomp_interpose.h"
+#include "ompt/offload_frames.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
 #include "unwind/loadmap.h"
@@ -63,14 +64,25 @@ static uint64_t placeholder_for_state(int state)
   return KNIT_PH_OMP_OVERHEAD;
 }
 
+static int append_placeholder(knit_path_frame *out, int len, int max, uint64_t which);
+
 /* Appends frames [first, last] innermost-last, i.e. outermost first. knit's
  * own frames are never the program's: a GOMP wrapper that passes a call
  * through keeps its frame on ISAs where the call cannot be a tail call
  * (ppc64le restores its TOC pointer after an indirect call). */
 static int append_frames(knit_path_frame *out, int len, int max, const knit_frame *frames,
-                         int first, int last, int sample_index, uint32_t skip_module)
+                         int first, int last, int sample_index, uint32_t skip_module,
+                         bool runtime_inward)
 {
+  /* A kernel on the host: the offloading library's frames become its
+   * construct (ompt/offload_frames.h). */
+  knit_offload_run run = knit_offload_run_find(frames, first, last, runtime_inward);
   for (int i = last; i >= first && len < max; i--) {
+    if (i == run.outer) {
+      len = append_placeholder(out, len, max, KNIT_PH_OMP_TARGET);
+      i = run.inner;
+      continue;
+    }
     if (is_knit_frame(&frames[i]) ||
         (skip_module != KNIT_MODULE_UNKNOWN && frames[i].module == skip_module))
       continue;
@@ -344,7 +356,8 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
     len = (int)knit_path_copy(prefix, out, (uint32_t)max);
   }
   if (any)
-    len = append_frames(out, len, max, frames, first, last, sample_index, skip_module);
+    len = append_frames(out, len, max, frames, first, last, sample_index, skip_module,
+                        runtime_leaf && first > 0 && frames[first - 1].module == runtime);
   /* Inside the runtime: named by what the thread is doing there. Runtimes
    * do not all set an enter frame while a task waits (libomp in a join
    * barrier or a lock), so a wait state says it too; nor in every call

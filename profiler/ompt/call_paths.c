@@ -13,6 +13,7 @@
 #include "core/thread.h"
 #include "core/unloads.h"
 #include "measure/format.h"
+#include "ompt/offload_frames.h"
 #include "ompt/attribution.h"
 #include "ompt/capture_cache.h"
 #include "ompt/ompt_state.h"
@@ -176,7 +177,19 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
     path[len].kind = KNIT_NODE_PLACEHOLDER;
     len++;
   }
+  /* A region a kernel opens on the host: the offloading library's frames
+   * become its construct, as in a sample's path (ompt/offload_frames.h). */
+  knit_offload_run run =
+      any ? knit_offload_run_find(frames, first, last, true) : (knit_offload_run){-1, -1};
   for (int i = any ? last : -1; any && i >= first && len < CAPTURE_MAX_FRAMES * 2; i--) {
+    if (i == run.outer) {
+      path[len].module = KNIT_MODULE_PLACEHOLDER;
+      path[len].offset = KNIT_PH_OMP_TARGET;
+      path[len].kind = KNIT_NODE_PLACEHOLDER;
+      len++;
+      i = run.inner;
+      continue;
+    }
     /* knit's own frames (a GOMP wrapper passing the call through) are
      * never the program's. */
     if (knit_loadmap_is_self(frames[i].module))

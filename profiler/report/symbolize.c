@@ -30,6 +30,7 @@
 #include "report/construct_label.h"
 #include "report/construct_names.h"
 #include "report/dwarf_units.h"
+#include "report/image_copies.h"
 #include "report/inline_scopes.h"
 #include "report/names.h"
 #include "structure/structure.h"
@@ -144,6 +145,7 @@ void knit_symbolizer_free(knit_symbolizer *s)
   free(s->names);
   free(s->debuginfo_path);
   free(s->measurement_dir);
+  knit_image_copies_free(s->image_copies);
   while (s->composed != NULL) {
     owned_string *next = s->composed->next;
     free(s->composed);
@@ -196,7 +198,7 @@ static const char *sysroot_for(const knit_isa_ops *isa)
 }
 
 static void open_module(module_entry *m, const knit_isa_ops *isa, const Dwfl_Callbacks *callbacks,
-                        const char *measurement_dir)
+                        const char *measurement_dir, const knit_image_copies *copies)
 {
   if (m->path[0] != '/' && strchr(m->path, '/') == NULL) {
     /* No file of that name: a copy the tool left in the measurement. */
@@ -211,6 +213,11 @@ static void open_module(module_entry *m, const knit_isa_ops *isa, const Dwfl_Cal
     free(copy);
     return;
   }
+  /* The recording's copy when the file at the path is gone or is another
+   * file; then the path, and the sysroot, as for any module. */
+  const char *copy = knit_image_copies_file(copies, m->path);
+  if (copy != m->path && try_open(m, copy, isa, callbacks))
+    return;
   if (try_open(m, m->path, isa, callbacks))
     return;
   const char *root = sysroot_for(isa);
@@ -243,7 +250,7 @@ static uint32_t module_index(knit_symbolizer *s, const char *path)
     return UINT32_MAX;
   const char *slash = strrchr(m->path, '/');
   m->base_name = slash != NULL ? slash + 1 : m->path;
-  open_module(m, s->isa, &s->callbacks, s->measurement_dir);
+  open_module(m, s->isa, &s->callbacks, s->measurement_dir, s->image_copies);
   return (uint32_t)s->module_count++;
 }
 
@@ -256,6 +263,8 @@ void knit_symbolizer_set_measurement_dir(knit_symbolizer *s, const char *dir)
 {
   free(s->measurement_dir);
   s->measurement_dir = dir ? strdup(dir) : NULL;
+  knit_image_copies_free(s->image_copies);
+  s->image_copies = dir ? knit_image_copies_read(dir) : NULL;
 }
 
 int knit_symbolizer_module_found(knit_symbolizer *s, const char *path)

@@ -47,8 +47,9 @@ void knit_symbolizer_free(knit_symbolizer *s);
 void knit_symbolizer_set_isa(knit_symbolizer *s, const knit_isa_ops *isa);
 
 /* The measurement's directory: a module named without a directory (the
- * vdso) is read from the copy the tool left there. Call before the first
- * lookup. */
+ * vdso) is read from the copy the tool left there, and so is a module whose
+ * file was gone or another file by the report's time (image_copies.h). Call
+ * before the first lookup. */
 void knit_symbolizer_set_measurement_dir(knit_symbolizer *s, const char *dir);
 
 /* Where knit_report_tree_symbolize reports how far it is (progress.h), or

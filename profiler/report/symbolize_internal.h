@@ -85,6 +85,9 @@ struct knit_symbolizer {
   /* The measurement's directory, or NULL: where a module named without a
    * directory (the vdso, linux-vdso.so.1) may have a copy (core/vdso_copy.h). */
   char *measurement_dir;
+  /* Its copies of modules whose files were gone or other files by the
+   * report's time (image_copies.h), or NULL. */
+  struct knit_image_copies *image_copies;
   knit_progress *progress; /* naming's progress line, or NULL */
 };
 

@@ -19,6 +19,7 @@ static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static knit_module *modules[KNIT_MAX_MODULES];
 static _Atomic uint32_t module_count;
 static _Atomic(const knit_loadmap *) current_map;
+static _Atomic(knit_loadmap_new_module_fn) on_new_module;
 
 /* Functions in which stacks begin. Stepping out of them reads whatever lies
  * above the stack (argc on the initial thread), so the unwind stops there. */
@@ -195,6 +196,7 @@ void knit_loadmap_refresh(const void *self_addr)
     return;
   }
   st->self_addr = self_addr;
+  uint32_t known = atomic_load(&module_count);
   knit_run_aside(scan_all, st);
   knit_loadmap *map =
       knit_shared_alloc(sizeof *map + st->seen_count * sizeof map->by_address[0], 16);
@@ -208,7 +210,15 @@ void knit_loadmap_refresh(const void *self_addr)
     atomic_store_explicit(&current_map, map, memory_order_release);
   }
   knit_pages_free(st);
+  knit_loadmap_new_module_fn fn = atomic_load(&on_new_module);
+  for (uint32_t id = known; fn && id < atomic_load(&module_count); id++)
+    fn(modules[id]);
   pthread_mutex_unlock(&refresh_lock);
+}
+
+void knit_loadmap_on_new_module(knit_loadmap_new_module_fn fn)
+{
+  atomic_store(&on_new_module, fn);
 }
 
 const knit_loadmap *knit_loadmap_current(void)

@@ -62,6 +62,14 @@ const knit_module *knit_loadmap_module(uint32_t id);
  * program's). Async-signal-safe. */
 bool knit_loadmap_is_self(uint32_t id);
 
+/* Called once for each module the refresh that found it added, after the
+ * new map is published and before the refresh returns (so outside any
+ * handler, under the refresh's lock: calls never overlap). The recording
+ * keeps there what the report will need of a module while it is still at
+ * hand (core/image_copy.h). NULL: none. */
+typedef void (*knit_loadmap_new_module_fn)(const knit_module *m);
+void knit_loadmap_on_new_module(knit_loadmap_new_module_fn fn);
+
 /* Registers a module built by hand (tests, or objects dl_iterate_phdr does
  * not show). Takes ownership of m. Returns its id. */
 uint32_t knit_loadmap_add(knit_module *m);

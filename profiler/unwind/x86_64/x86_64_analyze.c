@@ -102,6 +102,9 @@ static bool same_state(const void *a, const void *b)
           * a call that took the register, must not make two states
           * differ, or a call would be taken for one that never returns. */
          (!x->realigned || x->drap_saved || x->drap_reg == y->drap_reg);
+  /* The copies a moved frame is built from are not compared: they are
+   * hints of a few straight instructions, and a state that differs only in
+   * them must not make a call look like one that never returns. */
 }
 
 /* How much a state can be trusted: followed from the entry beats guessed,

@@ -114,7 +114,7 @@ static void drap_overwritten(frame_state *s, unsigned reg)
 static void drap_loaded(frame_state *s, unsigned reg, int32_t slot)
 {
   if (s->realigned && s->drap_saved && slot == s->drap_slot && gpr64(reg) == reg)
-    s->drap_reg = (uint16_t)reg;
+    s->drap_reg = (uint8_t)reg;
   else
     drap_overwritten(s, reg);
 }
@@ -270,7 +270,7 @@ static void model_lea(frame_state *s, const x86_record *x)
      * arguments: only a realignment that follows makes it a DRAP). */
     if (simple && m->base == X86_REG_RSP && s->sp_known && !s->realigned &&
         m->value == s->sp_depth && gpr64(dst->reg) == dst->reg)
-      s->drap_reg = (uint16_t)dst->reg;
+      s->drap_reg = (uint8_t)dst->reg;
     else
       drap_overwritten(s, dst->reg);
   }
@@ -294,8 +294,112 @@ static bool model_drap_reload(frame_state *s, const x86_record *x)
     return false;
   if (slot != s->drap_slot)
     return false;
-  s->drap_reg = (uint16_t)dst->reg;
+  s->drap_reg = (uint8_t)dst->reg;
   return true;
+}
+
+/* ---- A frame moved to memory the caller provides (frame_state) ---- */
+
+static void forget_relocation_base(frame_state *s)
+{
+  s->reloc_reg = 0;
+  s->reloc_ra_stored = false;
+  s->reloc_fp_stored = false;
+}
+
+/* General registers were written (any part of them): a copy of the return
+ * address, or the base the frame was stored relative to, is gone. */
+static void relocation_forget(frame_state *s, uint16_t writes_gpr)
+{
+  int row;
+  if (s->ra_copy_reg && (row = gpr_row(s->ra_copy_reg)) >= 0 && (writes_gpr & (1u << row)))
+    s->ra_copy_reg = 0;
+  if (s->reloc_reg && (row = gpr_row(s->reloc_reg)) >= 0 && (writes_gpr & (1u << row)))
+    forget_relocation_base(s);
+}
+
+/* A call may change every caller-saved register. */
+static void relocation_call(frame_state *s)
+{
+  if (s->ra_copy_reg && call_clobbers((x86_reg)s->ra_copy_reg))
+    s->ra_copy_reg = 0;
+  if (s->reloc_reg && call_clobbers((x86_reg)s->reloc_reg))
+    forget_relocation_base(s);
+}
+
+/* rbp still holds the caller's value: nothing saved or built on it yet
+ * (it is callee-saved: code that uses it saves it first). */
+static bool rbp_is_callers(const frame_state *s)
+{
+  return !s->fp_saved && !s->fp_is_frame && !s->realigned;
+}
+
+/* mov reg,[rsp+n] of the return address's slot makes reg a copy of it;
+ * mov [base+n],reg of that copy, or of rbp while it is the caller's, stores
+ * part of a frame relative to base. */
+static void relocation_mov(frame_state *s, const x86_record *x)
+{
+  const x86_operand *dst = &x->op[0], *src = &x->op[1];
+  if (dst->type == X86_OP_REG && src->type == X86_OP_MEM && src->simple &&
+      src->base == X86_REG_RSP && s->sp_known && !s->realigned && src->value == s->sp_depth - 8 &&
+      gpr64(dst->reg) == dst->reg) {
+    s->ra_copy_reg = (uint8_t)dst->reg;
+    return;
+  }
+  if (dst->type != X86_OP_MEM || !dst->simple || src->type != X86_OP_REG ||
+      gpr64(dst->base) != dst->base || dst->value < 0 || dst->value > INT8_MAX)
+    return;
+  bool stores_ra = s->ra_copy_reg && src->reg == s->ra_copy_reg;
+  bool stores_fp = src->reg == X86_REG_RBP && rbp_is_callers(s);
+  if (!stores_ra && !stores_fp)
+    return;
+  if (s->reloc_reg != dst->base) {
+    forget_relocation_base(s);
+    s->reloc_reg = (uint8_t)dst->base;
+  }
+  if (stores_ra) {
+    s->reloc_ra_stored = true;
+    s->reloc_ra = (int8_t)dst->value;
+  } else {
+    s->reloc_fp_stored = true;
+    s->reloc_fp = (int8_t)dst->value;
+  }
+}
+
+/* mov rbp,reg with the return address's copy and the caller's rbp stored
+ * relative to reg: rbp is the base of the moved frame, whose CFA lies just
+ * above the copy (where the return through it leaves rsp). rsp is no
+ * fixed distance from that CFA: the recipe goes by rbp. */
+static bool relocate_frame(frame_state *s, const x86_operand *src)
+{
+  if (src->type != X86_OP_REG || !s->reloc_reg || src->reg != s->reloc_reg || !s->reloc_ra_stored ||
+      !s->reloc_fp_stored || s->reloc_fp == s->reloc_ra || !rbp_is_callers(s))
+    return false;
+  int32_t depth = s->reloc_ra + 8;
+  s->fp_is_frame = true;
+  s->cfa_on_fp = true;
+  s->fp_depth = depth;
+  s->fp_saved = true;
+  s->fp_slot = s->reloc_fp - depth;
+  s->sp_known = false;
+  s->ra_copy_reg = 0;
+  forget_relocation_base(s);
+  return true;
+}
+
+/* mov rbp,[rbp+n] or [rsp+n]: the caller's rbp reloaded when the word is
+ * where it was saved (a relocated frame's epilogue), which the CFI calls
+ * restored; any other load makes rbp a general register. */
+static void load_rbp(frame_state *s, const x86_operand *src)
+{
+  int32_t slot = 1; /* never a slot */
+  if (src->type == X86_OP_MEM && src->simple && src->base == X86_REG_RBP && s->fp_is_frame &&
+      !s->realigned)
+    slot = (int32_t)src->value - s->fp_depth;
+  else if (src->type == X86_OP_MEM && src->simple && src->base == X86_REG_RSP && s->sp_known &&
+           !s->realigned)
+    slot = (int32_t)src->value - s->sp_depth;
+  pop_into_rbp(s, slot);
 }
 
 static void model_mov(frame_state *s, const x86_record *x)
@@ -310,6 +414,10 @@ static void model_mov(frame_state *s, const x86_record *x)
     drap_unwind_to(s, 0);
   } else if (dst->type == X86_OP_REG && is_rsp(dst->reg)) {
     lose_sp(s); /* a stack switch */
+  } else if (op_is_reg(dst, X86_REG_RBP) && relocate_frame(s, src)) {
+    return;
+  } else if (op_is_reg(dst, X86_REG_RBP)) {
+    load_rbp(s, src);
   } else if (dst->type == X86_OP_REG && is_rbp(dst->reg)) {
     lose_frame(s);
   }
@@ -419,6 +527,8 @@ knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *state, const void *rec
   frame_state *s = state;
   const x86_record *x = rec;
   const x86_operand *op0 = &x->op[0];
+  if ((s->ra_copy_reg || s->reloc_reg) && x->writes_gpr)
+    relocation_forget(s, x->writes_gpr);
   switch (x->id) {
   case X86_INS_PUSH: model_push(s, x); return FLOW_NEXT;
   case X86_INS_POP: model_pop(s, x); return FLOW_NEXT;
@@ -459,6 +569,8 @@ knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *state, const void *rec
     }
     if (x->op_count == 2 && model_drap_reload(s, x))
       return FLOW_NEXT;
+    if (x->op_count == 2)
+      relocation_mov(s, x);
     break;
   case X86_INS_LEAVE: model_leave(s); return FLOW_NEXT;
   case X86_INS_ENTER: model_enter(s, x); return FLOW_NEXT;
@@ -467,6 +579,7 @@ knit_flow_kind knit_x86_64_apply(knit_analysis *an, void *state, const void *rec
      * change the caller-saved registers. */
     if (s->drap_reg && call_clobbers((x86_reg)s->drap_reg))
       s->drap_reg = 0;
+    relocation_call(s);
     return FLOW_NEXT;
   case X86_INS_RET:
   case X86_INS_RETF:

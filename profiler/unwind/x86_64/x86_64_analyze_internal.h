@@ -37,7 +37,25 @@ typedef struct frame_state {
   bool realigned : 1;
   bool drap_saved : 1; /* the CFA is in memory at A + drap_slot */
   int16_t drap_slot;
-  uint16_t drap_reg; /* the 64-bit register that holds the CFA (0: none) */
+  uint8_t drap_reg; /* the 64-bit register that holds the CFA (0: none) */
+  /* A frame moved to memory the caller provides (libffi's ffi_call_unix64,
+   * which calls a function with a stack of arguments built in its
+   * caller's alloca): mov r10,[rsp] copies the return address, mov
+   * [rax+24],r10 and mov [rax+16],rbp store it and the caller's rbp in
+   * that memory, and mov rbp,rax makes rbp the base of a frame whose CFA
+   * is where the copy's slot says (rax+32): the return goes through the
+   * copy. Followed through ra_copy_reg (a 64-bit register holding the
+   * return address, 0: none) and reloc_reg (the register both were stored
+   * relative to, 0: none), forgotten when either register is written.
+   * Registers are Capstone's ids of the 64-bit ones (all below 256), and
+   * the state stays within 24 bytes: 512 branch targets fill the driver's
+   * 16 KiB of stack room. */
+  bool reloc_ra_stored : 1; /* the copy is at reloc_reg + reloc_ra */
+  bool reloc_fp_stored : 1; /* the caller's rbp is at reloc_reg + reloc_fp */
+  uint8_t ra_copy_reg;
+  uint8_t reloc_reg;
+  int8_t reloc_ra;
+  int8_t reloc_fp;
 } frame_state;
 
 /* Branch targets recorded per function (knit_analyzer.targets_work). Large
