@@ -1124,6 +1124,66 @@ trace_drops)
   grep -qE '"thread 0 \(main, [0-9]+ events dropped\)"' "$tmp/d.json" || fail "the track does not say so"
   expect 0 '^ok$' -- python3 "$check" nesting "$tmp/d.json"
   ;;
+trace_short_states)
+  # A state whose end comes right after its begin, sooner than a timeline
+  # draws one (measure/short_state.h), is not kept: recursive tasks wait a
+  # few microseconds in a taskwait for every task. Their trace keeps far
+  # fewer records than the run made transitions (counted by a run that
+  # keeps them all, KNIT_TRACE_KEEP_SHORT=1), knit.log counts those not
+  # kept, and the samples still agree with the thread files.
+  command -v python3 >/dev/null || { echo "skip: no python3 to check the trace with"; exit 77; }
+  check=$(dirname "$0")/trace_check.py
+  export OMP_NUM_THREADS=2
+  KNIT_TRACE_KEEP_SHORT=1 expect 0 'SUMMARY samples=' -- \
+    "$knit" record -t -e CPUTIME@f1000 --runtime=mock-gomp -o "$tmp/all" -- "$wl/tasks" 300
+  grep -q '^trace: .* 0 short states not kept,' "$tmp/all/knit.log" || fail "KNIT_TRACE_KEEP_SHORT=1 left states out"
+  expect 0 '^transitions [0-9]+ short [1-9]' -- python3 "$check" short "$tmp/all"
+  read -r transitions short_all <<<"$(awk '{print $2, $4}' <<<"$out_last")"
+  expect 0 'SUMMARY samples=' -- \
+    "$knit" record -t -e CPUTIME@f1000 --runtime=mock-gomp -o "$tmp/kept" -- "$wl/tasks" 300
+  expect 0 '^transitions [0-9]+ short [0-9]+ records [0-9]+$' -- python3 "$check" short "$tmp/kept"
+  read -r short_left records <<<"$(awk '{print $4, $6}' <<<"$out_last")"
+  [ "$records" -lt "$((transitions / 4))" ] ||
+    fail "$records records kept of a run that made $transitions transitions"
+  # Only a drain between a begin and its end keeps a short state.
+  [ "$((short_left * 20))" -lt "$short_all" ] || fail "$short_left short states kept of $short_all"
+  not_kept=$(sed -n 's/^trace: .*, \([0-9]*\) short states not kept,.*/\1/p' "$tmp/kept/knit.log")
+  [ "${not_kept:-0}" -gt "$((short_all / 2))" ] ||
+    fail "knit.log counts ${not_kept:-no} short states not kept; a run makes about $short_all"
+  grep -qE '^trace: every .* but states shorter than 10000 ns with nothing inside' "$tmp/kept/knit.log" ||
+    fail "knit.log does not say which states are not kept"
+  expect 0 '^ok$' -- python3 "$check" files "$tmp/kept"
+  # The Chrome export draws no such state, so a blame workload's timeline is
+  # the same, byte for byte, with them or without: a run that keeps them
+  # all, and the same run less every one the recording could leave out.
+  export OMP_NUM_THREADS=3
+  short_total=0
+  for run in "blame mock-gomp" "blame_clang mock-intel"; do
+    read -r prog rt <<<"$run"
+    [ -x "$wl/$prog" ] || { echo "no $prog: not built here"; continue; }
+    KNIT_TRACE_KEEP_SHORT=1 expect 0 'SUMMARY samples=' -- \
+      "$knit" record -t -e CPUTIME@f1000 --runtime="$rt" -o "$tmp/$prog" -- "$wl/$prog" locks 2
+    expect 0 '^ok$' -- python3 "$check" take_short "$tmp/$prog" "$tmp/$prog.short"
+    short_total=$((short_total + $(sed -n 's/^short states taken //p' <<<"$out_last")))
+    "$knit" report --format=chrome "$tmp/$prog" >"$tmp/$prog.json" 2>/dev/null || fail "--format=chrome failed"
+    "$knit" report --format=chrome "$tmp/$prog.short" >"$tmp/$prog.short.json" 2>/dev/null ||
+      fail "--format=chrome failed without the short states"
+    cmp "$tmp/$prog.json" "$tmp/$prog.short.json" ||
+      fail "$prog: the timeline differs without its short states"
+  done
+  [ "$short_total" -gt 0 ] || fail "no short state in the blame workloads' traces: nothing was compared"
+  # And a run that leaves them out meets the Chrome test's expectations
+  # (trace_record).
+  prog=blame_clang rt=mock-intel
+  [ -x "$wl/$prog" ] || prog=blame rt=mock-gomp
+  expect 0 'SUMMARY samples=' -- \
+    "$knit" record -t -e CPUTIME@f1000 --runtime="$rt" -o "$tmp/l" -- "$wl/$prog" locks 2
+  "$knit" report --format=chrome "$tmp/l" >"$tmp/l.json" 2>"$tmp/l.err" || fail "--format=chrome failed"
+  [ ! -s "$tmp/l.err" ] || fail "--format=chrome warned: $(cat "$tmp/l.err")"
+  expect 0 '^ok$' -- python3 "$check" chrome "$tmp/l.json"
+  grep -q '"name":"<omp-lock-wait>","cat":"omp"' "$tmp/l.json" || fail "no lock wait slice"
+  grep -q '"name":"hold_long","cat":"sample"' "$tmp/l.json" || fail "no slice of hold_long"
+  ;;
 trace_device)
   # knit record -t on the mock device: a track per device in the Chrome
   # trace (report/chrome_trace.h). Under MOCKRT_DETERMINISTIC=1 the device
@@ -1138,6 +1198,11 @@ trace_device)
     MOCKRT_TARGET_NS_PER_ITER=10
   expect 0 'SUMMARY' -- "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/g" -- "$wl/target" 3
   [ -s "$tmp/g/trace-device-0.knit" ] || fail "no trace file of device 0"
+  # knit.log counts the device's records with the threads' (3 a device
+  # operation, after the file's 32-byte header).
+  device_records=$((($(stat -c %s "$tmp/g/trace-device-0.knit") - 32) / 16))
+  grep -qE "^trace: .*, $device_records records in 1 device trace files, 0 records not written\$" \
+    "$tmp/g/knit.log" || fail "knit.log does not count device 0's $device_records records: $(grep '^trace: [0-9]' "$tmp/g/knit.log")"
   "$knit" report --format=folded --metric=DEVICE_KERNEL "$tmp/g" >"$tmp/g.folded" || fail "--format=folded failed"
   "$knit" report --format=chrome "$tmp/g" >"$tmp/g.json" 2>"$tmp/g.err" || fail "--format=chrome failed"
   [ ! -s "$tmp/g.err" ] || fail "--format=chrome warned: $(cat "$tmp/g.err")"

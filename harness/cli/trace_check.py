@@ -12,6 +12,16 @@ output, for cli_test.sh.
   trace_check.py chrome FILE   the JSON's shape, slices that nest properly on
                                every track, idle and barrier slices
   trace_check.py nesting FILE  the same but for the OpenMP slices
+  trace_check.py short DIR     the thread traces' transitions and, of them,
+                               the short states a recording may leave out
+                               (a begin right before its end, sooner than
+                               measure/short_state.h's bound): "transitions
+                               T short S records R"
+  trace_check.py take_short DIR OUT
+                               DIR's measurement copied to OUT with every
+                               short state a recording may leave out left
+                               out, as the ring takes them back (the last
+                               push only, once)
   trace_check.py device FILE KERNELS FOLDED
                                the same as nesting for the threads, and the
                                device tracks: named "device N (TYPE)" after
@@ -32,6 +42,7 @@ import struct
 import sys
 
 SAMPLE, PAR_B, PAR_E, BAR_B, BAR_E, IDLE_B, IDLE_E, LOCK_B, LOCK_E, DROPPED = range(10)
+STATE_BEGINS = (PAR_B, BAR_B, IDLE_B, LOCK_B)
 STAT_SAMPLES = 0
 THREAD_OPENMP, THREAD_MAIN = 0x2, 0x1
 
@@ -132,6 +143,63 @@ def check_files(d, drops=False):
         return
     if workers_idle == 0 or workers_barrier == 0:
         fail("no worker with idle (%d) and barrier (%d) transitions" % (workers_idle, workers_barrier))
+
+
+def short_state_ns(d):
+    """measure/short_state.h's bound, from a thread file's period."""
+    name = next(n for n in sorted(os.listdir(d)) if re.fullmatch(r"thread-\d+-\d+\.knit", n))
+    data = open(os.path.join(d, name), "rb").read()
+    period = struct.unpack_from(order_of(data, 12) + "Q", data, 32)[0]
+    return min((period or 1000000) // 100, 10000)
+
+
+def take_short(records, bound):
+    """records less the short states the ring would take back, and their
+    count: an end whose begin is the last record pushed, not itself pushed
+    back into place by a take-back, less than bound before it."""
+    kept, last_takable, taken = [], False, 0
+    for r in records:
+        if (last_takable and r[2] - 1 in STATE_BEGINS and kept[-1][2] == r[2] - 1
+                and r[0] - kept[-1][0] < bound):
+            kept.pop()
+            last_takable = False
+            taken += 1
+            continue
+        kept.append(r)
+        last_takable = True
+    return kept, taken
+
+
+def thread_traces(d):
+    return sorted(n for n in os.listdir(d) if re.fullmatch(r"trace-\d+-\d+\.knit", n))
+
+
+def count_short(d):
+    bound = short_state_ns(d)
+    transitions = short = records = 0
+    for name in thread_traces(d):
+        got = trace_file(os.path.join(d, name))
+        records += len(got)
+        transitions += sum(1 for r in got if r[2] not in (SAMPLE, DROPPED))
+        short += take_short(got, bound)[1]
+    print("transitions %d short %d records %d" % (transitions, short, records))
+
+
+def write_take_short(d, out):
+    bound = short_state_ns(d)
+    os.makedirs(out)
+    taken = 0
+    for name in os.listdir(d):
+        if os.path.isdir(os.path.join(d, name)):
+            continue
+        data = open(os.path.join(d, name), "rb").read()
+        if re.fullmatch(r"trace-\d+-\d+\.knit", name):
+            e = order_of(data, 12)
+            kept, n = take_short(trace_file(os.path.join(d, name)), bound)
+            taken += n
+            data = data[:32] + b"".join(struct.pack(e + "QII", *r) for r in kept)
+        open(os.path.join(out, name), "wb").write(data)
+    print("short states taken %d" % taken)
 
 
 def load_json(path):
@@ -268,6 +336,13 @@ if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "device":
         check_device(sys.argv[2], int(sys.argv[3]), sys.argv[4])
         print("ok")
+        sys.exit(0)
+    if len(sys.argv) == 4 and sys.argv[1] == "take_short":
+        write_take_short(sys.argv[2], sys.argv[3])
+        print("ok")
+        sys.exit(0)
+    if len(sys.argv) == 3 and sys.argv[1] == "short":
+        count_short(sys.argv[2])
         sys.exit(0)
     if len(sys.argv) != 3 or sys.argv[1] not in ("files", "drops", "chrome", "nesting"):
         print(__doc__)

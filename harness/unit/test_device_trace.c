@@ -45,6 +45,15 @@ void knit_log_line(const char *line)
   strncat(log_text, line, sizeof log_text - strlen(log_text) - 2);
   strcat(log_text, "\n");
 }
+/* The log's count of device records (core/trace.c): what was written,
+ * lost, and the files made. */
+static uint64_t device_written, device_lost, device_files;
+void knit_trace_count_device(uint64_t written, uint64_t lost, bool new_file)
+{
+  device_written += written;
+  device_lost += lost;
+  device_files += new_file;
+}
 const void *knit_self_address(void)
 {
   return NULL;
@@ -524,6 +533,10 @@ static void writes_each_operation_to_the_device_track(void **state)
   knit_trace_record r[3 * 64];
   size_t n = read_track(r, 3 * 64);
   assert_int_equal(n, had + 12);
+  /* The log counts every record in the file, and the one file. */
+  assert_int_equal(device_written, n);
+  assert_int_equal(device_lost, 0);
+  assert_int_equal(device_files, 1);
   const knit_trace_record *g = &r[had];
   /* The copy: start and end on the host's clock, the construct's node in
    * thread 3's tree, its bytes. */

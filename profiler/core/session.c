@@ -24,6 +24,7 @@
 #include "core/trace.h"
 #include "core/vdso_copy.h"
 #include "core/writer.h"
+#include "measure/short_state.h"
 #include "ompt/device.h"
 #include "ompt/ompt_state.h"
 #include "ompt/region_paths.h"
@@ -175,12 +176,23 @@ __attribute__((constructor)) static void knit_session_start(void)
   s->trace_records = asked >= 16 && asked <= (1ul << 20) && (asked & (asked - 1)) == 0
                          ? (uint32_t)asked
                          : KNIT_TRACE_RING_RECORDS;
+  const char *keep_short = getenv("KNIT_TRACE_KEEP_SHORT");
+  s->trace_keep_short = keep_short && strcmp(keep_short, "1") == 0;
   if (s->trace) {
-    char trace_line[160];
-    knit_safe_snprintf(trace_line, sizeof trace_line,
-                       "trace: every thread's samples and OpenMP transitions, in trace-*.knit "
-                       "(%u records a thread's buffer)",
-                       s->trace_records);
+    char trace_line[240];
+    if (s->trace_keep_short)
+      knit_safe_snprintf(
+          trace_line, sizeof trace_line,
+          "trace: every thread's samples and OpenMP transitions, short states too "
+          "(KNIT_TRACE_KEEP_SHORT=1), in trace-*.knit (%u records a thread's buffer)",
+          s->trace_records);
+    else
+      knit_safe_snprintf(trace_line, sizeof trace_line,
+                         "trace: every thread's samples and OpenMP transitions but states shorter "
+                         "than %llu ns with nothing inside, in trace-*.knit (%u records a thread's "
+                         "buffer)",
+                         (unsigned long long)knit_short_state_ns(s->event.period_ns),
+                         s->trace_records);
     knit_log_line(trace_line);
   }
 

@@ -41,6 +41,9 @@ typedef struct knit_session {
    * (core/trace.h). */
   bool trace;
   uint32_t trace_records; /* each thread's ring: KNIT_TRACE_RECORDS */
+  /* KNIT_TRACE_KEEP_SHORT=1: a state too short to draw is kept too
+   * (core/trace.h), as every transition was before, for comparing. */
+  bool trace_keep_short;
 } knit_session;
 
 extern knit_session knit_the_session;

@@ -17,6 +17,7 @@
 #include "core/session.h"
 #include "core/thread.h"
 #include "core/trace_ring.h"
+#include "measure/short_state.h"
 
 /* A thread state's trace: its ring and where it goes. Made once per
  * thread state, in pages of its own, and kept as long as the process, so
@@ -31,10 +32,13 @@ struct knit_trace_state {
   knit_trace_ring *ring;
 };
 
-/* Totals for the log: records written, files, events dropped (as their
- * threads' rings ended), records that could not be written. */
-static _Atomic uint64_t total_written, total_dropped, total_lost;
+/* Totals for the log: records written, files, events dropped and short
+ * states taken back (as their threads' rings ended), records that could
+ * not be written; the devices' records and files (ompt/device_track.c). */
+static _Atomic uint64_t total_written, total_dropped, total_short, total_lost;
 static _Atomic unsigned total_files;
+static _Atomic uint64_t device_written;
+static _Atomic unsigned device_files;
 
 bool knit_trace_enabled(void)
 {
@@ -103,7 +107,16 @@ void knit_trace_transition(knit_thread *t, uint32_t kind)
    * interleave (a signal meanwhile is taken later, ompt/missed_samples.h).
    * Already held by the thread's own code: no handler can come between. */
   bool mine = knit_thread_claim(t);
-  knit_trace_ring_push(s->ring, knit_trace_now(), t->trace_last_node, kind);
+  uint64_t now = knit_trace_now();
+  /* A state whose end comes right after its begin, too soon for a
+   * timeline to show (measure/short_state.h), is not kept: its begin is
+   * taken back if nothing came between, no sample above all (which must
+   * stay inside its state). A recursive task program would otherwise
+   * write two records for every task's taskwait. */
+  if (knit_the_session.trace_keep_short || !knit_trace_kind_ends_state(kind) ||
+      !knit_trace_ring_take_back(s->ring, kind - 1, now,
+                                 knit_short_state_ns(knit_the_session.event.period_ns)))
+    knit_trace_ring_push(s->ring, now, t->trace_last_node, kind);
   if (mine)
     knit_thread_give_back(t);
   if (knit_trace_ring_pending(s->ring) >= s->ring->capacity / 2)
@@ -226,21 +239,34 @@ void knit_trace_drain(knit_thread *t, bool final)
     atomic_fetch_add(&total_written, k.written);
     atomic_fetch_add(&total_lost, k.lost);
   }
-  if (final)
+  if (final) {
     atomic_fetch_add(&total_dropped, atomic_load(&s->ring->dropped_total));
+    atomic_fetch_add(&total_short, atomic_load(&s->ring->taken_back));
+  }
   atomic_store(&s->draining, 0);
+}
+
+void knit_trace_count_device(uint64_t written, uint64_t lost, bool new_file)
+{
+  atomic_fetch_add(&device_written, written);
+  atomic_fetch_add(&total_lost, lost);
+  if (new_file)
+    atomic_fetch_add(&device_files, 1);
 }
 
 void knit_trace_log(void)
 {
   if (!knit_trace_enabled())
     return;
-  char line[300];
+  char line[400];
   knit_safe_snprintf(line, sizeof line,
                      "trace: %llu records in %u trace files, %llu events dropped by full buffers, "
+                     "%llu short states not kept, %llu records in %u device trace files, "
                      "%llu records not written",
                      (unsigned long long)atomic_load(&total_written), atomic_load(&total_files),
                      (unsigned long long)atomic_load(&total_dropped),
+                     (unsigned long long)atomic_load(&total_short),
+                     (unsigned long long)atomic_load(&device_written), atomic_load(&device_files),
                      (unsigned long long)atomic_load(&total_lost));
   knit_log_line(line);
 }

@@ -49,7 +49,10 @@ void knit_trace_sample(struct knit_thread *t, uint32_t node, uint64_t time_ns);
 
 /* A transition (knit_trace_kind) of the calling thread, t, now: from its
  * own code, outside the handler; drains the ring when past its high-water
- * mark. Its node is that of the thread's last sample. */
+ * mark. Its node is that of the thread's last sample. The end of a state
+ * that began right before it, with no event between, less than
+ * knit_short_state_ns before (measure/short_state.h), takes the begin back
+ * instead: neither is written, and the log counts the state as not kept. */
 void knit_trace_transition(struct knit_thread *t, uint32_t kind);
 
 /* The thread's OpenMP states as its trace shows them, from the blame
@@ -67,7 +70,14 @@ void knit_trace_drain(struct knit_thread *t, bool final);
 /* Starts the flusher thread (once; when tracing). */
 void knit_trace_start_flusher(void);
 
-/* Writes the trace totals to the log (events written, dropped). */
+/* Counts a device's trace records (ompt/device_track.h) for the log:
+ * written, or lost to a failed write; new_file: the write made the
+ * device's file. */
+void knit_trace_count_device(uint64_t written, uint64_t lost, bool new_file);
+
+/* Writes the trace totals to the log: thread records written and their
+ * files, events dropped by full rings, short states not kept, device
+ * records and their files, records not written. */
 void knit_trace_log(void);
 
 #endif /* KNIT_CORE_TRACE_H */

@@ -8,7 +8,13 @@
  * and never allocates: when the ring is full the event is refused and
  * counted, and the count goes into the ring as a KNIT_TRACE_DROPPED record
  * as soon as there is room again, so a reader knows where events are
- * missing and how many. */
+ * missing and how many.
+ *
+ * The producer may also take back the last record it pushed, as long as
+ * no consumer can have read it (knit_trace_ring_take_back): a state's
+ * begin whose end comes right after it, too soon to show on a timeline,
+ * goes with its end rather than being written. head carries the right to
+ * do so in its low bit (see trace_ring.c). */
 #ifndef KNIT_CORE_TRACE_RING_H
 #define KNIT_CORE_TRACE_RING_H
 
@@ -20,11 +26,15 @@
 #include "measure/format.h"
 
 typedef struct knit_trace_ring {
-  _Atomic uint64_t head;    /* records ever pushed: written by the producer */
+  /* Records ever pushed, times two, plus one while the last of them may
+   * still be taken back: written by the producer; the consumer only clears
+   * the low bit, as it takes its view of the records. */
+  _Atomic uint64_t head;
   _Atomic uint64_t tail;    /* records ever taken: written by the consumer */
   _Atomic uint64_t dropped; /* refused and not yet in a DROPPED record */
   _Atomic uint64_t dropped_total;
-  uint32_t capacity; /* a power of two */
+  _Atomic uint64_t taken_back; /* records taken back, ever */
+  uint32_t capacity;           /* a power of two */
   knit_trace_record slots[];
 } knit_trace_ring;
 
@@ -41,6 +51,14 @@ void knit_trace_ring_init(knit_trace_ring *r, uint32_t capacity);
 /* Producer: appends an event, or counts it dropped when the ring is full.
  * Async-signal-safe, lock-free. */
 bool knit_trace_ring_push(knit_trace_ring *r, uint64_t time_ns, uint32_t node, uint32_t kind);
+
+/* Producer: takes back the last record pushed when it is of kind, less
+ * than within_ns before end_ns, no push was refused since, and no
+ * consumer can have read it (none took its view of the ring since the
+ * push). Returns whether it did; the record is then as if never pushed.
+ * Async-signal-safe, lock-free. */
+bool knit_trace_ring_take_back(knit_trace_ring *r, uint32_t kind, uint64_t end_ns,
+                               uint64_t within_ns);
 
 /* Records waiting for the consumer. */
 size_t knit_trace_ring_pending(knit_trace_ring *r);

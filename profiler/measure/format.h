@@ -214,6 +214,10 @@ typedef struct knit_steps_record {
  * KNIT_TRACE_DROPPED records carry, in node, how many events the full
  * buffer refused since the last such record (time: when the buffer had room
  * again).
+ * A state too short to show (measure/short_state.h: its end less than
+ * a hundredth of a sample, at most 10 us, after its begin) with no record
+ * between its begin and its end is not in the file, neither record of it
+ * (unless KNIT_TRACE_KEEP_SHORT=1); knit.log counts those left out.
  *
  * A device's trace file (trace-device-<N>.knit) has the same header, with
  * thread_index the device number and tid 0, and the same records, in

@@ -10,6 +10,7 @@
 
 #include "base/write_all.h"
 #include "core/session.h"
+#include "core/trace.h"
 #include "measure/format.h"
 
 /* One lock for every device's file: buffers of one device may complete on
@@ -67,14 +68,16 @@ void knit_device_track_write(knit_device_track_batch *b)
     records[3 * i + 1] = (knit_trace_record){op->end_ns, op->thread_index, KNIT_TRACE_DEVICE_END};
     records[3 * i + 2] = (knit_trace_record){op->bytes, 0, KNIT_TRACE_DEVICE_BYTES};
   }
+  uint64_t n = (uint64_t)b->count * 3;
   pthread_mutex_lock(&files_lock);
+  uint64_t made_before = files_made;
   int fd = open_file(b->device_num);
-  if (fd >= 0) {
-    /* One write per batch: a process killed meanwhile tears at most the
-     * last group, which readers drop. */
-    (void)knit_write_all(fd, records, (size_t)b->count * 3 * sizeof records[0]);
+  /* One write per batch: a process killed meanwhile tears at most the
+   * last group, which readers drop. */
+  bool written = fd >= 0 && knit_write_all(fd, records, n * sizeof records[0]) == 0;
+  if (fd >= 0)
     close(fd);
-  }
+  knit_trace_count_device(written ? n : 0, written ? 0 : n, files_made != made_before);
   pthread_mutex_unlock(&files_lock);
   b->count = 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/short_state.h"
 #include "report/folded.h"
 #include "report/rows.h"
 #include "report/sample_path.h"
@@ -21,9 +22,6 @@
 /* Deeper OpenMP states than this are not drawn (a begin past it is
  * ignored, and its end finds no match). */
 #define MAX_STATES 64
-
-/* How long a PROBE sample lasts at most: probes have no period. */
-#define PROBE_SAMPLE_NS 1000000ull
 
 typedef struct level {
   const char *name;
@@ -204,41 +202,31 @@ static int build_want(track *k, const state *states, size_t depth, int sampling,
   return sampling ? add_frames(k, node) : 0;
 }
 
-static int is_state_begin(uint32_t kind)
-{
-  return kind == KNIT_TRACE_PARALLEL_BEGIN || kind == KNIT_TRACE_BARRIER_BEGIN ||
-         kind == KNIT_TRACE_IDLE_BEGIN || kind == KNIT_TRACE_LOCK_WAIT_BEGIN;
-}
-
-static int is_state_end(uint32_t kind)
-{
-  return kind == KNIT_TRACE_PARALLEL_END || kind == KNIT_TRACE_BARRIER_END ||
-         kind == KNIT_TRACE_IDLE_END || kind == KNIT_TRACE_LOCK_WAIT_END;
-}
-
 /* Marks in skip[] the begin and end of every OpenMP state shorter than
- * shortest_ns, and every state begun inside one. A recursive task program
- * waits in a taskwait, for a few microseconds, for every task it creates:
- * millions of states a sample's period cannot resolve, each of which would
- * cut and open again every frame slice around it (a 54 MB trace of a
- * million tasks made 4 GB of JSON). */
+ * shortest_ns (measure/short_state.h), and every state begun inside one:
+ * each would cut and open again every frame slice around it (a 54 MB trace
+ * of a million tasks made 4 GB of JSON). The recording keeps none that is
+ * a begin right before its end (core/trace.c); this still draws the
+ * traces recorded before it did, and the short states a sample or another
+ * state interrupts, the same way. */
 static void mark_short_states(const knit_thread_trace *th, uint64_t shortest_ns, char *skip)
 {
   size_t open[MAX_STATES];
   size_t depth = 0;
   for (size_t i = 0; i < th->count; i++) {
     uint32_t kind = th->events[i].kind;
-    if (is_state_begin(kind)) {
+    if (knit_trace_kind_begins_state(kind)) {
       if (depth < MAX_STATES)
         open[depth++] = i;
-    } else if (is_state_end(kind)) {
+    } else if (knit_trace_kind_ends_state(kind)) {
       for (size_t d = depth; d > 0; d--) {
         size_t b = open[d - 1];
         if (th->events[b].kind != kind - 1)
           continue;
         if (th->events[i].time_ns - th->events[b].time_ns < shortest_ns) {
           for (size_t j = b; j <= i; j++)
-            if (is_state_begin(th->events[j].kind) || is_state_end(th->events[j].kind))
+            if (knit_trace_kind_begins_state(th->events[j].kind) ||
+                knit_trace_kind_ends_state(th->events[j].kind))
               skip[j] = 1;
         }
         depth = d - 1;
@@ -248,16 +236,8 @@ static void mark_short_states(const knit_thread_trace *th, uint64_t shortest_ns,
   }
 }
 
-/* The shortest OpenMP state drawn: a hundredth of a sample's length, and
- * at most 10 us, far below what a sample resolves, far above a taskwait
- * that finds its task done. */
-static uint64_t shortest_state_ns(uint64_t sample_ns)
-{
-  uint64_t ns = sample_ns / 100;
-  return ns < 10000 ? ns : 10000;
-}
-
-static int write_thread(track *k, const knit_thread_trace *th, uint64_t sample_ns)
+static int write_thread(track *k, const knit_thread_trace *th, uint64_t sample_ns,
+                        uint64_t shortest_ns)
 {
   state states[MAX_STATES];
   size_t depth = 0;
@@ -267,7 +247,7 @@ static int write_thread(track *k, const knit_thread_trace *th, uint64_t sample_n
   char *skip = calloc(th->count ? th->count : 1, 1);
   if (skip == NULL)
     return -1;
-  mark_short_states(th, shortest_state_ns(sample_ns), skip);
+  mark_short_states(th, shortest_ns, skip);
   for (size_t i = 0; i < th->count; i++) {
     const knit_trace_event *e = &th->events[i];
     if (skip[i])
@@ -506,7 +486,8 @@ int knit_chrome_trace_write(const knit_profile *p, FILE *out, FILE *diag)
               "knit: warning: thread %u dropped %llu trace events: its buffer was full (the "
               "timeline has gaps)\n",
               traces.threads[i].thread_index, (unsigned long long)traces.threads[i].dropped);
-  uint64_t sample_ns = p->measurement.period ? p->measurement.period : PROBE_SAMPLE_NS;
+  uint64_t sample_ns = p->measurement.period ? p->measurement.period : KNIT_PROBE_SAMPLE_NS;
+  uint64_t shortest_ns = knit_short_state_ns(p->measurement.period);
   int first = 1;
   fputs("{\"traceEvents\":[\n", out);
   write_metadata(p, &traces, out, &first);
@@ -516,7 +497,7 @@ int knit_chrome_trace_write(const knit_profile *p, FILE *out, FILE *diag)
   for (size_t i = 0; i < traces.count && rc == 0; i++) {
     k.tid = traces.threads[i].tid;
     k.open.count = 0;
-    rc = write_thread(&k, &traces.threads[i], sample_ns);
+    rc = write_thread(&k, &traces.threads[i], sample_ns, shortest_ns);
   }
   if (rc == 0)
     write_device_slices(p, &traces, out, &first);

@@ -38,12 +38,14 @@
  *     start_thread and clone), which the report hides, are left out.
  *     Slices of zero duration are not written, nor OpenMP states shorter
  *     than a hundredth of a sample's length or 10 us (with the states begun
- *     inside them), which the samples cannot resolve: a recursive task program's
- *     taskwaits, a few microseconds each, would otherwise cut every frame
- *     slice around them millions of times. A track's events come in
- *     the order their slices end (a frame's before the frame around it,
- *     which may begin at the same time): Trace Event viewers order them by
- *     ts and, for equal ts, the longer first, as `knit view` does.
+ *     inside them; measure/short_state.h, the bound under which the
+ *     recording keeps none with nothing inside), which the samples cannot
+ *     resolve: a recursive task program's taskwaits, a few microseconds
+ *     each, would otherwise cut every frame slice around them millions of
+ *     times. A track's events come in the order their slices end (a
+ *     frame's before the frame around it, which may begin at the same
+ *     time): Trace Event viewers order them by ts and, for equal ts, the
+ *     longer first, as `knit view` does.
  *   - per traced target device (trace-device-<N>.knit), after the threads,
  *     its track: pid 1, a tid no thread has (one past the highest thread
  *     tid, plus N), "thread_name" args {"name":"device N (TYPE)"} (TYPE as
