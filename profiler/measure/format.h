@@ -202,7 +202,7 @@ typedef struct knit_steps_record {
  *   records  knit_trace_record, until the end of the file
  *
  * The file is written in pieces as the thread's buffer is drained (core/
- * trace_buffer.h), not whole: a process that dies leaves the events up to
+ * trace_ring.h), not whole: a process that dies leaves the events up to
  * the last drain, and a reader takes every whole record and ignores a
  * torn last one. Records are in time order but for deferred samples
  * (ompt/region_paths.h), written when their region's path is known with
