@@ -17,19 +17,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MOCKRT_TARGET_HOOKS_VERSION 1
+#define MOCKRT_TARGET_HOOKS_VERSION 2
 
 /*
- * The tool's callbacks for target constructs and devices (OpenMP 5.0
- * signatures), as registered with ompt_set_callback; NULL when not
- * registered, and all NULL again once the tool is finalized.  Read each
- * pointer once per event: the table lives in the host runtime.
+ * The tool's callbacks for target constructs and devices, as registered
+ * with ompt_set_callback; NULL when not registered, and all NULL again once
+ * the tool is finalized.  Read each pointer once per event: the table lives
+ * in the host runtime.  Where a tool registered both the OpenMP 5.0 form
+ * and OpenMP 5.1's _emi form of an event, the _emi one is dispatched, as
+ * LLVM's runtimes since 15 do.
  */
 typedef struct mockrt_target_cbs {
   ompt_callback_target_t target;
   ompt_callback_target_data_op_t target_data_op;
   ompt_callback_target_submit_t target_submit;
   ompt_callback_target_map_t target_map;
+  ompt_callback_target_emi_t target_emi;
+  ompt_callback_target_data_op_emi_t target_data_op_emi;
+  ompt_callback_target_submit_emi_t target_submit_emi;
+  ompt_callback_target_map_emi_t target_map_emi;
   ompt_callback_device_initialize_t device_initialize;
   ompt_callback_device_finalize_t device_finalize;
   ompt_callback_device_load_t device_load;
