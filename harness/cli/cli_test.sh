@@ -1230,6 +1230,45 @@ print("spans %d us" % max(e["ts"] + e["dur"] for e in x))' "$tmp/w.json"
   [ "$(grep -c '"cat":"device"' "$tmp/g2.json")" = "$(($(grep -c '"cat":"device"' "$tmp/g.json") - 1))" ] ||
     fail "the torn device file did not keep all but its last operation"
   ;;
+trace_device_forms)
+  # The device view is the same whichever form of the target callbacks the
+  # runtime offers: the mock of OpenMP 5.1's _emi ones alone, of the 5.0
+  # ones alone, and of both (knit then takes the _emi ones). Under
+  # MOCKRT_DETERMINISTIC=1 every device metric of every launching path, and
+  # every slice of the device's track but its start, is exact.
+  command -v python3 >/dev/null || { echo "skip: no python3 to read the traces with"; exit 77; }
+  [ -x "$wl/target" ] || { echo "skip: the target workload is not built (no offloading toolchain for this ISA)"; exit 77; }
+  [ -e "$(dirname "$KNIT_LIB")/mock-intel/libomptarget.so" ] ||
+    { echo "skip: the mock device (mock-intel's libomptarget.so) is not built"; exit 77; }
+  export MOCKRT_DETERMINISTIC=1 MOCKRT_TARGET_LATENCY_NS=0 MOCKRT_TARGET_BANDWIDTH=1000000000 \
+    MOCKRT_TARGET_NS_PER_ITER=10
+  for form in both 5.1 5.0; do
+    MOCKRT_TARGET_OMPT=$form expect 0 'SUMMARY' -- \
+      "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/$form" -- "$wl/target" 3
+    : >"$tmp/$form.device"
+    for m in DEVICE_KERNEL DEVICE_H2D_BYTES DEVICE_H2D_TIME DEVICE_D2H_BYTES DEVICE_D2H_TIME \
+      DEVICE_ALLOC_BYTES; do
+      "$knit" report --format=folded --metric=$m "$tmp/$form" | sed "s/^/$m /" >>"$tmp/$form.device" ||
+        fail "--format=folded --metric=$m failed ($form)"
+    done
+    grep -q '^DEVICE_KERNEL .*;launch_wide;target_at_target\.c:[0-9]* [1-9]' "$tmp/$form.device" ||
+      fail "no kernel time under launch_wide's construct ($form): $(cat "$tmp/$form.device")"
+    "$knit" report --format=chrome "$tmp/$form" >"$tmp/$form.json" || fail "--format=chrome failed ($form)"
+    # A slice's node is the construct's id in its thread's tree, which the
+    # samples' order decides; its place in the source is the same.
+    python3 -c 'import json, sys
+for e in sorted(json.dumps([e["name"], e["dur"], {k: v for k, v in e.get("args", {}).items()
+                                                  if k != "node"}], sort_keys=True)
+                for e in json.load(open(sys.argv[1]))["traceEvents"]
+                if e.get("cat") == "device" and e["ph"] == "X"):
+    print(e)' "$tmp/$form.json" >"$tmp/$form.slices" || fail "cannot read the chrome trace ($form)"
+    [ -s "$tmp/$form.slices" ] || fail "no slice on the device track ($form)"
+  done
+  for form in 5.1 5.0; do
+    diff "$tmp/both.device" "$tmp/$form.device" || fail "device metrics differ under MOCKRT_TARGET_OMPT=$form"
+    diff "$tmp/both.slices" "$tmp/$form.slices" || fail "the device track differs under MOCKRT_TARGET_OMPT=$form"
+  done
+  ;;
 trace_absent)
   # Without -t: no trace file, and --format=chrome says how to get one.
   expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 --runtime=mock-gomp \
