@@ -1245,6 +1245,10 @@ trace_device_forms)
   for form in both 5.1 5.0; do
     MOCKRT_TARGET_OMPT=$form expect 0 'SUMMARY' -- \
       "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/$form" -- "$wl/target" 3
+    taken="OpenMP 5.1's _emi forms"
+    [ "$form" != 5.0 ] || taken="OpenMP 5.0's forms"
+    grep -qxF "ompt: target callbacks: $taken" "$tmp/$form/knit.log" ||
+      fail "knit.log does not say knit took $taken ($form): $(grep 'target callbacks' "$tmp/$form/knit.log")"
     : >"$tmp/$form.device"
     for m in DEVICE_KERNEL DEVICE_H2D_BYTES DEVICE_H2D_TIME DEVICE_D2H_BYTES DEVICE_D2H_TIME \
       DEVICE_ALLOC_BYTES; do

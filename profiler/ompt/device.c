@@ -263,8 +263,9 @@ static void on_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id,
 }
 
 /* Charged once, at the operation's begin, to the node target_data carries:
- * the callback comes on the construct's own thread while the construct
- * runs, before that thread's file can be written. */
+ * the callback comes on the thread that began the construct (which made
+ * the node in its own tree) while the construct runs. Not once that
+ * thread's file is written, as knit_device_charge. */
 static void on_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
                                   ompt_data_t *target_data, ompt_id_t *host_op_id,
                                   ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -282,6 +283,9 @@ static void on_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *t
   if (metric < 0)
     return;
   knit_device_node *construct = target_data ? target_data->ptr : NULL;
+  knit_thread *t = knit_thread_self();
+  if (!t || atomic_load(&t->written))
+    construct = NULL;
   if (construct && bytes != 0)
     atomic_fetch_add_explicit(&construct->metrics[metric - KNIT_METRIC_HOST_COUNT], bytes,
                               memory_order_relaxed);
@@ -317,6 +321,10 @@ void knit_device_register(ompt_set_callback_t set_callback)
   if (emi && !knit_ompt_runtime.get_target_info)
     knit_log_line("ompt: _emi target callbacks without ompt_get_target_info; device trace "
                   "records are not attributed");
+  else if (emi)
+    knit_log_line("ompt: target callbacks: OpenMP 5.1's _emi forms");
+  else if (target != ompt_set_never && target != ompt_set_error)
+    knit_log_line("ompt: target callbacks: OpenMP 5.0's forms");
   ompt_set_result_t init =
       set_callback(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
   set_callback(ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize);
