@@ -19,6 +19,13 @@
 
 #define MOCKRT_TARGET_HOOKS_VERSION 2
 
+/* OpenMP 5.1's numbers of the _emi target callbacks (after reduction, 31,
+ * and dispatch, 32): a tool and the runtime must agree on them, and an
+ * omp-tools.h older than 5.1 has none (KNIT_OMPT_HEADER_SRC names it). */
+_Static_assert(ompt_callback_target_emi == 33 && ompt_callback_target_data_op_emi == 34 &&
+                   ompt_callback_target_submit_emi == 35 && ompt_callback_target_map_emi == 36,
+               "omp-tools.h numbers the _emi target callbacks as OpenMP 5.1 does");
+
 /*
  * The tool's callbacks for target constructs and devices, as registered
  * with ompt_set_callback; NULL when not registered, and all NULL again once
