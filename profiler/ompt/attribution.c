@@ -572,6 +572,6 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
   }
   if (tf && tf->exit_frame.ptr) {
     *stop_at = (uint64_t)(uintptr_t)tf->exit_frame.ptr;
-    *stop_is_cfa = (tf->exit_frame_flags & ompt_frame_cfa) != 0;
+    *stop_is_cfa = (knit_ompt_frame_flags(tf->exit_frame_flags) & ompt_frame_cfa) != 0;
   }
 }

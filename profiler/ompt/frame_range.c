@@ -4,6 +4,12 @@
 
 #include <stdint.h>
 
+int knit_ompt_frame_flags(int flags)
+{
+  const int known = ompt_frame_application | ompt_frame_stackaddress;
+  return (flags & ~known) ? 0 : flags;
+}
+
 /* The frame that is the runtime function an OMPT frame address names: the
  * first frame whose CFA lies above the address, or at it when the address
  * is a CFA. With a frame-pointer address the function's own CFA is above
@@ -15,7 +21,7 @@ static int frame_named_by(const knit_frame *frames, int n, const ompt_frame_t *t
   if (!enter && n > 0 && (frames[n - 1].flags & KNIT_FRAME_AT_LIMIT))
     return n - 1;
   uint64_t a = (uint64_t)(uintptr_t)(enter ? tf->enter_frame.ptr : tf->exit_frame.ptr);
-  int flags = enter ? tf->enter_frame_flags : tf->exit_frame_flags;
+  int flags = knit_ompt_frame_flags(enter ? tf->enter_frame_flags : tf->exit_frame_flags);
   bool is_cfa = (flags & ompt_frame_cfa) != 0;
   for (int i = 0; i < n; i++)
     if (frames[i].cfa > a || (is_cfa && frames[i].cfa == a))
@@ -33,7 +39,7 @@ bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *
    * runtime: it stays. */
   if (tf && tf->enter_frame.ptr)
     lo = frame_named_by(frames, n, tf, true) +
-         ((tf->enter_frame_flags & ompt_frame_application) ? 0 : 1);
+         ((knit_ompt_frame_flags(tf->enter_frame_flags) & ompt_frame_application) ? 0 : 1);
   if (tf && tf->exit_frame.ptr)
     hi = frame_named_by(frames, n, tf, false) - 1;
   *first = lo;

@@ -15,6 +15,16 @@
 
 #include "unwind/unwinder.h"
 
+/* The flags of a frame address as the runtime meant them. LLVM's libomp 14
+ * sets the addresses alone, never the flags, and the frame record of a
+ * serialized region's implicit task is made on the stack without them (a
+ * host teams construct's team, a region inside it): they hold what that
+ * memory held before, and come back from memory freed since when the
+ * region ends. Bits that are no flag's say so: the word is then read as
+ * no flag at all (the runtime's frame, its kind unsaid), which is what
+ * libomp means by an address it sets. Pure. */
+int knit_ompt_frame_flags(int flags);
+
 /* The index range [*first, *last] of the frames that belong to a task with
  * this frame record (NULL: every frame). Returns false when the range is
  * empty. Pure. */
