@@ -10,6 +10,15 @@ int knit_ompt_frame_flags(int flags)
   return (flags & ~known) ? 0 : flags;
 }
 
+const ompt_frame_t *knit_ompt_frame_checked(const ompt_frame_t *tf, ompt_frame_t *scratch)
+{
+  if (!tf || !tf->enter_frame.ptr || tf->enter_frame.ptr != tf->exit_frame.ptr)
+    return tf;
+  *scratch = *tf;
+  scratch->enter_frame.ptr = NULL;
+  return scratch;
+}
+
 /* The frame that is the runtime function an OMPT frame address names: the
  * first frame whose CFA lies above the address, or at it when the address
  * is a CFA. With a frame-pointer address the function's own CFA is above
@@ -33,6 +42,8 @@ bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *
                            int *last)
 {
   int lo = 0, hi = n - 1;
+  ompt_frame_t own;
+  tf = knit_ompt_frame_checked(tf, &own);
   /* An enter frame flagged as the application's names the task's last
    * frame of its own before the runtime (libomp's if(0) tasks: the
    * function that calls __kmpc_omp_task_begin_if0), not a frame of the

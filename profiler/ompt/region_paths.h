@@ -87,6 +87,16 @@ typedef struct knit_region_state {
   /* Deferred samples; count changes only with the handler held off. */
   uint32_t deferred_count;
   knit_deferred_sample deferred[KNIT_DEFERRED_SAMPLES];
+  /* The encountering task of the region the thread began last and the
+   * word its parallel_data got, until the thread's next implicit task
+   * begins; and a region's data lent to a region that the runtime reports
+   * under it, with the word it held and the task it is lent to (tool.c:
+   * LLVM's libomp 14, gcc's regions inside a host teams construct). */
+  const ompt_data_t *begun_by;
+  void *begun_word;
+  ompt_data_t *lent;
+  void *lent_word;
+  const ompt_data_t *lent_to;
   /* For the log (with opened): samples deferred, deferred samples that
    * found their path, and those that did not (under <partial>), waits that
    * gave up, regions whose encountering thread got no implicit task. */

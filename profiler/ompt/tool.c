@@ -43,6 +43,42 @@ static void on_thread_end(ompt_data_t *thread_data)
   knit_deferred_flush_here(t, true);
 }
 
+/* The implicit task of a region is a task of its own, never the task that
+ * encountered the region. LLVM's libomp 14 breaks this for a region gcc's
+ * code opens (GOMP_parallel) inside a team of a host teams construct: it
+ * forms no team for it, and reports as its implicit task the team's own
+ * task, under the data of the team's region, and so answers every inquiry
+ * while the body runs (the team's task at level 0, its region's data, an
+ * exit frame at GOMP_parallel). The region's data knit filled at
+ * parallel_begin is never seen again. The team's region then holds the
+ * word of the region begun, for as long as its implicit task runs: its
+ * team is this thread alone, whose samples and callbacks are all that
+ * read it. */
+static void lend_region(knit_thread *t, ompt_data_t *parallel_data, ompt_data_t *task_data)
+{
+  knit_region_state *r = knit_region_state_of(t);
+  if (!r)
+    return;
+  const ompt_data_t *begun_by = r->begun_by;
+  r->begun_by = NULL;
+  if (!begun_by || task_data != begun_by || !parallel_data || r->lent)
+    return;
+  r->lent = parallel_data;
+  r->lent_word = parallel_data->ptr;
+  r->lent_to = task_data;
+  parallel_data->ptr = r->begun_word;
+}
+
+static void give_back_region(knit_thread *t, const ompt_data_t *task_data)
+{
+  knit_region_state *r = t ? t->regions : NULL;
+  if (!r || !r->lent || task_data != r->lent_to)
+    return;
+  r->lent->ptr = r->lent_word;
+  r->lent = NULL;
+  r->lent_to = NULL;
+}
+
 /* Idleness for blame (blame.h): a worker is in its pool between implicit
  * tasks, and idle while it waits at a barrier, taskwait or taskgroup. The
  * initial task is never the pool's. */
@@ -63,6 +99,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   }
   knit_thread *t = knit_thread_self();
   if (endpoint == ompt_scope_begin) {
+    lend_region(t, parallel_data, task_data);
     /* The encountering thread's own task: its workers are on their way,
      * and the region's path is captured now (region_paths.h). */
     knit_region_task_begins(t);
@@ -72,6 +109,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     if (task_data)
       task_data->ptr = KNIT_PREFIX_OF_REGION;
   } else {
+    give_back_region(t, task_data);
     knit_region_task_ends(t);
   }
   knit_blame_implicit_task(t, endpoint == ompt_scope_begin);
@@ -128,6 +166,16 @@ static void keep_live_frames(ompt_frame_t *f)
     f->exit_frame.ptr = NULL;
 }
 
+/* Which task began a region, and the word its data got (lend_region). */
+static void began(knit_thread *t, const ompt_data_t *encountering_task_data, void *word)
+{
+  knit_region_state *r = knit_region_state_of(t);
+  if (!r)
+    return;
+  r->begun_by = encountering_task_data;
+  r->begun_word = word;
+}
+
 /* The encountering thread records where the region begins, so every worker's
  * samples can be put under it. */
 static void on_parallel_begin(ompt_data_t *encountering_task_data,
@@ -157,6 +205,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
       !encountering_task_frame->exit_frame.ptr && encountering_task_data->ptr &&
       ((uintptr_t)encountering_task_data->ptr & 15) == 0) {
     parallel_data->ptr = encountering_task_data->ptr;
+    began(t, encountering_task_data, parallel_data->ptr);
     knit_take_missed(t);
     return;
   }
@@ -185,6 +234,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
    * (its members run initial tasks, on_implicit_task): captured now. */
   bool deferrable = knit_ompt_runtime.implicit_tasks && !(flags & ompt_parallel_league);
   parallel_data->ptr = knit_region_open(t, &here, (void *)outer, codeptr_ra, deferrable);
+  began(t, encountering_task_data, parallel_data->ptr);
   knit_take_missed(t);
   knit_trace_transition(t, KNIT_TRACE_PARALLEL_BEGIN);
 }
