@@ -479,10 +479,11 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     return append_placeholder(out, len, max, placeholder_for_state(state));
   }
 
-  len = place_task(
-      frames, n, end, tf, flags,
-      prefix_of(knit_task_prefix_word(flags, task_data, parallel_data, tf), may_wait, st), state,
-      sample_index, runtime_leaf, through_creator, runtime_module_id(), out, max, partial);
+  const void *word = knit_task_prefix_word(flags, task_data, parallel_data, tf);
+  if (flags & ompt_task_implicit)
+    word = knit_region_unlent(t, parallel_data, tf, word);
+  len = place_task(frames, n, end, tf, flags, prefix_of(word, may_wait, st), state, sample_index,
+                   runtime_leaf, through_creator, runtime_module_id(), out, max, partial);
   /* A partial path has no prefix to wait for. */
   if (*partial)
     st->pending_slot = NULL;

@@ -156,6 +156,14 @@ void knit_deferred_flush_here(struct knit_thread *t, bool give_up);
  * sample is never deferred and PROBE runs stay deterministic. */
 void knit_region_settle(void);
 
+/* In the handler: the prefix word of a sample of a task with this region
+ * data and frame record, given word, the one the data holds. While the
+ * data is lent to a region begun inside it (tool.c) and the task has no
+ * exit frame (the runtime forks or joins that region), the word the data
+ * held before. */
+const void *knit_region_unlent(struct knit_thread *t, const ompt_data_t *parallel_data,
+                               const ompt_frame_t *tf, const void *word);
+
 /* Logs the tickets and deferred samples of every thread. */
 void knit_region_log(void);
 

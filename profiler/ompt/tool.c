@@ -53,7 +53,9 @@ static void on_thread_end(ompt_data_t *thread_data)
  * parallel_begin is never seen again. The team's region then holds the
  * word of the region begun, for as long as its implicit task runs: its
  * team is this thread alone, whose samples and callbacks are all that
- * read it. */
+ * read it. While the runtime forks and joins that region (the team's task
+ * without an exit frame, inside GOMP_parallel) the team's task is in its
+ * own region still, whose word its samples go by (knit_region_unlent). */
 static void lend_region(knit_thread *t, ompt_data_t *parallel_data, ompt_data_t *task_data)
 {
   knit_region_state *r = knit_region_state_of(t);
@@ -63,9 +65,12 @@ static void lend_region(knit_thread *t, ompt_data_t *parallel_data, ompt_data_t 
   r->begun_by = NULL;
   if (!begun_by || task_data != begun_by || !parallel_data || r->lent)
     return;
-  r->lent = parallel_data;
+  /* The handler reads lent_word once it finds lent set
+   * (knit_region_unlent). */
   r->lent_word = parallel_data->ptr;
   r->lent_to = task_data;
+  __atomic_store_n(&r->lent, parallel_data, __ATOMIC_RELEASE);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   parallel_data->ptr = r->begun_word;
 }
 
@@ -75,7 +80,8 @@ static void give_back_region(knit_thread *t, const ompt_data_t *task_data)
   if (!r || !r->lent || task_data != r->lent_to)
     return;
   r->lent->ptr = r->lent_word;
-  r->lent = NULL;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&r->lent, NULL, __ATOMIC_RELEASE);
   r->lent_to = NULL;
 }
 
