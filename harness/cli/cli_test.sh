@@ -1624,13 +1624,25 @@ target_host_plugin)
   wide=$(grep -nE '^#pragma omp target teams distribute parallel for map\(to' "$src" | cut -d: -f1)
   narrow=$(grep -nE '^#pragma omp target teams distribute parallel for$' "$src" | cut -d: -f1)
   [[ "$wide" =~ ^[0-9]+$ && "$narrow" =~ ^[0-9]+$ ]] || fail "no kernel lines in $src: '$wide' '$narrow'"
-  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 60
+  # 400 rounds on one thread, on the wall clock: some 0.5 s, a few hundred
+  # samples in kernels. (CPU-time timers on a loaded machine gave a dozen
+  # signals a run, each standing for dozens of periods: too coarse for the
+  # ratio below.)
+  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive expect 0 'SUMMARY' -- "$knit" record -e REALTIME@f1000 \
+    --runtime=libomp -o "$tmp/m" -- "$wl/target" 400
   expect 0 '' -- "$knit" report --format=folded "$tmp/m"
   folded=$out_last
+  counts=()
   for k in "launch_wide;target_at_target.c:$wide" "launch_narrow;target_at_target.c:$narrow"; do
-    grep -qE "^main;.*run_round;$k;\.omp_outlined\.\.[0-9]+;.*mix" <<<"$folded" ||
-      fail "no kernel sample under $k: $(grep -F "$k" <<<"$folded" | head -5)"
+    n=$(grep -E "^main;.*run_round;$k;\.omp_outlined\.\.[0-9]+;.*mix" <<<"$folded" |
+      awk '{s += $NF} END {print s + 0}')
+    [ "$n" -ge 20 ] || fail "$n kernel samples under $k, expected at least 20"
+    counts+=("$n")
   done
+  # Every iteration of both kernels does the same work, and the wide one
+  # runs twice the iterations: its construct holds about twice the time.
+  awk -v w="${counts[0]}" -v n="${counts[1]}" 'BEGIN { r = w / n; exit !(r > 1.3 && r < 3.0) }' ||
+    fail "wide/narrow kernel time ${counts[0]}/${counts[1]}, expected about 2"
   ! grep -E 'target_at_[^;]*;.*(ffi_call|libffi|__tgt_|libomptarget)' <<<"$folded" ||
     fail "the offloading library's frames are left under a construct"
   ;;
