@@ -63,7 +63,11 @@ static void lend_region(knit_thread *t, ompt_data_t *parallel_data, ompt_data_t 
     return;
   const ompt_data_t *begun_by = r->begun_by;
   r->begun_by = NULL;
-  if (!begun_by || task_data != begun_by || !parallel_data || r->lent)
+  /* The same task data at another level is no sign: libomp 14 swaps a
+   * serialized region's task into the encountering task's place (clang's
+   * regions in a team), with a copy of the region's word in its data. */
+  if (!begun_by || task_data != begun_by || !parallel_data || parallel_data->ptr == r->begun_word ||
+      r->lent)
     return;
   /* The handler reads lent_word once it finds lent set
    * (knit_region_unlent). */
