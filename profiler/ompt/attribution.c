@@ -308,7 +308,7 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   int len = 0;
   int first, last;
   ompt_frame_t checked;
-  tf = knit_ompt_frame_checked(tf, &checked);
+  tf = knit_ompt_frame_checked(tf, flags, &checked);
   /* A call's walk starts at the program's call into the runtime: the
    * runtime's frames, which the enter frame would cut, are gone already.
    * An undeferred task placed through its creator runs above the creator's

@@ -10,9 +10,11 @@ int knit_ompt_frame_flags(int flags)
   return (flags & ~known) ? 0 : flags;
 }
 
-const ompt_frame_t *knit_ompt_frame_checked(const ompt_frame_t *tf, ompt_frame_t *scratch)
+const ompt_frame_t *knit_ompt_frame_checked(const ompt_frame_t *tf, int task_flags,
+                                            ompt_frame_t *scratch)
 {
-  if (!tf || !tf->enter_frame.ptr || tf->enter_frame.ptr != tf->exit_frame.ptr)
+  if (!tf || !(task_flags & ompt_task_implicit) || !tf->enter_frame.ptr ||
+      tf->enter_frame.ptr != tf->exit_frame.ptr)
     return tf;
   *scratch = *tf;
   scratch->enter_frame.ptr = NULL;
@@ -42,8 +44,6 @@ bool knit_task_frame_range(const knit_frame *frames, int n, const ompt_frame_t *
                            int *last)
 {
   int lo = 0, hi = n - 1;
-  ompt_frame_t own;
-  tf = knit_ompt_frame_checked(tf, &own);
   /* An enter frame flagged as the application's names the task's last
    * frame of its own before the runtime (libomp's if(0) tasks: the
    * function that calls __kmpc_omp_task_begin_if0), not a frame of the
