@@ -1,0 +1,38 @@
+/* Frames recorded in code of a library the load map did not know yet
+ * (unwind/object_lookup.h: module KNIT_MODULE_UNKNOWN, offset the absolute
+ * address), named in the thread's file when the map knows the library by
+ * then: as (module id, address - load bias), like any other frame, so the
+ * report names their functions and lines.
+ *
+ * Only while that is sound: an address names the code the sample saw only
+ * if no library was unloaded since (a library loaded later may be mapped
+ * where an unloaded one was). Each such frame's time is not kept, but the
+ * smallest count of dlclose calls (core/unloads.h) under which any was
+ * placed is (knit_object_lookup_earliest): while the count still stands,
+ * no library went since the first of them, and a map built since they
+ * were sampled names the object each lay in. After one more dlclose, all
+ * stay raw. Unloads that pass through no dlclose are not seen: the C
+ * library's character-set converters (whose code is reached only through
+ * iconv, and which stay loaded in practice once used) and the objects of a
+ * dlopen that fails (which have run no code yet).
+ *
+ * Async-signal-safe (a thread's file may be written from a handler).
+ */
+#ifndef KNIT_CORE_LATE_NAMES_H
+#define KNIT_CORE_LATE_NAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "unwind/loadmap.h"
+
+/* The map to name frames by, or NULL when they must stay raw (a dlclose
+ * came since the first of them, or is under way, or there is no map). */
+const knit_loadmap *knit_late_names_map(void);
+
+/* Rewrites *module and *offset of a frame recorded as (KNIT_MODULE_UNKNOWN,
+ * address) as (id, address - base) when the address lies in the text of a
+ * module of map (from knit_late_names_map). Leaves anything else as it is. */
+void knit_late_name(const knit_loadmap *map, uint32_t *module, uint64_t *offset);
+
+#endif /* KNIT_CORE_LATE_NAMES_H */

@@ -1,0 +1,39 @@
+/* Code of an object the load map does not know yet: a library dlopened
+ * since the map's last refresh (knit does not wrap dlopen, see
+ * docs/design-notes.md), found through glibc's _dl_find_object.
+ *
+ * A program that dlopens a library and then runs in it for a long time
+ * before the next refresh point would otherwise get every sample there
+ * unwound no further than the library's first frame. The object's
+ * .eh_frame_hdr gives the bounds of the one function at pc, enough to
+ * analyze it from memory as a known module's.
+ */
+#ifndef KNIT_UNWIND_OBJECT_LOOKUP_H
+#define KNIT_UNWIND_OBJECT_LOOKUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The loaded object that holds pc: the span of its mapping, [*map_lo,
+ * *map_hi), and the bounds [*start, *end) of the function containing pc.
+ * Returns false when no object holds pc (code not loaded by the dynamic
+ * linker), or the object's .eh_frame_hdr gives no function there, or the C
+ * library has no _dl_find_object. *map_lo is set whenever an object was
+ * found (0 otherwise). Async-signal-safe; reads the object's memory
+ * directly, so call it under the handler's fault guard (an object being
+ * unloaded may be unmapped under the reads). */
+bool knit_object_lookup(uint64_t pc, uint64_t *map_lo, uint64_t *map_hi, uint64_t *start,
+                        uint64_t *end);
+
+/* Notes that a walk placed a frame in an object found by knit_object_lookup
+ * while unloads libraries had been unloaded (core/unloads.h). Keeps the
+ * smallest such count. Async-signal-safe (atomics). */
+void knit_object_lookup_used(uint64_t unloads);
+
+/* The smallest count noted by knit_object_lookup_used, in *unloads; false
+ * when no frame was placed that way. A frame recorded by its absolute
+ * address in such an object still names the same code as long as no
+ * library was unloaded since that count (core/late_names.h). */
+bool knit_object_lookup_earliest(uint64_t *unloads);
+
+#endif /* KNIT_UNWIND_OBJECT_LOOKUP_H */
