@@ -1148,7 +1148,10 @@ trace_short_states)
   # Only a drain between a begin and its end keeps a short state.
   [ "$((short_left * 20))" -lt "$short_all" ] || fail "$short_left short states kept of $short_all"
   not_kept=$(sed -n 's/^trace: .*, \([0-9]*\) short states not kept,.*/\1/p' "$tmp/kept/knit.log")
-  [ "${not_kept:-0}" -gt "$((short_all / 2))" ] ||
+  # Two runs: how many states are short varies with the machine's load
+  # between them (a sanitizer run on a busy machine failed the half once
+  # asked here), so a quarter is asked for.
+  [ "${not_kept:-0}" -gt "$((short_all / 4))" ] ||
     fail "knit.log counts ${not_kept:-no} short states not kept; a run makes about $short_all"
   grep -qE '^trace: every .* but states shorter than 10000 ns with nothing inside' "$tmp/kept/knit.log" ||
     fail "knit.log does not say which states are not kept"
@@ -1229,6 +1232,49 @@ print("spans %d us" % max(e["ts"] + e["dur"] for e in x))' "$tmp/w.json"
   grep -q 'trace-device-0.knit: .*skipped' "$tmp/g2.err" || fail "no warning of the torn device file"
   [ "$(grep -c '"cat":"device"' "$tmp/g2.json")" = "$(($(grep -c '"cat":"device"' "$tmp/g.json") - 1))" ] ||
     fail "the torn device file did not keep all but its last operation"
+  ;;
+trace_device_forms)
+  # The device view is the same whichever form of the target callbacks the
+  # runtime offers: the mock of OpenMP 5.1's _emi ones alone, of the 5.0
+  # ones alone, and of both (knit then takes the _emi ones). Under
+  # MOCKRT_DETERMINISTIC=1 every device metric of every launching path, and
+  # every slice of the device's track but its start, is exact.
+  command -v python3 >/dev/null || { echo "skip: no python3 to read the traces with"; exit 77; }
+  [ -x "$wl/target" ] || { echo "skip: the target workload is not built (no offloading toolchain for this ISA)"; exit 77; }
+  [ -e "$(dirname "$KNIT_LIB")/mock-intel/libomptarget.so" ] ||
+    { echo "skip: the mock device (mock-intel's libomptarget.so) is not built"; exit 77; }
+  export MOCKRT_DETERMINISTIC=1 MOCKRT_TARGET_LATENCY_NS=0 MOCKRT_TARGET_BANDWIDTH=1000000000 \
+    MOCKRT_TARGET_NS_PER_ITER=10
+  for form in both 5.1 5.0; do
+    MOCKRT_TARGET_OMPT=$form expect 0 'SUMMARY' -- \
+      "$knit" record -t -e CPUTIME@f1000 --runtime=mock-intel -o "$tmp/$form" -- "$wl/target" 3
+    taken="OpenMP 5.1's _emi forms"
+    [ "$form" != 5.0 ] || taken="OpenMP 5.0's forms"
+    grep -qxF "ompt: target callbacks: $taken" "$tmp/$form/knit.log" ||
+      fail "knit.log does not say knit took $taken ($form): $(grep 'target callbacks' "$tmp/$form/knit.log")"
+    : >"$tmp/$form.device"
+    for m in DEVICE_KERNEL DEVICE_H2D_BYTES DEVICE_H2D_TIME DEVICE_D2H_BYTES DEVICE_D2H_TIME \
+      DEVICE_ALLOC_BYTES; do
+      "$knit" report --format=folded --metric=$m "$tmp/$form" | sed "s/^/$m /" >>"$tmp/$form.device" ||
+        fail "--format=folded --metric=$m failed ($form)"
+    done
+    grep -q '^DEVICE_KERNEL .*;launch_wide;target_at_target\.c:[0-9]* [1-9]' "$tmp/$form.device" ||
+      fail "no kernel time under launch_wide's construct ($form): $(cat "$tmp/$form.device")"
+    "$knit" report --format=chrome "$tmp/$form" >"$tmp/$form.json" || fail "--format=chrome failed ($form)"
+    # A slice's node is the construct's id in its thread's tree, which the
+    # samples' order decides; its place in the source is the same.
+    python3 -c 'import json, sys
+for e in sorted(json.dumps([e["name"], e["dur"], {k: v for k, v in e.get("args", {}).items()
+                                                  if k != "node"}], sort_keys=True)
+                for e in json.load(open(sys.argv[1]))["traceEvents"]
+                if e.get("cat") == "device" and e["ph"] == "X"):
+    print(e)' "$tmp/$form.json" >"$tmp/$form.slices" || fail "cannot read the chrome trace ($form)"
+    [ -s "$tmp/$form.slices" ] || fail "no slice on the device track ($form)"
+  done
+  for form in 5.1 5.0; do
+    diff "$tmp/both.device" "$tmp/$form.device" || fail "device metrics differ under MOCKRT_TARGET_OMPT=$form"
+    diff "$tmp/both.slices" "$tmp/$form.slices" || fail "the device track differs under MOCKRT_TARGET_OMPT=$form"
+  done
   ;;
 trace_absent)
   # Without -t: no trace file, and --format=chrome says how to get one.
@@ -1383,10 +1429,11 @@ report_folded_rules)
   mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
   expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
   rm "$d/calls prog;v2"
-  # Run from a temporary directory, the program was copied into the
-  # measurement (images/): without the copy too, it has no file.
-  grep -qF "$d/calls prog;v2" "$tmp/h/images/index" || fail "the program in a temporary directory was not copied"
-  rm -r "$tmp/h/images"
+  # A program that starts from a temporary directory is not copied (only
+  # what it loads while running from one is): deleted since, it has no
+  # file, and its frames keep the program's base name.
+  [ ! -e "$tmp/h/images/index" ] || ! grep -qF "$d/calls prog;v2" "$tmp/h/images/index" ||
+    fail "the program, started from a temporary directory, was copied"
   expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
   for m in h c; do
     "$knit" report --format=folded "$tmp/$m" >"$tmp/$m.folded" || fail "no folded form of $m"
@@ -1422,7 +1469,7 @@ report_speedscope)
   d="$tmp/my prog;v2"
   mkdir "$d" && cp "$wl/calls" "$d/calls prog;v2" && cp "$wl"/libknit_wl_calls.so "$d/" || fail "copy"
   expect 0 'SUMMARY samples=15 ' -- "$knit" record -e PROBE -o "$tmp/h" -- "$d/calls prog;v2" 1
-  rm "$d/calls prog;v2" && rm -r "$tmp/h/images" # no file of that name, nor a copy
+  rm "$d/calls prog;v2" && rm -rf "$tmp/h/images" # no file of that name, nor a copy
   expect 0 'SUMMARY samples=' -- "$knit" record -e PROBE -o "$tmp/c" -- "$wl/levels_cc"
   expect 0 'SUMMARY samples=' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/b" -- "$wl/blame" locks 2
   for m in h c b; do "$knit" report --format=folded "$tmp/$m"; done >"$tmp/all.folded"
@@ -1594,7 +1641,10 @@ image_real_libomptarget)
     exit 77
   fi
   src=$(dirname "$0")/../../workloads/target.c
-  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 40
+  # On the wall clock and one thread: CPU-time signals on a loaded machine
+  # came too seldom for forty rounds' kernels to be sure of a sample.
+  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive expect 0 'SUMMARY' -- "$knit" record -e REALTIME@f1000 \
+    --runtime=libomp -o "$tmp/m" -- "$wl/target" 100
   grep -qE '^image: /tmp/tmpfile_[A-Za-z0-9]{6} \(temporary\) copied to images/tmpfile_' "$tmp/m/knit.log" ||
     fail "knit.log does not say the target image was copied"
   for f in "$tmp"/m/images/tmpfile_*; do
@@ -1624,13 +1674,25 @@ target_host_plugin)
   wide=$(grep -nE '^#pragma omp target teams distribute parallel for map\(to' "$src" | cut -d: -f1)
   narrow=$(grep -nE '^#pragma omp target teams distribute parallel for$' "$src" | cut -d: -f1)
   [[ "$wide" =~ ^[0-9]+$ && "$narrow" =~ ^[0-9]+$ ]] || fail "no kernel lines in $src: '$wide' '$narrow'"
-  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 60
+  # 400 rounds on one thread, on the wall clock: some 0.5 s, a few hundred
+  # samples in kernels. (CPU-time timers on a loaded machine gave a dozen
+  # signals a run, each standing for dozens of periods: too coarse for the
+  # ratio below.)
+  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive expect 0 'SUMMARY' -- "$knit" record -e REALTIME@f1000 \
+    --runtime=libomp -o "$tmp/m" -- "$wl/target" 400
   expect 0 '' -- "$knit" report --format=folded "$tmp/m"
   folded=$out_last
+  counts=()
   for k in "launch_wide;target_at_target.c:$wide" "launch_narrow;target_at_target.c:$narrow"; do
-    grep -qE "^main;.*run_round;$k;\.omp_outlined\.\.[0-9]+;.*mix" <<<"$folded" ||
-      fail "no kernel sample under $k: $(grep -F "$k" <<<"$folded" | head -5)"
+    n=$(grep -E "^main;.*run_round;$k;\.omp_outlined\.\.[0-9]+;.*mix" <<<"$folded" |
+      awk '{s += $NF} END {print s + 0}')
+    [ "$n" -ge 20 ] || fail "$n kernel samples under $k, expected at least 20"
+    counts+=("$n")
   done
+  # Every iteration of both kernels does the same work, and the wide one
+  # runs twice the iterations: its construct holds about twice the time.
+  awk -v w="${counts[0]}" -v n="${counts[1]}" 'BEGIN { r = w / n; exit !(r > 1.3 && r < 3.0) }' ||
+    fail "wide/narrow kernel time ${counts[0]}/${counts[1]}, expected about 2"
   ! grep -E 'target_at_[^;]*;.*(ffi_call|libffi|__tgt_|libomptarget)' <<<"$folded" ||
     fail "the offloading library's frames are left under a construct"
   ;;

@@ -12,6 +12,8 @@
  *   never     gcc open-codes it (GOMP ABI)      not observable
  *   never     otherwise                         not supported
  *   error or impossible                         fail if mandatory, else not supported
+ *   not asked (the other form of a target       not observable
+ *   callback stands in for it)
  */
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +62,10 @@ static const callback_info callbacks[] = {
     {ompt_callback_target_data_op, "target_data_op", false, false},
     {ompt_callback_target_submit, "target_submit", false, false},
     {ompt_callback_target_map, "target_map", false, false},
+    {ompt_callback_target_emi, "target_emi", false, false},
+    {ompt_callback_target_data_op_emi, "target_data_op_emi", false, false},
+    {ompt_callback_target_submit_emi, "target_submit_emi", false, false},
+    {ompt_callback_target_map_emi, "target_map_emi", false, false},
 };
 
 static const callback_info *info_of(int cb)
@@ -74,7 +80,8 @@ static bool is_device_callback(int cb)
 {
   return (cb >= ompt_callback_target && cb <= ompt_callback_target_submit) ||
          (cb >= ompt_callback_device_initialize && cb <= ompt_callback_device_unload) ||
-         cb == ompt_callback_target_map;
+         cb == ompt_callback_target_map ||
+         (cb >= ompt_callback_target_emi && cb <= ompt_callback_target_map_emi);
 }
 
 bool checker_offloads(void)
@@ -109,6 +116,11 @@ static const char *verdict_of(const callback_info *c, char *evidence, size_t len
   snprintf(evidence, len, "set_callback answered %s; %lu events%s", answer_name(answer), events,
            exercised ? " (the program causes some)" : "");
   switch (answer) {
+  case CHECKER_NOT_ASKED:
+    snprintf(evidence, len,
+             "not registered: the checker took the runtime's other form of the target callbacks "
+             "(5.0's or 5.1's _emi ones), and a tool registers one");
+    return VERDICT_UNOBSERVABLE;
   case ompt_set_always:
     if (events > 0)
       return VERDICT_PASS;

@@ -46,6 +46,7 @@ ompt_get_task_info_t checker_get_task_info;
 ompt_get_parallel_info_t checker_get_parallel_info;
 ompt_get_unique_id_t checker_get_unique_id;
 ompt_get_task_memory_t checker_get_task_memory;
+ompt_get_target_info_t checker_get_target_info;
 
 check_rec_t checker_checks[CHK_COUNT];
 thread_rec_t checker_threads[MAX_THREADS];

@@ -72,6 +72,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
   checker_get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
   checker_get_unique_id = (ompt_get_unique_id_t)lookup("ompt_get_unique_id");
   checker_get_task_memory = (ompt_get_task_memory_t)lookup("ompt_get_task_memory");
+  checker_get_target_info = (ompt_get_target_info_t)lookup("ompt_get_target_info");
   if (!checker_set_callback || !checker_get_state || !checker_get_task_info ||
       !checker_get_parallel_info || !checker_get_unique_id) {
     pthread_mutex_lock(&checker_mu);

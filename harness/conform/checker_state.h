@@ -116,6 +116,7 @@ extern ompt_get_task_info_t checker_get_task_info;
 extern ompt_get_parallel_info_t checker_get_parallel_info;
 extern ompt_get_unique_id_t checker_get_unique_id;
 extern ompt_get_task_memory_t checker_get_task_memory; /* NULL if lookup has none */
+extern ompt_get_target_info_t checker_get_target_info; /* NULL if lookup has none */
 
 extern check_rec_t checker_checks[CHK_COUNT];
 extern thread_rec_t checker_threads[MAX_THREADS];
@@ -250,6 +251,10 @@ int checker_callback_verdicts_locked(checker_emit_fn emit);
 bool checker_open_coded(int cb);
 /* The program runs target constructs (it says it causes target events). */
 bool checker_offloads(void);
+
+/* checker_set_answer of a 5.0 target callback the checker did not ask
+ * for, its _emi form standing in (checker_target.c). */
+#define CHECKER_NOT_ASKED (-1)
 
 #define REGISTER(which, cb)                                                                        \
   (checker_set_answer[which] = checker_set_callback(which, (ompt_callback_t)(cb)))

@@ -10,6 +10,12 @@
  * has it flush and stop tracing (knit_ompt_checker_target_stop), after
  * which every buffer must be back.
  *
+ * A runtime that offers OpenMP 5.1's _emi forms gets them registered
+ * instead of the 5.0 ones (it would dispatch only those): the checker then
+ * fills each construct's target_data with a word of its own, sets every
+ * operation's host_op_id, and learns the target id the records name from
+ * ompt_get_target_info inside the construct.
+ *
  * The runtime calls the buffer callbacks from inside start, flush and stop
  * too, so the checker never holds checker_mu across a call into the
  * device's entry points.
@@ -65,6 +71,7 @@ typedef struct target_rec {
   bool open;
   int begin_records, end_records;
   ompt_device_time_t begin_time; /* of its begin record */
+  uint64_t token;                /* what the checker put in its target_data (_emi) */
 } target_rec_t;
 
 /* A target_data_op or target_submit callback, found again by its record. */
@@ -74,7 +81,16 @@ typedef struct host_op_rec {
   int optype;
   size_t bytes;
   int records;
+  bool emi_open; /* an _emi begin whose end has not come */
 } host_op_rec_t;
+
+/* The checker's words in the _emi callbacks: a construct's target_data
+ * (the tag and its index + 1 in targets) and the host_op_ids it sets (the
+ * tag and a count), in ranges a runtime's own ids do not reach, so that a
+ * record that names the runtime's id instead is told apart. */
+#define EMI_TARGET_TAG 0x7467000000000000ull
+#define EMI_OP_TAG     0x686f000000000000ull
+#define EMI_TAG_MASK   0xffff000000000000ull
 
 typedef struct buffer_rec {
   void *buffer;
@@ -107,6 +123,9 @@ static int n_expected_to, n_expected_from;
 static unsigned long seen_to[MAX_HOST_OPS], seen_from[MAX_HOST_OPS];
 static int n_seen_to, n_seen_from;
 static unsigned submits, kernel_records;
+/* The runtime took the _emi forms; the host_op_ids set so far. */
+static bool emi;
+static uint64_t emi_ops_set;
 
 static double host_seconds(void)
 {
@@ -184,6 +203,26 @@ static const char *target_kind_name(int kind)
   }
 }
 
+/* A construct's begin: its record, or NULL (target_id reused, or too
+ * many).  Called with checker_mu held. */
+static target_rec_t *target_begins_locked(const thread_rec_t *me, ompt_target_t kind,
+                                          int device_num, ompt_id_t target_id)
+{
+  target_rec_t *t = target_of_locked(target_id);
+  EXPECT(CHK_TARGET_PAIRED, !t, "target begin (%s) reuses target_id %llu", target_kind_name(kind),
+         (unsigned long long)target_id);
+  if (t || n_targets == MAX_TARGETS)
+    return NULL;
+  t = &targets[n_targets++];
+  memset(t, 0, sizeof *t);
+  t->id = target_id;
+  t->kind = (int)kind;
+  t->device_num = device_num;
+  t->thread = me->index;
+  t->open = true;
+  return t;
+}
+
 static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
                       ompt_data_t *task_data, ompt_id_t target_id, const void *codeptr)
 {
@@ -193,17 +232,7 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
   device_event_locked(device_num, "a target callback");
   target_rec_t *t = target_of_locked(target_id);
   if (endpoint == ompt_scope_begin) {
-    EXPECT(CHK_TARGET_PAIRED, !t, "target begin (%s) reuses target_id %llu", target_kind_name(kind),
-           (unsigned long long)target_id);
-    if (!t && n_targets < MAX_TARGETS) {
-      t = &targets[n_targets++];
-      memset(t, 0, sizeof *t);
-      t->id = target_id;
-      t->kind = (int)kind;
-      t->device_num = device_num;
-      t->thread = me->index;
-      t->open = true;
-    }
+    target_begins_locked(me, kind, device_num, target_id);
   } else {
     EXPECT(CHK_TARGET_PAIRED, t && t->open && t->kind == (int)kind,
            "target end (%s) of target_id %llu, %s", target_kind_name(kind),
@@ -217,6 +246,102 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
   pthread_mutex_unlock(&checker_mu);
 }
 
+/* The construct whose target_data the checker filled with this, or NULL. */
+static target_rec_t *emi_target_locked(const ompt_data_t *target_data)
+{
+  if (!target_data || (target_data->value & EMI_TAG_MASK) != EMI_TARGET_TAG)
+    return NULL;
+  uint64_t i = target_data->value & ~EMI_TAG_MASK;
+  return i >= 1 && i <= (uint64_t)n_targets ? &targets[i - 1] : NULL;
+}
+
+/* The target id the construct the calling thread is in has, as the
+ * records name it (0: none answered). */
+static ompt_id_t current_target_id(void)
+{
+  uint64_t device = 0;
+  ompt_id_t target_id = 0, host_op_id = 0;
+  if (!checker_get_target_info || !checker_get_target_info(&device, &target_id, &host_op_id))
+    return 0;
+  return target_id;
+}
+
+static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                          ompt_data_t *task_data, ompt_data_t *target_task_data,
+                          ompt_data_t *target_data, const void *codeptr)
+{
+  (void)task_data, (void)target_task_data, (void)codeptr;
+  ompt_id_t target_id = current_target_id();
+  pthread_mutex_lock(&checker_mu);
+  thread_rec_t *me = checker_event_locked(ompt_callback_target_emi, "target_emi");
+  device_event_locked(device_num, "a target_emi callback");
+  bool begin = endpoint == ompt_scope_begin;
+  if (!target_data) {
+    checker_violate(CHK_EMI_TARGET_DATA, "target_emi %s (%s) passes no target_data",
+                    begin ? "begin" : "end", target_kind_name(kind));
+  } else if (begin) {
+    EXPECT(CHK_TARGET_PAIRED, target_id != 0,
+           "inside a target_emi begin (%s), ompt_get_target_info names no target id",
+           target_kind_name(kind));
+    target_rec_t *t = target_begins_locked(me, kind, device_num, target_id);
+    if (t) {
+      t->token = EMI_TARGET_TAG | (uint64_t)n_targets;
+      target_data->value = t->token;
+    }
+  } else {
+    target_rec_t *t = emi_target_locked(target_data);
+    EXPECT(CHK_EMI_TARGET_DATA, t && t->open && t->kind == (int)kind,
+           "target_emi end (%s) passes target_data %#llx, %s", target_kind_name(kind),
+           (unsigned long long)target_data->value,
+           !t         ? "not what the tool filled at a begin"
+           : !t->open ? "of a construct that had ended"
+                      : "of a construct that began as another kind");
+    if (t && t->open) {
+      EXPECT(CHK_TARGET_PAIRED, target_id == t->id,
+             "inside target %llu's target_emi end, ompt_get_target_info names target id %llu",
+             (unsigned long long)t->id, (unsigned long long)target_id);
+      t->open = false;
+    }
+  }
+  pthread_mutex_unlock(&checker_mu);
+}
+
+/* An _emi data operation or kernel: at its begin the checker sets its
+ * host_op_id and remembers it for its record, at its end the same must come
+ * back.  Called with checker_mu held. */
+static void emi_host_op_locked(int type, ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+                               ompt_id_t *host_op_id, int optype, size_t bytes, const char *what)
+{
+  bool begin = endpoint == ompt_scope_begin;
+  target_rec_t *t = emi_target_locked(target_data);
+  EXPECT(CHK_EMI_TARGET_DATA, t && t->open, "%s %s passes target_data %#llx, %s", what,
+         begin ? "begin" : "end", target_data ? (unsigned long long)target_data->value : 0ull,
+         !t ? "not what the tool filled at a target_emi begin" : "of a construct that had ended");
+  if (!host_op_id) {
+    checker_violate(CHK_EMI_HOST_OP_ID, "%s %s passes no host_op_id", what,
+                    begin ? "begin" : "end");
+    return;
+  }
+  if (begin) {
+    ompt_id_t tool_id = EMI_OP_TAG | ++emi_ops_set;
+    *host_op_id = tool_id;
+    if (t)
+      device_event_locked(t->device_num, what);
+    if (n_host_ops < MAX_HOST_OPS)
+      host_ops[n_host_ops++] =
+          (host_op_rec_t){tool_id, t ? t->id : 0, type, optype, bytes, 0, true};
+    return;
+  }
+  host_op_rec_t *op = host_op_of_locked(*host_op_id);
+  EXPECT(CHK_EMI_HOST_OP_ID, op && op->type == type && op->emi_open,
+         "%s end passes host_op_id %#llx, %s", what, (unsigned long long)*host_op_id,
+         !op                ? "not the one the tool set at its begin"
+         : op->type != type ? "which the tool set for another kind of operation"
+                            : "whose operation had ended");
+  if (op && op->type == type)
+    op->emi_open = false;
+}
+
 /* A data operation or kernel names an open target; its op is remembered
  * for its record.  Called with checker_mu held. */
 static void host_op_locked(int type, ompt_id_t target_id, ompt_id_t host_op_id, int optype,
@@ -228,7 +353,17 @@ static void host_op_locked(int type, ompt_id_t target_id, ompt_id_t host_op_id, 
   if (t)
     device_event_locked(t->device_num, what);
   if (n_host_ops < MAX_HOST_OPS)
-    host_ops[n_host_ops++] = (host_op_rec_t){host_op_id, target_id, type, optype, bytes, 0};
+    host_ops[n_host_ops++] = (host_op_rec_t){host_op_id, target_id, type, optype, bytes, 0, false};
+}
+
+/* The transfers a data operation's callback reports, for data_op_bytes. */
+static void seen_transfer_locked(ompt_target_data_op_t optype, size_t bytes)
+{
+  int op = (int)optype & ~16; /* the asynchronous ones transfer alike */
+  if (op == ompt_target_data_transfer_to_device && n_seen_to < MAX_HOST_OPS)
+    seen_to[n_seen_to++] = bytes;
+  if (op == ompt_target_data_transfer_from_device && n_seen_from < MAX_HOST_OPS)
+    seen_from[n_seen_from++] = bytes;
 }
 
 static void on_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id,
@@ -241,11 +376,52 @@ static void on_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id,
   checker_event_locked(ompt_callback_target_data_op, "target_data_op");
   host_op_locked(ompt_callback_target_data_op, target_id, host_op_id, (int)optype, bytes,
                  "target_data_op");
-  int op = (int)optype & ~16; /* the asynchronous ones transfer alike */
-  if (op == ompt_target_data_transfer_to_device && n_seen_to < MAX_HOST_OPS)
-    seen_to[n_seen_to++] = bytes;
-  if (op == ompt_target_data_transfer_from_device && n_seen_from < MAX_HOST_OPS)
-    seen_from[n_seen_from++] = bytes;
+  seen_transfer_locked(optype, bytes);
+  pthread_mutex_unlock(&checker_mu);
+}
+
+static void on_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+                                  ompt_data_t *target_data, ompt_id_t *host_op_id,
+                                  ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                                  void *dest_addr, int dest_device_num, size_t bytes,
+                                  const void *codeptr)
+{
+  (void)target_task_data, (void)src_addr, (void)dest_addr, (void)src_device_num;
+  (void)dest_device_num, (void)codeptr;
+  pthread_mutex_lock(&checker_mu);
+  checker_event_locked(ompt_callback_target_data_op_emi, "target_data_op_emi");
+  emi_host_op_locked(ompt_callback_target_data_op, endpoint, target_data, host_op_id, (int)optype,
+                     bytes, "target_data_op_emi");
+  if (endpoint == ompt_scope_begin)
+    seen_transfer_locked(optype, bytes);
+  pthread_mutex_unlock(&checker_mu);
+}
+
+static void on_target_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+                                 ompt_id_t *host_op_id, unsigned int requested_num_teams)
+{
+  (void)requested_num_teams;
+  pthread_mutex_lock(&checker_mu);
+  checker_event_locked(ompt_callback_target_submit_emi, "target_submit_emi");
+  emi_host_op_locked(ompt_callback_target_submit, endpoint, target_data, host_op_id, 0, 0,
+                     "target_submit_emi");
+  if (endpoint == ompt_scope_begin)
+    submits++;
+  pthread_mutex_unlock(&checker_mu);
+}
+
+static void on_target_map_emi(ompt_data_t *target_data, unsigned int nitems, void **host_addr,
+                              void **device_addr, size_t *bytes, unsigned int *mapping_flags,
+                              const void *codeptr)
+{
+  (void)nitems, (void)host_addr, (void)device_addr, (void)bytes, (void)mapping_flags;
+  (void)codeptr;
+  pthread_mutex_lock(&checker_mu);
+  checker_event_locked(ompt_callback_target_map_emi, "target_map_emi");
+  target_rec_t *t = emi_target_locked(target_data);
+  EXPECT(CHK_EMI_TARGET_DATA, t && t->open, "target_map_emi passes target_data %#llx, %s",
+         target_data ? (unsigned long long)target_data->value : 0ull,
+         !t ? "not what the tool filled at a target_emi begin" : "of a construct that had ended");
   pthread_mutex_unlock(&checker_mu);
 }
 
@@ -329,6 +505,11 @@ static void check_record_locked(device_rec_t *d, const ompt_record_ompt_t *r, do
            !op     ? "which no callback gave"
            : !same ? "which a callback gave for another kind or target"
                    : "which another record named already");
+    if (emi)
+      EXPECT(CHK_EMI_HOST_OP_ID, (op_id & EMI_TAG_MASK) == EMI_OP_TAG && op,
+             "a %s record (target %llu) names host_op_id %#llx, not one the tool set at a %s begin",
+             data ? "data op" : "kernel", (unsigned long long)r->target_id,
+             (unsigned long long)op_id, data ? "target_data_op_emi" : "target_submit_emi");
     if (op)
       op->records++;
     if (data && same) {
@@ -496,10 +677,30 @@ void checker_register_target_callbacks(void)
   REGISTER(ompt_callback_device_finalize, on_device_finalize);
   REGISTER(ompt_callback_device_load, on_device_load);
   REGISTER(ompt_callback_device_unload, on_device_unload);
-  REGISTER(ompt_callback_target, on_target);
-  REGISTER(ompt_callback_target_data_op, on_target_data_op);
-  REGISTER(ompt_callback_target_submit, on_target_submit);
-  REGISTER(ompt_callback_target_map, on_target_map);
+  /* One form or the other, never both: a runtime that has the _emi forms
+   * dispatches only them to a tool that registered both (LLVM 15 and
+   * later), which would leave the 5.0 ones answered always and silent. */
+  int answer = REGISTER(ompt_callback_target_emi, on_target_emi);
+  emi = answer != ompt_set_never && answer != ompt_set_error;
+  static const int forms[][2] = {
+      {ompt_callback_target, ompt_callback_target_emi},
+      {ompt_callback_target_data_op, ompt_callback_target_data_op_emi},
+      {ompt_callback_target_submit, ompt_callback_target_submit_emi},
+      {ompt_callback_target_map, ompt_callback_target_map_emi},
+  };
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+    checker_set_answer[forms[i][emi ? 0 : 1]] = CHECKER_NOT_ASKED;
+  if (emi) {
+    REGISTER(ompt_callback_target_data_op_emi, on_target_data_op_emi);
+    REGISTER(ompt_callback_target_submit_emi, on_target_submit_emi);
+    REGISTER(ompt_callback_target_map_emi, on_target_map_emi);
+  } else {
+    checker_set_answer[ompt_callback_target_emi] = answer;
+    REGISTER(ompt_callback_target, on_target);
+    REGISTER(ompt_callback_target_data_op, on_target_data_op);
+    REGISTER(ompt_callback_target_submit, on_target_submit);
+    REGISTER(ompt_callback_target_map, on_target_map);
+  }
 }
 
 static int compare_ulong(const void *a, const void *b)
@@ -547,6 +748,12 @@ void checker_target_final_checks_locked(void)
   for (int i = 0; i < n_targets; i++)
     EXPECT(CHK_TARGET_PAIRED, !targets[i].open, "target %llu (%s) never ended by finalize",
            (unsigned long long)targets[i].id, target_kind_name(targets[i].kind));
+  for (int i = 0; i < n_host_ops; i++)
+    if (host_ops[i].emi_open)
+      checker_violate(CHK_EMI_TARGET_DATA, "the %s_emi begin of host_op_id %#llx never ended",
+                      host_ops[i].type == ompt_callback_target_submit ? "target_submit"
+                                                                      : "target_data_op",
+                      (unsigned long long)host_ops[i].id);
   if (stopped) {
     for (int i = 0; i < n_buffers; i++)
       EXPECT(CHK_TRACE_BUFFERS_RETURNED, buffers[i].returned,

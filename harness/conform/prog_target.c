@@ -61,11 +61,13 @@ static __attribute__((noinline)) void launch_narrow(void)
 }
 
 /* The events this program causes on any runtime that offers them. */
-static const unsigned long long exercised = KNIT_CHECKER_EVENT(ompt_callback_device_initialize) |
-                                            KNIT_CHECKER_EVENT(ompt_callback_device_finalize) |
-                                            KNIT_CHECKER_EVENT(ompt_callback_target) |
-                                            KNIT_CHECKER_EVENT(ompt_callback_target_data_op) |
-                                            KNIT_CHECKER_EVENT(ompt_callback_target_submit);
+static const unsigned long long exercised =
+    KNIT_CHECKER_EVENT(ompt_callback_device_initialize) |
+    KNIT_CHECKER_EVENT(ompt_callback_device_finalize) | KNIT_CHECKER_EVENT(ompt_callback_target) |
+    KNIT_CHECKER_EVENT(ompt_callback_target_data_op) |
+    KNIT_CHECKER_EVENT(ompt_callback_target_submit) | KNIT_CHECKER_EVENT(ompt_callback_target_emi) |
+    KNIT_CHECKER_EVENT(ompt_callback_target_data_op_emi) |
+    KNIT_CHECKER_EVENT(ompt_callback_target_submit_emi);
 
 int main(void)
 {

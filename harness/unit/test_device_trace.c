@@ -154,10 +154,25 @@ static uint64_t device_metric(uint32_t id, int metric)
 
 /* --- the fake runtime: callbacks registered, and one device --- */
 static ompt_callback_t registered[64];
+/* An OpenMP 5.0 runtime, unless a test makes it one of 5.1 too: the _emi
+ * target callbacks are then offered, and knit takes them. */
+static bool offer_emi;
 static ompt_set_result_t fake_set_callback(ompt_callbacks_t which, ompt_callback_t callback)
 {
+  bool is_emi = which >= ompt_callback_target_emi && which <= ompt_callback_target_map_emi;
+  if (is_emi && !offer_emi)
+    return ompt_set_never;
   registered[which] = callback;
   return ompt_set_always;
+}
+/* ompt_get_target_info of the fake 5.1 runtime: the construct in progress. */
+static ompt_id_t fake_current_target;
+static int fake_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t *host_op_id)
+{
+  *device_num = 0;
+  *target_id = fake_current_target;
+  *host_op_id = 0;
+  return fake_current_target != 0;
 }
 
 static ompt_callback_buffer_request_t request;
@@ -559,6 +574,69 @@ static void writes_each_operation_to_the_device_track(void **state)
   assert_int_equal(g[10].node, UINT32_MAX);
 }
 
+/* OpenMP 5.1's _emi forms: registered instead of the 5.0 ones, the
+ * construct's node carried in target_data from its begin to its end, host
+ * bytes charged once per operation (its begin), and trace records found by
+ * the target id ompt_get_target_info names. */
+static void takes_the_emi_callbacks_when_offered(void **state)
+{
+  (void)state;
+  ompt_callback_t target50 = registered[ompt_callback_target];
+  offer_emi = true;
+  knit_ompt_runtime.get_target_info = fake_target_info;
+  registered[ompt_callback_target] = NULL;
+  registered[ompt_callback_target_data_op] = NULL;
+  knit_device_register(fake_set_callback);
+  assert_null(registered[ompt_callback_target]);
+  assert_null(registered[ompt_callback_target_data_op]);
+  ompt_callback_target_emi_t on_target_emi =
+      (ompt_callback_target_emi_t)registered[ompt_callback_target_emi];
+  ompt_callback_target_data_op_emi_t data_op_emi =
+      (ompt_callback_target_data_op_emi_t)registered[ompt_callback_target_data_op_emi];
+  assert_non_null(on_target_emi);
+  assert_non_null(data_op_emi);
+
+  /* Device 1, untraced: bytes from the host's callbacks, by target_data. */
+  ompt_data_t untraced = {0};
+  fake_current_target = 0; /* no look-up by id is needed for these */
+  const void *site = (const void *)(uintptr_t)(program.base + 0x2d);
+  on_target_emi(ompt_target, ompt_scope_begin, 1, NULL, NULL, &untraced, site);
+  assert_non_null(untraced.ptr);
+  ompt_id_t op_id = 0;
+  for (int endpoint = ompt_scope_begin; endpoint <= ompt_scope_end; endpoint++) {
+    data_op_emi((ompt_scope_endpoint_t)endpoint, NULL, &untraced, &op_id,
+                ompt_target_data_transfer_to_device, NULL, 2, NULL, 1, 300, NULL);
+    data_op_emi((ompt_scope_endpoint_t)endpoint, NULL, &untraced, &op_id,
+                ompt_target_data_transfer_from_device, NULL, 1, NULL, 2, 40, NULL);
+  }
+  on_target_emi(ompt_target, ompt_scope_end, 1, NULL, NULL, &untraced, site);
+  assert_null(untraced.ptr);
+  assert_int_equal(device_metric(0x2d, KNIT_METRIC_DEVICE_H2D_BYTES), 300);
+  assert_int_equal(device_metric(0x2d, KNIT_METRIC_DEVICE_D2H_BYTES), 40);
+
+  /* Device 0, traced: the records name the runtime's target id. */
+  ompt_data_t traced = {0};
+  fake_current_target = 901;
+  on_target_emi(ompt_target, ompt_scope_begin, 0, NULL, NULL, &traced,
+                (const void *)(uintptr_t)(program.base + 0x2e));
+  data_op_emi(ompt_scope_begin, NULL, &traced, &op_id, ompt_target_data_transfer_to_device, NULL, 2,
+              NULL, 0, 64, NULL);
+  on_target_emi(ompt_target, ompt_scope_end, 0, NULL, NULL, &traced,
+                (const void *)(uintptr_t)(program.base + 0x2e));
+  fake_current_target = 0;
+  add_kernel(901, 20000, 20700);
+  add_data_op(901, ompt_target_data_transfer_to_device, 64, 19000, 19010);
+  fake_flush(NULL);
+  assert_int_equal(device_metric(0x2e, KNIT_METRIC_DEVICE_KERNEL), 700);
+  assert_int_equal(device_metric(0x2e, KNIT_METRIC_DEVICE_H2D_BYTES), 64);
+
+  /* Back to the 5.0 runtime for the tests that follow. */
+  offer_emi = false;
+  knit_ompt_runtime.get_target_info = NULL;
+  knit_device_register(fake_set_callback);
+  assert_ptr_equal(registered[ompt_callback_target], target50);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -570,6 +648,7 @@ int main(void)
       cmocka_unit_test_setup(a_device_never_initialized_counts_untraced, setup),
       cmocka_unit_test_setup(a_written_thread_takes_no_more, setup),
       cmocka_unit_test_setup(a_forgotten_thread_takes_no_more, setup),
+      cmocka_unit_test_setup(takes_the_emi_callbacks_when_offered, setup),
       cmocka_unit_test_setup(writes_each_operation_to_the_device_track, setup),
       cmocka_unit_test_setup(finalize_delivers_the_last_records, setup),
   };

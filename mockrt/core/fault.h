@@ -108,7 +108,13 @@
     "name it)")                                                                                    \
   X(TARGET_WAIT_STATE_WRONG, "target_wait_state_wrong",                                            \
     "a host thread waiting for the mock device keeps the state it had, not wait_target, "          \
-    "wait_target_map or wait_target_update")
+    "wait_target_map or wait_target_update")                                                       \
+  X(EMI_TARGET_DATA_LOST, "emi_target_data_lost",                                                  \
+    "the mock device's _emi callbacks after a construct's begin get a target_data of their own, "  \
+    "not the one the tool filled at the begin")                                                    \
+  X(EMI_HOST_OP_ID_IGNORED, "emi_host_op_id_ignored",                                              \
+    "the mock device's records keep its own host_op_id where the tool set another in a "           \
+    "target_data_op_emi or target_submit_emi begin")
 
 enum mockrt_fault_id {
   MOCKRT_FAULT_NONE = 0,

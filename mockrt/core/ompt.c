@@ -9,6 +9,7 @@
 #include "fault.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -139,6 +140,38 @@ uint64_t mockrt_unique_id(void)
   return atomic_fetch_add_explicit(&mockrt_next_id, 1, memory_order_relaxed);
 }
 
+#define MOCKRT_TARGET_OMPT_50                                                                      \
+  (MOCKRT_CB_BIT(ompt_callback_target) | MOCKRT_CB_BIT(ompt_callback_target_data_op) |             \
+   MOCKRT_CB_BIT(ompt_callback_target_submit) | MOCKRT_CB_BIT(ompt_callback_target_map))
+#define MOCKRT_TARGET_OMPT_51                                                                      \
+  (MOCKRT_CB_BIT(ompt_callback_target_emi) | MOCKRT_CB_BIT(ompt_callback_target_data_op_emi) |     \
+   MOCKRT_CB_BIT(ompt_callback_target_submit_emi) | MOCKRT_CB_BIT(ompt_callback_target_map_emi))
+
+/*
+ * MOCKRT_TARGET_OMPT: which forms of the target callbacks the runtime
+ * offers.  Unset, both (a tool that registers both gets the _emi ones, as
+ * on LLVM 15 and later); 5.1, the _emi forms alone, the 5.0 ones answered
+ * never, as a runtime would that dropped them; 5.0, the 5.0 forms alone.
+ * Read when a tool registers, which is before any target construct.
+ */
+static uint64_t mockrt_target_ompt_never(void)
+{
+  static int said;
+  const char *v = getenv("MOCKRT_TARGET_OMPT");
+  if (!v || !*v || strcmp(v, "both") == 0)
+    return 0;
+  if (strcmp(v, "5.1") == 0)
+    return MOCKRT_TARGET_OMPT_50;
+  if (strcmp(v, "5.0") == 0)
+    return MOCKRT_TARGET_OMPT_51;
+  if (!said) {
+    said = 1;
+    fprintf(stderr, "mockrt: unknown MOCKRT_TARGET_OMPT '%s' (5.0, 5.1 or both); offering both\n",
+            v);
+  }
+  return 0;
+}
+
 /* Where the callback for an event lives, or NULL if it is never dispatched. */
 static void **mockrt_cb_slot(ompt_callbacks_t which)
 {
@@ -171,6 +204,10 @@ static void **mockrt_cb_slot(ompt_callbacks_t which)
   case ompt_callback_target_data_op: return (void **)&mockrt_ompt.device.target_data_op;
   case ompt_callback_target_submit: return (void **)&mockrt_ompt.device.target_submit;
   case ompt_callback_target_map: return (void **)&mockrt_ompt.device.target_map;
+  case ompt_callback_target_emi: return (void **)&mockrt_ompt.device.target_emi;
+  case ompt_callback_target_data_op_emi: return (void **)&mockrt_ompt.device.target_data_op_emi;
+  case ompt_callback_target_submit_emi: return (void **)&mockrt_ompt.device.target_submit_emi;
+  case ompt_callback_target_map_emi: return (void **)&mockrt_ompt.device.target_map_emi;
   case ompt_callback_device_initialize: return (void **)&mockrt_ompt.device.device_initialize;
   case ompt_callback_device_finalize: return (void **)&mockrt_ompt.device.device_finalize;
   case ompt_callback_device_load: return (void **)&mockrt_ompt.device.device_load;
@@ -188,7 +225,7 @@ static void **mockrt_cb_slot(ompt_callbacks_t which)
  */
 static ompt_set_result_t mockrt_ompt_answer(ompt_callbacks_t which)
 {
-  if (mockrt_abi_never & MOCKRT_CB_BIT(which))
+  if ((mockrt_abi_never | mockrt_target_ompt_never()) & MOCKRT_CB_BIT(which))
     return ompt_set_never;
   if (mockrt_abi_sometimes & MOCKRT_CB_BIT(which))
     return ompt_set_sometimes;

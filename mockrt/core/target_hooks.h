@@ -17,19 +17,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MOCKRT_TARGET_HOOKS_VERSION 1
+#define MOCKRT_TARGET_HOOKS_VERSION 2
+
+/* OpenMP 5.1's numbers of the _emi target callbacks (after reduction, 31,
+ * and dispatch, 32): a tool and the runtime must agree on them, and an
+ * omp-tools.h older than 5.1 has none (KNIT_OMPT_HEADER_SRC names it). */
+_Static_assert(ompt_callback_target_emi == 33 && ompt_callback_target_data_op_emi == 34 &&
+                   ompt_callback_target_submit_emi == 35 && ompt_callback_target_map_emi == 36,
+               "omp-tools.h numbers the _emi target callbacks as OpenMP 5.1 does");
 
 /*
- * The tool's callbacks for target constructs and devices (OpenMP 5.0
- * signatures), as registered with ompt_set_callback; NULL when not
- * registered, and all NULL again once the tool is finalized.  Read each
- * pointer once per event: the table lives in the host runtime.
+ * The tool's callbacks for target constructs and devices, as registered
+ * with ompt_set_callback; NULL when not registered, and all NULL again once
+ * the tool is finalized.  Read each pointer once per event: the table lives
+ * in the host runtime.  Where a tool registered both the OpenMP 5.0 form
+ * and OpenMP 5.1's _emi form of an event, the _emi one is dispatched, as
+ * LLVM's runtimes since 15 do.
  */
 typedef struct mockrt_target_cbs {
   ompt_callback_target_t target;
   ompt_callback_target_data_op_t target_data_op;
   ompt_callback_target_submit_t target_submit;
   ompt_callback_target_map_t target_map;
+  ompt_callback_target_emi_t target_emi;
+  ompt_callback_target_data_op_emi_t target_data_op_emi;
+  ompt_callback_target_submit_emi_t target_submit_emi;
+  ompt_callback_target_map_emi_t target_map_emi;
   ompt_callback_device_initialize_t device_initialize;
   ompt_callback_device_finalize_t device_finalize;
   ompt_callback_device_load_t device_load;

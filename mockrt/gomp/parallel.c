@@ -165,7 +165,9 @@ const bool mockrt_fulfill_statuses = false;
   (MOCKRT_CB_BIT(ompt_callback_target) | MOCKRT_CB_BIT(ompt_callback_target_data_op) |             \
    MOCKRT_CB_BIT(ompt_callback_target_submit) | MOCKRT_CB_BIT(ompt_callback_target_map) |          \
    MOCKRT_CB_BIT(ompt_callback_device_initialize) | MOCKRT_CB_BIT(ompt_callback_device_finalize) | \
-   MOCKRT_CB_BIT(ompt_callback_device_load) | MOCKRT_CB_BIT(ompt_callback_device_unload))
+   MOCKRT_CB_BIT(ompt_callback_device_load) | MOCKRT_CB_BIT(ompt_callback_device_unload) |         \
+   MOCKRT_CB_BIT(ompt_callback_target_emi) | MOCKRT_CB_BIT(ompt_callback_target_data_op_emi) |     \
+   MOCKRT_CB_BIT(ompt_callback_target_submit_emi) | MOCKRT_CB_BIT(ompt_callback_target_map_emi))
 const uint64_t mockrt_abi_sometimes =
     MOCKRT_CB_BIT(ompt_callback_work) | MOCKRT_CB_BIT(ompt_callback_dispatch);
 const uint64_t mockrt_abi_never = MOCKRT_CB_BIT(ompt_callback_masked) |

@@ -34,7 +34,23 @@ static int mockrt_tgt_wait_in(int state)
   return mockrt_tgt_state_enter(state);
 }
 
-/* The construct's target callback and, when traced, its record. */
+ompt_data_t *mockrt_tgt_target_data(mockrt_tgt_construct_t *c)
+{
+  if (mockrt_tgt_faulty(MOCKRT_FAULT_EMI_TARGET_DATA_LOST)) {
+    c->lost_data = (ompt_data_t){.value = 0};
+    return &c->lost_data;
+  }
+  return &c->target_data;
+}
+
+ompt_id_t mockrt_tgt_host_op_id(ompt_id_t own, ompt_id_t tool_id)
+{
+  return mockrt_tgt_faulty(MOCKRT_FAULT_EMI_HOST_OP_ID_IGNORED) ? own : tool_id;
+}
+
+/* The construct's target callback (the _emi form when the tool has it)
+ * and, when traced, its record.  The record keeps the runtime's target id,
+ * which ompt_get_target_info names to an _emi tool. */
 static void mockrt_tgt_announce(mockrt_tgt_construct_t *c, ompt_scope_endpoint_t endpoint)
 {
   mockrt_tgt_device_t *dev = c->dev;
@@ -53,9 +69,16 @@ static void mockrt_tgt_announce(mockrt_tgt_construct_t *c, ompt_scope_endpoint_t
                                              .target_id = c->target_id,
                                              .codeptr_ra = c->codeptr};
   mockrt_tgt_trace_add(dev, &rec);
+  ompt_callback_target_emi_t emi = hooks->cbs->target_emi;
   ompt_callback_target_t cb = hooks->cbs->target;
-  if (cb)
+  /* No target task data: the nowait forms run synchronously, in the
+   * target task clang made, which is then the encountering task. */
+  if (emi) {
+    ompt_data_t *data = endpoint == ompt_scope_begin ? &c->target_data : mockrt_tgt_target_data(c);
+    emi(c->kind, endpoint, dev->num, task, NULL, data, c->codeptr);
+  } else if (cb) {
     cb(c->kind, endpoint, dev->num, task, c->target_id, c->codeptr);
+  }
 }
 
 static void mockrt_tgt_construct_begin(mockrt_tgt_construct_t *c, mockrt_tgt_device_t *dev,
@@ -68,6 +91,7 @@ static void mockrt_tgt_construct_begin(mockrt_tgt_construct_t *c, mockrt_tgt_dev
   c->target_id = mockrt_tgt_unique_id();
   c->nprivates = 0;
   c->mapped = 0;
+  c->target_data = (ompt_data_t){.value = 0};
   mockrt_tgt_target_info(dev->num, c->target_id, 0);
   mockrt_tgt_announce(c, ompt_scope_begin);
 }
@@ -124,10 +148,19 @@ static void mockrt_tgt_launch(mockrt_tgt_construct_t *c, void *fn, void **args, 
   mockrt_tgt_target_info(dev->num, c->target_id, op.host_op_id);
   mockrt_tgt_wait_in(ompt_state_wait_target);
   const mockrt_target_cbs_t *cbs = mockrt_tgt_cbs();
+  ompt_callback_target_submit_emi_t emi = cbs ? cbs->target_submit_emi : NULL;
   ompt_callback_target_submit_t cb = cbs ? cbs->target_submit : NULL;
-  if (cb)
+  ompt_id_t tool_op_id = op.host_op_id;
+  if (emi) {
+    emi(ompt_scope_begin, mockrt_tgt_target_data(c), &tool_op_id, op.requested_teams);
+    op.host_op_id = mockrt_tgt_host_op_id(op.host_op_id, tool_op_id);
+    mockrt_tgt_target_info(dev->num, c->target_id, op.host_op_id);
+  } else if (cb) {
     cb(c->target_id, op.host_op_id, op.requested_teams);
+  }
   mockrt_tgt_device_run(dev, &op);
+  if (emi)
+    emi(ompt_scope_end, mockrt_tgt_target_data(c), &tool_op_id, op.requested_teams);
   mockrt_tgt_wait_in(ompt_state_wait_target_map);
   mockrt_tgt_target_info(dev->num, c->target_id, 0);
 }

@@ -167,14 +167,24 @@ static void mockrt_tgt_data_op(mockrt_tgt_construct_t *c, int kind, void *host, 
                         .bytes = bytes};
   mockrt_tgt_target_info(dev->num, c->target_id, op.host_op_id);
   const mockrt_target_cbs_t *cbs = mockrt_tgt_cbs();
+  ompt_callback_target_data_op_emi_t emi = cbs ? cbs->target_data_op_emi : NULL;
   ompt_callback_target_data_op_t cb = cbs ? cbs->target_data_op : NULL;
-  if (cb) {
-    ompt_record_target_data_op_t d;
-    mockrt_tgt_op_describe(dev, &op, &d);
+  ompt_record_target_data_op_t d;
+  mockrt_tgt_op_describe(dev, &op, &d);
+  ompt_id_t tool_op_id = op.host_op_id;
+  if (emi) {
+    emi(ompt_scope_begin, NULL, mockrt_tgt_target_data(c), &tool_op_id, d.optype, d.src_addr,
+        d.src_device_num, d.dest_addr, d.dest_device_num, d.bytes, c->codeptr);
+    op.host_op_id = mockrt_tgt_host_op_id(op.host_op_id, tool_op_id);
+    mockrt_tgt_target_info(dev->num, c->target_id, op.host_op_id);
+  } else if (cb) {
     cb(c->target_id, op.host_op_id, d.optype, d.src_addr, d.src_device_num, d.dest_addr,
        d.dest_device_num, d.bytes, c->codeptr);
   }
   mockrt_tgt_device_run(dev, &op);
+  if (emi)
+    emi(ompt_scope_end, NULL, mockrt_tgt_target_data(c), &tool_op_id, d.optype, d.src_addr,
+        d.src_device_num, d.dest_addr, d.dest_device_num, d.bytes, c->codeptr);
   mockrt_tgt_target_info(dev->num, c->target_id, 0);
 }
 
@@ -216,8 +226,9 @@ static void mockrt_tgt_map_announce(mockrt_tgt_construct_t *c, const mockrt_tgt_
                                     bool exiting)
 {
   const mockrt_target_cbs_t *cbs = mockrt_tgt_cbs();
+  ompt_callback_target_map_emi_t emi = cbs ? cbs->target_map_emi : NULL;
   ompt_callback_target_map_t cb = cbs ? cbs->target_map : NULL;
-  if (!cb || maps->n <= 0)
+  if ((!emi && !cb) || maps->n <= 0)
     return;
   size_t n = (size_t)maps->n;
   void **host = calloc(n, sizeof *host);
@@ -235,7 +246,9 @@ static void mockrt_tgt_map_announce(mockrt_tgt_construct_t *c, const mockrt_tgt_
     flags[k] = mockrt_tgt_map_flags(type, exiting);
     k++;
   }
-  if (k > 0)
+  if (k > 0 && emi)
+    emi(mockrt_tgt_target_data(c), k, host, devs, bytes, flags, c->codeptr);
+  else if (k > 0)
     cb(c->target_id, k, host, devs, bytes, flags, c->codeptr);
   free(host);
   free(devs);

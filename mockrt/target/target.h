@@ -273,6 +273,11 @@ typedef struct mockrt_tgt_construct {
   size_t private_bytes[MOCKRT_TGT_MAX_ARGS * 2];
   int nprivates;
   int32_t mapped; /* entries of the list its begin has done */
+  /* The tool's word for the construct in the _emi callbacks (target_data),
+   * as the tool left it at the construct's begin; and the one handed out
+   * instead under MOCKRT_FAULT=emi_target_data_lost. */
+  ompt_data_t target_data;
+  ompt_data_t lost_data;
 } mockrt_tgt_construct_t;
 int mockrt_tgt_map_begin(mockrt_tgt_construct_t *c, const mockrt_tgt_maps_t *maps,
                          void **kernel_args, int *nkernel_args);
@@ -302,6 +307,11 @@ int mockrt_tgt_data_construct(int64_t device_id, ompt_target_t kind, const mockr
 int mockrt_tgt_target_construct(int64_t device_id, const void *region_id,
                                 const mockrt_tgt_maps_t *maps, int32_t num_teams,
                                 const void *codeptr);
+/* The target_data of c's _emi callbacks after its begin. */
+ompt_data_t *mockrt_tgt_target_data(mockrt_tgt_construct_t *c);
+/* The host_op_id of an operation once the tool's _emi begin callback has
+ * seen it (tool_id, which the tool may have set). */
+ompt_id_t mockrt_tgt_host_op_id(ompt_id_t own, ompt_id_t tool_id);
 /* The trip count of the calling thread's next kernel (0: unknown). */
 void mockrt_tgt_push_tripcount(uint64_t tripcount);
 

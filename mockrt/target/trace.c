@@ -131,6 +131,14 @@ static ompt_set_result_t mockrt_tgt_set_trace_ompt(ompt_device_t *device, unsign
   mockrt_tgt_device_t *dev = mockrt_tgt_trace_device(device);
   if (!dev)
     return ompt_set_error;
+  /* An _emi tool may name the records by its callbacks: they are the same
+   * records (their type the 5.0 callback's). */
+  switch (etype) {
+  case ompt_callback_target_emi: etype = ompt_callback_target; break;
+  case ompt_callback_target_data_op_emi: etype = ompt_callback_target_data_op; break;
+  case ompt_callback_target_submit_emi: etype = ompt_callback_target_submit; break;
+  default: break;
+  }
   uint64_t bits = etype == 0 ? mockrt_tgt_traced_types() : (1ull << (etype & 63));
   if (etype > 63 || !(bits & mockrt_tgt_traced_types()))
     return ompt_set_never;

@@ -45,6 +45,9 @@ static const struct {
     {"data_op_bytes_wrong", "kernel_count"},
     {"device_initialize_missing", "kernel_count"},
     {"target_wait_state_wrong", "kernel_count"},
+    /* And those of its _emi callbacks, where the runtime offers them. */
+    {"emi_target_data_lost", "emi_target_data"},
+    {"emi_host_op_id_ignored", "emi_host_op_id"},
 };
 
 static int read_faults(const char *log, char names[][48], int max)

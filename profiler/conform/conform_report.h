@@ -41,7 +41,7 @@ typedef struct knit_mutation {
 } knit_mutation;
 
 #define KNIT_MAX_CHECKS 160
-#define KNIT_MAX_FAULTS 48
+#define KNIT_MAX_FAULTS 64
 
 typedef struct knit_conform_report {
   char runtime[256];

@@ -37,6 +37,14 @@ static char temp_dir[PATH_MAX]; /* $TMPDIR, when set to a directory path */
 static char maps_buffer[8192];
 static char copy_buffer[64 * 1024];
 
+/* Set once the start-up set of modules has been seen (image_copy.h). */
+static bool startup_done;
+
+void knit_image_copy_startup_done(void)
+{
+  startup_done = true;
+}
+
 void knit_image_copy_setup(void)
 {
   const char *tmp = getenv("TMPDIR");
@@ -140,7 +148,7 @@ static const char *reason_to_copy(const knit_module *m, const image_mapping *map
     return "missing";
   if (!*from_path)
     return "replaced";
-  if ((mapped && map->memfd) || is_temporary(m->path))
+  if ((mapped && map->memfd) || (startup_done && is_temporary(m->path)))
     return "temporary";
   return NULL;
 }

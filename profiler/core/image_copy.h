@@ -13,6 +13,11 @@
  *                              of its path, device, inode, size and time)
  *   DIR/images/index           one line per copy: "BASENAME-HASH<TAB>PATH"
  *
+ * A file in a temporary directory is copied only when the program loads
+ * it while running (dlopen): the libraries the program starts with are its
+ * build's, wherever that is (a checkout under /tmp, say), and stay there,
+ * unless deleted or replaced, which is copied whenever it is seen.
+ *
  * Each module is copied once, whatever the number of threads; a file
  * larger than KNIT_IMAGE_COPY_MAX_BYTES is not. A copy that cannot be made
  * is said in knit.log and the run goes on. */
@@ -26,6 +31,10 @@
 /* Reads the temporary directories from the environment ($TMPDIR): call
  * once, at start-up, before the first knit_image_copy. */
 void knit_image_copy_setup(void);
+
+/* The modules seen so far are the program's start-up set: from now on a
+ * module in a temporary directory is one loaded while the program runs. */
+void knit_image_copy_startup_done(void);
 
 /* Copies m's file into the session's measurement directory when the report
  * could not read it later (above). Not for signal handlers; calls must not

@@ -207,6 +207,7 @@ __attribute__((constructor)) static void knit_session_start(void)
   knit_image_copy_setup();
   knit_loadmap_on_new_module(knit_image_copy);
   knit_loadmap_refresh(knit_self_address());
+  knit_image_copy_startup_done();
   if (!knit_sampler_install())
     return give_up("cannot install the signal handlers");
   knit_ending_signals_install();

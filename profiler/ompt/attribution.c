@@ -271,6 +271,32 @@ static bool sample_task(int *flags, ompt_data_t **task_data, ompt_frame_t **tf,
   return true;
 }
 
+/* Whether a task's enter frame, which says the task is inside the
+ * runtime, is left over from a call that has returned: the sample is in
+ * the program's own code, and none of the frames the enter frame would cut
+ * is the runtime's. libomp 14 leaves the initial task's enter frame set
+ * after a teams construct on the host (every construct a kernel of LLVM's
+ * host plugin opens is one), and cutting at it would take the program's
+ * frames after it for the runtime's: a probe in a function called after
+ * the construct came out as main;<omp-overhead>. A program callback the
+ * runtime calls (a reduction's combiner) has the runtime's frames inward
+ * of the enter frame, and keeps it. */
+static bool enter_frame_is_stale(const knit_frame *frames, int n, const ompt_frame_t *tf,
+                                 uint32_t runtime)
+{
+  if (!tf || !tf->enter_frame.ptr || n == 0 || runtime == KNIT_MODULE_UNKNOWN ||
+      frames[0].module == runtime || frames[0].module == KNIT_MODULE_UNKNOWN ||
+      is_system_frame(&frames[0]))
+    return false;
+  int first, last;
+  if (!knit_task_frame_range(frames, n, tf, &first, &last))
+    first = n;
+  for (int i = 0; i < first; i++)
+    if (frames[i].module == runtime)
+      return false;
+  return first > 0;
+}
+
 /* The path of a sample taken while a task runs: the task's own frames
  * (between its enter and exit frames) under its prefix, with a placeholder
  * leaf when the task is inside the runtime. */
@@ -290,7 +316,7 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
   if (through_creator)
     skip_module = runtime_module_id();
   ompt_frame_t own;
-  if ((!runtime_leaf || through_creator) && tf) {
+  if ((!runtime_leaf || through_creator || enter_frame_is_stale(frames, n, tf, runtime)) && tf) {
     own = *tf;
     own.enter_frame.ptr = NULL;
     tf = &own;

@@ -172,21 +172,53 @@ static knit_device_node *construct_node(knit_thread *t, const void *codeptr_ra)
   return construct;
 }
 
+/* A construct's begin: its node made, and filed under its target id for
+ * the trace records; the node, or NULL. */
+static knit_device_node *target_begins(int device_num, ompt_id_t target_id, const void *codeptr_ra)
+{
+  knit_device_seen(device_num);
+  knit_thread *t = knit_thread_self();
+  if (!t || !t->cct_ready || !knit_ompt_runtime.get_task_info)
+    return NULL;
+  knit_target_origin o = {.thread = t, .construct = construct_node(t, codeptr_ra)};
+  if (o.construct)
+    file_target(target_id, &o);
+  knit_take_missed(t);
+  return o.construct;
+}
+
 static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
                       ompt_data_t *task_data, ompt_id_t target_id, const void *codeptr_ra)
 {
   (void)kind;
   (void)task_data;
-  if (endpoint != ompt_scope_begin)
+  if (endpoint == ompt_scope_begin)
+    target_begins(device_num, target_id, codeptr_ra);
+}
+
+/* OpenMP 5.1's form passes no target id: the trace records still name the
+ * runtime's, which ompt_get_target_info answers inside the construct. The
+ * node itself rides in target_data, so that the host's own callbacks of
+ * the construct need no look-up. */
+static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                          ompt_data_t *task_data, ompt_data_t *target_task_data,
+                          ompt_data_t *target_data, const void *codeptr_ra)
+{
+  (void)kind;
+  (void)task_data;
+  (void)target_task_data;
+  if (!target_data)
     return;
-  knit_device_seen(device_num);
-  knit_thread *t = knit_thread_self();
-  if (!t || !t->cct_ready || !knit_ompt_runtime.get_task_info)
+  if (endpoint != ompt_scope_begin) {
+    target_data->ptr = NULL;
     return;
-  knit_target_origin o = {.thread = t, .construct = construct_node(t, codeptr_ra)};
-  if (o.construct)
-    file_target(target_id, &o);
-  knit_take_missed(t);
+  }
+  uint64_t info_device = 0;
+  ompt_id_t target_id = ompt_id_none, host_op_id = ompt_id_none;
+  if (knit_ompt_runtime.get_target_info &&
+      !knit_ompt_runtime.get_target_info(&info_device, &target_id, &host_op_id))
+    target_id = ompt_id_none;
+  target_data->ptr = target_begins(device_num, target_id, codeptr_ra);
 }
 
 /* The device a data operation works on: the destination of what goes to
@@ -201,8 +233,21 @@ static int device_of(ompt_target_data_op_t optype, int src_device_num, int dest_
   }
 }
 
-/* Without device tracing the bytes are all a runtime says: charged here,
- * with no device time. */
+/* Without device tracing the bytes are all a runtime says: the metric a
+ * host callback's operation adds to, or -1 for none (a traced device's
+ * records count instead, so that nothing is counted twice). */
+static int untraced_metric(ompt_target_data_op_t optype, int src_device_num, int dest_device_num)
+{
+  if (knit_device_traced(device_of(optype, src_device_num, dest_device_num)))
+    return -1;
+  switch (optype & 0xf) {
+  case ompt_target_data_alloc: return KNIT_METRIC_DEVICE_ALLOC_BYTES;
+  case ompt_target_data_transfer_to_device: return KNIT_METRIC_DEVICE_H2D_BYTES;
+  case ompt_target_data_transfer_from_device: return KNIT_METRIC_DEVICE_D2H_BYTES;
+  default: return -1;
+  }
+}
+
 static void on_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id,
                               ompt_target_data_op_t optype, void *src_addr, int src_device_num,
                               void *dest_addr, int dest_device_num, size_t bytes,
@@ -212,16 +257,40 @@ static void on_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id,
   (void)src_addr;
   (void)dest_addr;
   (void)codeptr_ra;
-  if (knit_device_traced(device_of(optype, src_device_num, dest_device_num)))
+  int metric = untraced_metric(optype, src_device_num, dest_device_num);
+  if (metric >= 0)
+    knit_device_charge(target_id, &(knit_device_amount){metric, bytes}, 1);
+}
+
+/* Charged once, at the operation's begin, to the node target_data carries:
+ * the callback comes on the thread that began the construct (which made
+ * the node in its own tree) while the construct runs. Not once that
+ * thread's file is written, as knit_device_charge. */
+static void on_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+                                  ompt_data_t *target_data, ompt_id_t *host_op_id,
+                                  ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                                  void *dest_addr, int dest_device_num, size_t bytes,
+                                  const void *codeptr_ra)
+{
+  (void)target_task_data;
+  (void)host_op_id;
+  (void)src_addr;
+  (void)dest_addr;
+  (void)codeptr_ra;
+  if (endpoint != ompt_scope_begin)
     return;
-  int metric;
-  switch (optype & 0xf) {
-  case ompt_target_data_alloc: metric = KNIT_METRIC_DEVICE_ALLOC_BYTES; break;
-  case ompt_target_data_transfer_to_device: metric = KNIT_METRIC_DEVICE_H2D_BYTES; break;
-  case ompt_target_data_transfer_from_device: metric = KNIT_METRIC_DEVICE_D2H_BYTES; break;
-  default: return;
-  }
-  knit_device_charge(target_id, &(knit_device_amount){metric, bytes}, 1);
+  int metric = untraced_metric(optype, src_device_num, dest_device_num);
+  if (metric < 0)
+    return;
+  knit_device_node *construct = target_data ? target_data->ptr : NULL;
+  knit_thread *t = knit_thread_self();
+  if (!t || atomic_load(&t->written))
+    construct = NULL;
+  if (construct && bytes != 0)
+    atomic_fetch_add_explicit(&construct->metrics[metric - KNIT_METRIC_HOST_COUNT], bytes,
+                              memory_order_relaxed);
+  else if (!construct)
+    atomic_fetch_add_explicit(&unattributed, 1, memory_order_relaxed);
 }
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
@@ -237,8 +306,25 @@ static void on_device_finalize(int device_num)
 
 void knit_device_register(ompt_set_callback_t set_callback)
 {
-  ompt_set_result_t target = set_callback(ompt_callback_target, (ompt_callback_t)on_target);
-  set_callback(ompt_callback_target_data_op, (ompt_callback_t)on_target_data_op);
+  /* OpenMP 5.1's forms first: a runtime that has them may have dropped the
+   * 5.0 ones (and dispatches only the _emi form when a tool has both). The
+   * two forms are not mixed: the _emi data operations find their construct
+   * in the target_data that on_target_emi filled. */
+  ompt_set_result_t target = set_callback(ompt_callback_target_emi, (ompt_callback_t)on_target_emi);
+  bool emi = target != ompt_set_never && target != ompt_set_error;
+  if (emi)
+    set_callback(ompt_callback_target_data_op_emi, (ompt_callback_t)on_target_data_op_emi);
+  else {
+    target = set_callback(ompt_callback_target, (ompt_callback_t)on_target);
+    set_callback(ompt_callback_target_data_op, (ompt_callback_t)on_target_data_op);
+  }
+  if (emi && !knit_ompt_runtime.get_target_info)
+    knit_log_line("ompt: _emi target callbacks without ompt_get_target_info; device trace "
+                  "records are not attributed");
+  else if (emi)
+    knit_log_line("ompt: target callbacks: OpenMP 5.1's _emi forms");
+  else if (target != ompt_set_never && target != ompt_set_error)
+    knit_log_line("ompt: target callbacks: OpenMP 5.0's forms");
   ompt_set_result_t init =
       set_callback(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
   set_callback(ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize);

@@ -58,7 +58,11 @@ knit_offload_run knit_offload_run_find(const knit_frame *frames, int first, int 
   int i = last;
   while (i >= first && role_of(frames[i].module) != ROLE_OFFLOAD)
     i--;
-  if (i < first)
+  /* The library entered from the program: a construct's call. A thread
+   * the library started itself (the mock device's, which runs kernels on
+   * its own) enters it from the C library's thread start instead. */
+  if (i < first || i == last || role_of(frames[i + 1].module) != ROLE_OTHER ||
+      frames[i + 1].module == KNIT_MODULE_UNKNOWN)
     return run;
   int outer = i;
   /* Inward through the library, the plugin, the call bridge and what they

@@ -33,7 +33,8 @@ typedef struct knit_offload_run {
 } knit_offload_run;
 
 /* Finds the outermost run of offloading frames in frames[first..last]
- * that leads to a kernel: program frames lie inward of it, or it reaches
+ * that the program entered (a program frame lies outward of it) and that
+ * leads to a kernel: program frames lie inward of it, or it reaches
  * frames[first] and runtime_inward says the OpenMP runtime's frames were
  * cut inward of that (a capture in a runtime callback, a sample in the
  * runtime). Async-signal-safe. */

@@ -17,6 +17,9 @@ typedef struct knit_ompt {
   ompt_get_parallel_info_t get_parallel_info;
   ompt_get_state_t get_state;
   ompt_get_thread_data_t get_thread_data;
+  /* The target id of the construct the calling thread is in, which the
+   * _emi target callbacks do not pass (ompt/device.c); NULL if absent. */
+  ompt_get_target_info_t get_target_info;
   /* The load map id of the runtime (the module that answers OMPT's
    * inquiries), found once at initialization: ids stay with their module,
    * and a runtime is never unloaded under its tool. KNIT_MODULE_UNKNOWN

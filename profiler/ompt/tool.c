@@ -311,6 +311,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   o->get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
   o->get_state = (ompt_get_state_t)lookup("ompt_get_state");
   o->get_thread_data = (ompt_get_thread_data_t)lookup("ompt_get_thread_data");
+  o->get_target_info = (ompt_get_target_info_t)lookup("ompt_get_target_info");
   /* The runtime is the module that answers OMPT's inquiries: found once
    * here rather than in every sample's walk. */
   if (o->get_task_info) {
