@@ -2,7 +2,8 @@
  * (unwind/eh_frame_hdr.h, unwind/object_lookup.h): on this test's own
  * executable and on libc, against the bounds knit reads from their files;
  * and on hand-made headers, whose every unsupported or broken part gives
- * no bounds rather than wrong ones. */
+ * no bounds rather than wrong ones; and the notes of the objects frames
+ * were found in, by which the thread's file names such frames. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -264,12 +265,49 @@ static void test_made_broken(void **state)
   assert_false(knit_eh_frame_hdr_find(&mem, BUF_ADDR + sizeof b.b, 0x1080, &start, &end));
 }
 
+/* The notes of objects frames were found in (object_lookup.h): one
+ * process-wide table, so the cases run in order in one test. */
+static void test_object_notes(void **state)
+{
+  (void)state;
+  uint64_t since, lo, hi;
+  assert_false(knit_object_lookup_since(0x5000, &since, &lo, &hi)); /* none noted */
+  knit_object_lookup_used(0x4000, 0x6000, 3);
+  assert_true(knit_object_lookup_since(0x5000, &since, &lo, &hi));
+  assert_int_equal(since, 3);
+  assert_int_equal(lo, 0x4000);
+  assert_int_equal(hi, 0x6000);
+  assert_false(knit_object_lookup_since(0x6000, &since, &lo, &hi)); /* past its end */
+  /* The same object again: its smallest count is kept. */
+  knit_object_lookup_used(0x4000, 0x6000, 5);
+  knit_object_lookup_used(0x4000, 0x6000, 2);
+  assert_true(knit_object_lookup_since(0x4000, &since, &lo, &hi));
+  assert_int_equal(since, 2);
+  /* Another object seen over part of it (one unloaded, another loaded
+   * there): its addresses belong to neither, the rest to the first. */
+  knit_object_lookup_used(0x5800, 0x7000, 4);
+  assert_false(knit_object_lookup_since(0x5900, &since, &lo, &hi));
+  assert_true(knit_object_lookup_since(0x6800, &since, &lo, &hi));
+  assert_int_equal(since, 4);
+  assert_true(knit_object_lookup_since(0x4100, &since, &lo, &hi));
+  assert_int_equal(since, 2);
+  /* More objects than the notes hold: none is trusted any more. */
+  for (uint64_t i = 0; i < KNIT_LOOKUP_OBJECTS; i++)
+    knit_object_lookup_used(0x100000 + i * 0x1000, 0x100800 + i * 0x1000, 0);
+  assert_false(knit_object_lookup_since(0x4100, &since, &lo, &hi));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_executable),  cmocka_unit_test(test_libc),
-      cmocka_unit_test(test_made),        cmocka_unit_test(test_made_unsupported),
+      cmocka_unit_test(test_executable),
+      cmocka_unit_test(test_libc),
+      cmocka_unit_test(test_made),
+      cmocka_unit_test(test_made_unsupported),
       cmocka_unit_test(test_made_broken),
+      /* Last: it fills the process's notes, which test_executable's
+       * knit_object_lookup calls do not touch. */
+      cmocka_unit_test(test_object_notes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,9 +7,6 @@
 
 const knit_loadmap *knit_late_names_map(void)
 {
-  uint64_t earliest, now;
-  if (!knit_object_lookup_earliest(&earliest) || !knit_unloads_settled(&now) || now != earliest)
-    return NULL;
   return knit_loadmap_current();
 }
 
@@ -19,7 +16,13 @@ void knit_late_name(const knit_loadmap *map, uint32_t *module, uint64_t *offset)
     return;
   /* knit_loadmap_find looks in the modules' executable segments only. */
   const knit_module *m = knit_loadmap_find(map, *offset);
-  if (!m)
+  uint64_t since, now, lo, hi;
+  if (!m || !knit_object_lookup_since(*offset, &since, &lo, &hi) || !knit_unloads_settled(&now) ||
+      now != since)
+    return;
+  /* The map's module is the object the frame was found in: its code lies
+   * in that object's mapping. */
+  if (m->text_lo < lo || m->text_hi > hi)
     return;
   *module = m->id;
   *offset -= m->base;

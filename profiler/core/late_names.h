@@ -6,15 +6,17 @@
  *
  * Only while that is sound: an address names the code the sample saw only
  * if no library was unloaded since (a library loaded later may be mapped
- * where an unloaded one was). Each such frame's time is not kept, but the
- * smallest count of dlclose calls (core/unloads.h) under which any was
- * placed is (knit_object_lookup_earliest): while the count still stands,
- * no library went since the first of them, and a map built since they
- * were sampled names the object each lay in. After one more dlclose, all
- * stay raw. Unloads that pass through no dlclose are not seen: the C
- * library's character-set converters (whose code is reached only through
- * iconv, and which stay loaded in practice once used) and the objects of a
- * dlopen that fails (which have run no code yet).
+ * where an unloaded one was). A frame's time is not kept, but for each
+ * object frames were found in, the smallest count of dlclose calls
+ * (core/unloads.h) under which one was is (knit_object_lookup_since):
+ * while the count still stands, the object at the address is the one the
+ * samples saw, and a map built since then names it; the map's module must
+ * also lie within that object's mapping. After one more dlclose, or where
+ * two objects were seen at the address, the frames stay raw. Unloads that
+ * pass through no dlclose are not seen: the C library's character-set
+ * converters (whose code is reached only through iconv, and which stay
+ * loaded in practice once used) and the objects of a dlopen that fails
+ * (which have run no code yet).
  *
  * Async-signal-safe (a thread's file may be written from a handler).
  */
@@ -26,13 +28,13 @@
 
 #include "unwind/loadmap.h"
 
-/* The map to name frames by, or NULL when they must stay raw (a dlclose
- * came since the first of them, or is under way, or there is no map). */
+/* The map to name frames by (NULL: none yet), taken once per file. */
 const knit_loadmap *knit_late_names_map(void);
 
 /* Rewrites *module and *offset of a frame recorded as (KNIT_MODULE_UNKNOWN,
  * address) as (id, address - base) when the address lies in the text of a
- * module of map (from knit_late_names_map). Leaves anything else as it is. */
+ * module of map (from knit_late_names_map) and that is sound (above).
+ * Leaves anything else as it is. */
 void knit_late_name(const knit_loadmap *map, uint32_t *module, uint64_t *offset);
 
 #endif /* KNIT_CORE_LATE_NAMES_H */

@@ -50,18 +50,62 @@ bool knit_object_lookup(uint64_t pc, uint64_t *map_lo, uint64_t *map_hi, uint64_
 #endif
 }
 
-/* UINT64_MAX: no frame placed yet. */
-static _Atomic uint64_t earliest_unloads = UINT64_MAX;
+/* The objects frames were placed in, in the order first seen. An entry is
+ * claimed by count, filled, then marked ready; one never goes. */
+typedef struct noted_object {
+  _Atomic uint64_t lo, hi;
+  _Atomic uint64_t earliest; /* smallest unload count noted */
+  _Atomic bool ready;
+} noted_object;
 
-void knit_object_lookup_used(uint64_t unloads)
+static noted_object noted[KNIT_LOOKUP_OBJECTS];
+static _Atomic uint32_t noted_count; /* claimed, may exceed the table */
+
+static void lower_to(_Atomic uint64_t *v, uint64_t to)
 {
-  uint64_t seen = atomic_load_explicit(&earliest_unloads, memory_order_relaxed);
-  while (unloads < seen && !atomic_compare_exchange_weak(&earliest_unloads, &seen, unloads))
+  uint64_t seen = atomic_load_explicit(v, memory_order_relaxed);
+  while (to < seen && !atomic_compare_exchange_weak(v, &seen, to))
     ;
 }
 
-bool knit_object_lookup_earliest(uint64_t *unloads)
+void knit_object_lookup_used(uint64_t map_lo, uint64_t map_hi, uint64_t unloads)
 {
-  *unloads = atomic_load(&earliest_unloads);
-  return *unloads != UINT64_MAX;
+  uint32_t n = atomic_load(&noted_count);
+  for (uint32_t i = 0; i < n && i < KNIT_LOOKUP_OBJECTS; i++) {
+    noted_object *o = &noted[i];
+    if (atomic_load(&o->ready) && atomic_load(&o->lo) == map_lo && atomic_load(&o->hi) == map_hi) {
+      lower_to(&o->earliest, unloads);
+      return;
+    }
+  }
+  /* Two threads may note the same new object at once: two entries of the
+   * same range, which later look-ups find as ambiguous (no name). */
+  uint32_t i = atomic_fetch_add(&noted_count, 1);
+  if (i >= KNIT_LOOKUP_OBJECTS)
+    return;
+  atomic_store(&noted[i].lo, map_lo);
+  atomic_store(&noted[i].hi, map_hi);
+  atomic_store(&noted[i].earliest, unloads);
+  atomic_store(&noted[i].ready, true);
+}
+
+bool knit_object_lookup_since(uint64_t addr, uint64_t *unloads, uint64_t *map_lo, uint64_t *map_hi)
+{
+  uint32_t n = atomic_load(&noted_count);
+  if (n > KNIT_LOOKUP_OBJECTS)
+    return false;
+  int found = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const noted_object *o = &noted[i];
+    if (!atomic_load(&o->ready))
+      return false;
+    uint64_t lo = atomic_load(&o->lo), hi = atomic_load(&o->hi);
+    if (addr < lo || addr >= hi)
+      continue;
+    found++;
+    *unloads = atomic_load(&o->earliest);
+    *map_lo = lo;
+    *map_hi = hi;
+  }
+  return found == 1;
 }

@@ -25,15 +25,21 @@
 bool knit_object_lookup(uint64_t pc, uint64_t *map_lo, uint64_t *map_hi, uint64_t *start,
                         uint64_t *end);
 
-/* Notes that a walk placed a frame in an object found by knit_object_lookup
- * while unloads libraries had been unloaded (core/unloads.h). Keeps the
- * smallest such count. Async-signal-safe (atomics). */
-void knit_object_lookup_used(uint64_t unloads);
+/* Notes that a walk placed a frame in the object mapped at [map_lo,
+ * map_hi) (from knit_object_lookup) while unloads libraries had been
+ * unloaded (core/unloads.h). Keeps, per object, the smallest such count, for
+ * the first KNIT_LOOKUP_OBJECTS objects. Async-signal-safe (atomics). */
+void knit_object_lookup_used(uint64_t map_lo, uint64_t map_hi, uint64_t unloads);
 
-/* The smallest count noted by knit_object_lookup_used, in *unloads; false
- * when no frame was placed that way. A frame recorded by its absolute
- * address in such an object still names the same code as long as no
- * library was unloaded since that count (core/late_names.h). */
-bool knit_object_lookup_earliest(uint64_t *unloads);
+#define KNIT_LOOKUP_OBJECTS 64u
+
+/* The smallest count noted by knit_object_lookup_used for the object that
+ * holds addr, in *unloads, and its mapping in *map_lo and *map_hi. False
+ * when no noted object holds addr, or more than one does (one unloaded and
+ * another loaded over it), or the notes are incomplete (more objects than
+ * they hold, or one being noted). A frame recorded by its absolute address
+ * in that object still names the same code as long as no library was
+ * unloaded since that count (core/late_names.h). */
+bool knit_object_lookup_since(uint64_t addr, uint64_t *unloads, uint64_t *map_lo, uint64_t *map_hi);
 
 #endif /* KNIT_UNWIND_OBJECT_LOOKUP_H */

@@ -31,7 +31,7 @@ static bool find_step_unmapped(knit_unwinder *u, uint64_t lookup, uint64_t pc, b
       !knit_object_lookup(lookup, object_lo, &hi, &fstart, &fend))
     return false;
   *func = fstart;
-  knit_object_lookup_used(unloads);
+  knit_object_lookup_used(*object_lo, hi, unloads);
   const knit_recipe *r = knit_recipe_cache_get_unmapped(&u->decoder, u->scratch, unloads, fstart,
                                                         fend, pc, &u->recipes_built);
   if (r) {
