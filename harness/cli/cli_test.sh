@@ -1696,6 +1696,37 @@ target_host_plugin)
   ! grep -E 'target_at_[^;]*;.*(ffi_call|libffi|__tgt_|libomptarget)' <<<"$folded" ||
     fail "the offloading library's frames are left under a construct"
   ;;
+target_late_plugin)
+  # libomptarget dlopens LLVM's host plugin (and libffi with it) from its
+  # constructor, before knit's load map has looked; the first kernel's
+  # first call into libomp then spends a long time initializing, under the
+  # plugin's and libffi's frames, before any OpenMP callback refreshes the
+  # map. Those samples unwind through the objects found by _dl_find_object
+  # and sit under the construct, the plugin's and libffi's frames told by
+  # their objects' paths and cut as the offloading library's.
+  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
+  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
+    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
+    exit 77
+  fi
+  src=$(dirname "$0")/../../workloads/target.c
+  wide=$(grep -nE '^#pragma omp target teams distribute parallel for map\(to' "$src" | cut -d: -f1)
+  [[ "$wide" =~ ^[0-9]+$ ]] || fail "no wide kernel line in $src: '$wide'"
+  expect 0 'SUMMARY' -- "$knit" record -e REALTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 20
+  expect 0 '' -- "$knit" report --format=folded "$tmp/m"
+  folded=$out_last
+  read -r total partial init < <(awk -v k="launch_wide;target_at_target.c:$wide;<omp-overhead> " '
+    { n = $NF; total += n }
+    /^<partial>/ { partial += n }
+    index($0, k) { init += n }
+    END { print total + 0, partial + 0, init + 0 }' <<<"$folded")
+  echo "samples: $total, partial $partial, runtime initialization under the construct $init"
+  [ $((partial * 100)) -le $((total * 5)) ] || fail "$partial of $total samples partial (> 5%)"
+  [ $((init * 100)) -ge $((total * 20)) ] ||
+    fail "$init of $total samples initialize the runtime under the wide construct (< 20%)"
+  ! grep -E 'target_at_[^;]*;0x[0-9a-f]+' <<<"$folded" ||
+    fail "raw addresses right under a construct"
+  ;;
 late_library)
   # A program that dlopens a library and runs in it with nothing that makes
   # knit refresh its load map: the walks find the library's functions

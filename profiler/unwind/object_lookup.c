@@ -3,6 +3,7 @@
 #include "unwind/object_lookup.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -47,6 +48,19 @@ bool knit_object_lookup(uint64_t pc, uint64_t *map_lo, uint64_t *map_hi, uint64_
   (void)start;
   (void)end;
   return false;
+#endif
+}
+
+const char *knit_object_lookup_path(uint64_t pc)
+{
+#ifdef DLFO_EH_SEGMENT_TYPE
+  struct dl_find_object found;
+  if (_dl_find_object((void *)(uintptr_t)pc, &found) != 0 || !found.dlfo_link_map)
+    return NULL;
+  return found.dlfo_link_map->l_name;
+#else
+  (void)pc;
+  return NULL;
 #endif
 }
 

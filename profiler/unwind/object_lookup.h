@@ -25,6 +25,12 @@
 bool knit_object_lookup(uint64_t pc, uint64_t *map_lo, uint64_t *map_hi, uint64_t *start,
                         uint64_t *end);
 
+/* The path of the loaded object that holds pc, as the dynamic linker
+ * names it ("" for the program), or NULL when none does. The string is
+ * the linker's, valid while the object stays loaded. Async-signal-safe,
+ * under the handler's fault guard as knit_object_lookup. */
+const char *knit_object_lookup_path(uint64_t pc);
+
 /* Notes that a walk placed a frame in the object mapped at [map_lo,
  * map_hi) (from knit_object_lookup) while unloads libraries had been
  * unloaded (core/unloads.h). Keeps, per object, the smallest such count, for
