@@ -16,7 +16,12 @@
  * pass through no dlclose are not seen: the C library's character-set
  * converters (whose code is reached only through iconv, and which stay
  * loaded in practice once used) and the objects of a dlopen that fails
- * (which have run no code yet).
+ * (which have run no code yet). The walks note every object they find a
+ * frame in, with or without its function's bounds; a walk that could not
+ * look one up (an unload under way) leaves every frame raw. The absolute
+ * addresses a tree holds all come from walks' frames (the region paths'
+ * too); a signal trampoline's, the one kind not looked up, lies in a page
+ * of no object, which no note holds.
  *
  * Async-signal-safe (a thread's file may be written from a handler).
  */

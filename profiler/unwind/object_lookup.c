@@ -74,6 +74,12 @@ typedef struct noted_object {
 
 static noted_object noted[KNIT_LOOKUP_OBJECTS];
 static _Atomic uint32_t noted_count; /* claimed, may exceed the table */
+static _Atomic bool unnoted;
+
+void knit_object_lookup_unnoted(void)
+{
+  atomic_store(&unnoted, true);
+}
 
 static void lower_to(_Atomic uint64_t *v, uint64_t to)
 {
@@ -106,7 +112,7 @@ void knit_object_lookup_used(uint64_t map_lo, uint64_t map_hi, uint64_t unloads)
 bool knit_object_lookup_since(uint64_t addr, uint64_t *unloads, uint64_t *map_lo, uint64_t *map_hi)
 {
   uint32_t n = atomic_load(&noted_count);
-  if (n > KNIT_LOOKUP_OBJECTS)
+  if (n > KNIT_LOOKUP_OBJECTS || atomic_load(&unnoted))
     return false;
   int found = 0;
   for (uint32_t i = 0; i < n; i++) {

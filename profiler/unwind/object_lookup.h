@@ -39,11 +39,16 @@ void knit_object_lookup_used(uint64_t map_lo, uint64_t map_hi, uint64_t unloads)
 
 #define KNIT_LOOKUP_OBJECTS 64u
 
+/* Notes that a walk left a frame in code of no module of the map without
+ * looking its object up (an unload was under way): from then on no noted
+ * object is trusted to be the one at an address. Async-signal-safe. */
+void knit_object_lookup_unnoted(void);
+
 /* The smallest count noted by knit_object_lookup_used for the object that
  * holds addr, in *unloads, and its mapping in *map_lo and *map_hi. False
  * when no noted object holds addr, or more than one does (one unloaded and
  * another loaded over it), or the notes are incomplete (more objects than
- * they hold, or one being noted). A frame recorded by its absolute address
+ * they hold, one being noted, or a frame left unnoted). A frame recorded by its absolute address
  * in that object still names the same code as long as no library was
  * unloaded since that count (core/late_names.h). */
 bool knit_object_lookup_since(uint64_t addr, uint64_t *unloads, uint64_t *map_lo, uint64_t *map_hi);

@@ -27,11 +27,22 @@ static bool find_step_unmapped(knit_unwinder *u, uint64_t lookup, uint64_t pc, b
                                knit_recipe *recipe, uint64_t *func, uint64_t *object_lo)
 {
   uint64_t unloads, hi, fstart, fend;
-  if (!u->unloads || u->read != knit_read_own_memory || !u->unloads(&unloads) ||
-      !knit_object_lookup(lookup, object_lo, &hi, &fstart, &fend))
+  if (!u->unloads || u->read != knit_read_own_memory)
+    return false;
+  if (!u->unloads(&unloads)) {
+    /* The frame stays a raw address of no noted object: say so, so that
+     * no file takes another object found there later for its own. */
+    knit_object_lookup_unnoted();
+    return false;
+  }
+  bool bounded = knit_object_lookup(lookup, object_lo, &hi, &fstart, &fend);
+  /* Noted even without bounds: the frame is recorded by its address all
+   * the same (core/late_names.h). */
+  if (*object_lo)
+    knit_object_lookup_used(*object_lo, hi, unloads);
+  if (!bounded)
     return false;
   *func = fstart;
-  knit_object_lookup_used(*object_lo, hi, unloads);
   const knit_recipe *r = knit_recipe_cache_get_unmapped(&u->decoder, u->scratch, unloads, fstart,
                                                         fend, pc, &u->recipes_built);
   if (r) {
