@@ -1690,8 +1690,11 @@ target_host_plugin)
     counts+=("$n")
   done
   # Every iteration of both kernels does the same work, and the wide one
-  # runs twice the iterations: its construct holds about twice the time.
-  awk -v w="${counts[0]}" -v n="${counts[1]}" 'BEGIN { r = w / n; exit !(r > 1.3 && r < 3.0) }' ||
+  # runs twice the iterations: its construct holds about twice the time
+  # (2.0 to 2.1 on a quiet machine; wall-clock samples on a loaded one land
+  # where the thread was preempted, and 3.4 was seen: a loose bound, which
+  # a construct given the other's time would still fail).
+  awk -v w="${counts[0]}" -v n="${counts[1]}" 'BEGIN { r = w / n; exit !(r > 1.2 && r < 5.0) }' ||
     fail "wide/narrow kernel time ${counts[0]}/${counts[1]}, expected about 2"
   ! grep -E 'target_at_[^;]*;.*(ffi_call|libffi|__tgt_|libomptarget)' <<<"$folded" ||
     fail "the offloading library's frames are left under a construct"

@@ -121,6 +121,57 @@ static void test_enter_frame_of_the_application(void **state)
   assert_int_equal(first, 4);
 }
 
+static void test_stale_flags(void **state)
+{
+  (void)state;
+  /* Flags as a runtime sets them are kept; a word with bits no flag has
+   * (libomp 14's frame record of a serialized region's task, made on the
+   * stack without flags) is read as none. */
+  assert_int_equal(knit_ompt_frame_flags(ompt_frame_application | ompt_frame_framepointer),
+                   ompt_frame_application | ompt_frame_framepointer);
+  assert_int_equal(knit_ompt_frame_flags(ompt_frame_runtime | ompt_frame_cfa), ompt_frame_cfa);
+  assert_int_equal(knit_ompt_frame_flags(0x558b), 0);
+  assert_int_equal(knit_ompt_frame_flags(0x43554445), 0);
+  assert_int_equal(knit_ompt_frame_flags(0x160), 0);
+  /* The same address as above with stale flags that hold the application's
+   * bit: the runtime's frame, cut, as libomp means it. */
+  ompt_frame_t f = frame_of(NULL, 0, (void *)0x12f0, 0x558b);
+  int first, last;
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(first, 4);
+  /* An exit frame with a stale cfa bit: read as a frame pointer, which
+   * names GOMP_parallel at 0x1200 as a frame pointer inside it would. */
+  f = frame_of((void *)0x1100, 0x7ffe, NULL, 0);
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(last, 1);
+}
+
+static void test_enter_frame_equal_to_exit(void **state)
+{
+  (void)state;
+  /* The body outlined runs called from GOMP_parallel (frame pointer
+   * 0x11f0), whose enter frame, left from before the fork, is the same
+   * address: ignored, the body's frames are the task's. */
+  ompt_frame_t f = frame_of((void *)0x11f0, 0, (void *)0x11f0, 0);
+  ompt_frame_t scratch;
+  const ompt_frame_t *checked = knit_ompt_frame_checked(&f, &scratch);
+  assert_ptr_equal(checked, &scratch);
+  assert_null(checked->enter_frame.ptr);
+  assert_ptr_equal(checked->exit_frame.ptr, (void *)0x11f0);
+  int first, last;
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(first, 0);
+  assert_int_equal(last, 1);
+  /* A task inside a runtime call from its body (frame 0, the runtime
+   * function entered) keeps its enter frame. */
+  f = frame_of((void *)0x11f0, 0, (void *)0x0ff0, 0);
+  assert_ptr_equal(knit_ompt_frame_checked(&f, &scratch), &f);
+  assert_true(knit_task_frame_range(master, 5, &f, &first, &last));
+  assert_int_equal(first, 1);
+  assert_int_equal(last, 1);
+  assert_null(knit_ompt_frame_checked(NULL, &scratch));
+}
+
 static void test_live_frames(void **state)
 {
   (void)state;
@@ -143,6 +194,8 @@ int main(void)
       cmocka_unit_test(test_task_in_runtime),
       cmocka_unit_test(test_exit_frame_not_on_stack),
       cmocka_unit_test(test_enter_frame_of_the_application),
+      cmocka_unit_test(test_stale_flags),
+      cmocka_unit_test(test_enter_frame_equal_to_exit),
       cmocka_unit_test(test_live_frames),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

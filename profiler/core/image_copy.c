@@ -296,8 +296,14 @@ void knit_image_copy(const knit_module *m)
    * knit's own library is no part of the program. */
   if (!knit_the_session.active || m->path[0] != '/' || m->is_self)
     return;
+  /* Reading the process's mappings writes a file under QEMU, which
+   * emulates /proc/self/maps through a temporary file of its own: under a
+   * file-size limit that write raised SIGXFSZ and ended the program. */
   image_mapping map = {0};
+  knit_file_limit_hold maps_hold;
+  knit_file_limit_enter(&maps_hold);
   bool mapped = find_mapping(m->text_lo, &map);
+  knit_file_limit_leave(&maps_hold);
   bool from_path = false;
   const char *reason = reason_to_copy(m, &map, mapped, &from_path);
   if (!reason)

@@ -307,6 +307,8 @@ static int place_task(const knit_frame *frames, int n, knit_unwind_end end, cons
 {
   int len = 0;
   int first, last;
+  ompt_frame_t checked;
+  tf = knit_ompt_frame_checked(tf, &checked);
   /* A call's walk starts at the program's call into the runtime: the
    * runtime's frames, which the enter frame would cut, are gone already.
    * An undeferred task placed through its creator runs above the creator's
@@ -503,10 +505,11 @@ static int attribute_from(const knit_frame *frames, int n, knit_unwind_end end, 
     return append_placeholder(out, len, max, placeholder_for_state(state));
   }
 
-  len = place_task(
-      frames, n, end, tf, flags,
-      prefix_of(knit_task_prefix_word(flags, task_data, parallel_data, tf), may_wait, st), state,
-      sample_index, runtime_leaf, through_creator, runtime_module_id(), out, max, partial);
+  const void *word = knit_task_prefix_word(flags, task_data, parallel_data, tf);
+  if (flags & ompt_task_implicit)
+    word = knit_region_unlent(t, parallel_data, tf, word);
+  len = place_task(frames, n, end, tf, flags, prefix_of(word, may_wait, st), state, sample_index,
+                   runtime_leaf, through_creator, runtime_module_id(), out, max, partial);
   /* A partial path has no prefix to wait for. */
   if (*partial)
     st->pending_slot = NULL;
@@ -598,6 +601,6 @@ void knit_unwind_limit(uint64_t *stop_at, bool *stop_is_cfa, uint32_t *runtime_m
   }
   if (tf && tf->exit_frame.ptr) {
     *stop_at = (uint64_t)(uintptr_t)tf->exit_frame.ptr;
-    *stop_is_cfa = (tf->exit_frame_flags & ompt_frame_cfa) != 0;
+    *stop_is_cfa = (knit_ompt_frame_flags(tf->exit_frame_flags) & ompt_frame_cfa) != 0;
   }
 }

@@ -16,6 +16,7 @@
 #include "ompt/offload_frames.h"
 #include "ompt/attribution.h"
 #include "ompt/capture_cache.h"
+#include "ompt/frame_range.h"
 #include "ompt/ompt_state.h"
 #include "ompt/task_contexts.h"
 #include "unwind/isa.h"
@@ -142,8 +143,11 @@ walked(knit_thread *t, knit_capture_state *st, const ompt_frame_t *here,
   /* Without an enter frame (none was set, or it named no live frame) the
    * walk starts in knit's callback and the runtime's entry point: both go,
    * by module, so that the program's call into the runtime is the path's
-   * last frame, as an enter frame would have made it. */
-  if (any && !here->enter_frame.ptr && key->stop_module != KNIT_MODULE_UNKNOWN) {
+   * last frame, as an enter frame would have made it. So do they when the
+   * enter frame left one of them innermost: its flags said the frame it
+   * names is the program's when it was the runtime's (libomp 14's flags
+   * on a serialized region's task are stale memory, frame_range.h). */
+  if (any && key->stop_module != KNIT_MODULE_UNKNOWN) {
     while (first <= last &&
            (frames[first].module == key->stop_module || knit_loadmap_is_self(frames[first].module)))
       first++;
@@ -259,8 +263,8 @@ static const knit_call_path *capture(knit_thread *t, const ompt_frame_t *here,
   key.site = (uint64_t)(uintptr_t)site;
   key.enter = (uint64_t)(uintptr_t)here->enter_frame.ptr;
   key.exit = (uint64_t)(uintptr_t)here->exit_frame.ptr;
-  key.enter_flags = here->enter_frame_flags;
-  key.exit_flags = here->exit_frame_flags;
+  key.enter_flags = knit_ompt_frame_flags(here->enter_frame_flags);
+  key.exit_flags = knit_ompt_frame_flags(here->exit_frame_flags);
   /* No entry is looked at while a library is being unloaded: code may be
    * about to change under the addresses it names (core/unloads.h). */
   bool settled = knit_unloads_settled(&key.unloads);

@@ -15,6 +15,27 @@
 
 #include "unwind/unwinder.h"
 
+/* The flags of a frame address as the runtime meant them. LLVM's libomp 14
+ * sets the addresses alone, never the flags, and the frame record of a
+ * serialized region's implicit task is made on the stack without them (a
+ * host teams construct's team, a region inside it): they hold what that
+ * memory held before, and come back from memory freed since when the
+ * region ends. Bits that are no flag's say so: the word is then read as
+ * no flag at all (the runtime's frame, its kind unsaid), which is what
+ * libomp means by an address it sets. Pure. */
+int knit_ompt_frame_flags(int flags);
+
+/* tf, or, when its enter frame is its exit frame, a copy in *scratch
+ * without the enter frame. A task's body is at least one frame between the
+ * runtime function that called it and the one it entered, so such an enter
+ * frame is left from before: LLVM's libomp 14 leaves the one GOMP_parallel
+ * set before the fork on the task it then runs the body in, when it forms
+ * no team for a region inside a host teams construct's team (the team's
+ * own task, tool.c), and sets the exit frame to the same. (Only the same
+ * address: an if(0) task's exit frame on libomp may be any small integer,
+ * below every enter frame.) Pure. */
+const ompt_frame_t *knit_ompt_frame_checked(const ompt_frame_t *tf, ompt_frame_t *scratch);
+
 /* The index range [*first, *last] of the frames that belong to a task with
  * this frame record (NULL: every frame). Returns false when the range is
  * empty. Pure. */

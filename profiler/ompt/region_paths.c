@@ -326,6 +326,16 @@ void knit_region_settle(void)
     (void)knit_region_path_wait(word);
 }
 
+const void *knit_region_unlent(knit_thread *t, const ompt_data_t *parallel_data,
+                               const ompt_frame_t *tf, const void *word)
+{
+  knit_region_state *r = t ? __atomic_load_n(&t->regions, __ATOMIC_ACQUIRE) : NULL;
+  if (!r || !parallel_data || (tf && tf->exit_frame.ptr) ||
+      __atomic_load_n(&r->lent, __ATOMIC_ACQUIRE) != parallel_data)
+    return word;
+  return r->lent_word;
+}
+
 void knit_region_log(void)
 {
   uint64_t tickets = 0, kept = 0, resolved = 0, unresolved = 0, gave_up = 0, untasked = 0;

@@ -87,6 +87,16 @@ typedef struct knit_region_state {
   /* Deferred samples; count changes only with the handler held off. */
   uint32_t deferred_count;
   knit_deferred_sample deferred[KNIT_DEFERRED_SAMPLES];
+  /* The encountering task of the region the thread began last and the
+   * word its parallel_data got, until the thread's next implicit task
+   * begins; and a region's data lent to a region that the runtime reports
+   * under it, with the word it held and the task it is lent to (tool.c:
+   * LLVM's libomp 14, gcc's regions inside a host teams construct). */
+  const ompt_data_t *begun_by;
+  void *begun_word;
+  ompt_data_t *lent;
+  void *lent_word;
+  const ompt_data_t *lent_to;
   /* For the log (with opened): samples deferred, deferred samples that
    * found their path, and those that did not (under <partial>), waits that
    * gave up, regions whose encountering thread got no implicit task. */
@@ -145,6 +155,14 @@ void knit_deferred_flush_here(struct knit_thread *t, bool give_up);
  * task's region path if it is still being captured, so that a probe's
  * sample is never deferred and PROBE runs stay deterministic. */
 void knit_region_settle(void);
+
+/* In the handler: the prefix word of a sample of a task with this region
+ * data and frame record, given word, the one the data holds. While the
+ * data is lent to a region begun inside it (tool.c) and the task has no
+ * exit frame (the runtime forks or joins that region), the word the data
+ * held before. */
+const void *knit_region_unlent(struct knit_thread *t, const ompt_data_t *parallel_data,
+                               const ompt_frame_t *tf, const void *word);
 
 /* Logs the tickets and deferred samples of every thread. */
 void knit_region_log(void);

@@ -43,6 +43,52 @@ static void on_thread_end(ompt_data_t *thread_data)
   knit_deferred_flush_here(t, true);
 }
 
+/* The implicit task of a region is a task of its own, never the task that
+ * encountered the region. LLVM's libomp 14 breaks this for a region gcc's
+ * code opens (GOMP_parallel) inside a team of a host teams construct: it
+ * forms no team for it, and reports as its implicit task the team's own
+ * task, under the data of the team's region, and so answers every inquiry
+ * while the body runs (the team's task at level 0, its region's data, an
+ * exit frame at GOMP_parallel). The region's data knit filled at
+ * parallel_begin is never seen again. The team's region then holds the
+ * word of the region begun, for as long as its implicit task runs: its
+ * team is this thread alone, whose samples and callbacks are all that
+ * read it. While the runtime forks and joins that region (the team's task
+ * without an exit frame, inside GOMP_parallel) the team's task is in its
+ * own region still, whose word its samples go by (knit_region_unlent). */
+static void lend_region(knit_thread *t, ompt_data_t *parallel_data, ompt_data_t *task_data)
+{
+  knit_region_state *r = knit_region_state_of(t);
+  if (!r)
+    return;
+  const ompt_data_t *begun_by = r->begun_by;
+  r->begun_by = NULL;
+  /* The same task data at another level is no sign: libomp 14 swaps a
+   * serialized region's task into the encountering task's place (clang's
+   * regions in a team), with a copy of the region's word in its data. */
+  if (!begun_by || task_data != begun_by || !parallel_data || parallel_data->ptr == r->begun_word ||
+      r->lent)
+    return;
+  /* The handler reads lent_word once it finds lent set
+   * (knit_region_unlent). */
+  r->lent_word = parallel_data->ptr;
+  r->lent_to = task_data;
+  __atomic_store_n(&r->lent, parallel_data, __ATOMIC_RELEASE);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  parallel_data->ptr = r->begun_word;
+}
+
+static void give_back_region(knit_thread *t, const ompt_data_t *task_data)
+{
+  knit_region_state *r = t ? t->regions : NULL;
+  if (!r || !r->lent || task_data != r->lent_to)
+    return;
+  r->lent->ptr = r->lent_word;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&r->lent, NULL, __ATOMIC_RELEASE);
+  r->lent_to = NULL;
+}
+
 /* Idleness for blame (blame.h): a worker is in its pool between implicit
  * tasks, and idle while it waits at a barrier, taskwait or taskgroup. The
  * initial task is never the pool's. */
@@ -63,6 +109,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   }
   knit_thread *t = knit_thread_self();
   if (endpoint == ompt_scope_begin) {
+    lend_region(t, parallel_data, task_data);
     /* The encountering thread's own task: its workers are on their way,
      * and the region's path is captured now (region_paths.h). */
     knit_region_task_begins(t);
@@ -72,6 +119,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     if (task_data)
       task_data->ptr = KNIT_PREFIX_OF_REGION;
   } else {
+    give_back_region(t, task_data);
     knit_region_task_ends(t);
   }
   knit_blame_implicit_task(t, endpoint == ompt_scope_begin);
@@ -128,6 +176,16 @@ static void keep_live_frames(ompt_frame_t *f)
     f->exit_frame.ptr = NULL;
 }
 
+/* Which task began a region, and the word its data got (lend_region). */
+static void began(knit_thread *t, const ompt_data_t *encountering_task_data, void *word)
+{
+  knit_region_state *r = knit_region_state_of(t);
+  if (!r)
+    return;
+  r->begun_by = encountering_task_data;
+  r->begun_word = word;
+}
+
 /* The encountering thread records where the region begins, so every worker's
  * samples can be put under it. */
 static void on_parallel_begin(ompt_data_t *encountering_task_data,
@@ -157,6 +215,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
       !encountering_task_frame->exit_frame.ptr && encountering_task_data->ptr &&
       ((uintptr_t)encountering_task_data->ptr & 15) == 0) {
     parallel_data->ptr = encountering_task_data->ptr;
+    began(t, encountering_task_data, parallel_data->ptr);
     knit_take_missed(t);
     return;
   }
@@ -185,6 +244,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
    * (its members run initial tasks, on_implicit_task): captured now. */
   bool deferrable = knit_ompt_runtime.implicit_tasks && !(flags & ompt_parallel_league);
   parallel_data->ptr = knit_region_open(t, &here, (void *)outer, codeptr_ra, deferrable);
+  began(t, encountering_task_data, parallel_data->ptr);
   knit_take_missed(t);
   knit_trace_transition(t, KNIT_TRACE_PARALLEL_BEGIN);
 }
