@@ -1699,6 +1699,65 @@ target_host_plugin)
   ! grep -E 'target_at_[^;]*;.*(ffi_call|libffi|__tgt_|libomptarget)' <<<"$folded" ||
     fail "the offloading library's frames are left under a construct"
   ;;
+target_late_plugin)
+  # libomptarget dlopens LLVM's host plugin (and libffi with it) from its
+  # constructor, before knit's load map has looked; the first kernel's
+  # first call into libomp then spends a long time initializing, under the
+  # plugin's and libffi's frames, before any OpenMP callback refreshes the
+  # map. Those samples unwind through the objects found by _dl_find_object
+  # and sit under the construct, the plugin's and libffi's frames told by
+  # their objects' paths and cut as the offloading library's.
+  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
+  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
+    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
+    exit 77
+  fi
+  src=$(dirname "$0")/../../workloads/target.c
+  wide=$(grep -nE '^#pragma omp target teams distribute parallel for map\(to' "$src" | cut -d: -f1)
+  [[ "$wide" =~ ^[0-9]+$ ]] || fail "no wide kernel line in $src: '$wide'"
+  expect 0 'SUMMARY' -- "$knit" record -e REALTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 20
+  expect 0 '' -- "$knit" report --format=folded "$tmp/m"
+  folded=$out_last
+  read -r total partial init < <(awk -v k="launch_wide;target_at_target.c:$wide;<omp-overhead> " '
+    { n = $NF; total += n }
+    /^<partial>/ { partial += n }
+    index($0, k) { init += n }
+    END { print total + 0, partial + 0, init + 0 }' <<<"$folded")
+  echo "samples: $total, partial $partial, runtime initialization under the construct $init"
+  [ $((partial * 100)) -le $((total * 5)) ] || fail "$partial of $total samples partial (> 5%)"
+  [ $((init * 100)) -ge $((total * 20)) ] ||
+    fail "$init of $total samples initialize the runtime under the wide construct (< 20%)"
+  ! grep -E 'target_at_[^;]*;0x[0-9a-f]+' <<<"$folded" ||
+    fail "raw addresses right under a construct"
+  ;;
+late_library)
+  # A program that dlopens a library and runs in it with nothing that makes
+  # knit refresh its load map: the walks find the library's functions
+  # through glibc's _dl_find_object and go on to main, and the thread's
+  # file names the frames once the map knows the library (at exit).
+  expect 0 'SUMMARY' -- "$knit" record -e CPUTIME@f1000 -o "$tmp/m" -- \
+    "$LATE_LIBRARY" "$LATE_LIBRARY_LIB" 0.3
+  expect 0 'late_library_spin' -- "$knit" report --format=folded "$tmp/m"
+  folded=$out_last
+  grep -qE '^main;run_late_library;late_library_spin(;[^ ]*)?;late_library_work(;[^ ]*)? [0-9]+$' <<<"$folded" ||
+    fail "no sample named main;run_late_library;late_library_spin;late_library_work"
+  # Shares of the whole CPU time (the folded values, in ms): a few samples
+  # land before the library is loaded (in the loader, some under _start);
+  # none should be left partial.
+  read -r total in_main in_spin partial < <(awk '
+    { n = $NF; total += n }
+    /^main;/ { in_main += n }
+    /^main;run_late_library;late_library_spin/ { in_spin += n }
+    /^<partial>/ { partial += n }
+    END { print total + 0, in_main + 0, in_spin + 0, partial + 0 }' <<<"$folded")
+  echo "samples: $total, under main $in_main, in late_library_spin $in_spin, partial $partial"
+  [ "$total" -ge 150 ] || fail "only $total ms of the 0.3 s of CPU time sampled"
+  [ $((in_main * 100)) -ge $((total * 90)) ] || fail "$in_main of $total samples under main (< 90%)"
+  [ $((in_spin * 100)) -ge $((total * 85)) ] || fail "$in_spin of $total samples in late_library_spin (< 85%)"
+  [ $((partial * 100)) -le $((total * 2)) ] || fail "$partial of $total samples partial (> 2%)"
+  grep -qE 'late_library_lib\.so\+0x|;0x[0-9a-f]+' <<<"$folded" &&
+    fail "frames of the library left unnamed: $(grep -E ';0x' <<<"$folded" | head -3)"
+  ;;
 *)
   echo "unknown case $case_name"
   exit 2

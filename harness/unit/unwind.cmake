@@ -80,3 +80,10 @@ knit_unit_test(test_regs_here
 knit_unit_test(test_walk_deps
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_walk_deps.c
   LIBS knit_unwind ${CMAKE_DL_LIBS})
+
+# Bounds from a loaded object's .eh_frame_hdr in memory, for code of a
+# library loaded since the load map's refresh: the test's own executable
+# and libc against the bounds read from their files, and hand-made headers.
+knit_unit_test(test_eh_frame_hdr
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eh_frame_hdr.c
+  LIBS knit_unwind ${CMAKE_DL_LIBS})

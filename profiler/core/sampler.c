@@ -14,6 +14,7 @@
 #include "core/session.h"
 #include "core/signal_masks.h"
 #include "core/trace.h"
+#include "core/unloads.h"
 #include "core/writer.h"
 #include "ompt/attribution.h"
 #include "ompt/blame.h"
@@ -27,6 +28,7 @@ void knit_sampler_prepare_unwinder(knit_unwinder *u)
   /* Faults while reading are caught by the fault guard. */
   u->read = knit_read_own_memory;
   u->read_ctx = NULL;
+  u->unloads = knit_unloads_settled;
 }
 
 /* The signal samples arrive by (sampler.h), and the action it had before

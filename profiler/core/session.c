@@ -58,8 +58,13 @@ static void at_exit(void)
   /* The devices' last records, charged before the files are written (not
    * on the other ways out: flushing calls the runtime, which a signal's
    * handler or _exit must not). */
-  if (knit_the_session.active)
+  if (knit_the_session.active) {
     knit_device_flush_all();
+    /* Libraries loaded since the map's last refresh, named for the frames
+     * recorded in them (core/late_names.h); not on the other ways out
+     * either: the refresh locks and allocates. */
+    knit_loadmap_refresh(knit_self_address());
+  }
   knit_session_finish("exit");
 }
 

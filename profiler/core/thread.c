@@ -212,6 +212,9 @@ void knit_thread_detach(void)
    * nobody else to say it. */
   knit_blame_thread_end(t);
   knit_sampler_stop_thread(t);
+  /* Outside any handler: a library the thread loaded since the map's last
+   * refresh gets its name, for frames recorded in it (core/late_names.h). */
+  knit_loadmap_refresh(knit_self_address());
   knit_write_thread(t);
   /* Late device records find no construct of its own any more: its state
    * and its arena may serve another thread. */

@@ -7,6 +7,7 @@
 
 #include "base/arena.h"
 #include "core/file_limit.h"
+#include "core/late_names.h"
 #include "base/safe_format.h"
 #include "core/session.h"
 #include "core/trace.h"
@@ -32,10 +33,15 @@ static void put_modules(knit_writer *w)
   knit_writer_end_section(w);
 }
 
-static void put_tree(knit_writer *w, const knit_cct *cct, const knit_thread *t)
+static void put_tree(knit_writer *w, const knit_cct *cct, const knit_thread *t,
+                     const knit_loadmap *names)
 {
   knit_writer_begin_section(w, KNIT_SECTION_NODES);
   knit_writer_put_u32(w, cct->count);
+  /* A node renamed here may equal a sibling recorded after the map knew
+   * its library: the report merges children of the same key (their
+   * metrics add up, their subtrees merge), so both are written as they
+   * are. */
   for (uint32_t id = 0; id < cct->count; id++) {
     const knit_cct_node *n = knit_cct_node_at(cct, id);
     knit_node_record r;
@@ -45,6 +51,7 @@ static void put_tree(knit_writer *w, const knit_cct *cct, const knit_thread *t)
     r.module = n->module;
     r.kind = n->kind;
     r.offset = n->offset;
+    knit_late_name(names, &r.module, &r.offset);
     knit_writer_put(w, &r, sizeof r);
   }
   knit_writer_end_section(w);
@@ -253,8 +260,11 @@ static int write_thread_file(knit_thread *t, bool final)
     return -ENOMEM;
   int rc = knit_writer_open(w, knit_the_session.output, name, &h);
   if (rc == 0) {
+    /* Taken before the modules are listed: every module of a published
+     * map was registered before it, so each one it names is listed. */
+    const knit_loadmap *names = knit_late_names_map();
     put_modules(w);
-    put_tree(w, &t->cct, t);
+    put_tree(w, &t->cct, t, names);
     put_stats(w, t);
     put_steps(w, t);
     rc = knit_writer_close(w);

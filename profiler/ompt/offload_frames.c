@@ -7,6 +7,7 @@
 
 #include "measure/format.h"
 #include "unwind/loadmap.h"
+#include "unwind/object_lookup.h"
 
 enum {
   ROLE_UNSEEN = 0,
@@ -51,12 +52,25 @@ static uint8_t role_of(uint32_t module)
   return role;
 }
 
+/* The role of a frame's code. A frame of an object the load map did not
+ * know yet (unwind/object_lookup.h; a plugin dlopened by libomptarget's
+ * constructor, libffi brought in with it) is told by the path the dynamic
+ * linker has for the object, looked up at each such frame: those frames
+ * last only until the map's next refresh. */
+static uint8_t role_of_frame(const knit_frame *f)
+{
+  if (f->module != KNIT_MODULE_UNKNOWN)
+    return role_of(f->module);
+  const char *path = knit_object_lookup_path(f->pc - (f->pc > 0));
+  return path && path[0] ? role_of_path(path) : ROLE_OTHER;
+}
+
 knit_offload_run knit_offload_run_find(const knit_frame *frames, int first, int last,
                                        bool runtime_inward)
 {
   knit_offload_run run = {-1, -1};
   int i = last;
-  while (i >= first && role_of(frames[i].module) != ROLE_OFFLOAD)
+  while (i >= first && role_of_frame(&frames[i]) != ROLE_OFFLOAD)
     i--;
   /* The library entered from the program: a construct's call. A thread
    * the library started itself (the mock device's, which runs kernels on
@@ -67,7 +81,7 @@ knit_offload_run knit_offload_run_find(const knit_frame *frames, int first, int 
   int outer = i;
   /* Inward through the library, the plugin, the call bridge and what they
    * call of the system's, up to the first frame of other code. */
-  while (i >= first && role_of(frames[i].module) >= ROLE_OFFLOAD)
+  while (i >= first && role_of_frame(&frames[i]) >= ROLE_OFFLOAD)
     i--;
   if (i >= first || runtime_inward) {
     run.outer = outer;

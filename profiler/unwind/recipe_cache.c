@@ -185,3 +185,13 @@ const knit_recipe *knit_recipe_cache_get(knit_decoder *dec, knit_recipe_scratch 
 {
   return knit_recipe_cache_get_in(dec, scratch, module, NULL, 0, start, end, pc, built);
 }
+
+const knit_recipe *knit_recipe_cache_get_unmapped(knit_decoder *dec, knit_recipe_scratch *scratch,
+                                                  uint64_t unloads, uint64_t start, uint64_t end,
+                                                  uint64_t pc, uint64_t *built)
+{
+  /* Ids above any load map id (KNIT_MAX_MODULES), whose key still fits
+   * the 16 bits key_of gives the module. */
+  uint32_t module = 0x8000u + (uint32_t)(unloads % 0x7fffu);
+  return knit_recipe_cache_get_in(dec, scratch, module, NULL, 0, start, end, pc, built);
+}

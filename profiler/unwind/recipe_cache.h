@@ -52,4 +52,17 @@ const knit_recipe *knit_recipe_cache_get_in(knit_decoder *dec, knit_recipe_scrat
                                             uint64_t base, uint64_t start, uint64_t end,
                                             uint64_t pc, uint64_t *built);
 
+/* knit_recipe_cache_get for a function of an object the load map does not
+ * know yet (unwind/object_lookup.h), which has no module id. Its recipes
+ * are kept under a key made of unloads, the number of libraries unloaded
+ * so far (core/unloads.h), in place of the module: a library loaded later
+ * where an unloaded one was is then looked up under another count, and
+ * never finds the old one's recipes (the count is taken modulo 32767: a
+ * run would have to unload that many libraries between the two). Analyzed
+ * as entered by a call: no bounds table names its parts' parents.
+ * Async-signal-safe. */
+const knit_recipe *knit_recipe_cache_get_unmapped(knit_decoder *dec, knit_recipe_scratch *scratch,
+                                                  uint64_t unloads, uint64_t start, uint64_t end,
+                                                  uint64_t pc, uint64_t *built);
+
 #endif /* KNIT_UNWIND_RECIPE_CACHE_H */

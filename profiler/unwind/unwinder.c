@@ -5,6 +5,7 @@
 
 #include "measure/format.h"
 #include "unwind/isa.h"
+#include "unwind/object_lookup.h"
 #include "unwind/step_class.h"
 
 static bool is_root(const knit_module *m, uint64_t func_start)
@@ -15,12 +16,56 @@ static bool is_root(const knit_module *m, uint64_t func_start)
   return false;
 }
 
+/* The step at a pc in no module of the map: code of an object loaded since
+ * the map was built (object_lookup.h), whose function's bounds come from
+ * the object's .eh_frame_hdr. Only in the process's own memory (a walk
+ * over a recorded stack has only its map) and when no unload is under way
+ * (the object may be going). Without bounds the frame stays the walk's
+ * last, as it was before such objects were looked up. *object_lo: see
+ * find_step. */
+static bool find_step_unmapped(knit_unwinder *u, uint64_t lookup, uint64_t pc, bool innermost,
+                               knit_recipe *recipe, uint64_t *func, uint64_t *object_lo)
+{
+  uint64_t unloads, hi, fstart, fend;
+  if (!u->unloads || u->read != knit_read_own_memory)
+    return false;
+  if (!u->unloads(&unloads)) {
+    /* The frame stays a raw address of no noted object: say so, so that
+     * no file takes another object found there later for its own. */
+    knit_object_lookup_unnoted();
+    return false;
+  }
+  bool bounded = knit_object_lookup(lookup, object_lo, &hi, &fstart, &fend);
+  /* Noted even without bounds: the frame is recorded by its address all
+   * the same (core/late_names.h). */
+  if (*object_lo)
+    knit_object_lookup_used(*object_lo, hi, unloads);
+  if (!bounded)
+    return false;
+  *func = fstart;
+  const knit_recipe *r = knit_recipe_cache_get_unmapped(&u->decoder, u->scratch, unloads, fstart,
+                                                        fend, pc, &u->recipes_built);
+  if (r) {
+    *recipe = *r;
+    return true;
+  }
+  if (innermost && u->decoder.isa) {
+    *recipe = u->decoder.isa->entry_recipe;
+    recipe->flags |= KNIT_RECIPE_GUESSED;
+    return true;
+  }
+  return false;
+}
+
 /* What the step at one pc needs, found the slow way: module, function,
  * recipe. Returns false when the pc's code cannot be placed (the walk is
- * then partial). *root says the function is one where stacks begin. */
+ * then partial). *root says the function is one where stacks begin. When
+ * the pc is in no module of the map but in an object loaded since,
+ * *module is NULL and *object_lo the start of that object's mapping (0
+ * otherwise). */
 static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bool innermost,
                       const knit_module **module, knit_recipe *recipe, bool *root, bool *cacheable,
-                      uint64_t *func)
+                      uint64_t *func, uint64_t *object_lo)
 {
   /* A return address belongs to the call before it: look the function up
    * by the byte before, so a call at a function's very end still counts as
@@ -30,8 +75,9 @@ static bool find_step(knit_unwinder *u, const knit_loadmap *map, uint64_t pc, bo
   *module = m;
   *root = false;
   *cacheable = false;
+  *object_lo = 0;
   if (!m)
-    return false;
+    return find_step_unmapped(u, lookup, pc, innermost, recipe, func, object_lo);
   const knit_recipe *r = NULL;
   uint64_t fstart, fend;
   if (knit_bounds_lookup(&m->funcs, lookup - m->base, &fstart, &fend)) {
@@ -169,19 +215,31 @@ __attribute__((noinline)) static void resolve_step(knit_unwinder *u, const knit_
     return;
   }
   bool cacheable;
+  uint64_t object_lo;
   knit_step_facts facts = {0, 0, KNIT_CALL_NONE}; /* step classes */
-  out->found =
-      find_step(u, map, cur->pc, innermost, &m, &out->recipe, &out->root, &cacheable, &facts.func);
+  out->found = find_step(u, map, cur->pc, innermost, &m, &out->recipe, &out->root, &cacheable,
+                         &facts.func, &object_lo);
   if (m) {
     out->module_id = m->id;
     out->base = m->base;
     /* step classes: a return address is checked against its call */
     if (!innermost && u->decoder.isa)
       knit_step_read_call(u->decoder.isa, u->read, u->read_ctx, m, cur->pc, &facts);
+  } else if (out->found && !innermost && u->decoder.isa) {
+    /* step classes: the same check in an object the map does not know,
+     * through a module that stands for it (no PLT span: a call to one of
+     * its stubs counts as a direct call to another function, probable). */
+    knit_module stand_in;
+    memset(&stand_in, 0, sizeof stand_in);
+    stand_in.id = KNIT_MODULE_UNKNOWN;
+    stand_in.text_lo = object_lo;
+    knit_step_read_call(u->decoder.isa, u->read, u->read_ctx, &stand_in, cur->pc, &facts);
   }
   const knit_recipe *r = &out->recipe;
   uint64_t func_delta = facts.func ? cur->pc - facts.func : UINT32_MAX;
   uint64_t call_delta = facts.call == KNIT_CALL_DIRECT ? facts.target - cur->pc : 0;
+  /* A frame of an object the map does not know is never cached (cacheable
+   * is false): the step cache keys a module id. */
   cacheable = cacheable && r->ra_offset == (int16_t)r->ra_offset &&
               r->fp_offset == (int16_t)r->fp_offset && r->ra_rule < 4 && r->fp_rule < 4 &&
               cur->pc - out->base <= UINT32_MAX && (int64_t)call_delta == (int32_t)call_delta;
@@ -494,8 +552,8 @@ knit_rule_kind knit_unwind_rule(knit_unwinder *u, const knit_loadmap *map, uint6
   }
   const knit_module *m;
   bool root, cacheable;
-  uint64_t func = 0;
-  if (!find_step(u, map, pc, innermost, &m, rule, &root, &cacheable, &func))
+  uint64_t func = 0, object_lo;
+  if (!find_step(u, map, pc, innermost, &m, rule, &root, &cacheable, &func, &object_lo))
     return KNIT_RULE_NONE;
   return root ? KNIT_RULE_ROOT : KNIT_RULE_STEP;
 }

@@ -97,6 +97,11 @@ typedef struct knit_unwinder {
    * unwinder's thread, remembering the steps of recent return addresses. */
   knit_step_cache_entry *cache;
   const knit_loadmap *cache_map; /* the load map the cache was filled under */
+  /* Optional (NULL: none): the number of libraries unloaded so far, false
+   * while one is being (core/unloads.h). With it, a walk that meets code in
+   * no module of the map looks for an object loaded since
+   * (unwind/object_lookup.h) and keeps its recipes under that number. */
+  bool (*unloads)(uint64_t *count);
 } knit_unwinder;
 
 /* Unwinds from regs into frames[0..max) and returns the number of frames;

@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "measure/format.h"
+
 /* The words knit_read_word_ refuses without reading: the walk's step then
  * failed there, and it ended. */
 static bool readable(uint64_t addr)
@@ -72,7 +74,10 @@ bool knit_walk_deps_of(knit_unwinder *u, const knit_loadmap *map, const knit_reg
   for (int i = 0; i < n; i++) {
     const knit_frame *f = &frames[i];
     bool last = i == n - 1;
-    if ((f->flags & (KNIT_FRAME_SIGNAL | KNIT_FRAME_INTERRUPTED)) || f->pc != cur.pc)
+    /* A frame of an object the map does not know yet depends on more than
+     * the map: its recipe was not kept (unwind/object_lookup.h). */
+    if ((f->flags & (KNIT_FRAME_SIGNAL | KNIT_FRAME_INTERRUPTED)) || f->pc != cur.pc ||
+        f->module == KNIT_MODULE_UNKNOWN)
       return false;
     knit_recipe r;
     knit_rule_kind kind = knit_unwind_rule(u, map, cur.pc, i == 0, &r);
