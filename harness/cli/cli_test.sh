@@ -40,6 +40,27 @@ expect() {
   grep -qE "$pattern" <<<"$out" || fail "output does not match /$pattern/"
 }
 
+# need_host_plugin: the case runs workloads/target on LLVM's offloading
+# runtime with its x86-64 host plugin, or skips (77) without them; $src is
+# the workload's source.
+need_host_plugin() {
+  local plugin
+  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
+  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
+    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
+    exit 77
+  fi
+  src=$(dirname "$0")/../../workloads/target.c
+}
+
+# kernel_line wide|narrow: the line of workloads/target.c whose pragma opens
+# that kernel (the wide one maps its input, the narrow one maps nothing).
+kernel_line() {
+  local pattern='^#pragma omp target teams distribute parallel for$'
+  [ "$1" = wide ] && pattern='^#pragma omp target teams distribute parallel for map\(to'
+  grep -nE "$pattern" "$src" | cut -d: -f1
+}
+
 # workloads/unreadable makes part of its own stack unreadable and then
 # calls the runtime, which allocates: under ASan (make check-asan) the
 # sanitizer's malloc, not knit, would walk the stack by its frame pointers
@@ -1635,12 +1656,7 @@ image_real_libomptarget)
   # LLVM's x86-64 host plugin writes each target image to /tmp/tmpfile_*,
   # dlopens it and deletes it when the plugin is unloaded: the kernels are
   # named from knit's copy.
-  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
-  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
-    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
-    exit 77
-  fi
-  src=$(dirname "$0")/../../workloads/target.c
+  need_host_plugin
   # On the wall clock and one thread: CPU-time signals on a loaded machine
   # came too seldom for forty rounds' kernels to be sure of a sample.
   OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive expect 0 'SUMMARY' -- "$knit" record -e REALTIME@f1000 \
@@ -1665,14 +1681,9 @@ target_host_plugin)
   # kernel's samples, and the parallel region it opens, sit under the
   # construct's node (target at FILE:LINE) right under the launching
   # function, with none of those frames between.
-  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
-  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
-    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
-    exit 77
-  fi
-  src=$(dirname "$0")/../../workloads/target.c
-  wide=$(grep -nE '^#pragma omp target teams distribute parallel for map\(to' "$src" | cut -d: -f1)
-  narrow=$(grep -nE '^#pragma omp target teams distribute parallel for$' "$src" | cut -d: -f1)
+  need_host_plugin
+  wide=$(kernel_line wide)
+  narrow=$(kernel_line narrow)
   [[ "$wide" =~ ^[0-9]+$ && "$narrow" =~ ^[0-9]+$ ]] || fail "no kernel lines in $src: '$wide' '$narrow'"
   # 400 rounds on one thread, on the wall clock: some 0.5 s, a few hundred
   # samples in kernels. (CPU-time timers on a loaded machine gave a dozen
@@ -1707,13 +1718,8 @@ target_late_plugin)
   # map. Those samples unwind through the objects found by _dl_find_object
   # and sit under the construct, the plugin's and libffi's frames told by
   # their objects' paths and cut as the offloading library's.
-  plugin=$(dirname "$knit")/../lib/real-libomp/libomptarget.rtl.x86_64.so
-  if [ ! -e "$plugin" ] || [ ! -x "$wl/target" ]; then
-    echo "skip: no LLVM libomptarget x86-64 plugin ($plugin) or no workloads/target"
-    exit 77
-  fi
-  src=$(dirname "$0")/../../workloads/target.c
-  wide=$(grep -nE '^#pragma omp target teams distribute parallel for map\(to' "$src" | cut -d: -f1)
+  need_host_plugin
+  wide=$(kernel_line wide)
   [[ "$wide" =~ ^[0-9]+$ ]] || fail "no wide kernel line in $src: '$wide'"
   expect 0 'SUMMARY' -- "$knit" record -e REALTIME@f2000 --runtime=libomp -o "$tmp/m" -- "$wl/target" 20
   expect 0 '' -- "$knit" report --format=folded "$tmp/m"
