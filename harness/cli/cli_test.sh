@@ -1163,17 +1163,21 @@ trace_short_states)
   expect 0 'SUMMARY samples=' -- \
     "$knit" record -t -e CPUTIME@f1000 --runtime=mock-gomp -o "$tmp/kept" -- "$wl/tasks" 300
   expect 0 '^transitions [0-9]+ short [0-9]+ records [0-9]+$' -- python3 "$check" short "$tmp/kept"
-  read -r short_left records <<<"$(awk '{print $4, $6}' <<<"$out_last")"
-  [ "$records" -lt "$((transitions / 4))" ] ||
-    fail "$records records kept of a run that made $transitions transitions"
+  read -r kept short_left <<<"$(awk '{print $2, $4}' <<<"$out_last")"
   # Only a drain between a begin and its end keeps a short state.
   [ "$((short_left * 20))" -lt "$short_all" ] || fail "$short_left short states kept of $short_all"
+  # The program makes the same transitions in every run; each one is in
+  # the file or was a short state's begin or end, counted in knit.log. How
+  # many states are short depends on the machine (a loaded one under a
+  # sanitizer made 4,780 of 12,001, a quiet one 10,876), so no share is
+  # asked for, only that the count accounts for every transition (but for
+  # events a full buffer dropped, counted too).
   not_kept=$(sed -n 's/^trace: .*, \([0-9]*\) short states not kept,.*/\1/p' "$tmp/kept/knit.log")
-  # Two runs: how many states are short varies with the machine's load
-  # between them (a sanitizer run on a busy machine failed the half once
-  # asked here), so a quarter is asked for.
-  [ "${not_kept:-0}" -gt "$((short_all / 4))" ] ||
-    fail "knit.log counts ${not_kept:-no} short states not kept; a run makes about $short_all"
+  dropped=$(sed -n 's/^trace: .*, \([0-9]*\) events dropped by full buffers,.*/\1/p' "$tmp/kept/knit.log")
+  accounted=$((kept + 2 * ${not_kept:-0}))
+  [ "${not_kept:-0}" -gt 0 ] && [ "$accounted" -le "$transitions" ] &&
+    [ "$((accounted + ${dropped:-0}))" -ge "$transitions" ] ||
+    fail "$kept transitions kept, ${not_kept:-no} short states not kept, ${dropped:-no} events dropped; the run makes $transitions"
   grep -qE '^trace: every .* but states shorter than 10000 ns with nothing inside' "$tmp/kept/knit.log" ||
     fail "knit.log does not say which states are not kept"
   expect 0 '^ok$' -- python3 "$check" files "$tmp/kept"
